@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RoCEv2 frame builder. */
+#include <errno.h>
+#include <string.h>
+
+#include "icrc.h"
+#include "roce_build.h"
+#include "roce_hdr.h"
+#include "roce_opcode.h"
+
+static unsigned int
+l2_len(const struct roce_path *path)
+{
+	return ROCE_ETH_LEN + (path->has_vlan ? ROCE_VLAN_LEN : 0);
+}
+
+static unsigned int
+l3_len(const struct roce_path *path)
+{
+	return path->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
+}
+
+unsigned int
+roce_build_hdr_len(const struct roce_path *path, uint8_t opcode)
+{
+	return l2_len(path) + l3_len(path) + ROCE_UDP_LEN + ROCE_BTH_LEN +
+	       roce_opcode_info(opcode)->ext_len;
+}
+
+static unsigned int
+pad_of(uint32_t payload_len)
+{
+	return (4 - (payload_len & 3)) & 3;
+}
+
+unsigned int
+roce_build_frame_len(const struct roce_path *path, uint8_t opcode, uint32_t payload_len)
+{
+	return roce_build_hdr_len(path, opcode) + payload_len + pad_of(payload_len) +
+	       ROCE_ICRC_LEN;
+}
+
+static uint16_t
+ipv4_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (unsigned int i = 0; i < ROCE_IPV4_MIN_LEN; i += 2)
+		sum += roce_get16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint8_t *
+write_l2(uint8_t *p, const struct roce_path *path)
+{
+	memcpy(p, path->dst_mac, 6);
+	memcpy(p + 6, path->src_mac, 6);
+	p += 12;
+	if (path->has_vlan) {
+		roce_put16(p, ROCE_ETHER_TYPE_VLAN);
+		roce_put16(p + 2, path->vlan_tci);
+		p += 4;
+	}
+	roce_put16(p, path->ip_version == 6 ? ROCE_ETHER_TYPE_IPV6 : ROCE_ETHER_TYPE_IPV4);
+	return p + 2;
+}
+
+static uint8_t *
+write_l3(uint8_t *p, const struct roce_path *path, unsigned int udp_len)
+{
+	uint8_t ttl = path->ttl ? path->ttl : 64;
+
+	if (path->ip_version == 6) {
+		roce_put32(p, (6u << 28) | ((uint32_t)path->tclass << 20) |
+			   (path->flow_label & 0xFFFFF));
+		roce_put16(p + 4, (uint16_t)udp_len);
+		p[6] = ROCE_IPPROTO_UDP;
+		p[7] = ttl;
+		memcpy(p + 8, path->src_ip, 16);
+		memcpy(p + 24, path->dst_ip, 16);
+		return p + ROCE_IPV6_LEN;
+	}
+	p[0] = 0x45;
+	p[1] = path->tclass;
+	roce_put16(p + 2, (uint16_t)(ROCE_IPV4_MIN_LEN + udp_len));
+	roce_put16(p + 4, 0);
+	roce_put16(p + 6, ROCE_IPV4_DF);
+	p[8] = ttl;
+	p[9] = ROCE_IPPROTO_UDP;
+	roce_put16(p + 10, 0);
+	memcpy(p + 12, path->src_ip, 4);
+	memcpy(p + 16, path->dst_ip, 4);
+	roce_put16(p + 10, ipv4_csum(p));
+	return p + ROCE_IPV4_MIN_LEN;
+}
+
+static uint8_t *
+write_ext(uint8_t *p, const struct roce_opcode_info *op, const struct roce_pkt *pkt)
+{
+	if (op->ext & ROCE_EXT_DETH) {
+		roce_put32(p, pkt->qkey);
+		roce_put32(p + 4, pkt->sqpn & ROCE_QPN_MASK);
+		p += ROCE_DETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_RETH) {
+		roce_put64(p, pkt->va);
+		roce_put32(p + 8, pkt->rkey);
+		roce_put32(p + 12, pkt->dma_len);
+		p += ROCE_RETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_ATOMICETH) {
+		memset(p, 0, ROCE_ATOMICETH_LEN);
+		roce_put64(p, pkt->va);
+		roce_put32(p + 8, pkt->rkey);
+		p += ROCE_ATOMICETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_AETH) {
+		roce_put32(p, ((uint32_t)pkt->syndrome << 24) | (pkt->msn & 0xFFFFFF));
+		p += ROCE_AETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_ATOMICACKETH) {
+		memset(p, 0, ROCE_ATOMICACKETH_LEN);
+		p += ROCE_ATOMICACKETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_IMMDT) {
+		roce_put32(p, pkt->imm);
+		p += ROCE_IMMDT_LEN;
+	}
+	if (op->ext & ROCE_EXT_IETH) {
+		roce_put32(p, pkt->rkey);
+		p += ROCE_IETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_CNP_PAD) {
+		memset(p, 0, ROCE_CNP_PAD_LEN);
+		p += ROCE_CNP_PAD_LEN;
+	}
+	return p;
+}
+
+int
+roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
+		   const struct roce_pkt *pkt, uint32_t payload_len)
+{
+	const struct roce_opcode_info *op = roce_opcode_info(pkt->opcode);
+	unsigned int roce_len, udp_len, pad = pad_of(payload_len);
+	uint16_t sport;
+	uint8_t *p = buf;
+
+	if (op->name == NULL || (path->ip_version != 4 && path->ip_version != 6))
+		return -EINVAL;
+	if (payload_len != 0 && !op->payload)
+		return -EPROTO;
+	roce_len = ROCE_BTH_LEN + op->ext_len + payload_len + pad + ROCE_ICRC_LEN;
+	udp_len = ROCE_UDP_LEN + roce_len;
+	if (payload_len > 65535 || udp_len + (path->ip_version == 4 ? ROCE_IPV4_MIN_LEN : 0) > 65535)
+		return -EMSGSIZE;
+	if (cap < roce_build_frame_len(path, pkt->opcode, payload_len))
+		return -ENOSPC;
+
+	p = write_l2(p, path);
+	p = write_l3(p, path, udp_len);
+	/* UDP: source port gives ECMP entropy; RoCEv2 NICs use the range 0xC000-0xFFFF */
+	sport = path->udp_sport ? path->udp_sport :
+		(uint16_t)(0xC000 | ((pkt->dqpn ^ (pkt->dqpn >> 14)) & 0x3FFF));
+	roce_put16(p, sport);
+	roce_put16(p + 2, ROCE_UDP_PORT);
+	roce_put16(p + 4, (uint16_t)udp_len);
+	roce_put16(p + 6, 0);
+	p += ROCE_UDP_LEN;
+	/* BTH */
+	p[0] = pkt->opcode;
+	p[1] = (uint8_t)((pkt->se ? ROCE_BTH_SE : 0) | (pad << ROCE_BTH_PAD_SHIFT));
+	roce_put16(p + 2, path->pkey ? path->pkey : ROCE_PKEY_DEFAULT);
+	roce_put32(p + 4, (pkt->becn ? ROCE_BTH_BECN : 0) | (pkt->dqpn & ROCE_QPN_MASK));
+	roce_put32(p + 8, (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK));
+	p += ROCE_BTH_LEN;
+	p = write_ext(p, op, pkt);
+	return (int)(p - buf);
+}
+
+unsigned int
+roce_build_finish(uint8_t *frame, const struct roce_path *path, unsigned int hdr_len,
+		  uint32_t payload_len)
+{
+	unsigned int pad = pad_of(payload_len), l3 = l2_len(path), roce_len;
+	uint8_t *end = frame + hdr_len + payload_len;
+	uint32_t crc;
+
+	memset(end, 0, pad);
+	end += pad;
+	roce_len = (unsigned int)(end - (frame + l3 + l3_len(path) + ROCE_UDP_LEN));
+	crc = icrc_compute(frame + l3, path->ip_version, l3_len(path), roce_len);
+	roce_put_icrc(end, crc);
+	return (unsigned int)(end + ROCE_ICRC_LEN - frame);
+}
+
+int
+roce_build(uint8_t *buf, size_t cap, const struct roce_path *path,
+	   const struct roce_pkt *pkt, const void *payload, uint32_t payload_len)
+{
+	int hdr = roce_build_headers(buf, cap, path, pkt, payload_len);
+
+	if (hdr < 0)
+		return hdr;
+	if (payload_len)
+		memcpy(buf + hdr, payload, payload_len);
+	return (int)roce_build_finish(buf, path, (unsigned int)hdr, payload_len);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 frame builder. Writes a complete frame (Ethernet [802.1Q] IPv4|IPv6 UDP BTH
+ * extension headers payload pad ICRC) for any opcode of the opcode table; the SDR
+ * dataplane sends UC RDMA WRITE Only with Immediate (0x2B) for data and UC SEND Only
+ * (0x24) for control.
+ *
+ * Lengths, the BTH pad count, the IPv4 header checksum and the ICRC are computed here.
+ * The UDP checksum is sent as zero, as RoCEv2 NICs do.
+ */
+#ifndef SDR_ROCE_BUILD_H
+#define SDR_ROCE_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Addresses and per-path header fields: fixed for a connection. */
+struct roce_path {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	uint8_t has_vlan;
+	uint16_t vlan_tci;
+	uint8_t ip_version;	/**< 4 or 6 */
+	uint8_t src_ip[16];	/**< IPv4 uses the first 4 bytes */
+	uint8_t dst_ip[16];
+	uint8_t tclass;		/**< IPv4 TOS / IPv6 traffic class (DSCP and ECN) */
+	uint8_t ttl;		/**< IPv4 TTL / IPv6 hop limit; 0 means 64 */
+	uint32_t flow_label;	/**< IPv6 only, 20 bits */
+	uint16_t udp_sport;	/**< entropy for ECMP; 0 means derived from the QPN */
+	uint16_t pkey;		/**< 0 means the default partition 0xFFFF */
+};
+
+/** Per-packet transport fields. Extension-header fields are used when the opcode has them. */
+struct roce_pkt {
+	uint8_t opcode;
+	uint8_t se;
+	uint8_t ackreq;
+	uint8_t becn;
+	uint32_t dqpn;
+	uint32_t psn;
+	uint64_t va;		/**< RETH */
+	uint32_t rkey;		/**< RETH */
+	uint32_t dma_len;	/**< RETH */
+	uint32_t imm;		/**< ImmDt, host order */
+	uint32_t qkey;		/**< DETH */
+	uint32_t sqpn;		/**< DETH */
+	uint8_t syndrome;	/**< AETH */
+	uint32_t msn;		/**< AETH */
+};
+
+/** Bytes of headers (Ethernet through the last extension header) for this path and opcode. */
+unsigned int roce_build_hdr_len(const struct roce_path *path, uint8_t opcode);
+
+/** Total frame length for a payload of @p payload_len bytes (headers, payload, pad, ICRC). */
+unsigned int roce_build_frame_len(const struct roce_path *path, uint8_t opcode,
+				  uint32_t payload_len);
+
+/**
+ * Write the headers of a frame whose payload will be @p payload_len bytes.
+ * The payload goes at the returned offset; call roce_build_finish() after it is in place.
+ *
+ * @return header length, or -ENOSPC (buffer too small for the whole frame), -EINVAL
+ *   (unknown opcode or bad path), -EPROTO (payload on an opcode that carries none),
+ *   -EMSGSIZE (frame longer than IP allows).
+ */
+int roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
+		       const struct roce_pkt *pkt, uint32_t payload_len);
+
+/**
+ * Write the pad bytes and the ICRC after a payload placed by the caller.
+ *
+ * @return total frame length.
+ */
+unsigned int roce_build_finish(uint8_t *frame, const struct roce_path *path,
+			       unsigned int hdr_len, uint32_t payload_len);
+
+/**
+ * Build a whole frame: headers, a copy of @p payload, pad and ICRC.
+ *
+ * @return frame length, or a negative errno as roce_build_headers().
+ */
+int roce_build(uint8_t *buf, size_t cap, const struct roce_path *path,
+	       const struct roce_pkt *pkt, const void *payload, uint32_t payload_len);
+
+#endif /* SDR_ROCE_BUILD_H */

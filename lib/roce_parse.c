@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RoCEv2 frame parser. Every read is preceded by a bound check against the frame end. */
+#include <string.h>
+
+#include "icrc.h"
+#include "roce_hdr.h"
+#include "roce_parse.h"
+
+static const char *const verdict_names[ROCE_V_COUNT] = {
+#define X(sym, name, doc) [ROCE_V_##sym] = name,
+	ROCE_VERDICTS(X)
+#undef X
+};
+
+static const char *const verdict_docs[ROCE_V_COUNT] = {
+#define X(sym, name, doc) [ROCE_V_##sym] = doc,
+	ROCE_VERDICTS(X)
+#undef X
+};
+
+const char *
+roce_verdict_name(enum roce_verdict v)
+{
+	return (unsigned int)v < ROCE_V_COUNT ? verdict_names[v] : "invalid";
+}
+
+const char *
+roce_verdict_doc(enum roce_verdict v)
+{
+	return (unsigned int)v < ROCE_V_COUNT ? verdict_docs[v] : "invalid verdict";
+}
+
+/* Truncation verdict per extension header, in roce_ext bit order. */
+static const uint8_t ext_trunc_verdict[ROCE_EXT_COUNT] = {
+	ROCE_V_TRUNC_DETH, ROCE_V_TRUNC_RETH, ROCE_V_TRUNC_ATOMICETH, ROCE_V_TRUNC_AETH,
+	ROCE_V_TRUNC_ATOMICACKETH, ROCE_V_TRUNC_IMMDT, ROCE_V_TRUNC_IETH, ROCE_V_TRUNC_CNP,
+};
+
+/* One's-complement sum of an IPv4 header (len is a multiple of 4), in 32-bit steps. */
+static uint16_t
+ipv4_header_sum(const uint8_t *h, unsigned int len)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < len; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, h + i, 4);
+		sum += w;
+	}
+	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)sum;	/* byte order does not matter for the all-ones test */
+}
+
+/*
+ * Parse IPv4 at frame[off]; on success *ip_end is where the IP header says the packet
+ * ends, which may lie past the frame (the caller reports that after the headers).
+ */
+static enum roce_verdict
+parse_ipv4(const uint8_t *frame, uint32_t len, uint32_t off, unsigned int flags,
+	   struct roce_view *v, uint32_t *ip_end)
+{
+	const struct roce_ipv4_hdr *h = (const void *)(frame + off);
+	unsigned int ihl, total;
+
+	if (len - off < ROCE_IPV4_MIN_LEN)
+		return ROCE_V_TRUNC_IP;
+	if ((h->ver_ihl >> 4) != 4)
+		return ROCE_V_BAD_IP_VERSION;
+	ihl = (h->ver_ihl & 0x0F) * 4u;
+	if (ihl < ROCE_IPV4_MIN_LEN || ihl > len - off)
+		return ROCE_V_BAD_IP_HDR_LEN;
+	v->ip_version = 4;
+	v->ip_hdr_len = (uint8_t)ihl;
+	v->ecn = h->tos & 0x3;
+	total = roce_get16(&h->total_len);
+	if (total < ihl)
+		return ROCE_V_BAD_IP_LEN;
+	if (!(flags & ROCE_PARSE_NO_IP_CSUM) && ipv4_header_sum(frame + off, ihl) != 0xFFFF)
+		return ROCE_V_BAD_IP_CSUM;
+	if (roce_get16(&h->frag) & (ROCE_IPV4_MF | ROCE_IPV4_FRAG_OFF))
+		return ROCE_V_IP_FRAGMENT;
+	if (h->proto != ROCE_IPPROTO_UDP)
+		return ROCE_V_NOT_UDP;
+	*ip_end = off + total;
+	return ROCE_V_OK;
+}
+
+static enum roce_verdict
+parse_ipv6(const uint8_t *frame, uint32_t len, uint32_t off, struct roce_view *v,
+	   uint32_t *ip_end)
+{
+	const struct roce_ipv6_hdr *h = (const void *)(frame + off);
+	unsigned int plen;
+
+	if (len - off < ROCE_IPV6_LEN)
+		return ROCE_V_TRUNC_IP;
+	if ((frame[off] >> 4) != 6)
+		return ROCE_V_BAD_IP_VERSION;
+	v->ip_version = 6;
+	v->ip_hdr_len = ROCE_IPV6_LEN;
+	v->ecn = (uint8_t)((roce_get32(&h->vtc_flow) >> 20) & 0x3);
+	plen = roce_get16(&h->payload_len);
+	/* RoCEv2 endpoints send no IPv6 extension headers: UDP follows directly */
+	if (h->next_hdr != ROCE_IPPROTO_UDP)
+		return ROCE_V_NOT_UDP;
+	*ip_end = off + ROCE_IPV6_LEN + plen;
+	return ROCE_V_OK;
+}
+
+static void
+decode_bth(const uint8_t *b, struct roce_view *v)
+{
+	uint32_t qpn = roce_get32(b + 4), apsn = roce_get32(b + 8);
+
+	v->opcode = b[0];
+	v->se = !!(b[1] & ROCE_BTH_SE);
+	v->mig = !!(b[1] & ROCE_BTH_MIG);
+	v->pad = (b[1] & ROCE_BTH_PAD_MASK) >> ROCE_BTH_PAD_SHIFT;
+	v->tver = b[1] & ROCE_BTH_TVER_MASK;
+	v->pkey = roce_get16(b + 2);
+	v->fecn = !!(qpn & ROCE_BTH_FECN);
+	v->becn = !!(qpn & ROCE_BTH_BECN);
+	v->dqpn = qpn & ROCE_QPN_MASK;
+	v->ackreq = !!(apsn & ROCE_BTH_ACKREQ);
+	v->psn = apsn & ROCE_PSN_MASK;
+}
+
+/*
+ * Decode the extension headers at frame[off], whose offsets the opcode table gives.
+ * The whole block is bound-checked once; only a short packet walks the headers to name
+ * the one it was cut in.
+ */
+static enum roce_verdict
+decode_ext(const uint8_t *frame, uint32_t off, uint32_t avail, struct roce_view *v)
+{
+	const struct roce_opcode_info *op = v->op;
+	const uint8_t *p = frame + off;
+
+	if (avail - off < op->ext_len) {
+		for (unsigned int i = 0; i < ROCE_EXT_COUNT; i++) {
+			if ((op->ext & (1u << i)) &&
+			    avail - off < (uint32_t)op->ext_off[i] + roce_ext_len((enum roce_ext)(1u << i)))
+				return (enum roce_verdict)ext_trunc_verdict[i];
+		}
+	}
+	v->ext = op->ext;
+	if (op->ext & ROCE_EXT_RETH) {
+		const uint8_t *r = p + op->ext_off[ROCE_EXT_BIT_RETH];
+
+		v->reth_off = (uint16_t)(off + op->ext_off[ROCE_EXT_BIT_RETH]);
+		v->va = roce_get64(r);
+		v->rkey = roce_get32(r + 8);
+		v->dma_len = roce_get32(r + 12);
+	}
+	if (op->ext & ROCE_EXT_IMMDT) {
+		v->immdt_off = (uint16_t)(off + op->ext_off[ROCE_EXT_BIT_IMMDT]);
+		v->imm = roce_get32(p + op->ext_off[ROCE_EXT_BIT_IMMDT]);
+	}
+	if (op->ext & ROCE_EXT_DETH) {
+		v->deth_off = (uint16_t)off;
+		v->qkey = roce_get32(p);
+		v->sqpn = roce_get32(p + 4) & ROCE_QPN_MASK;
+	}
+	if (op->ext & ROCE_EXT_AETH) {
+		const uint8_t *a = p + op->ext_off[ROCE_EXT_BIT_AETH];
+
+		v->aeth_off = (uint16_t)(off + op->ext_off[ROCE_EXT_BIT_AETH]);
+		v->syndrome = a[0];
+		v->msn = roce_get24(a + 1);
+	}
+	v->payload_off = (uint16_t)(off + op->ext_len);
+	return ROCE_V_OK;
+}
+
+enum roce_verdict
+roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags, struct roce_view *v)
+{
+	uint32_t off = ROCE_ETH_LEN, ip_end = 0, udp_len, end, avail, area;
+	uint16_t type;
+	enum roce_verdict r;
+
+	memset(v, 0, sizeof(*v));
+	v->payload = frame;
+	if (len < ROCE_ETH_LEN)
+		return ROCE_V_TRUNC_ETH;
+	type = roce_get16(frame + 12);
+	if (type == ROCE_ETHER_TYPE_VLAN) {
+		if (len < ROCE_ETH_LEN + ROCE_VLAN_LEN)
+			return ROCE_V_TRUNC_VLAN;
+		v->has_vlan = 1;
+		v->vlan_tci = roce_get16(frame + ROCE_ETH_LEN);
+		type = roce_get16(frame + ROCE_ETH_LEN + 2);
+		off += ROCE_VLAN_LEN;
+	}
+	v->l3_off = (uint16_t)off;
+	if (type == ROCE_ETHER_TYPE_IPV4)
+		r = parse_ipv4(frame, len, off, flags, v, &ip_end);
+	else if (type == ROCE_ETHER_TYPE_IPV6)
+		r = parse_ipv6(frame, len, off, v, &ip_end);
+	else
+		return ROCE_V_NOT_IP;
+	if (r != ROCE_V_OK)
+		return r;
+
+	/*
+	 * Headers are checked against what is really there (avail), so a cut frame reports
+	 * the header it was cut in; the payload is then checked against the IP length (end).
+	 */
+	off += v->ip_hdr_len;
+	end = ip_end;
+	avail = ip_end < len ? ip_end : len;
+	v->l4_off = (uint16_t)off;
+	if (avail - off < ROCE_UDP_LEN)
+		return ROCE_V_TRUNC_UDP;
+	udp_len = roce_get16(frame + off + 4);
+	if (udp_len != ip_end - off)
+		return ROCE_V_BAD_UDP_LEN;
+	v->udp_sport = roce_get16(frame + off);
+	v->udp_dport = roce_get16(frame + off + 2);
+	if (v->udp_dport != ROCE_UDP_PORT)
+		return ROCE_V_NOT_ROCE_PORT;
+	off += ROCE_UDP_LEN;
+	v->roce_len = (uint16_t)(end - off);
+
+	/* BTH */
+	v->bth_off = (uint16_t)off;
+	if (avail - off < ROCE_BTH_LEN)
+		return ROCE_V_TRUNC_BTH;
+	decode_bth(frame + off, v);
+	if (v->tver != 0)
+		return ROCE_V_BAD_BTH_VERSION;
+	v->op = roce_opcode_info(v->opcode);
+	if (v->op->name == NULL)
+		return ROCE_V_UNKNOWN_OPCODE;
+	off += ROCE_BTH_LEN;
+
+	r = decode_ext(frame, off, avail, v);
+	if (r != ROCE_V_OK)
+		return r;
+	off = v->payload_off;
+	v->payload = frame + off;
+	if (end > len)
+		return ROCE_V_TRUNC_PAYLOAD;
+
+	/* payload, pad, ICRC */
+	if (end - off < ROCE_ICRC_LEN)
+		return ROCE_V_TRUNC_ICRC;
+	area = end - off - ROCE_ICRC_LEN;
+	v->icrc = roce_get_icrc(frame + end - ROCE_ICRC_LEN);
+	if (v->pad > area || (v->roce_len & 3) != 0)
+		return ROCE_V_BAD_PAD;
+	v->payload_len = area - v->pad;
+	if (!v->op->payload && area != 0)
+		return ROCE_V_UNEXPECTED_PAYLOAD;
+	if (flags & ROCE_PARSE_VERIFY_ICRC) {
+		uint32_t crc = icrc_compute(frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+					    v->roce_len - ROCE_ICRC_LEN);
+
+		v->icrc_checked = 1;
+		v->icrc_ok = crc == v->icrc;
+		if (!v->icrc_ok)
+			return ROCE_V_BAD_ICRC;
+	}
+	return ROCE_V_OK;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 frame parser: Ethernet [802.1Q] IPv4|IPv6 UDP/4791 BTH [extension headers]
+ * payload pad ICRC. Returns a view of the frame (header offsets, decoded fields, payload)
+ * and a verdict. It reads only inside [frame, frame + len) whatever the bytes say.
+ */
+#ifndef SDR_ROCE_PARSE_H
+#define SDR_ROCE_PARSE_H
+
+#include <stdint.h>
+
+#include "roce_opcode.h"
+
+/*
+ * Every verdict: symbol, name used in counters and JSON, meaning. One list, so the enum,
+ * the names in statistics and the documentation cannot drift apart.
+ */
+#define ROCE_VERDICTS(X) \
+	X(OK,			"ok",			"well-formed RoCEv2 packet") \
+	X(TRUNC_ETH,		"trunc_eth",		"frame shorter than an Ethernet header") \
+	X(TRUNC_VLAN,		"trunc_vlan",		"frame ends inside the 802.1Q tag") \
+	X(NOT_IP,		"not_ip",		"EtherType is neither IPv4 nor IPv6") \
+	X(TRUNC_IP,		"trunc_ip",		"frame ends inside the IP header") \
+	X(BAD_IP_VERSION,	"bad_ip_version",	"IP version field disagrees with EtherType") \
+	X(BAD_IP_HDR_LEN,	"bad_ip_hdr_len",	"IPv4 IHL below 5 or past the frame") \
+	X(BAD_IP_LEN,		"bad_ip_len",		"IPv4 total length below the header length") \
+	X(BAD_IP_CSUM,		"bad_ip_csum",		"IPv4 header checksum wrong") \
+	X(IP_FRAGMENT,		"ip_fragment",		"IPv4 fragment (RoCEv2 is never fragmented)") \
+	X(NOT_UDP,		"not_udp",		"IP protocol / next header is not UDP") \
+	X(TRUNC_UDP,		"trunc_udp",		"IP payload ends inside the UDP header") \
+	X(BAD_UDP_LEN,		"bad_udp_len",		"UDP length disagrees with the IP length") \
+	X(NOT_ROCE_PORT,	"not_roce_port",	"UDP destination port is not 4791") \
+	X(TRUNC_BTH,		"trunc_bth",		"UDP payload ends inside the BTH") \
+	X(BAD_BTH_VERSION,	"bad_bth_version",	"BTH transport version is not 0") \
+	X(UNKNOWN_OPCODE,	"unknown_opcode",	"opcode not in the RC/UC/UD/CNP table") \
+	X(TRUNC_DETH,		"trunc_deth",		"packet ends inside the DETH") \
+	X(TRUNC_RETH,		"trunc_reth",		"packet ends inside the RETH") \
+	X(TRUNC_ATOMICETH,	"trunc_atomiceth",	"packet ends inside the AtomicETH") \
+	X(TRUNC_AETH,		"trunc_aeth",		"packet ends inside the AETH") \
+	X(TRUNC_ATOMICACKETH,	"trunc_atomicacketh",	"packet ends inside the AtomicAckETH") \
+	X(TRUNC_IMMDT,		"trunc_immdt",		"packet ends inside the ImmDt") \
+	X(TRUNC_IETH,		"trunc_ieth",		"packet ends inside the IETH") \
+	X(TRUNC_CNP,		"trunc_cnp",		"CNP shorter than its 16 reserved bytes") \
+	X(TRUNC_PAYLOAD,	"trunc_payload",	"frame ends before the length the IP header gives") \
+	X(TRUNC_ICRC,		"trunc_icrc",		"no room for the 4-byte ICRC") \
+	X(BAD_PAD,		"bad_pad",		"pad count larger than the payload, or length not 4-byte aligned") \
+	X(UNEXPECTED_PAYLOAD,	"unexpected_payload",	"payload after an opcode that carries none") \
+	X(BAD_ICRC,		"bad_icrc",		"ICRC does not match")
+
+enum roce_verdict {
+#define X(sym, name, doc) ROCE_V_##sym,
+	ROCE_VERDICTS(X)
+#undef X
+	ROCE_V_COUNT
+};
+
+/** Counter/JSON name of a verdict ("ok", "bad_icrc", ...). */
+const char *roce_verdict_name(enum roce_verdict v);
+
+/** One-line description of a verdict. */
+const char *roce_verdict_doc(enum roce_verdict v);
+
+/** Parse flags. */
+#define ROCE_PARSE_VERIFY_ICRC	0x1u	/**< compute and check the ICRC */
+#define ROCE_PARSE_NO_IP_CSUM	0x2u	/**< do not check the IPv4 header checksum */
+
+/**
+ * What the parser found. Offsets are from the first byte of the frame; an extension
+ * header's offset is 0 when the opcode does not carry it. Fields after a failing header are
+ * left as they were initialised (zero).
+ */
+struct roce_view {
+	/* layer 2 and 3 */
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint16_t bth_off;
+	uint16_t payload_off;
+	uint8_t ip_version;	/**< 4 or 6, 0 if not IP */
+	uint8_t ip_hdr_len;
+	uint8_t has_vlan;
+	uint8_t ecn;		/**< the 2 ECN bits of the IP header */
+	uint16_t vlan_tci;
+	uint16_t udp_sport;
+	uint16_t udp_dport;
+	uint16_t roce_len;	/**< UDP payload: BTH through ICRC */
+	/* BTH */
+	uint8_t opcode;
+	uint8_t se;
+	uint8_t mig;
+	uint8_t pad;
+	uint8_t tver;
+	uint8_t fecn;
+	uint8_t becn;
+	uint8_t ackreq;
+	uint16_t pkey;
+	uint32_t dqpn;
+	uint32_t psn;
+	/* extension headers present (mask of enum roce_ext) and their offsets */
+	uint8_t ext;
+	uint16_t reth_off;
+	uint16_t immdt_off;
+	uint16_t deth_off;
+	uint16_t aeth_off;
+	uint64_t va;		/**< RETH */
+	uint32_t rkey;		/**< RETH */
+	uint32_t dma_len;	/**< RETH */
+	uint32_t imm;		/**< ImmDt, host order */
+	uint32_t qkey;		/**< DETH */
+	uint32_t sqpn;		/**< DETH */
+	uint8_t syndrome;	/**< AETH */
+	uint32_t msn;		/**< AETH */
+	/* payload and trailer */
+	const uint8_t *payload;	/**< first payload byte (valid pointer even if length 0) */
+	uint32_t payload_len;	/**< without pad */
+	uint32_t icrc;		/**< as received */
+	uint8_t icrc_checked;	/**< 1 if ROCE_PARSE_VERIFY_ICRC ran */
+	uint8_t icrc_ok;
+	const struct roce_opcode_info *op;
+};
+
+/**
+ * Parse one frame.
+ *
+ * @param frame  first byte of the Ethernet header.
+ * @param len    bytes available at @p frame (the frame may carry Ethernet padding; the IP
+ *               length decides where the packet ends).
+ * @param flags  ROCE_PARSE_* flags.
+ * @param v      filled with what was decoded, even when the verdict is not OK.
+ * @return ROCE_V_OK or the first problem found.
+ */
+enum roce_verdict roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags,
+			     struct roce_view *v);
+
+#endif /* SDR_ROCE_PARSE_H */

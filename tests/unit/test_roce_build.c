@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The frame builder: round trip through the parser for every size and both IP versions. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "roce_build.h"
+#include "roce_hdr.h"
+#include "roce_opcode.h"
+#include "roce_parse.h"
+
+static struct roce_path
+mkpath(int ipv, int vlan)
+{
+	struct roce_path p = {
+		.dst_mac = { 2, 0, 0, 0, 0, 2 }, .src_mac = { 2, 0, 0, 0, 0, 1 },
+		.ip_version = (uint8_t)ipv, .tclass = 0x6A, .ttl = 9, .flow_label = 0xABCDE,
+	};
+
+	if (ipv == 4) {
+		memcpy(p.src_ip, (uint8_t[]){ 192, 168, 1, 1 }, 4);
+		memcpy(p.dst_ip, (uint8_t[]){ 192, 168, 1, 2 }, 4);
+	} else {
+		for (int i = 0; i < 16; i++) {
+			p.src_ip[i] = (uint8_t)(0xFD + i);
+			p.dst_ip[i] = (uint8_t)(0xFD + 2 * i);
+		}
+	}
+	if (vlan) {
+		p.has_vlan = 1;
+		p.vlan_tci = (uint16_t)(0x6000 | vlan);
+	}
+	return p;
+}
+
+static void
+test_round_trip_all_sizes(void **state)
+{
+	static uint8_t payload[4096], frame[4096 + 128];
+	static const uint8_t opcodes[] = { ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, ROCE_OP_UC_SEND_ONLY };
+
+	(void)state;
+	for (uint32_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 31 + 7);
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		for (int vlan = 0; vlan <= 1; vlan++) {
+			struct roce_path path = mkpath(ipv, vlan ? 42 : 0);
+
+			for (size_t o = 0; o < sizeof(opcodes); o++) {
+				for (uint32_t n = 0; n <= 4096; n++) {
+					struct roce_pkt pkt = {
+						.opcode = opcodes[o], .dqpn = 0x10000 + n,
+						.psn = n * 977, .va = (uint64_t)n << 20,
+						.rkey = ~n, .dma_len = n, .imm = n * 0x01010101u,
+						.ackreq = n & 1, .se = (n >> 1) & 1,
+					};
+					struct roce_view v;
+					int len = roce_build(frame, sizeof(frame), &path, &pkt, payload, n);
+					enum roce_verdict r;
+
+					assert_int_equal(len, roce_build_frame_len(&path, pkt.opcode, n));
+					r = roce_parse(frame, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v);
+					if (r != ROCE_V_OK)
+						fail_msg("ipv%d vlan %d op 0x%x size %u: %s", ipv, vlan,
+							 pkt.opcode, n, roce_verdict_name(r));
+					assert_int_equal(v.payload_len, n);
+					assert_int_equal(v.pad, (4 - n % 4) % 4);
+					if (n)
+						assert_memory_equal(v.payload, payload, n);
+					assert_int_equal(v.opcode, pkt.opcode);
+					assert_int_equal(v.dqpn, pkt.dqpn);
+					assert_int_equal(v.psn, pkt.psn & ROCE_PSN_MASK);
+					assert_int_equal(v.ackreq, pkt.ackreq);
+					assert_int_equal(v.se, pkt.se);
+					assert_int_equal(v.has_vlan, vlan);
+					assert_int_equal(v.ip_version, ipv);
+					if (pkt.opcode == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM) {
+						assert_int_equal(v.va, pkt.va);
+						assert_int_equal(v.rkey, pkt.rkey);
+						assert_int_equal(v.dma_len, n);
+						assert_int_equal(v.imm, pkt.imm);
+					} else {
+						assert_int_equal(v.reth_off, 0);
+						assert_int_equal(v.immdt_off, 0);
+					}
+				}
+			}
+		}
+	}
+}
+
+static void
+test_headers_then_finish(void **state)
+{
+	uint8_t a[512], b[512];
+	struct roce_path path = mkpath(6, 0);
+	struct roce_pkt pkt = { .opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, .dqpn = 77, .psn = 3,
+				.dma_len = 61, .imm = 5 };
+	uint8_t payload[61];
+	int hdr, len;
+
+	(void)state;
+	memset(payload, 0xC3, sizeof(payload));
+	memset(a, 0x11, sizeof(a));
+	memset(b, 0x11, sizeof(b));
+	len = roce_build(a, sizeof(a), &path, &pkt, payload, sizeof(payload));
+	hdr = roce_build_headers(b, sizeof(b), &path, &pkt, sizeof(payload));
+	assert_int_equal(hdr, (int)roce_build_hdr_len(&path, pkt.opcode));
+	memcpy(b + hdr, payload, sizeof(payload));
+	assert_int_equal(roce_build_finish(b, &path, (unsigned int)hdr, sizeof(payload)),
+			 (unsigned int)len);
+	assert_memory_equal(a, b, (size_t)len);
+}
+
+static void
+test_defaults_and_fields(void **state)
+{
+	uint8_t f[256];
+	struct roce_path path = mkpath(4, 0);
+	struct roce_pkt pkt = { .opcode = ROCE_OP_UC_SEND_ONLY, .dqpn = 0xABCDE, .becn = 1 };
+	struct roce_view v;
+	int len;
+
+	(void)state;
+	path.ttl = 0;
+	len = roce_build(f, sizeof(f), &path, &pkt, "ctrl", 4);
+	assert_int_equal(roce_parse(f, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+	assert_int_equal(v.pkey, 0xFFFF);		/* default partition */
+	assert_int_equal(f[14 + 8], 64);		/* default TTL */
+	assert_true(v.udp_sport >= 0xC000);		/* RoCEv2 entropy range */
+	assert_int_equal(v.becn, 1);
+	assert_int_equal(v.ecn, 0x6A & 3);
+	assert_int_equal(roce_get16(f + 14 + 6), ROCE_IPV4_DF);
+	path.udp_sport = 1234;
+	path.pkey = 0x8001;
+	len = roce_build(f, sizeof(f), &path, &pkt, "ctrl", 4);
+	assert_int_equal(roce_parse(f, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+	assert_int_equal(v.udp_sport, 1234);
+	assert_int_equal(v.pkey, 0x8001);
+}
+
+static void
+test_errors(void **state)
+{
+	uint8_t f[8192];
+	struct roce_path path = mkpath(4, 0);
+	struct roce_pkt pkt = { .opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM };
+	static uint8_t big[70000];
+
+	(void)state;
+	assert_int_equal(roce_build(f, 60, &path, &pkt, big, 100), -ENOSPC);
+	assert_int_equal(roce_build(f, sizeof(f), &path, &pkt, big, 70000), -EMSGSIZE);
+	pkt.opcode = 0x15;
+	assert_int_equal(roce_build(f, sizeof(f), &path, &pkt, big, 4), -EINVAL);
+	pkt.opcode = ROCE_OP_RC_ACK;
+	assert_int_equal(roce_build(f, sizeof(f), &path, &pkt, big, 4), -EPROTO);
+	assert_true(roce_build(f, sizeof(f), &path, &pkt, NULL, 0) > 0);
+	path.ip_version = 5;
+	assert_int_equal(roce_build(f, sizeof(f), &path, &pkt, NULL, 0), -EINVAL);
+}
+
+/* Every known opcode builds into a frame the parser accepts with the same headers. */
+static void
+test_all_opcodes(void **state)
+{
+	uint8_t f[512];
+	struct roce_path path = mkpath(4, 3);
+
+	(void)state;
+	for (int op = 0; op < 256; op++) {
+		const struct roce_opcode_info *info = roce_opcode_info((uint8_t)op);
+		struct roce_pkt pkt = { .opcode = (uint8_t)op, .dqpn = 9, .qkey = 0x11111111,
+					.sqpn = 0x222, .syndrome = 0x1F, .msn = 0x333, .imm = 0x44 };
+		struct roce_view v;
+		uint32_t n = info->payload ? 13 : 0;
+		int len;
+
+		if (info->name == NULL)
+			continue;
+		len = roce_build(f, sizeof(f), &path, &pkt, "0123456789abc", n);
+		assert_true(len > 0);
+		assert_int_equal(roce_parse(f, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+		assert_int_equal(v.ext, info->ext);
+		assert_int_equal(v.payload_len, n);
+		if (info->ext & ROCE_EXT_DETH)
+			assert_int_equal(v.sqpn, 0x222);
+		if (info->ext & ROCE_EXT_AETH)
+			assert_int_equal(v.msn, 0x333);
+		if (info->ext & ROCE_EXT_IMMDT)
+			assert_int_equal(v.imm, 0x44);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_all_sizes),
+		cmocka_unit_test(test_headers_then_finish),
+		cmocka_unit_test(test_defaults_and_fields),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_all_opcodes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

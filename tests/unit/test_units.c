@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit parsing: sizes, times, rates, probabilities; every malformed string rejected. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "units.h"
+
+static void
+test_sizes(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(units_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(units_parse_size("64KiB", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(units_parse_size("8MiB", &v), 0);
+	assert_int_equal(v, 8u << 20);
+	assert_int_equal(units_parse_size("1GiB", &v), 0);
+	assert_int_equal(v, 1u << 30);
+	assert_int_equal(units_parse_size("4k", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(units_parse_size("1.5K", &v), 0);
+	assert_int_equal(v, 1536);
+	assert_int_equal(units_parse_size("1.3B", &v), -EINVAL);
+	assert_int_equal(units_parse_size("-1", &v), -EINVAL);
+	assert_int_equal(units_parse_size("12 KiB", &v), -EINVAL);
+	assert_int_equal(units_parse_size("KiB", &v), -EINVAL);
+	assert_int_equal(units_parse_size("1PiB", &v), -EINVAL);
+	assert_int_equal(units_parse_size("", &v), -EINVAL);
+}
+
+static void
+test_times_rates_probs(void **state)
+{
+	double d;
+	uint64_t u;
+
+	(void)state;
+	assert_int_equal(units_parse_time("25ms", &d), 0);
+	assert_float_equal(d, 0.025, 1e-12);
+	assert_int_equal(units_parse_time("100us", &d), 0);
+	assert_float_equal(d, 1e-4, 1e-15);
+	assert_int_equal(units_parse_time("2", &d), 0);
+	assert_float_equal(d, 2.0, 0);
+	assert_int_equal(units_parse_time("5min", &d), -EINVAL);
+	assert_int_equal(units_parse_rate("400G", &d), 0);
+	assert_float_equal(d, 400e9, 1);
+	assert_int_equal(units_parse_rate("2.5Mbit", &d), 0);
+	assert_float_equal(d, 2.5e6, 1e-6);
+	assert_int_equal(units_parse_rate("10Gbps", &d), 0);
+	assert_float_equal(d, 10e9, 1);
+	assert_int_equal(units_parse_rate("10GB", &d), -EINVAL);
+	assert_int_equal(units_parse_prob("1e-3", &d), 0);
+	assert_float_equal(d, 1e-3, 1e-15);
+	assert_int_equal(units_parse_prob("0.5%", &d), 0);
+	assert_float_equal(d, 0.005, 1e-15);
+	assert_int_equal(units_parse_prob("1.5", &d), -EINVAL);
+	assert_int_equal(units_parse_u64("0x10", 100, &u), 0);
+	assert_int_equal(u, 16);
+	assert_int_equal(units_parse_u64("101", 100, &u), -EINVAL);
+	assert_int_equal(units_parse_u64("99999999999999999999999", UINT64_MAX, &u), -EINVAL);
+	assert_int_equal(units_parse_u64("-1", UINT64_MAX, &u), -EINVAL);
+}
+
+static void
+test_format(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(units_fmt_size(65536, b, sizeof(b)), "64KiB");
+	assert_string_equal(units_fmt_size(1000, b, sizeof(b)), "1000B");
+	assert_string_equal(units_fmt_size(3u << 29, b, sizeof(b)), "1.5GiB");
+	assert_string_equal(units_fmt_time(0.025, b, sizeof(b)), "25ms");
+	assert_string_equal(units_fmt_time(3e-6, b, sizeof(b)), "3us");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_times_rates_probs),
+		cmocka_unit_test(test_format),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
