@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receive side of an SDR connection: message table, bitmaps, checked placement. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roce_opcode.h"
+#include "sdr_bitmap.h"
+#include "sdr_rx.h"
+
+static const char *const counter_names[SDR_RX_NCOUNTERS] = {
+#define X(sym, name) [SDR_RX_##sym] = name,
+	SDR_RX_COUNTERS(X)
+#undef X
+};
+
+const char *
+sdr_rx_counter_name(enum sdr_rx_counter c)
+{
+	return (unsigned int)c < SDR_RX_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+/* State of one posted receive; a pool of max_inflight of them is made at create time. */
+struct rx_msg {
+	uint64_t seq;
+	uint8_t *buf;
+	uint64_t len;
+	uint8_t *parity;
+	uint8_t *chunk_bytes;		/* the caller's mirror or own_bytes */
+	uint32_t npkts;
+	uint32_t nchunks;
+	uint32_t npar_chunks;
+	uint32_t npar_pkts;
+	uint32_t last_len;		/* payload bytes of the last data packet */
+	uint32_t pkts_received;
+	uint32_t chunks_done;
+	uint32_t par_chunks_done;
+	uint32_t imm;
+	uint32_t imm_mask;		/* fragments received, bit per fragment index */
+	uint32_t imm_need;		/* fragments this message carries */
+	uint64_t *pkt_bits;		/* data packets, then parity packets */
+	uint16_t *chunk_cnt;		/* packets in per chunk: data, then parity */
+	uint64_t *chunk_bits;
+	uint8_t *own_bytes;
+};
+
+struct rx_slot {
+	uint8_t state;			/* enum sdr_slot_state */
+	uint8_t gen;
+	uint16_t ctx;			/* index into msgs, valid when POSTED or DONE */
+};
+
+struct sdr_rx {
+	struct sdr_conn_attr attr;
+	struct sdr_conn_geom geom;
+	uint32_t max_pkts;		/* data + parity packets of the largest message */
+	uint32_t max_chunks;
+	uint64_t next_seq;
+	uint32_t posted;
+	uint32_t nfree;
+	uint16_t *free_ctx;
+	struct rx_slot *slots;
+	struct rx_msg *msgs;
+	uint64_t counters[SDR_RX_NCOUNTERS];
+};
+
+static void
+free_msgs(struct sdr_rx *rx)
+{
+	if (rx->msgs == NULL)
+		return;
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		free(rx->msgs[i].pkt_bits);
+		free(rx->msgs[i].chunk_cnt);
+		free(rx->msgs[i].chunk_bits);
+		free(rx->msgs[i].own_bytes);
+	}
+	free(rx->msgs);
+}
+
+void
+sdr_rx_destroy(struct sdr_rx *rx)
+{
+	if (rx == NULL)
+		return;
+	free_msgs(rx);
+	free(rx->slots);
+	free(rx->free_ctx);
+	free(rx);
+}
+
+struct sdr_rx *
+sdr_rx_create(const struct sdr_conn_attr *attr)
+{
+	struct sdr_rx *rx = calloc(1, sizeof(*rx));
+
+	if (rx == NULL)
+		return NULL;
+	rx->attr = *attr;
+	if (sdr_conn_geometry(attr, &rx->geom) != 0 || attr->max_inflight > 65536)
+		goto fail;
+	rx->max_pkts = rx->geom.max_data_pkts + rx->geom.max_parity_pkts;
+	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
+	rx->slots = calloc(rx->geom.nslots, sizeof(*rx->slots));
+	rx->msgs = calloc(attr->max_inflight, sizeof(*rx->msgs));
+	rx->free_ctx = calloc(attr->max_inflight, sizeof(*rx->free_ctx));
+	if (rx->slots == NULL || rx->msgs == NULL || rx->free_ctx == NULL)
+		goto fail;
+	for (uint32_t i = 0; i < attr->max_inflight; i++) {
+		struct rx_msg *m = &rx->msgs[i];
+
+		m->pkt_bits = calloc(SDR_BITMAP_WORDS(rx->max_pkts), sizeof(uint64_t));
+		m->chunk_cnt = calloc(rx->max_chunks, sizeof(uint16_t));
+		m->chunk_bits = calloc(SDR_BITMAP_WORDS(rx->max_chunks), sizeof(uint64_t));
+		m->own_bytes = calloc(rx->geom.max_data_chunks, 1);
+		if (!m->pkt_bits || !m->chunk_cnt || !m->chunk_bits || !m->own_bytes)
+			goto fail;
+		/* pop order: context 0 first */
+		rx->free_ctx[i] = (uint16_t)(attr->max_inflight - 1 - i);
+	}
+	rx->nfree = attr->max_inflight;
+	return rx;
+fail:
+	sdr_rx_destroy(rx);
+	return NULL;
+}
+
+const struct sdr_conn_geom *
+sdr_rx_geom(const struct sdr_rx *rx)
+{
+	return &rx->geom;
+}
+
+int
+sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
+	    uint8_t *chunk_bytes, uint32_t *slot_out)
+{
+	uint32_t id = sdr_conn_seq_slot(&rx->attr, rx->next_seq);
+	struct rx_slot *s = &rx->slots[id];
+	struct rx_msg *m;
+	uint16_t ctx;
+
+	if (len > rx->attr.max_msg_size)
+		return -EMSGSIZE;
+	if (rx->nfree == 0 || s->state == SDR_SLOT_POSTED || s->state == SDR_SLOT_DONE)
+		return -EAGAIN;
+	ctx = rx->free_ctx[--rx->nfree];
+	m = &rx->msgs[ctx];
+	m->seq = rx->next_seq;
+	m->buf = buf;
+	m->len = len;
+	m->npkts = sdr_conn_msg_pkts(&rx->geom, len);
+	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
+	m->npar_chunks = parity ? sdr_conn_parity_chunks(m->nchunks, rx->attr.ec_k, rx->attr.ec_m)
+				: 0;
+	m->npar_pkts = m->npar_chunks * rx->geom.pkts_per_chunk;
+	m->parity = m->npar_chunks ? parity : NULL;
+	m->last_len = (uint32_t)(len - ((uint64_t)(m->npkts - 1) << rx->geom.mtu_shift));
+	m->pkts_received = 0;
+	m->chunks_done = 0;
+	m->par_chunks_done = 0;
+	m->imm = 0;
+	m->imm_mask = 0;
+	m->imm_need = sdr_imm_nfrags(&rx->attr.split);
+	if (m->imm_need > m->npkts)
+		m->imm_need = m->npkts;
+	/* reset only what this message uses: reposting a small message stays cheap */
+	sdr_bitmap_zero(m->pkt_bits, m->npkts + m->npar_pkts);
+	memset(m->chunk_cnt, 0, (m->nchunks + m->npar_chunks) * sizeof(uint16_t));
+	sdr_bitmap_zero(m->chunk_bits, m->nchunks + m->npar_chunks);
+	m->chunk_bytes = chunk_bytes ? chunk_bytes : m->own_bytes;
+	memset(m->chunk_bytes, 0, m->nchunks);
+
+	s->ctx = ctx;
+	s->gen = (uint8_t)sdr_conn_seq_gen(&rx->attr, rx->next_seq);
+	s->state = SDR_SLOT_POSTED;
+	rx->next_seq++;
+	rx->posted++;
+	rx->counters[SDR_RX_POSTS]++;
+	*slot_out = id;
+	return 0;
+}
+
+int
+sdr_rx_complete(struct sdr_rx *rx, uint32_t slot)
+{
+	struct rx_slot *s;
+
+	if (slot >= rx->geom.nslots)
+		return -EINVAL;
+	s = &rx->slots[slot];
+	if (s->state != SDR_SLOT_POSTED && s->state != SDR_SLOT_DONE)
+		return -EINVAL;
+	s->state = SDR_SLOT_RELEASED;
+	rx->free_ctx[rx->nfree++] = s->ctx;
+	rx->posted--;
+	rx->counters[SDR_RX_COMPLETES]++;
+	return 0;
+}
+
+/* Packets in chunk c (data chunks may be short at the end; parity chunks are full). */
+static uint32_t
+chunk_pkts(const struct sdr_rx *rx, const struct rx_msg *m, uint32_t c)
+{
+	uint32_t ppc = rx->geom.pkts_per_chunk;
+
+	if (c < m->nchunks && c == m->nchunks - 1)
+		return m->npkts - c * ppc;
+	return ppc;
+}
+
+/* A chunk just became complete: set its bits and raise the events it causes. */
+static void
+chunk_complete(struct sdr_rx *rx, struct rx_msg *m, struct rx_slot *s, uint32_t c,
+	       struct sdr_rx_event *ev)
+{
+	sdr_bit_set(m->chunk_bits, c);
+	if (c >= m->nchunks) {
+		m->par_chunks_done++;
+		ev->flags |= SDR_RX_EV_PARITY_CHUNK;
+		ev->chunk = c - m->nchunks;
+		return;
+	}
+	m->chunk_bytes[c] = 1;
+	m->chunks_done++;
+	rx->counters[SDR_RX_CHUNKS_DONE]++;
+	ev->flags |= SDR_RX_EV_CHUNK;
+	ev->chunk = c;
+	if (m->chunks_done == m->nchunks) {
+		s->state = SDR_SLOT_DONE;
+		rx->counters[SDR_RX_MSGS_DONE]++;
+		ev->flags |= SDR_RX_EV_DONE;
+	}
+}
+
+static sdr_rx_verdict
+drop(struct sdr_rx *rx, enum sdr_rx_counter c)
+{
+	rx->counters[c]++;
+	return c;
+}
+
+sdr_rx_verdict
+sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+	     struct sdr_rx_event *ev)
+{
+	const struct sdr_conn_geom *g = &rx->geom;
+	struct sdr_imm_fields f;
+	struct rx_slot *s;
+	struct rx_msg *m;
+	uint32_t idx, c, ppc = g->pkts_per_chunk;
+	uint8_t *dst;
+
+	ev->flags = 0;
+	if (v->opcode != ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
+		return drop(rx, SDR_RX_BAD_OPCODE);
+	f = sdr_imm_unpack(&rx->attr.split, v->imm);
+	s = &rx->slots[f.msg_id];
+	switch (s->state) {
+	case SDR_SLOT_FREE:
+		return drop(rx, SDR_RX_SLOT_NOT_POSTED);
+	case SDR_SLOT_RELEASED:
+		return drop(rx, gen == s->gen ? SDR_RX_LATE_PACKET : SDR_RX_STALE_GENERATION);
+	default:
+		break;
+	}
+	if (gen != s->gen)
+		return drop(rx, SDR_RX_STALE_GENERATION);
+	if (s->state == SDR_SLOT_DONE)
+		return drop(rx, SDR_RX_MSG_COMPLETE);
+	m = &rx->msgs[s->ctx];
+
+	/* the RETH must say what the immediate says */
+	if (v->rkey != rx->attr.local_rkey)
+		return drop(rx, SDR_RX_BAD_RKEY);
+	if (v->va != sdr_conn_va(g, f.msg_id, f.pkt_off))
+		return drop(rx, SDR_RX_VA_MISMATCH);
+	if (v->dma_len != v->payload_len)
+		return drop(rx, SDR_RX_DMA_LEN_MISMATCH);
+
+	/* region and exact length: every byte lands inside the posted buffer */
+	if (f.pkt_off < m->npkts) {
+		uint32_t want = f.pkt_off == m->npkts - 1 ? m->last_len : 1u << g->mtu_shift;
+
+		if (v->payload_len != want)
+			return drop(rx, SDR_RX_BAD_LENGTH);
+		idx = f.pkt_off;
+		c = f.pkt_off / ppc;
+		dst = m->buf + ((uint64_t)f.pkt_off << g->mtu_shift);
+	} else if (f.pkt_off >= g->parity_pkt_off && g->parity_pkt_off != 0 &&
+		   f.pkt_off - g->parity_pkt_off < g->max_parity_pkts) {
+		uint32_t poff = f.pkt_off - g->parity_pkt_off;
+
+		if (m->parity == NULL)
+			return drop(rx, SDR_RX_NO_PARITY);
+		if (poff >= m->npar_pkts)
+			return drop(rx, SDR_RX_OUT_OF_RANGE);
+		if (v->payload_len != 1u << g->mtu_shift)
+			return drop(rx, SDR_RX_BAD_LENGTH);
+		idx = m->npkts + poff;
+		c = m->nchunks + poff / ppc;
+		dst = m->parity + ((uint64_t)poff << g->mtu_shift);
+	} else {
+		return drop(rx, SDR_RX_OUT_OF_RANGE);
+	}
+
+	if (!sdr_bit_test_and_set(m->pkt_bits, idx))
+		return drop(rx, SDR_RX_DUPLICATE);
+	memcpy(dst, v->payload, v->payload_len);
+	rx->counters[SDR_RX_PLACED]++;
+	rx->counters[SDR_RX_BYTES_PLACED] += v->payload_len;
+
+	ev->slot = f.msg_id;
+	ev->seq = m->seq;
+	if (m->pkts_received++ == 0)
+		ev->flags |= SDR_RX_EV_FIRST;
+	if (f.pkt_off == m->npkts - 1)
+		ev->flags |= SDR_RX_EV_LAST;
+	if (m->imm_need != 0) {
+		uint32_t fi = f.pkt_off % sdr_imm_nfrags(&rx->attr.split);
+
+		if (!(m->imm_mask & (1u << fi))) {
+			m->imm_mask |= 1u << fi;
+			m->imm |= (uint32_t)((uint64_t)f.frag << (fi * rx->attr.split.frag_bits));
+		}
+	}
+	if (++m->chunk_cnt[c] == chunk_pkts(rx, m, c))
+		chunk_complete(rx, m, s, c, ev);
+	return SDR_RX_PLACED;
+}
+
+/* The posted message of a slot, or NULL. */
+static struct rx_msg *
+posted_msg(const struct sdr_rx *rx, uint32_t slot)
+{
+	const struct rx_slot *s;
+
+	if (slot >= rx->geom.nslots)
+		return NULL;
+	s = &rx->slots[slot];
+	if (s->state != SDR_SLOT_POSTED && s->state != SDR_SLOT_DONE)
+		return NULL;
+	return &rx->msgs[s->ctx];
+}
+
+int
+sdr_rx_chunk_recovered(struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
+		       struct sdr_rx_event *ev)
+{
+	struct rx_msg *m = posted_msg(rx, slot);
+	uint32_t first, n;
+
+	ev->flags = 0;
+	if (m == NULL || chunk >= m->nchunks)
+		return -EINVAL;
+	if (sdr_bit_test(m->chunk_bits, chunk))
+		return -EALREADY;
+	first = chunk * rx->geom.pkts_per_chunk;
+	n = chunk_pkts(rx, m, chunk);
+	for (uint32_t i = 0; i < n; i++)
+		sdr_bit_set(m->pkt_bits, first + i);
+	m->chunk_cnt[chunk] = (uint16_t)n;
+	ev->slot = slot;
+	ev->seq = m->seq;
+	rx->counters[SDR_RX_CHUNKS_RECOVERED]++;
+	chunk_complete(rx, m, &rx->slots[slot], chunk, ev);
+	return 0;
+}
+
+int
+sdr_rx_msg_info(const struct sdr_rx *rx, uint32_t slot, struct sdr_rx_msg_info *info)
+{
+	const struct rx_slot *s;
+	const struct rx_msg *m;
+
+	if (slot >= rx->geom.nslots || rx->slots[slot].state == SDR_SLOT_FREE)
+		return -EINVAL;
+	s = &rx->slots[slot];
+	memset(info, 0, sizeof(*info));
+	info->state = (enum sdr_slot_state)s->state;
+	info->gen = s->gen;
+	if (s->state == SDR_SLOT_RELEASED)
+		return 0;
+	m = &rx->msgs[s->ctx];
+	info->seq = m->seq;
+	info->len = m->len;
+	info->npkts = m->npkts;
+	info->nchunks = m->nchunks;
+	info->nparity_chunks = m->npar_chunks;
+	info->pkts_received = m->pkts_received;
+	info->chunks_done = m->chunks_done;
+	info->parity_chunks_done = m->par_chunks_done;
+	return 0;
+}
+
+const uint8_t *
+sdr_rx_chunk_bytes(const struct sdr_rx *rx, uint32_t slot)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+
+	return m ? m->chunk_bytes : NULL;
+}
+
+const uint64_t *
+sdr_rx_chunk_bits(const struct sdr_rx *rx, uint32_t slot)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+
+	return m ? m->chunk_bits : NULL;
+}
+
+int
+sdr_rx_chunk_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint64_t *out)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+	uint32_t first, n;
+
+	if (m == NULL || chunk >= m->nchunks + m->npar_chunks)
+		return -EINVAL;
+	n = chunk_pkts(rx, m, chunk);
+	if (chunk < m->nchunks)
+		first = chunk * rx->geom.pkts_per_chunk;
+	else
+		first = m->npkts + (chunk - m->nchunks) * rx->geom.pkts_per_chunk;
+	sdr_bitmap_extract(out, m->pkt_bits, first, n);
+	return (int)n;
+}
+
+int
+sdr_rx_imm_get(const struct sdr_rx *rx, uint32_t slot, uint32_t *imm)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+
+	if (m == NULL)
+		return -EINVAL;
+	if ((uint32_t)__builtin_popcount(m->imm_mask) < m->imm_need)
+		return -EAGAIN;
+	*imm = m->imm;
+	return 0;
+}
+
+int
+sdr_rx_chunk_span(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint8_t **p,
+		  uint32_t *len)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+	uint64_t off;
+
+	if (m == NULL || chunk >= m->nchunks)
+		return -EINVAL;
+	off = (uint64_t)chunk * rx->attr.chunk_size;
+	*p = m->buf + off;
+	*len = (uint32_t)(m->len - off < rx->attr.chunk_size ? m->len - off : rx->attr.chunk_size);
+	return 0;
+}
+
+int
+sdr_rx_parity_span(const struct sdr_rx *rx, uint32_t slot, uint32_t pchunk, uint8_t **p,
+		   uint32_t *len)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+
+	if (m == NULL || pchunk >= m->npar_chunks)
+		return -EINVAL;
+	*p = m->parity + (uint64_t)pchunk * rx->attr.chunk_size;
+	*len = rx->attr.chunk_size;
+	return 0;
+}
+
+const uint64_t *
+sdr_rx_counters(const struct sdr_rx *rx)
+{
+	return rx->counters;
+}
+
+uint32_t
+sdr_rx_posted(const struct sdr_rx *rx)
+{
+	return rx->posted;
+}
+
+uint64_t
+sdr_rx_next_seq(const struct sdr_rx *rx)
+{
+	return rx->next_seq;
+}

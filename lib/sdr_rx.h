@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive side of an SDR connection: the message table, packet and chunk bitmaps, and
+ * bounds-checked placement of data packets ("partial completion").
+ *
+ * The table has 2^id_bits slots. recv_post() binds the next slot, in order, to a buffer:
+ * the k-th message the peer sends lands in the k-th receive posted here. The slot's
+ * generation is (k >> id_bits) mod generations; the peer sends to the data QPNs of that
+ * generation. A packet is written to buffer + offset only after every check passes; each
+ * failed check is its own counter and the packet is discarded. After recv_complete() the
+ * slot discards everything addressed to it until it is posted again with a new generation.
+ *
+ * Bitmaps: one bit per packet, a per-chunk packet count, and one bit (and one byte, the
+ * published SDK's view) per chunk, set when the chunk's last missing packet arrives or when
+ * the chunk is recovered by erasure decoding.
+ *
+ * Not thread-safe: one lcore owns a connection's receive side. Nothing here allocates
+ * after sdr_rx_create().
+ */
+#ifndef SDR_RX_H
+#define SDR_RX_H
+
+#include <stdint.h>
+
+#include "roce_parse.h"
+#include "sdr_conn.h"
+
+/*
+ * Counters of the receive side: symbol, name. Drop reasons first; every packet handed to
+ * sdr_rx_place() moves exactly one of the counters up to and including "placed".
+ */
+#define SDR_RX_COUNTERS(X) \
+	X(BAD_OPCODE,		"bad_opcode") \
+	X(SLOT_NOT_POSTED,	"slot_not_posted") \
+	X(LATE_PACKET,		"late_packet") \
+	X(STALE_GENERATION,	"stale_generation") \
+	X(MSG_COMPLETE,		"msg_already_complete") \
+	X(BAD_RKEY,		"bad_rkey") \
+	X(VA_MISMATCH,		"va_mismatch") \
+	X(DMA_LEN_MISMATCH,	"dma_len_mismatch") \
+	X(BAD_LENGTH,		"bad_payload_length") \
+	X(OUT_OF_RANGE,		"offset_out_of_range") \
+	X(NO_PARITY,		"parity_not_expected") \
+	X(DUPLICATE,		"duplicate") \
+	X(PLACED,		"placed") \
+	X(BYTES_PLACED,		"bytes_placed") \
+	X(CHUNKS_DONE,		"chunks_done") \
+	X(CHUNKS_RECOVERED,	"chunks_recovered") \
+	X(MSGS_DONE,		"msgs_done") \
+	X(POSTS,		"posts") \
+	X(COMPLETES,		"completes")
+
+enum sdr_rx_counter {
+#define X(sym, name) SDR_RX_##sym,
+	SDR_RX_COUNTERS(X)
+#undef X
+	SDR_RX_NCOUNTERS
+};
+
+/** Verdict of one packet: SDR_RX_PLACED or the drop counter it moved. */
+typedef enum sdr_rx_counter sdr_rx_verdict;
+
+/** Counter name ("placed", "stale_generation", ...). */
+const char *sdr_rx_counter_name(enum sdr_rx_counter c);
+
+/** Events a placed packet (or a recovered chunk) caused; several may be set at once. */
+#define SDR_RX_EV_FIRST		0x01u	/**< first packet of the message */
+#define SDR_RX_EV_LAST		0x02u	/**< the message's last data packet (highest offset) */
+#define SDR_RX_EV_CHUNK		0x04u	/**< a data chunk became complete */
+#define SDR_RX_EV_PARITY_CHUNK	0x08u	/**< a parity chunk became complete */
+#define SDR_RX_EV_DONE		0x10u	/**< every data chunk is in: the message is complete */
+
+struct sdr_rx_event {
+	uint32_t flags;		/**< SDR_RX_EV_* */
+	uint32_t slot;		/**< message id */
+	uint32_t chunk;		/**< chunk index (data, or parity index for PARITY_CHUNK) */
+	uint64_t seq;		/**< receive sequence number of the message */
+};
+
+enum sdr_slot_state {
+	SDR_SLOT_FREE,		/**< never posted */
+	SDR_SLOT_POSTED,	/**< receiving */
+	SDR_SLOT_DONE,		/**< every data chunk in; waiting for recv_complete */
+	SDR_SLOT_RELEASED,	/**< completed; discards until posted again */
+};
+
+/** What a caller may read about a posted message. */
+struct sdr_rx_msg_info {
+	enum sdr_slot_state state;
+	uint32_t gen;
+	uint64_t seq;
+	uint64_t len;
+	uint32_t npkts;
+	uint32_t nchunks;
+	uint32_t nparity_chunks;
+	uint32_t pkts_received;
+	uint32_t chunks_done;		/**< data chunks complete (received or recovered) */
+	uint32_t parity_chunks_done;
+};
+
+struct sdr_rx;
+
+/**
+ * Create the receive side of a connection.
+ * @return NULL on bad attributes (see sdr_conn_geometry()) or out of memory.
+ */
+struct sdr_rx *sdr_rx_create(const struct sdr_conn_attr *attr);
+void sdr_rx_destroy(struct sdr_rx *rx);
+
+/** The geometry the receive side works with. */
+const struct sdr_conn_geom *sdr_rx_geom(const struct sdr_rx *rx);
+
+/**
+ * Post the next receive.
+ *
+ * @param buf     where the message lands; the caller keeps ownership.
+ * @param len     the message length in bytes, <= max_msg_size (0 allowed).
+ * @param parity  where parity chunks land (nparity_chunks * chunk_size bytes), or NULL
+ *                when the connection has no parity region.
+ * @param chunk_bytes optional array of nchunks bytes that mirrors the chunk bitmap (0/1
+ *                per chunk, e.g. in memory shared with an application); NULL: internal.
+ * @param[out] slot the message id the message will carry.
+ * @return 0; -EAGAIN when max_inflight receives are posted or the next slot in order is
+ *   still posted (retry after recv_complete); -EMSGSIZE when len > max_msg_size.
+ */
+int sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
+		uint8_t *chunk_bytes, uint32_t *slot);
+
+/**
+ * Release a posted message (complete or not): its bitmaps reset, and packets still
+ * addressed to it are discarded (late_packet) until the slot is posted again.
+ * @return 0, or -EINVAL if the slot is not posted.
+ */
+int sdr_rx_complete(struct sdr_rx *rx, uint32_t slot);
+
+/**
+ * Check and place one parsed data packet.
+ *
+ * @param v    a packet the parser accepted (ROCE_V_OK), addressed to a data QPN of this
+ *             connection.
+ * @param gen  the generation its destination QPN encodes (sdr_conn_qpn_decode()).
+ * @param ev   events the packet caused (flags 0 if none).
+ * @return SDR_RX_PLACED, or the drop counter the packet moved.
+ */
+sdr_rx_verdict sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+			    struct sdr_rx_event *ev);
+
+/**
+ * Mark a data chunk as recovered (its bytes were rebuilt in the buffer by the caller,
+ * e.g. by erasure decoding). Sets its packet and chunk bits.
+ * @return 0 (events in @p ev), -EINVAL for a slot not posted or a chunk out of range,
+ *   -EALREADY if the chunk was complete.
+ */
+int sdr_rx_chunk_recovered(struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
+			   struct sdr_rx_event *ev);
+
+/** Information about the message in @p slot. @return 0 or -EINVAL (never posted). */
+int sdr_rx_msg_info(const struct sdr_rx *rx, uint32_t slot, struct sdr_rx_msg_info *info);
+
+/** Chunk bitmap of a posted message, one byte (0 or 1) per data chunk; NULL if not posted. */
+const uint8_t *sdr_rx_chunk_bytes(const struct sdr_rx *rx, uint32_t slot);
+
+/**
+ * Chunk bitmap as bits: data chunks at [0, nchunks), then parity chunks at
+ * [nchunks, nchunks + nparity_chunks). NULL if not posted.
+ */
+const uint64_t *sdr_rx_chunk_bits(const struct sdr_rx *rx, uint32_t slot);
+
+/**
+ * Per-packet view of one chunk ("chunk expand"): bit i of @p out is packet i of the chunk.
+ * @p chunk counts data chunks then parity chunks, as sdr_rx_chunk_bits().
+ * @return the number of packets in the chunk, or -EINVAL.
+ */
+int sdr_rx_chunk_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
+			uint64_t *out);
+
+/**
+ * The user immediate, reassembled from the fragments of the packets received so far.
+ * A message of fewer packets than fragments carries only its packets' fragments; the
+ * missing high bits read as zero.
+ * @return 0, -EAGAIN while fragments are missing (retry), -EINVAL if not posted.
+ */
+int sdr_rx_imm_get(const struct sdr_rx *rx, uint32_t slot, uint32_t *imm);
+
+/** Byte range of data chunk @p chunk in the posted buffer (for decoding in place). */
+int sdr_rx_chunk_span(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
+		      uint8_t **p, uint32_t *len);
+
+/** Parity chunk @p pchunk in the posted parity buffer. */
+int sdr_rx_parity_span(const struct sdr_rx *rx, uint32_t slot, uint32_t pchunk,
+		       uint8_t **p, uint32_t *len);
+
+/** Counter array (SDR_RX_NCOUNTERS entries). */
+const uint64_t *sdr_rx_counters(const struct sdr_rx *rx);
+
+/** Number of receives currently posted (not yet completed). */
+uint32_t sdr_rx_posted(const struct sdr_rx *rx);
+
+/** Sequence number the next sdr_rx_post() will use. */
+uint64_t sdr_rx_next_seq(const struct sdr_rx *rx);
+
+#endif /* SDR_RX_H */

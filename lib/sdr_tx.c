@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Send side of an SDR connection: message ids, generations, packetizer. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roce_opcode.h"
+#include "sdr_tx.h"
+
+static const char *const counter_names[SDR_TX_NCOUNTERS] = {
+#define X(sym, name) [SDR_TX_##sym] = name,
+	SDR_TX_COUNTERS(X)
+#undef X
+};
+
+const char *
+sdr_tx_counter_name(enum sdr_tx_counter c)
+{
+	return (unsigned int)c < SDR_TX_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+struct sdr_tx {
+	struct sdr_conn_attr attr;
+	struct sdr_conn_geom geom;
+	struct roce_path path;
+	uint64_t next_seq;
+	uint32_t inflight;
+	uint32_t next_ch;
+	uint8_t *busy;		/* per slot: 1 while its message is in flight */
+	uint32_t *psn;		/* per data QPN (generation * channels + channel) */
+	uint64_t counters[SDR_TX_NCOUNTERS];
+};
+
+struct sdr_tx *
+sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path)
+{
+	struct sdr_tx *tx = calloc(1, sizeof(*tx));
+
+	if (tx == NULL)
+		return NULL;
+	tx->attr = *attr;
+	tx->path = *path;
+	if (sdr_conn_geometry(attr, &tx->geom) != 0)
+		goto fail;
+	tx->busy = calloc(tx->geom.nslots, 1);
+	tx->psn = calloc(tx->geom.ndata_qpns, sizeof(uint32_t));
+	if (tx->busy == NULL || tx->psn == NULL)
+		goto fail;
+	return tx;
+fail:
+	sdr_tx_destroy(tx);
+	return NULL;
+}
+
+void
+sdr_tx_destroy(struct sdr_tx *tx)
+{
+	if (tx == NULL)
+		return;
+	free(tx->busy);
+	free(tx->psn);
+	free(tx);
+}
+
+const struct sdr_conn_geom *
+sdr_tx_geom(const struct sdr_tx *tx)
+{
+	return &tx->geom;
+}
+
+int
+sdr_tx_msg_start(struct sdr_tx *tx, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		 struct sdr_tx_msg *msg)
+{
+	uint32_t id = sdr_conn_seq_slot(&tx->attr, tx->next_seq);
+
+	if (len > tx->attr.max_msg_size)
+		return -EMSGSIZE;
+	if (tx->inflight >= tx->attr.max_inflight || tx->busy[id]) {
+		tx->counters[SDR_TX_SLOT_BUSY]++;
+		return -EAGAIN;
+	}
+	msg->seq = tx->next_seq++;
+	msg->msg_id = id;
+	msg->gen = sdr_conn_seq_gen(&tx->attr, msg->seq);
+	msg->buf = buf;
+	msg->len = len;
+	msg->npkts = sdr_conn_msg_pkts(&tx->geom, len);
+	msg->nchunks = sdr_conn_msg_chunks(&tx->geom, len);
+	msg->user_imm = user_imm;
+	tx->busy[id] = 1;
+	tx->inflight++;
+	tx->counters[SDR_TX_MSGS_STARTED]++;
+	return 0;
+}
+
+void
+sdr_tx_msg_retire(struct sdr_tx *tx, const struct sdr_tx_msg *msg)
+{
+	if (!tx->busy[msg->msg_id])
+		return;
+	tx->busy[msg->msg_id] = 0;
+	tx->inflight--;
+	tx->counters[SDR_TX_MSGS_RETIRED]++;
+}
+
+uint32_t
+sdr_tx_inflight(const struct sdr_tx *tx)
+{
+	return tx->inflight;
+}
+
+int
+sdr_tx_job_data(struct sdr_tx_job *job, const struct sdr_tx_msg *msg, uint32_t first_pkt,
+		uint32_t npkts)
+{
+	if (npkts == 0 || first_pkt >= msg->npkts || npkts > msg->npkts - first_pkt)
+		return -EINVAL;
+	job->msg = msg;
+	job->first_pkt = first_pkt;
+	job->npkts = npkts;
+	job->next = 0;
+	job->src = NULL;	/* resolved per packet from msg->buf by sdr_tx_build() */
+	return 0;
+}
+
+int
+sdr_tx_job_parity(const struct sdr_tx *tx, struct sdr_tx_job *job, const struct sdr_tx_msg *msg,
+		  const uint8_t *parity, uint32_t first_ppkt, uint32_t npkts)
+{
+	if (tx->geom.max_parity_pkts == 0 || npkts == 0 ||
+	    first_ppkt >= tx->geom.max_parity_pkts || npkts > tx->geom.max_parity_pkts - first_ppkt)
+		return -EINVAL;
+	job->msg = msg;
+	job->src = parity + ((uint64_t)first_ppkt << tx->geom.mtu_shift);
+	job->first_pkt = tx->geom.parity_pkt_off + first_ppkt;
+	job->npkts = npkts;
+	job->next = 0;
+	return 0;
+}
+
+uint32_t
+sdr_tx_max_frame(const struct sdr_tx *tx)
+{
+	return roce_build_frame_len(&tx->path, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, tx->attr.mtu);
+}
+
+uint32_t
+sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, uint32_t cap,
+	     uint16_t *lens, uint32_t n)
+{
+	const struct sdr_tx_msg *msg = job->msg;
+	const struct sdr_conn_geom *g = &tx->geom;
+	uint32_t built = 0, mtu = 1u << g->mtu_shift;
+
+	while (built < n && job->next < job->npkts) {
+		uint32_t off = job->first_pkt + job->next, qi, plen;
+		const uint8_t *payload;
+		struct roce_pkt pkt;
+		int hdr;
+
+		if (job->src == NULL) {
+			/* data: the message buffer; the last packet may be short */
+			uint64_t boff = (uint64_t)off << g->mtu_shift;
+
+			payload = msg->buf + boff;
+			plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : mtu;
+		} else {
+			payload = job->src + ((uint64_t)job->next << g->mtu_shift);
+			plen = mtu;
+		}
+		qi = msg->gen * tx->attr.channels + tx->next_ch;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
+		pkt.dqpn = tx->attr.remote_qpn + qi;
+		pkt.psn = tx->psn[qi];
+		pkt.va = sdr_conn_va(g, msg->msg_id, off);
+		pkt.rkey = tx->attr.remote_rkey;
+		pkt.dma_len = plen;
+		pkt.imm = sdr_imm_pack(&tx->attr.split, msg->msg_id, off,
+				       sdr_imm_frag_of(&tx->attr.split, msg->user_imm, off));
+		hdr = roce_build_headers(frames[built], cap, &tx->path, &pkt, plen);
+		if (hdr < 0) {
+			tx->counters[SDR_TX_BUILD_ERRORS]++;
+			break;
+		}
+		memcpy(frames[built] + hdr, payload, plen);
+		lens[built] = (uint16_t)roce_build_finish(frames[built], &tx->path,
+							  (unsigned int)hdr, plen);
+		tx->psn[qi] = (tx->psn[qi] + 1) & 0xFFFFFF;
+		tx->next_ch = tx->next_ch + 1 == tx->attr.channels ? 0 : tx->next_ch + 1;
+		tx->counters[SDR_TX_PKTS_BUILT]++;
+		tx->counters[SDR_TX_BYTES_BUILT] += plen;
+		job->next++;
+		built++;
+	}
+	return built;
+}
+
+const uint64_t *
+sdr_tx_counters(const struct sdr_tx *tx)
+{
+	return tx->counters;
+}

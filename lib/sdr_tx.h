@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Send side of an SDR connection: message-id allocation and the packetizer.
+ *
+ * A message gets the next send sequence number; its message id (slot) and generation
+ * follow from it exactly as on the receive side, so the k-th message sent lands in the
+ * k-th receive posted. A slot is never reused while the message in it is in flight: the
+ * next message waits (-EAGAIN) until the reliability layer retires the old one.
+ *
+ * The packetizer turns a job — a range of packet offsets of a message, backed by the
+ * message buffer (data, retransmissions) or by a parity buffer (parity submessages) — into
+ * UC RDMA WRITE Only with Immediate frames, round-robin over the channels, each with its
+ * own PSN sequence, written into caller-supplied frame buffers in bursts.
+ *
+ * Not thread-safe: one lcore owns a connection's send side. Nothing here allocates after
+ * sdr_tx_create().
+ */
+#ifndef SDR_TX_H
+#define SDR_TX_H
+
+#include <stdint.h>
+
+#include "roce_build.h"
+#include "sdr_conn.h"
+
+#define SDR_TX_COUNTERS(X) \
+	X(MSGS_STARTED,		"msgs_started") \
+	X(MSGS_RETIRED,		"msgs_retired") \
+	X(PKTS_BUILT,		"pkts_built") \
+	X(BYTES_BUILT,		"payload_bytes_built") \
+	X(SLOT_BUSY,		"slot_busy") \
+	X(BUILD_ERRORS,		"build_errors")
+
+enum sdr_tx_counter {
+#define X(sym, name) SDR_TX_##sym,
+	SDR_TX_COUNTERS(X)
+#undef X
+	SDR_TX_NCOUNTERS
+};
+
+const char *sdr_tx_counter_name(enum sdr_tx_counter c);
+
+/** A message being sent. Filled by sdr_tx_msg_start(); read-only for callers. */
+struct sdr_tx_msg {
+	uint64_t seq;
+	uint32_t msg_id;
+	uint32_t gen;
+	const uint8_t *buf;
+	uint64_t len;
+	uint32_t npkts;
+	uint32_t nchunks;
+	uint32_t user_imm;
+};
+
+/** A range of packets to send. */
+struct sdr_tx_job {
+	const struct sdr_tx_msg *msg;
+	const uint8_t *src;	/**< parity bytes of the job's first packet; NULL for data */
+	uint32_t first_pkt;	/**< packet offset in the slot's offset space */
+	uint32_t npkts;
+	uint32_t next;		/**< packets already built */
+};
+
+struct sdr_tx;
+
+/**
+ * Create the send side of a connection.
+ * @param path addresses and L2/L3 fields of the peer (copied).
+ * @return NULL on bad attributes or out of memory.
+ */
+struct sdr_tx *sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path);
+void sdr_tx_destroy(struct sdr_tx *tx);
+
+const struct sdr_conn_geom *sdr_tx_geom(const struct sdr_tx *tx);
+
+/**
+ * Start the next message.
+ * @return 0; -EAGAIN when max_inflight messages are in flight or the next slot in order is
+ *   still in flight; -EMSGSIZE when @p len exceeds max_msg_size.
+ */
+int sdr_tx_msg_start(struct sdr_tx *tx, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		     struct sdr_tx_msg *msg);
+
+/** Retire a message (acknowledged, or failed for good): its slot may be reused. */
+void sdr_tx_msg_retire(struct sdr_tx *tx, const struct sdr_tx_msg *msg);
+
+/** Messages in flight. */
+uint32_t sdr_tx_inflight(const struct sdr_tx *tx);
+
+/**
+ * Job for data packets [first_pkt, first_pkt + npkts) of a message (a whole message, a
+ * chunk to retransmit, ...). @return 0 or -EINVAL when the range is outside the message.
+ */
+int sdr_tx_job_data(struct sdr_tx_job *job, const struct sdr_tx_msg *msg, uint32_t first_pkt,
+		    uint32_t npkts);
+
+/**
+ * Job for parity packets: @p parity holds parity chunks; packet i of the job carries
+ * bytes [i * mtu, (i + 1) * mtu) of @p parity from parity packet @p first_ppkt on, and
+ * lands at packet offset parity_pkt_off + first_ppkt + i of the slot.
+ * @return 0 or -EINVAL when the connection has no parity region or the range overflows it.
+ */
+int sdr_tx_job_parity(const struct sdr_tx *tx, struct sdr_tx_job *job,
+		      const struct sdr_tx_msg *msg, const uint8_t *parity, uint32_t first_ppkt,
+		      uint32_t npkts);
+
+/** Packets of a job not yet built. */
+static inline uint32_t
+sdr_tx_job_left(const struct sdr_tx_job *job)
+{
+	return job->npkts - job->next;
+}
+
+/**
+ * Build up to @p n frames of a job.
+ *
+ * @param frames  n buffers of @p cap bytes each.
+ * @param lens    set to each frame's length.
+ * @return frames built (0 when the job is done or cap is too small).
+ */
+uint32_t sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames,
+		      uint32_t cap, uint16_t *lens, uint32_t n);
+
+/** Largest frame the connection builds (for sizing buffers). */
+uint32_t sdr_tx_max_frame(const struct sdr_tx *tx);
+
+const uint64_t *sdr_tx_counters(const struct sdr_tx *tx);
+
+#endif /* SDR_TX_H */
