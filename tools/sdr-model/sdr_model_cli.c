@@ -13,24 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "point_cli.h"
 #include "sdr_model.h"
 #include "units.h"
-
-#define MAX_LIST	64
-
-struct cli {
-	struct sdr_model_params base;
-	uint64_t sizes[MAX_LIST];
-	unsigned int n_sizes;
-	double drops[MAX_LIST];
-	unsigned int n_drops;
-	struct sdr_scheme schemes[SDR_MODEL_MAX_CANDIDATES];
-	unsigned int n_schemes;
-	int json;
-	int csv;
-	const char *chunk_arg;
-	const char *mtu_arg;
-};
 
 /* One evaluated point: ranked choices and SR's mean for the speedup column. */
 struct point {
@@ -40,12 +25,6 @@ struct point {
 	unsigned int n;
 	double sr_mean;
 };
-
-static const uint64_t default_sizes[] = {
-	128ull << 10, 1ull << 20, 8ull << 20, 128ull << 20, 1ull << 30, 8ull << 30, 32ull << 30,
-};
-static const double default_drops[] = { 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2 };
-static const char *const grid_schemes[] = { "sr", "sr-nack", "ec-xor:32,8", "ec-mds:32,8" };
 
 static void
 usage(FILE *f)
@@ -82,123 +61,9 @@ usage(FILE *f)
 "options.\n");
 }
 
-static int
-bad_value(const char *flag, const char *value, const char *why)
-{
-	fprintf(stderr, "sdr-model: bad --%s '%s' (%s)\n", flag, value, why);
-	return 2;
-}
-
-/* A plain non-negative decimal number. */
-static int
-parse_number(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (*s == '\0' || *s == ' ' || *s == '+' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || *end != '\0' || !isfinite(v) || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int
-parse_u32_size(const char *flag, const char *s, uint32_t *out)
-{
-	uint64_t v;
-
-	if (units_parse_size(s, &v) != 0 || v == 0 || v > UINT32_MAX)
-		return bad_value(flag, s, "a size such as 4096 or 64KiB, not zero");
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* --size and --drop: comma lists, appended to what earlier flags gave. */
-static int
-parse_list(struct cli *c, const char *flag, const char *arg)
-{
-	const char *item = arg;
-
-	for (;;) {
-		const char *comma = strchr(item, ',');
-		size_t len = comma ? (size_t)(comma - item) : strlen(item);
-		char buf[64];
-
-		if (len == 0 || len >= sizeof(buf))
-			return bad_value(flag, arg, "empty or overlong list item");
-		memcpy(buf, item, len);
-		buf[len] = '\0';
-		if (flag[0] == 's') {
-			uint64_t v;
-
-			if (units_parse_size(buf, &v) != 0 || v == 0)
-				return bad_value(flag, buf, "a size such as 128KiB, 8MiB or 1GiB, "
-							    "not zero");
-			if (c->n_sizes == MAX_LIST)
-				return bad_value(flag, buf, "more than 64 sizes");
-			c->sizes[c->n_sizes++] = v;
-		} else {
-			double v;
-
-			if (units_parse_prob(buf, &v) != 0 || v >= 1)
-				return bad_value(flag, buf, "a probability in [0, 1), e.g. 1e-4");
-			if (c->n_drops == MAX_LIST)
-				return bad_value(flag, buf, "more than 64 drop rates");
-			c->drops[c->n_drops++] = v;
-		}
-		if (comma == NULL)
-			return 0;
-		item = comma + 1;
-	}
-}
-
-static int
-add_scheme(struct cli *c, const char *name)
-{
-	struct sdr_scheme s;
-	int rc = sdr_scheme_parse(name, &s);
-
-	if (rc != 0)
-		return bad_value("scheme", name, sdr_model_strerror(rc));
-	for (unsigned int i = 0; i < c->n_schemes; i++)
-		if (memcmp(&c->schemes[i], &s, sizeof(s)) == 0)
-			return 0;
-	if (c->n_schemes == SDR_MODEL_MAX_CANDIDATES)
-		return bad_value("scheme", name, "more than 64 schemes");
-	c->schemes[c->n_schemes++] = s;
-	return 0;
-}
-
-static const char *
-fmt_rate(double bps, char *buf, size_t len)
-{
-	static const struct {
-		double m;
-		const char *u;
-	} t[] = { { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" }, { 1, "" } };
-
-	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (bps >= t[i].m || i + 1 == sizeof(t) / sizeof(t[0])) {
-			snprintf(buf, len, "%g%sbit/s", bps / t[i].m, t[i].u);
-			break;
-		}
-	}
-	return buf;
-}
-
-static const char *
-drop_unit_name(enum sdr_model_drop_unit u)
-{
-	return u == SDR_MODEL_DROP_CHUNK ? "chunk" : "packet";
-}
-
 /* Evaluate one point: the schemes of @p c (NULL candidates: the advisor's set) and SR. */
 static int
-point_eval(const struct cli *c, uint64_t size, double drop, struct point *pt)
+point_eval(const struct point_cli *c, uint64_t size, double drop, struct point *pt)
 {
 	static const struct sdr_scheme sr = { SDR_SCHEME_SR, 0, 0 };
 	struct sdr_model_choice src;
@@ -216,7 +81,7 @@ point_eval(const struct cli *c, uint64_t size, double drop, struct point *pt)
 		char sb[32];
 
 		fprintf(stderr, "sdr-model: size %s, drop %g per %s: %s (%s)\n",
-			units_fmt_size(size, sb, sizeof(sb)), drop, drop_unit_name(pt->p.drop_unit),
+			units_fmt_size(size, sb, sizeof(sb)), drop, point_cli_drop_unit(pt->p.drop_unit),
 			sdr_model_strerror(rc), sdr_model_err_name(rc));
 		return 1;
 	}
@@ -235,7 +100,7 @@ print_point_json(const struct point *pt)
 	       "\"alpha\":%.10g,\"beta\":%.10g,\"chunks\":%.0f,\"chunk_drop\":%.10g,"
 	       "\"t_inj_s\":%.10g,\"rto_s\":%.10g,\"schemes\":[",
 	       pt->p.msg_bytes, pt->p.chunk_bytes, pt->p.mtu_bytes, pt->p.bandwidth_bps,
-	       pt->p.rtt_s, pt->p.drop, drop_unit_name(pt->p.drop_unit), pt->p.alpha, pt->d.beta,
+	       pt->p.rtt_s, pt->p.drop, point_cli_drop_unit(pt->p.drop_unit), pt->p.alpha, pt->d.beta,
 	       pt->d.chunks, pt->d.p_chunk, pt->d.t_inj_s, pt->d.rto_s);
 	for (unsigned int i = 0; i < pt->n; i++) {
 		const struct sdr_model_choice *ch = &pt->c[i];
@@ -260,7 +125,7 @@ print_point_csv(const struct point *pt)
 
 		/* scheme names hold a comma: always quoted */
 		printf("%" PRIu64 ",%.10g,%s,\"%s\",%.10g,%.6g,%.6g,%.6g,%.6g,%d\n", pt->p.msg_bytes,
-		       pt->p.drop, drop_unit_name(pt->p.drop_unit),
+		       pt->p.drop, point_cli_drop_unit(pt->p.drop_unit),
 		       sdr_scheme_format(&ch->scheme, name, sizeof(name)), ch->mean_s,
 		       pt->sr_mean / ch->mean_s, ch->parity_share, ch->encode_cores,
 		       ch->p_fallback, i == 0);
@@ -275,28 +140,16 @@ print_csv_header(void)
 }
 
 static void
-print_settings(const struct sdr_model_params *p, double beta)
-{
-	char cb[32], rb[32], tb[32];
-
-	printf("%s chunks of %" PRIu32 "B packets, %s, RTT %s, alpha %g, beta %g, "
-	       "drop per %s\n",
-	       units_fmt_size(p->chunk_bytes, cb, sizeof(cb)), p->mtu_bytes,
-	       fmt_rate(p->bandwidth_bps, rb, sizeof(rb)), units_fmt_time(p->rtt_s, tb, sizeof(tb)),
-	       p->alpha, beta, drop_unit_name(p->drop_unit));
-}
-
-static void
 print_point_text(const struct point *pt)
 {
 	char name[SDR_SCHEME_NAME_MAX], sb[32], tb[32], fb[32];
 
 	printf("%s message: %.0f chunks, drop %g per %s = %.3g per chunk, T_INJ %s, RTO %s\n",
 	       units_fmt_size(pt->p.msg_bytes, sb, sizeof(sb)), pt->d.chunks, pt->p.drop,
-	       drop_unit_name(pt->p.drop_unit), pt->d.p_chunk,
+	       point_cli_drop_unit(pt->p.drop_unit), pt->d.p_chunk,
 	       units_fmt_time(pt->d.t_inj_s, tb, sizeof(tb)),
 	       units_fmt_time(pt->d.rto_s, fb, sizeof(fb)));
-	print_settings(&pt->p, pt->d.beta);
+	point_cli_print_settings(&pt->p, pt->d.beta);
 	printf("\n%-18s %10s %7s %7s %6s %10s\n", "scheme", "mean", "vs sr", "parity", "cores",
 	       "P_fallback");
 	for (unsigned int i = 0; i < pt->n; i++) {
@@ -315,7 +168,7 @@ print_point_text(const struct point *pt)
 }
 
 static int
-run_point(struct cli *c)
+run_point(struct point_cli *c)
 {
 	static struct point pt;
 	int rc = point_eval(c, c->sizes[0], c->drops[0], &pt);
@@ -335,7 +188,7 @@ run_point(struct cli *c)
 }
 
 static int
-run_grid(struct cli *c)
+run_grid(struct point_cli *c)
 {
 	static struct point pt;
 	char name[SDR_SCHEME_NAME_MAX], cell[64], sb[32];
@@ -354,7 +207,7 @@ run_grid(struct cli *c)
 		print_csv_header();
 	else {
 		printf("best scheme and its speedup over sr; ");
-		print_settings(&c->base, isnan(c->base.beta) ? c->base.alpha / 2 : c->base.beta);
+		point_cli_print_settings(&c->base, isnan(c->base.beta) ? c->base.alpha / 2 : c->base.beta);
 		printf("\n%-8s", "size");
 		for (unsigned int j = 0; j < c->n_drops; j++) {
 			snprintf(cell, sizeof(cell), "%g", c->drops[j]);
@@ -392,126 +245,32 @@ run_grid(struct cli *c)
 	return 0;
 }
 
-/* Check the settings shared by every point; name the flag that is wrong. */
-static int
-check_settings(const struct cli *c)
-{
-	struct sdr_model_params p = c->base;
-	struct sdr_model_derived d;
-	int rc;
-
-	p.msg_bytes = c->sizes[0];
-	p.drop = c->drops[0];
-	rc = sdr_model_derive(&p, &d);
-	if (rc == -SDR_MODEL_E_CHUNK_NOT_MTU) {
-		fprintf(stderr, "sdr-model: --chunk %s is not a multiple of --mtu %s\n",
-			c->chunk_arg ? c->chunk_arg : "64KiB", c->mtu_arg ? c->mtu_arg : "4096");
-		return 2;
-	}
-	if (rc != 0) {
-		fprintf(stderr, "sdr-model: %s\n", sdr_model_strerror(rc));
-		return 2;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
-	enum {
-		O_SIZE = 256, O_DROP, O_DROP_UNIT, O_CHUNK, O_MTU, O_BW, O_RTT, O_ALPHA, O_BETA,
-		O_SCHEME, O_JSON, O_CSV,
-	};
 	static const struct option lopts[] = {
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "drop", required_argument, NULL, O_DROP },
-		{ "drop-unit", required_argument, NULL, O_DROP_UNIT },
-		{ "chunk", required_argument, NULL, O_CHUNK },
-		{ "mtu", required_argument, NULL, O_MTU },
-		{ "bandwidth", required_argument, NULL, O_BW },
-		{ "rtt", required_argument, NULL, O_RTT },
-		{ "alpha", required_argument, NULL, O_ALPHA },
-		{ "beta", required_argument, NULL, O_BETA },
-		{ "scheme", required_argument, NULL, O_SCHEME },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "csv", no_argument, NULL, O_CSV },
+		POINT_CLI_LONG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct cli c;
+	static struct point_cli c;
 	int opt, rc;
 
-	sdr_model_params_init(&c.base);
+	point_cli_init(&c, "sdr-model");
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		rc = 0;
-		switch (opt) {
-		case O_SIZE:
-		case O_DROP:
-			rc = parse_list(&c, opt == O_SIZE ? "size" : "drop", optarg);
-			break;
-		case O_DROP_UNIT:
-			if (strcmp(optarg, "packet") == 0)
-				c.base.drop_unit = SDR_MODEL_DROP_PACKET;
-			else if (strcmp(optarg, "chunk") == 0)
-				c.base.drop_unit = SDR_MODEL_DROP_CHUNK;
-			else
-				rc = bad_value("drop-unit", optarg, "packet or chunk");
-			break;
-		case O_CHUNK:
-			c.chunk_arg = optarg;
-			rc = parse_u32_size("chunk", optarg, &c.base.chunk_bytes);
-			break;
-		case O_MTU:
-			c.mtu_arg = optarg;
-			rc = parse_u32_size("mtu", optarg, &c.base.mtu_bytes);
-			break;
-		case O_BW:
-			if (units_parse_rate(optarg, &c.base.bandwidth_bps) != 0 ||
-			    !(c.base.bandwidth_bps > 0) || !isfinite(c.base.bandwidth_bps))
-				rc = bad_value("bandwidth", optarg, "a rate such as 400G or 100Gbit");
-			break;
-		case O_RTT:
-			if (units_parse_time(optarg, &c.base.rtt_s) != 0)
-				rc = bad_value("rtt", optarg, "a time such as 25ms or 500us");
-			break;
-		case O_ALPHA:
-			if (parse_number(optarg, &c.base.alpha) != 0)
-				rc = bad_value("alpha", optarg, "a number >= 0");
-			break;
-		case O_BETA:
-			if (parse_number(optarg, &c.base.beta) != 0)
-				rc = bad_value("beta", optarg, "a number >= 0");
-			break;
-		case O_SCHEME:
-			rc = add_scheme(&c, optarg);
-			break;
-		case O_JSON: c.json = 1; break;
-		case O_CSV: c.csv = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		rc = point_cli_option(&c, opt, optarg);
+		if (rc < 0) {
+			fprintf(stderr, "Try 'sdr-model --help'.\n");
+			return 2;
 		}
 		if (rc != 0)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "sdr-model: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return 2;
-	}
-	if (c.json && c.csv) {
-		fprintf(stderr, "sdr-model: --json and --csv exclude each other\n");
-		return 2;
-	}
-	if (c.n_sizes == 0) {
-		memcpy(c.sizes, default_sizes, sizeof(default_sizes));
-		c.n_sizes = sizeof(default_sizes) / sizeof(default_sizes[0]);
-		if (c.n_drops == 0) {
-			memcpy(c.drops, default_drops, sizeof(default_drops));
-			c.n_drops = sizeof(default_drops) / sizeof(default_drops[0]);
-		}
-	}
-	if (c.n_drops == 0)
-		c.drops[c.n_drops++] = 1e-4;
-	rc = check_settings(&c);
+	rc = point_cli_finish(&c, argc, argv, optind);
 	if (rc != 0)
 		return rc;
 	if (c.n_sizes == 1 && c.n_drops == 1) {
@@ -522,8 +281,7 @@ main(int argc, char **argv)
 		return run_point(&c);
 	}
 	if (c.n_schemes == 0)
-		for (unsigned int i = 0; i < sizeof(grid_schemes) / sizeof(grid_schemes[0]); i++)
-			add_scheme(&c, grid_schemes[i]);
+		point_cli_default_grid_schemes(&c);
 	c.base.candidates = c.schemes;
 	c.base.n_candidates = c.n_schemes;
 	return run_grid(&c);

@@ -1,0 +1,780 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receiver state machine: CTS, ACK policy, NACKs, EC decodability, FTO and EC-NACK. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec_codec.h"
+#include "rel_rx.h"
+#include "sdr_bitmap.h"
+
+static const char *const counter_names[REL_RX_NCOUNTERS] = {
+#define X(sym, name) [REL_RX_##sym] = name,
+	REL_RX_COUNTERS(X)
+#undef X
+};
+
+const char *
+rel_rx_counter_name(enum rel_rx_counter c)
+{
+	return (unsigned int)c < REL_RX_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+enum rxm_state {
+	RXM_FREE,
+	RXM_POSTED,
+	RXM_DONE,	/* complete; waiting for release */
+	RXM_FAILED,	/* timed out; waiting for release */
+};
+
+/* Control messages a message owes the sender. */
+#define DUE_CTS		0x01u
+#define DUE_ACK		0x02u
+#define DUE_NACK	0x04u
+#define DUE_EC_NACK	0x08u
+#define DUE_FINAL	0x10u	/* ACK with COMPLETE or FAILED */
+
+struct rxm {
+	uint8_t state;
+	uint8_t due;
+	uint8_t fallback;		/* EC: FTO expired, SR ACKs from now on */
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t gen;
+	uint64_t len;
+	uint64_t cookie;
+	uint32_t nchunks;
+	uint32_t nsub;
+	uint32_t npar;
+	uint32_t have_data;		/* data chunks in (arrived or decoded) */
+	uint32_t cum;			/* first data chunk not in */
+	uint32_t hi;			/* highest data chunk arrived + 1 */
+	uint32_t ack_hint;		/* chunk the next ACK window must cover */
+	uint32_t new_since_ack;
+	uint32_t decoded;
+	uint32_t sure_hi;		/* sr-nack: holes below this are sure losses */
+	uint32_t snap_hi;
+	uint32_t nack_cursor;		/* holes below it were NACKed in this round */
+	uint64_t snap_ns;
+	uint64_t nack_round_ns;		/* when the current NACK round started */
+	uint64_t post_ns;
+	uint64_t first_ns;
+	uint64_t last_arrival_ns;
+	uint64_t ack_next_ns;		/* periodic ACK while receiving */
+	uint64_t cts_next_ns;
+	uint64_t fto_ns;
+	uint64_t ecnack_next_ns;
+	uint64_t final_ns;		/* last final ACK, for rate limiting */
+	uint64_t deadline_ns;
+	uint64_t *have;			/* data chunks, then parity chunks */
+	uint16_t *sub_data;		/* per submessage: data chunks in */
+	uint64_t *sub_ok;		/* per submessage: every data chunk in */
+	uint64_t *sub_pending;		/* per submessage: decode requested */
+};
+
+struct dec_ent {
+	uint32_t ctx;
+	uint32_t sub;
+	uint64_t seq;
+};
+
+/* What a released slot remembers, to answer late packets. */
+struct slot_mem {
+	uint8_t valid;
+	uint8_t gen;
+	uint8_t failed;
+	uint8_t queued;
+	uint64_t reack_ns;
+};
+
+struct rel_rx {
+	struct sdr_rel_cfg cfg;
+	struct sdr_conn_attr attr;
+	struct sdr_conn_geom geom;
+	struct ec_codec *codec;		/* decodability queries only */
+	uint64_t rto;
+	uint64_t t_inj_ns_x1000;	/* chunk injection time, in ps */
+	uint32_t max_chunks;
+	uint32_t max_sub;
+	uint64_t next_seq;		/* receives posted so far */
+	struct rxm *msgs;
+	uint32_t *ctx_of_slot;		/* slot -> ctx + 1 (0: none) */
+	uint32_t *free_ctx;
+	uint32_t nfree;
+	struct slot_mem *mem;
+	uint32_t *reack;		/* ring of slots owed a re-ACK */
+	uint32_t reack_head;
+	uint32_t nreack;
+	struct dec_ent *dec;		/* ring of decode requests */
+	uint32_t dec_cap;
+	uint32_t dec_head;
+	uint32_t ndec;
+	struct sdr_rel_done *done;
+	uint32_t done_head;
+	uint32_t ndone;
+	uint64_t counters[REL_RX_NCOUNTERS];
+};
+
+#define REACK_RING 256
+
+static void
+free_msg(struct rxm *m)
+{
+	free(m->have);
+	free(m->sub_data);
+	free(m->sub_ok);
+	free(m->sub_pending);
+}
+
+void
+rel_rx_destroy(struct rel_rx *rx)
+{
+	if (rx == NULL)
+		return;
+	if (rx->msgs != NULL)
+		for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
+			free_msg(&rx->msgs[i]);
+	free(rx->msgs);
+	free(rx->ctx_of_slot);
+	free(rx->free_ctx);
+	free(rx->mem);
+	free(rx->reack);
+	free(rx->dec);
+	free(rx->done);
+	ec_codec_destroy(rx->codec);
+	free(rx);
+}
+
+struct rel_rx *
+rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
+{
+	struct rel_rx *rx = calloc(1, sizeof(*rx));
+	uint32_t n = attr->max_inflight;
+
+	if (rx == NULL)
+		return NULL;
+	rx->cfg = *cfg;
+	rx->attr = *attr;
+	if (sdr_conn_geometry(attr, &rx->geom) != 0)
+		goto fail;
+	if (sdr_scheme_is_ec(&cfg->scheme)) {
+		struct ec_spec spec = {
+			.kind = cfg->scheme.kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
+			.k = cfg->scheme.k, .m = cfg->scheme.m,
+		};
+
+		if (cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m ||
+		    ec_codec_create(&spec, 1, &rx->codec) != 0)
+			goto fail;
+	}
+	rx->rto = sdr_rel_rto(cfg);
+	rx->t_inj_ns_x1000 = cfg->rate_bps > 0 ?
+		(uint64_t)((double)attr->chunk_size * 8e12 / cfg->rate_bps) : 0;
+	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
+	rx->max_sub = cfg->scheme.k ? (rx->geom.max_data_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
+	rx->msgs = calloc(n, sizeof(*rx->msgs));
+	rx->ctx_of_slot = calloc(rx->geom.nslots, sizeof(uint32_t));
+	rx->free_ctx = calloc(n, sizeof(uint32_t));
+	rx->mem = calloc(rx->geom.nslots, sizeof(*rx->mem));
+	rx->reack = calloc(REACK_RING, sizeof(uint32_t));
+	rx->dec_cap = n * rx->max_sub;
+	rx->dec = calloc(rx->dec_cap, sizeof(*rx->dec));
+	rx->done = calloc(n, sizeof(*rx->done));
+	if (!rx->msgs || !rx->ctx_of_slot || !rx->free_ctx || !rx->mem || !rx->reack || !rx->dec ||
+	    !rx->done)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		m->have = calloc(SDR_BITMAP_WORDS(rx->max_chunks), sizeof(uint64_t));
+		m->sub_data = calloc(rx->max_sub, sizeof(uint16_t));
+		m->sub_ok = calloc(SDR_BITMAP_WORDS(rx->max_sub), sizeof(uint64_t));
+		m->sub_pending = calloc(SDR_BITMAP_WORDS(rx->max_sub), sizeof(uint64_t));
+		if (!m->have || !m->sub_data || !m->sub_ok || !m->sub_pending)
+			goto fail;
+		rx->free_ctx[i] = n - 1 - i;
+	}
+	rx->nfree = n;
+	return rx;
+fail:
+	rel_rx_destroy(rx);
+	return NULL;
+}
+
+static int
+is_ec(const struct rel_rx *rx)
+{
+	return sdr_scheme_is_ec(&rx->cfg.scheme);
+}
+
+int
+rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64_t cookie,
+	    uint64_t now)
+{
+	struct rxm *m;
+	uint32_t ctx;
+
+	if (rx->nfree == 0 || rx->ndone >= rx->attr.max_inflight || slot >= rx->geom.nslots ||
+	    rx->ctx_of_slot[slot] != 0)
+		return -EAGAIN;
+	ctx = rx->free_ctx[--rx->nfree];
+	m = &rx->msgs[ctx];
+	memset(m, 0, offsetof(struct rxm, have));
+	m->state = RXM_POSTED;
+	m->seq = seq;
+	m->slot = slot;
+	m->gen = sdr_conn_seq_gen(&rx->attr, seq);
+	m->len = len;
+	m->cookie = cookie;
+	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
+	m->nsub = is_ec(rx) ? (m->nchunks + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k : 0;
+	m->npar = m->nsub * rx->cfg.scheme.m;
+	m->post_ns = now;
+	m->ack_next_ns = UINT64_MAX;
+	m->fto_ns = UINT64_MAX;
+	m->ecnack_next_ns = UINT64_MAX;
+	m->cts_next_ns = now + rx->rto;
+	m->deadline_ns = rx->cfg.global_timeout_ns ? now + rx->cfg.global_timeout_ns : UINT64_MAX;
+	m->due = DUE_CTS;
+	sdr_bitmap_zero(m->have, m->nchunks + m->npar);
+	if (m->nsub) {
+		memset(m->sub_data, 0, m->nsub * sizeof(uint16_t));
+		sdr_bitmap_zero(m->sub_ok, m->nsub);
+		sdr_bitmap_zero(m->sub_pending, m->nsub);
+	}
+	rx->ctx_of_slot[slot] = ctx + 1;
+	rx->mem[slot].valid = 0;
+	if (seq + 1 > rx->next_seq)
+		rx->next_seq = seq + 1;
+	rx->counters[REL_RX_POSTED]++;
+	return (int)ctx;
+}
+
+static struct rxm *
+msg_of_slot(struct rel_rx *rx, uint32_t slot)
+{
+	uint32_t c = slot < rx->geom.nslots ? rx->ctx_of_slot[slot] : 0;
+
+	return c ? &rx->msgs[c - 1] : NULL;
+}
+
+static void
+push_done(struct rel_rx *rx, struct rxm *m, enum sdr_done_status st, uint64_t now)
+{
+	struct sdr_rel_done *d;
+
+	if (rx->ndone >= rx->attr.max_inflight)
+		return;	/* cannot happen: post refuses while completions are unread */
+	d = &rx->done[(rx->done_head + rx->ndone) % rx->attr.max_inflight];
+	rx->ndone++;
+	*d = (struct sdr_rel_done){
+		.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .status = st,
+		.start_ns = m->post_ns, .first_ns = m->first_ns, .end_ns = now,
+		.decoded = m->decoded,
+	};
+}
+
+static void
+check_complete(struct rel_rx *rx, struct rxm *m, uint64_t now)
+{
+	if (m->state != RXM_POSTED || m->have_data < m->nchunks)
+		return;
+	m->state = RXM_DONE;
+	m->due = DUE_FINAL;
+	rx->counters[REL_RX_COMPLETED]++;
+	push_done(rx, m, SDR_DONE_OK, now);
+}
+
+/* Is submessage s of m decodable with what is in now? */
+static int
+sub_decodable(const struct rel_rx *rx, const struct rxm *m, uint32_t s)
+{
+	uint32_t k = rx->cfg.scheme.k, mm = rx->cfg.scheme.m, first = s * k;
+	struct ec_mask mask;
+
+	ec_mask_zero(&mask);
+	for (uint32_t j = 0; j < k; j++)
+		if (first + j >= m->nchunks || sdr_bit_test(m->have, first + j))
+			ec_mask_set(&mask, j);	/* past the end: a zero chunk, known */
+	for (uint32_t i = 0; i < mm; i++)
+		if (sdr_bit_test(m->have, m->nchunks + s * mm + i))
+			ec_mask_set(&mask, k + i);
+	return ec_decodable(rx->codec, &mask);
+}
+
+static uint32_t
+sub_count(const struct rel_rx *rx, const struct rxm *m, uint32_t s)
+{
+	uint32_t first = s * rx->cfg.scheme.k;
+
+	return m->nchunks - first < rx->cfg.scheme.k ? m->nchunks - first : rx->cfg.scheme.k;
+}
+
+static void
+check_sub(struct rel_rx *rx, uint32_t ctx, uint32_t s)
+{
+	struct rxm *m = &rx->msgs[ctx];
+
+	if (sdr_bit_test(m->sub_ok, s) || sdr_bit_test(m->sub_pending, s))
+		return;
+	if (m->sub_data[s] == sub_count(rx, m, s)) {
+		sdr_bit_set(m->sub_ok, s);
+		return;
+	}
+	if (sub_decodable(rx, m, s) && rx->ndec < rx->dec_cap) {
+		sdr_bit_set(m->sub_pending, s);
+		rx->dec[(rx->dec_head + rx->ndec) % rx->dec_cap] =
+			(struct dec_ent){ .ctx = ctx, .sub = s, .seq = m->seq };
+		rx->ndec++;
+	}
+}
+
+/* Mark data chunk c in; move the cumulative point. */
+static void
+data_in(struct rxm *m, uint32_t c)
+{
+	m->have_data++;
+	if (c == m->cum)
+		m->cum = sdr_bitmap_next_zero(m->have, c + 1, m->nchunks);
+}
+
+static uint64_t
+fto_len(const struct rel_rx *rx, const struct rxm *m)
+{
+	uint64_t par = ((uint64_t)m->nchunks * rx->cfg.scheme.m + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k;
+
+	return ((uint64_t)m->nchunks + par) * rx->t_inj_ns_x1000 / 1000 +
+	       (uint64_t)(rx->cfg.beta * (double)rx->cfg.rtt_ns);
+}
+
+int
+rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
+{
+	struct rxm *m = msg_of_slot(rx, slot);
+	uint32_t ctx;
+
+	if (m == NULL || m->state != RXM_POSTED || chunk >= m->nchunks + m->npar)
+		return m != NULL && m->state != RXM_POSTED ? 0 : -1;
+	ctx = (uint32_t)(m - rx->msgs);
+	if (!sdr_bit_test_and_set(m->have, chunk)) {
+		rx->counters[REL_RX_DUP_CHUNKS]++;
+		return 0;
+	}
+	if (m->first_ns == 0) {
+		m->first_ns = now ? now : 1;
+		m->due &= (uint8_t)~DUE_CTS;
+		m->cts_next_ns = UINT64_MAX;
+		m->snap_ns = now;
+		if (is_ec(rx))
+			m->fto_ns = now + fto_len(rx, m);
+		if (rx->cfg.ack_every_ns)
+			m->ack_next_ns = now + rx->cfg.ack_every_ns;
+	}
+	m->last_arrival_ns = now;
+	if (chunk >= m->nchunks) {
+		rx->counters[REL_RX_PARITY_CHUNKS]++;
+		check_sub(rx, ctx, (chunk - m->nchunks) / rx->cfg.scheme.m);
+		return 1;
+	}
+	rx->counters[REL_RX_CHUNKS]++;
+	data_in(m, chunk);
+	if (chunk + 1 > m->hi)
+		m->hi = chunk + 1;
+	m->ack_hint = chunk;
+	m->new_since_ack++;
+	if (is_ec(rx)) {
+		uint32_t s = chunk / rx->cfg.scheme.k;
+
+		m->sub_data[s]++;
+		check_sub(rx, ctx, s);
+	}
+	if ((!is_ec(rx) || m->fallback) && rx->cfg.ack_every_chunks &&
+	    m->new_since_ack >= rx->cfg.ack_every_chunks)
+		m->due |= DUE_ACK;
+	check_complete(rx, m, now);
+	return 1;
+}
+
+void
+rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint64_t now)
+{
+	struct rxm *m;
+	uint32_t first, n;
+
+	if (ctx >= rx->attr.max_inflight)
+		return;
+	m = &rx->msgs[ctx];
+	if (m->state != RXM_POSTED || m->seq != seq || sub >= m->nsub)
+		return;
+	sdr_bit_clear(m->sub_pending, sub);
+	if (sdr_bit_test(m->sub_ok, sub))
+		return;
+	first = sub * rx->cfg.scheme.k;
+	n = sub_count(rx, m, sub);
+	for (uint32_t c = first; c < first + n; c++)
+		if (sdr_bit_test_and_set(m->have, c))
+			data_in(m, c);
+	m->sub_data[sub] = (uint16_t)n;
+	sdr_bit_set(m->sub_ok, sub);
+	m->decoded++;
+	rx->counters[REL_RX_DECODES]++;
+	check_complete(rx, m, now);
+}
+
+void
+rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
+{
+	struct rxm *m = msg_of_slot(rx, slot);
+	struct slot_mem *sm;
+
+	if (m != NULL && m->gen == gen) {
+		if (m->state == RXM_DONE || m->state == RXM_FAILED) {
+			if (now >= m->final_ns + rx->cfg.rtt_ns / 4)
+				m->due |= DUE_FINAL;
+		} else if (m->state == RXM_POSTED && (!is_ec(rx) || m->fallback)) {
+			m->due |= DUE_ACK;	/* a duplicate: our ACK may have been lost */
+		}
+		return;
+	}
+	if (slot >= rx->geom.nslots)
+		return;
+	sm = &rx->mem[slot];
+	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->cfg.rtt_ns / 4 ||
+	    rx->nreack == REACK_RING)
+		return;
+	sm->queued = 1;
+	rx->reack[(rx->reack_head + rx->nreack) % REACK_RING] = slot;
+	rx->nreack++;
+}
+
+void
+rel_rx_release(struct rel_rx *rx, uint32_t slot)
+{
+	struct rxm *m = msg_of_slot(rx, slot);
+
+	if (m == NULL)
+		return;
+	rx->mem[slot] = (struct slot_mem){ .valid = 1, .gen = (uint8_t)m->gen,
+					   .failed = m->state != RXM_DONE, .reack_ns = m->final_ns };
+	/* released before its final ACK went out: the ACK is still owed */
+	if ((m->due & DUE_FINAL) && rx->nreack < REACK_RING) {
+		rx->mem[slot].queued = 1;
+		rx->reack[(rx->reack_head + rx->nreack) % REACK_RING] = slot;
+		rx->nreack++;
+	}
+	m->state = RXM_FREE;
+	rx->ctx_of_slot[slot] = 0;
+	rx->free_ctx[rx->nfree++] = (uint32_t)(m - rx->msgs);
+}
+
+static uint64_t
+nack_repeat(const struct rel_rx *rx)
+{
+	uint64_t margin = rx->cfg.nack_allowance_ns > rx->cfg.rtt_ns / 8 ?
+			  rx->cfg.nack_allowance_ns : rx->cfg.rtt_ns / 8;
+
+	return rx->cfg.rtt_ns + margin;
+}
+
+/* Holes below this limit are sure losses: behind a chunk that arrived at least the
+ * allowance ago, or anywhere once nothing arrived for the allowance + RTT/8 (the tail). */
+static uint32_t
+nack_limit(const struct rel_rx *rx, const struct rxm *m, uint64_t now)
+{
+	if (now >= m->last_arrival_ns + rx->cfg.nack_allowance_ns + rx->cfg.rtt_ns / 8)
+		return m->nchunks;
+	return m->sure_hi;
+}
+
+/* First hole at or after the NACK cursor. */
+static uint32_t
+next_hole(const struct rxm *m, uint32_t limit)
+{
+	return sdr_bitmap_next_zero(m->have, m->cum > m->nack_cursor ? m->cum : m->nack_cursor,
+				    limit);
+}
+
+/* Fire the timers of one message. */
+static void
+run_timers(struct rel_rx *rx, struct rxm *m, uint64_t now)
+{
+	if (m->state != RXM_POSTED)
+		return;
+	if (m->deadline_ns <= now) {
+		m->state = RXM_FAILED;
+		m->due = DUE_FINAL;
+		rx->counters[REL_RX_TIMEOUTS]++;
+		push_done(rx, m, SDR_DONE_TIMEOUT, now);
+		return;
+	}
+	if (m->cts_next_ns <= now) {
+		m->due |= DUE_CTS;
+		m->cts_next_ns = now + rx->rto;
+	}
+	if (m->ack_next_ns <= now) {
+		if (m->new_since_ack && (!is_ec(rx) || m->fallback))
+			m->due |= DUE_ACK;
+		m->ack_next_ns = now + rx->cfg.ack_every_ns;
+	}
+	if (m->fto_ns <= now) {
+		m->fto_ns = UINT64_MAX;
+		m->fallback = 1;
+		rx->counters[REL_RX_FTO_FIRED]++;
+		/* the ACK bitmap tells the sender which chunks of the submessages are in */
+		m->due |= DUE_EC_NACK | (rx->cfg.ec_fallback_whole ? 0 : DUE_ACK);
+		m->ecnack_next_ns = now + rx->rto;
+	} else if (m->ecnack_next_ns <= now) {
+		m->due |= DUE_EC_NACK;
+		m->ecnack_next_ns = now + rx->rto;
+	}
+	if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns) {
+		uint64_t allow = rx->cfg.nack_allowance_ns;
+		uint32_t limit;
+
+		if (now >= m->snap_ns + allow) {
+			if (m->snap_hi > m->sure_hi)
+				m->sure_hi = m->snap_hi;
+			m->snap_hi = m->hi;
+			m->snap_ns = now;
+		}
+		limit = nack_limit(rx, m, now);
+		/*
+		 * A round NACKs every sure hole once, in windows of up to 1024 chunks, as holes
+		 * become sure. A new round starts from the cumulative point once the last one
+		 * had time for its retransmissions to arrive (an RTT plus margin).
+		 */
+		if (m->cum < limit && now >= m->nack_round_ns + nack_repeat(rx)) {
+			m->nack_cursor = m->cum;
+			m->nack_round_ns = now;
+		}
+		if (m->cum < limit && next_hole(m, limit) < limit)
+			m->due |= DUE_NACK;
+	}
+}
+
+/* Fill an ACK (or NACK) window from the have bits: set bits = in (ACK) or missing (NACK). */
+static void
+fill_window(struct sdr_ctrl *c, const struct rxm *m, uint32_t start, uint32_t end, int missing)
+{
+	uint32_t n = end > start ? end - start : 0;
+
+	if (n > SDR_CTRL_MAX_BITS)
+		n = SDR_CTRL_MAX_BITS;
+	c->win_start = start;
+	c->nwords = (uint8_t)((n + 31) / 32);
+	memset(c->win, 0, sizeof(c->win));
+	for (uint32_t i = 0; i < n; i++)
+		if (sdr_bit_test(m->have, start + i) != missing)
+			sdr_ctrl_win_set(c, i);
+}
+
+static void
+ctrl_head(struct sdr_ctrl *c, uint8_t type, const struct rxm *m)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+	c->msg_id = (uint16_t)m->slot;
+	c->gen = (uint8_t)m->gen;
+}
+
+/* Build the control message m owes, highest priority first. @return 1 if one was built. */
+static int
+build_ctrl(struct rel_rx *rx, struct rxm *m, uint64_t now, struct sdr_ctrl *c)
+{
+	if (m->due & DUE_FINAL) {
+		ctrl_head(c, SDR_CTRL_ACK, m);
+		c->flags = m->state == RXM_DONE ? SDR_CTRL_F_COMPLETE : SDR_CTRL_F_FAILED;
+		c->cum = m->cum;
+		m->due = 0;
+		m->final_ns = now;
+		rx->counters[REL_RX_ACKS]++;
+		return 1;
+	}
+	if (m->due & DUE_CTS) {
+		ctrl_head(c, SDR_CTRL_CTS, m);
+		c->cum = (uint32_t)rx->next_seq;
+		c->win_start = (uint32_t)m->seq;
+		c->value = m->len;
+		m->due &= (uint8_t)~DUE_CTS;
+		rx->counters[REL_RX_CTS]++;
+		return 1;
+	}
+	if (m->due & DUE_EC_NACK) {
+		uint32_t first = m->nsub, last = 0;
+
+		m->due &= (uint8_t)~DUE_EC_NACK;
+		for (uint32_t s = 0; s < m->nsub; s++) {
+			if (!sdr_bit_test(m->sub_ok, s) && !sdr_bit_test(m->sub_pending, s)) {
+				if (first == m->nsub)
+					first = s;
+				last = s + 1;
+			}
+		}
+		if (first == m->nsub) {
+			m->ecnack_next_ns = UINT64_MAX;	/* everything decodes */
+			return 0;
+		}
+		ctrl_head(c, SDR_CTRL_EC_NACK, m);
+		if (last - first > SDR_CTRL_MAX_BITS)
+			last = first + SDR_CTRL_MAX_BITS;
+		c->win_start = first;
+		c->nwords = (uint8_t)((last - first + 31) / 32);
+		for (uint32_t s = first; s < last; s++)
+			if (!sdr_bit_test(m->sub_ok, s) && !sdr_bit_test(m->sub_pending, s))
+				sdr_ctrl_win_set(c, s - first);
+		rx->counters[REL_RX_EC_NACKS]++;
+		return 1;
+	}
+	if (m->due & DUE_NACK) {
+		uint32_t limit = nack_limit(rx, m, now), start = next_hole(m, limit), end;
+
+		m->due &= (uint8_t)~DUE_NACK;
+		if (start >= limit)
+			return 0;
+		end = limit - start > SDR_CTRL_MAX_BITS ? start + SDR_CTRL_MAX_BITS : limit;
+		ctrl_head(c, SDR_CTRL_NACK, m);
+		c->cum = m->cum;
+		fill_window(c, m, start, end, 1);
+		m->nack_cursor = end;
+		if (m->nack_round_ns == 0)
+			m->nack_round_ns = now;
+		/* more sure holes past this window: another NACK right after */
+		if (sdr_bitmap_next_zero(m->have, end, limit) < limit)
+			m->due |= DUE_NACK;
+		rx->counters[REL_RX_NACKS]++;
+		return 1;
+	}
+	if (m->due & DUE_ACK) {
+		uint32_t start = m->cum;
+
+		m->due &= (uint8_t)~DUE_ACK;
+		if (m->ack_hint >= start + SDR_CTRL_MAX_BITS)
+			start = m->ack_hint + 1 - SDR_CTRL_MAX_BITS;
+		ctrl_head(c, SDR_CTRL_ACK, m);
+		c->cum = m->cum;
+		fill_window(c, m, start, m->nchunks, 0);
+		m->new_since_ack = 0;
+		rx->counters[REL_RX_ACKS]++;
+		return 1;
+	}
+	return 0;
+}
+
+int
+rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
+{
+	while (rx->nreack) {
+		uint32_t slot = rx->reack[rx->reack_head];
+		struct slot_mem *sm = &rx->mem[slot];
+
+		rx->reack_head = (rx->reack_head + 1) % REACK_RING;
+		rx->nreack--;
+		sm->queued = 0;
+		if (!sm->valid)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_ACK;
+		c->msg_id = (uint16_t)slot;
+		c->gen = sm->gen;
+		c->flags = sm->failed ? SDR_CTRL_F_FAILED : SDR_CTRL_F_COMPLETE;
+		sm->reack_ns = now;
+		rx->counters[REL_RX_REACKS]++;
+		return 1;
+	}
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_FREE)
+			continue;
+		run_timers(rx, m, now);
+		while (m->due) {
+			if (build_ctrl(rx, m, now, c))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int
+rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d)
+{
+	while (rx->ndec) {
+		struct dec_ent e = rx->dec[rx->dec_head];
+		struct rxm *m = &rx->msgs[e.ctx];
+
+		rx->dec_head = (rx->dec_head + 1) % rx->dec_cap;
+		rx->ndec--;
+		if (m->state != RXM_POSTED || m->seq != e.seq || sdr_bit_test(m->sub_ok, e.sub))
+			continue;
+		d->ctx = e.ctx;
+		d->seq = e.seq;
+		d->slot = m->slot;
+		d->sub = e.sub;
+		d->first = e.sub * rx->cfg.scheme.k;
+		d->count = sub_count(rx, m, e.sub);
+		d->cookie = m->cookie;
+		return 1;
+	}
+	return 0;
+}
+
+/* Keep the earliest of @p t and @p c, ignoring times not after @p now: whatever was due by
+ * now has already been handled by run_timers(). */
+static uint64_t
+later_min(uint64_t t, uint64_t c, uint64_t now)
+{
+	return c > now && c < t ? c : t;
+}
+
+uint64_t
+rel_rx_next_time(struct rel_rx *rx, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (rx->nreack || rx->ndec)
+		return now;
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_FREE)
+			continue;
+		run_timers(rx, m, now);
+		if (m->due)
+			return now;
+		if (m->state != RXM_POSTED)
+			continue;
+		t = later_min(t, m->deadline_ns, now);
+		t = later_min(t, m->cts_next_ns, now);
+		if (m->new_since_ack)
+			t = later_min(t, m->ack_next_ns, now);
+		t = later_min(t, m->fto_ns, now);
+		t = later_min(t, m->ecnack_next_ns, now);
+		if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
+			uint64_t allow = rx->cfg.nack_allowance_ns;
+
+			if (m->hi > m->sure_hi)
+				t = later_min(t, m->snap_ns + allow, now);
+			t = later_min(t, m->last_arrival_ns + allow + rx->cfg.rtt_ns / 8, now);
+			if (m->nack_cursor > m->cum)
+				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
+		}
+	}
+	return t;
+}
+
+int
+rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d)
+{
+	if (rx->ndone == 0)
+		return 0;
+	*d = rx->done[rx->done_head];
+	rx->done_head = (rx->done_head + 1) % rx->attr.max_inflight;
+	rx->ndone--;
+	return 1;
+}
+
+const uint64_t *
+rel_rx_counters(const struct rel_rx *rx)
+{
+	return rx->counters;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receiver state machine of the reliability layer (one per connection).
+ *
+ * Told which chunks of which posted message arrived (data or parity), it decides the
+ * control messages to send back and when:
+ *
+ *   CTS      when a receive is posted, repeated every RTO until its first chunk arrives;
+ *   ACK      SR: cumulative chunk + a window of up to 1024 chunk bits, every
+ *            ack_every_chunks new chunks and/or every ack_every_ns, and always at
+ *            completion (flag COMPLETE). EC: only the positive ACK at completion, plus SR
+ *            ACKs for the submessages that fell back;
+ *   NACK     sr-nack: holes that are sure losses — behind a chunk that arrived at least the
+ *            reordering allowance ago, or at the tail once nothing arrived for the
+ *            allowance plus RTT/8 (see docs/architecture.md, "Reliability");
+ *   EC-NACK  EC: at the fallback timeout FTO = (M + ceil(M/R)) * T_INJ + beta * RTT after the
+ *            first arrival, the data submessages still undecodable; repeated every RTO
+ *            while any remain;
+ *
+ * and which submessages to decode (as soon as one is decodable with data missing).
+ * A completed message is re-acknowledged (rate-limited) whenever late packets show the
+ * sender has not heard the final ACK.
+ *
+ * Time is an argument; nothing here reads a clock or allocates after rel_rx_create().
+ */
+#ifndef SDR_REL_RX_H
+#define SDR_REL_RX_H
+
+#include <stdint.h>
+
+#include "sdr_conn.h"
+#include "sdr_ctrl.h"
+#include "sdr_rel.h"
+
+#define REL_RX_COUNTERS(X) \
+	X(POSTED,		"recvs_posted") \
+	X(COMPLETED,		"recvs_completed") \
+	X(TIMEOUTS,		"recvs_timed_out") \
+	X(CHUNKS,		"chunks_arrived") \
+	X(PARITY_CHUNKS,	"parity_chunks_arrived") \
+	X(DUP_CHUNKS,		"chunks_arrived_twice") \
+	X(DECODES,		"submessages_decoded") \
+	X(ACKS,			"acks_sent") \
+	X(NACKS,		"nacks_sent") \
+	X(EC_NACKS,		"ec_nacks_sent") \
+	X(CTS,			"cts_sent") \
+	X(REACKS,		"late_reacks_sent") \
+	X(FTO_FIRED,		"fallback_timeouts")
+
+enum rel_rx_counter {
+#define X(sym, name) REL_RX_##sym,
+	REL_RX_COUNTERS(X)
+#undef X
+	REL_RX_NCOUNTERS
+};
+
+const char *rel_rx_counter_name(enum rel_rx_counter c);
+
+/** A submessage to decode: its data chunks [first, first + count) have holes. */
+struct rel_rx_decode {
+	uint32_t ctx;
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t sub;
+	uint32_t first;		/**< first data chunk of the submessage */
+	uint32_t count;		/**< data chunks in it (k, or fewer for the last one) */
+	uint64_t cookie;
+};
+
+struct rel_rx;
+
+/** @return NULL on bad attributes/configuration or no memory. */
+struct rel_rx *rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr);
+void rel_rx_destroy(struct rel_rx *rx);
+
+/**
+ * A receive was posted (sdr_rx_post() gave the slot of sequence number @p seq).
+ * @return context index (>= 0) or -EAGAIN (no context free).
+ */
+int rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64_t cookie,
+		uint64_t now);
+
+/**
+ * Chunk @p chunk of the message in @p slot is complete: a data chunk index, or for parity
+ * nchunks + parity index (the numbering of sdr_rx_chunk_bits()).
+ * @return 1 if it was new, 0 if the chunk was already in (a duplicate: call
+ *   rel_rx_on_late()), -1 if no posted message matches (also rel_rx_on_late()).
+ */
+int rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now);
+
+/**
+ * A packet arrived for a message already complete or released (late_packet,
+ * msg_already_complete, duplicate): the sender may have missed an ACK.
+ */
+void rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
+
+/** The data chunks of a submessage were rebuilt (after a rel_rx_next_decode() request). */
+void rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint64_t now);
+
+/** The application released the message in @p slot (recv_complete). */
+void rel_rx_release(struct rel_rx *rx, uint32_t slot);
+
+/** The next control message to send at @p now. @return 1 with @p c filled, or 0. */
+int rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c);
+
+/** The next submessage to decode. @return 1 with @p d filled, or 0. */
+int rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d);
+
+/** Earliest time something is due (UINT64_MAX: nothing). */
+uint64_t rel_rx_next_time(struct rel_rx *rx, uint64_t now);
+
+/** Take one completion (complete, or timed out). @return 1/0. */
+int rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d);
+
+const uint64_t *rel_rx_counters(const struct rel_rx *rx);
+
+#endif /* SDR_REL_RX_H */

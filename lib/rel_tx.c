@@ -1,0 +1,699 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sender state machine: SR, SR-NACK, EC with SR fallback; CTS credits; pacing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pacer.h"
+#include "rel_tx.h"
+#include "sdr_bitmap.h"
+
+static const char *const counter_names[REL_TX_NCOUNTERS] = {
+#define X(sym, name) [REL_TX_##sym] = name,
+	REL_TX_COUNTERS(X)
+#undef X
+};
+
+const char *
+rel_tx_counter_name(enum rel_tx_counter c)
+{
+	return (unsigned int)c < REL_TX_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+enum txm_state {
+	TXM_FREE,
+	TXM_WAIT_CTS,
+	TXM_ACTIVE,
+};
+
+/* A message in flight. Arrays are sized for the largest message at create time. */
+struct txm {
+	uint8_t state;
+	uint8_t feedback;		/* any control message about it arrived */
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t gen;
+	uint64_t len;
+	uint64_t cookie;
+	uint32_t nchunks;
+	uint32_t nsub;			/* EC data submessages */
+	uint32_t last_bytes;		/* bytes of the last data chunk */
+	uint32_t nacked;		/* data chunks acknowledged */
+	/* initial pass */
+	uint32_t data_next;		/* next data chunk to send */
+	uint32_t enc_next;		/* next submessage to request encoding of */
+	uint32_t par_sub;		/* submessage whose parity goes out next */
+	uint32_t par_j;
+	uint64_t inject_done_ns;	/* 0 until every chunk went out once */
+	uint64_t silence_ns;		/* EC: fall back if nothing heard by then */
+	uint64_t submit_ns;
+	uint64_t first_ns;
+	uint64_t deadline_ns;		/* global timeout */
+	uint32_t retransmitted;
+	uint32_t fallback_subs;
+	uint64_t *acked;		/* per data chunk */
+	uint64_t *queued;		/* per data chunk: waiting in the retransmit queue */
+	uint64_t *sr;			/* per data chunk: under SR timers (EC after fallback) */
+	uint64_t *fell_back;		/* per submessage */
+	uint64_t *par_ready;		/* per submessage */
+	uint64_t *last_sent;		/* per data chunk, ns; 0: never */
+};
+
+/* A retransmission timer or queue entry; stale entries are skipped when popped. */
+struct tx_ent {
+	uint32_t ctx;
+	uint32_t chunk;
+	uint64_t seq;
+	uint64_t sent_ns;
+};
+
+struct ent_ring {
+	struct tx_ent *e;
+	uint32_t cap;
+	uint32_t head;
+	uint32_t n;
+};
+
+struct rel_tx {
+	struct sdr_rel_cfg cfg;
+	struct sdr_conn_attr attr;
+	struct sdr_conn_geom geom;
+	uint64_t rto;
+	uint32_t max_chunks;
+	uint32_t max_sub;
+	uint64_t next_seq;
+	uint64_t credit;		/* receives the peer has posted */
+	uint32_t inflight;
+	struct txm *msgs;
+	uint32_t *order;		/* contexts in sequence order (ring) */
+	uint32_t order_head;
+	uint32_t *free_ctx;
+	uint32_t nfree;
+	uint8_t *slot_busy;
+	struct ent_ring timers;		/* in send order: expiry order, RTO is constant */
+	struct ent_ring rexmit;		/* chunks due for retransmission */
+	struct sdr_rel_done *done;	/* completion ring */
+	uint32_t done_head;
+	uint32_t ndone;
+	struct pacer pacer;
+	uint64_t counters[REL_TX_NCOUNTERS];
+};
+
+static int
+ring_push(struct ent_ring *r, const struct tx_ent *e)
+{
+	if (r->n == r->cap)
+		return -1;
+	r->e[(r->head + r->n) % r->cap] = *e;
+	r->n++;
+	return 0;
+}
+
+static struct tx_ent *
+ring_front(struct ent_ring *r)
+{
+	return r->n ? &r->e[r->head] : NULL;
+}
+
+static void
+ring_pop(struct ent_ring *r)
+{
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+}
+
+static void
+free_msg_arrays(struct txm *m)
+{
+	free(m->acked);
+	free(m->queued);
+	free(m->sr);
+	free(m->fell_back);
+	free(m->par_ready);
+	free(m->last_sent);
+}
+
+void
+rel_tx_destroy(struct rel_tx *tx)
+{
+	if (tx == NULL)
+		return;
+	if (tx->msgs != NULL)
+		for (uint32_t i = 0; i < tx->attr.max_inflight; i++)
+			free_msg_arrays(&tx->msgs[i]);
+	free(tx->msgs);
+	free(tx->order);
+	free(tx->free_ctx);
+	free(tx->slot_busy);
+	free(tx->timers.e);
+	free(tx->rexmit.e);
+	free(tx->done);
+	free(tx);
+}
+
+struct rel_tx *
+rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
+{
+	struct rel_tx *tx = calloc(1, sizeof(*tx));
+	uint32_t n;
+
+	if (tx == NULL)
+		return NULL;
+	tx->cfg = *cfg;
+	tx->attr = *attr;
+	if (sdr_conn_geometry(attr, &tx->geom) != 0)
+		goto fail;
+	if (sdr_scheme_is_ec(&cfg->scheme) &&
+	    (cfg->scheme.k == 0 || cfg->scheme.m == 0 || cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
+		goto fail;
+	tx->rto = sdr_rel_rto(cfg);
+	tx->max_chunks = tx->geom.max_data_chunks;
+	tx->max_sub = cfg->scheme.k ? (tx->max_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
+	n = attr->max_inflight;
+	tx->msgs = calloc(n, sizeof(*tx->msgs));
+	tx->order = calloc(n, sizeof(uint32_t));
+	tx->free_ctx = calloc(n, sizeof(uint32_t));
+	tx->slot_busy = calloc(tx->geom.nslots, 1);
+	tx->done = calloc(n, sizeof(*tx->done));
+	tx->timers.cap = cfg->timer_slots ? cfg->timer_slots : 65536;
+	tx->rexmit.cap = tx->timers.cap;
+	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
+	tx->rexmit.e = calloc(tx->rexmit.cap, sizeof(struct tx_ent));
+	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done ||
+	    !tx->timers.e || !tx->rexmit.e)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++) {
+		struct txm *m = &tx->msgs[i];
+		uint32_t cw = SDR_BITMAP_WORDS(tx->max_chunks), sw = SDR_BITMAP_WORDS(tx->max_sub);
+
+		m->acked = calloc(cw, sizeof(uint64_t));
+		m->queued = calloc(cw, sizeof(uint64_t));
+		m->sr = calloc(cw, sizeof(uint64_t));
+		m->fell_back = calloc(sw, sizeof(uint64_t));
+		m->par_ready = calloc(sw, sizeof(uint64_t));
+		m->last_sent = calloc(tx->max_chunks, sizeof(uint64_t));
+		if (!m->acked || !m->queued || !m->sr || !m->fell_back || !m->par_ready ||
+		    !m->last_sent)
+			goto fail;
+		tx->free_ctx[i] = n - 1 - i;
+	}
+	tx->nfree = n;
+	pacer_init(&tx->pacer, cfg->rate_bps, cfg->bucket_bytes, 0);
+	return tx;
+fail:
+	rel_tx_destroy(tx);
+	return NULL;
+}
+
+static int
+is_ec(const struct rel_tx *tx)
+{
+	return sdr_scheme_is_ec(&tx->cfg.scheme);
+}
+
+int
+rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
+{
+	uint32_t slot = sdr_conn_seq_slot(&tx->attr, tx->next_seq), ctx, cw;
+	struct txm *m;
+
+	if (len > tx->attr.max_msg_size)
+		return -EMSGSIZE;
+	if (tx->nfree == 0 || tx->slot_busy[slot])
+		return -EAGAIN;
+	ctx = tx->free_ctx[--tx->nfree];
+	m = &tx->msgs[ctx];
+	m->state = TXM_WAIT_CTS;
+	m->feedback = 0;
+	m->seq = tx->next_seq++;
+	m->slot = slot;
+	m->gen = sdr_conn_seq_gen(&tx->attr, m->seq);
+	m->len = len;
+	m->cookie = cookie;
+	m->nchunks = sdr_conn_msg_chunks(&tx->geom, len);
+	m->nsub = is_ec(tx) ? (m->nchunks + tx->cfg.scheme.k - 1) / tx->cfg.scheme.k : 0;
+	m->last_bytes = (uint32_t)(len - (uint64_t)(m->nchunks - 1) * tx->attr.chunk_size);
+	m->nacked = 0;
+	m->data_next = m->enc_next = m->par_sub = m->par_j = 0;
+	m->inject_done_ns = 0;
+	m->silence_ns = UINT64_MAX;
+	m->submit_ns = now;
+	m->first_ns = 0;
+	m->deadline_ns = tx->cfg.global_timeout_ns ? now + tx->cfg.global_timeout_ns : UINT64_MAX;
+	m->retransmitted = 0;
+	m->fallback_subs = 0;
+	cw = SDR_BITMAP_WORDS(m->nchunks);
+	memset(m->acked, 0, cw * sizeof(uint64_t));
+	memset(m->queued, 0, cw * sizeof(uint64_t));
+	memset(m->sr, is_ec(tx) ? 0 : 0xFF, cw * sizeof(uint64_t));
+	memset(m->fell_back, 0, SDR_BITMAP_WORDS(m->nsub + 1) * sizeof(uint64_t));
+	memset(m->par_ready, 0, SDR_BITMAP_WORDS(m->nsub + 1) * sizeof(uint64_t));
+	memset(m->last_sent, 0, m->nchunks * sizeof(uint64_t));
+	tx->slot_busy[slot] = 1;
+	tx->order[(tx->order_head + tx->inflight) % tx->attr.max_inflight] = ctx;
+	tx->inflight++;
+	tx->counters[REL_TX_SUBMITTED]++;
+	return (int)ctx;
+}
+
+/* Record a completion and free the message's context. */
+static void
+finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
+{
+	struct txm *m = &tx->msgs[ctx];
+	struct sdr_rel_done *d;
+
+	if (tx->ndone < tx->attr.max_inflight) {
+		d = &tx->done[(tx->done_head + tx->ndone) % tx->attr.max_inflight];
+		tx->ndone++;
+		*d = (struct sdr_rel_done){
+			.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .status = st,
+			.start_ns = m->submit_ns, .first_ns = m->first_ns, .end_ns = now,
+			.retransmitted = m->retransmitted, .fallback = m->fallback_subs,
+		};
+	}
+	tx->counters[st == SDR_DONE_OK ? REL_TX_COMPLETED :
+		     st == SDR_DONE_TIMEOUT ? REL_TX_TIMEOUTS : REL_TX_FAILED]++;
+	m->state = TXM_FREE;
+	tx->slot_busy[m->slot] = 0;
+	tx->free_ctx[tx->nfree++] = ctx;
+	tx->inflight--;
+	/* keep the order ring compact: remove ctx, preserving sequence order */
+	for (uint32_t i = 0, w = 0; i < tx->inflight + 1; i++) {
+		uint32_t c = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+
+		if (c != ctx)
+			tx->order[(tx->order_head + w++) % tx->attr.max_inflight] = c;
+	}
+}
+
+/* The message a control message is about: the in-flight one with that slot and gen. */
+static int
+find_msg(const struct rel_tx *tx, uint32_t slot, uint32_t gen)
+{
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		uint32_t c = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		const struct txm *m = &tx->msgs[c];
+
+		if (m->slot == slot && (m->gen & 0xFF) == gen && m->state != TXM_FREE)
+			return (int)c;
+	}
+	return -1;
+}
+
+static void
+queue_rexmit(struct rel_tx *tx, uint32_t ctx, uint32_t chunk)
+{
+	struct txm *m = &tx->msgs[ctx];
+	struct tx_ent e = { .ctx = ctx, .chunk = chunk, .seq = m->seq };
+
+	if (sdr_bit_test(m->acked, chunk) || sdr_bit_test(m->queued, chunk))
+		return;
+	if (ring_push(&tx->rexmit, &e) == 0)
+		sdr_bit_set(m->queued, chunk);
+	else
+		tx->counters[REL_TX_TIMER_FULL]++;
+}
+
+static void
+mark_acked(struct txm *m, uint32_t c)
+{
+	if (c < m->nchunks && sdr_bit_test_and_set(m->acked, c))
+		m->nacked++;
+}
+
+/* Put submessage s (or, for s == UINT32_MAX, all of them) under SR and resend its holes. */
+static void
+fall_back(struct rel_tx *tx, uint32_t ctx, uint32_t s)
+{
+	struct txm *m = &tx->msgs[ctx];
+	uint32_t k = tx->cfg.scheme.k, first = s * k, last = first + k;
+
+	if (s >= m->nsub || !sdr_bit_test_and_set(m->fell_back, s))
+		return;
+	m->fallback_subs++;
+	tx->counters[REL_TX_FALLBACK_SUBS]++;
+	if (last > m->nchunks)
+		last = m->nchunks;
+	for (uint32_t c = first; c < last; c++) {
+		sdr_bit_set(m->sr, c);
+		/* chunks not yet sent in the initial pass go out there, then get timers */
+		if (c < m->data_next)
+			queue_rexmit(tx, ctx, c);
+	}
+}
+
+/*
+ * EC heard nothing about a message long after injecting it: either the final ACK was lost,
+ * or the receiver got nothing and never started its fallback timer. Resending the last data
+ * chunk under SR answers both: a receiver that is done re-acknowledges, one that got nothing
+ * starts its FTO and sends an EC-NACK. The chunk's timer repeats it until then.
+ */
+static void
+probe(struct rel_tx *tx, uint32_t ctx)
+{
+	struct txm *m = &tx->msgs[ctx];
+	uint32_t last = m->nchunks - 1;
+
+	tx->counters[REL_TX_SILENCE_PROBES]++;
+	sdr_bit_set(m->sr, last);
+	queue_rexmit(tx, ctx, last);
+}
+
+static void
+on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
+{
+	uint64_t posted = (tx->credit & ~0xFFFFFFFFull) | c->cum;
+
+	tx->counters[REL_TX_CTS]++;
+	if (posted + 0x80000000ull < tx->credit)
+		posted += 0x100000000ull;
+	if (posted > tx->credit)
+		tx->credit = posted;
+	/* the length the receiver posted must be the length we send */
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		struct txm *m = &tx->msgs[ctx];
+
+		if ((uint32_t)m->seq == c->win_start && m->slot == c->msg_id) {
+			if (m->len != c->value) {
+				tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
+				finish(tx, ctx, SDR_DONE_FAILED, m->submit_ns);
+			}
+			break;
+		}
+	}
+}
+
+void
+rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
+{
+	struct txm *m;
+	int ctx;
+
+	if (c->type == SDR_CTRL_CTS) {
+		on_cts(tx, c);
+		return;
+	}
+	ctx = find_msg(tx, c->msg_id, c->gen);
+	if (ctx < 0 || tx->msgs[ctx].state != TXM_ACTIVE) {
+		tx->counters[REL_TX_CTRL_UNKNOWN_MSG]++;
+		return;
+	}
+	m = &tx->msgs[ctx];
+	m->feedback = 1;
+	switch (c->type) {
+	case SDR_CTRL_ACK:
+		tx->counters[REL_TX_ACKS]++;
+		if (c->flags & SDR_CTRL_F_FAILED) {
+			finish(tx, (uint32_t)ctx, SDR_DONE_FAILED, now);
+			return;
+		}
+		if (c->flags & SDR_CTRL_F_COMPLETE) {
+			finish(tx, (uint32_t)ctx, SDR_DONE_OK, now);
+			return;
+		}
+		for (uint32_t i = 0; i < c->cum && i < m->nchunks; i++)
+			mark_acked(m, i);
+		for (uint32_t i = 0; i < 32u * c->nwords; i++)
+			if (sdr_ctrl_win_bit(c, i))
+				mark_acked(m, c->win_start + i);
+		break;
+	case SDR_CTRL_NACK:
+		for (uint32_t i = 0; i < 32u * c->nwords; i++) {
+			uint32_t ch = c->win_start + i;
+
+			if (!sdr_ctrl_win_bit(c, i) || ch >= m->nchunks || ch >= m->data_next)
+				continue;
+			/* one retransmission per RTT for a chunk, however often it is NACKed */
+			if (m->last_sent[ch] + tx->cfg.rtt_ns <= now) {
+				tx->counters[REL_TX_NACKED]++;
+				queue_rexmit(tx, (uint32_t)ctx, ch);
+			}
+		}
+		break;
+	case SDR_CTRL_EC_NACK:
+		tx->counters[REL_TX_EC_NACKS]++;
+		for (uint32_t i = 0; i < 32u * c->nwords; i++)
+			if (sdr_ctrl_win_bit(c, i))
+				fall_back(tx, (uint32_t)ctx, c->win_start + i);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Fire expired retransmission timers, silence timeouts and global timeouts. */
+static void
+run_timers(struct rel_tx *tx, uint64_t now)
+{
+	struct tx_ent *e;
+
+	while ((e = ring_front(&tx->timers)) != NULL && e->sent_ns + tx->rto <= now) {
+		struct txm *m = &tx->msgs[e->ctx];
+
+		if (m->state == TXM_ACTIVE && m->seq == e->seq && m->last_sent[e->chunk] == e->sent_ns &&
+		    !sdr_bit_test(m->acked, e->chunk)) {
+			tx->counters[REL_TX_RTO_FIRED]++;
+			queue_rexmit(tx, e->ctx, e->chunk);
+		}
+		ring_pop(&tx->timers);
+	}
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		struct txm *m = &tx->msgs[ctx];
+
+		if (m->deadline_ns <= now) {
+			finish(tx, ctx, SDR_DONE_TIMEOUT, now);
+			i--;
+			continue;
+		}
+		if (m->silence_ns <= now) {
+			m->silence_ns = UINT64_MAX;
+			if (!m->feedback)
+				probe(tx, ctx);
+		}
+	}
+}
+
+static uint32_t
+chunk_bytes(const struct rel_tx *tx, const struct txm *m, uint32_t c)
+{
+	return c == m->nchunks - 1 ? m->last_bytes : tx->attr.chunk_size;
+}
+
+/* Wire bytes the pacer charges for a chunk. */
+static uint32_t
+paced_bytes(const struct rel_tx *tx, uint32_t bytes)
+{
+	uint32_t pkts = bytes ? (bytes + tx->attr.mtu - 1) / tx->attr.mtu : 1;
+
+	return bytes + pkts * tx->cfg.pkt_overhead;
+}
+
+/* Mark a data chunk sent; arm its timer when it is under SR. */
+static void
+sent_data(struct rel_tx *tx, uint32_t ctx, uint32_t c, uint64_t now, int again)
+{
+	struct txm *m = &tx->msgs[ctx];
+	struct tx_ent e = { .ctx = ctx, .chunk = c, .seq = m->seq, .sent_ns = now };
+
+	if (again) {
+		m->retransmitted++;
+		tx->counters[REL_TX_RETRANSMITS]++;
+	} else {
+		tx->counters[REL_TX_DATA_SENT]++;
+	}
+	m->last_sent[c] = now ? now : 1;
+	e.sent_ns = m->last_sent[c];
+	if (m->first_ns == 0)
+		m->first_ns = now;
+	if (sdr_bit_test(m->sr, c) && ring_push(&tx->timers, &e) != 0)
+		tx->counters[REL_TX_TIMER_FULL]++;
+}
+
+static void
+fill_unit(struct rel_tx_unit *u, uint32_t ctx, const struct txm *m, uint8_t kind, uint32_t index,
+	  uint32_t bytes, uint8_t retransmit)
+{
+	u->ctx = ctx;
+	u->seq = m->seq;
+	u->slot = m->slot;
+	u->gen = m->gen;
+	u->kind = kind;
+	u->retransmit = retransmit;
+	u->index = index;
+	u->bytes = bytes;
+	u->cookie = m->cookie;
+}
+
+/* Note the end of the initial pass. */
+static void
+check_injected(struct rel_tx *tx, struct txm *m, uint64_t now)
+{
+	if (m->inject_done_ns || m->data_next < m->nchunks || (is_ec(tx) && m->par_sub < m->nsub))
+		return;
+	m->inject_done_ns = now ? now : 1;
+	if (is_ec(tx))
+		m->silence_ns = now + tx->cfg.rtt_ns + (uint64_t)(tx->cfg.beta * (double)tx->cfg.rtt_ns) +
+				tx->rto;
+}
+
+/*
+ * Pick the next unit: retransmissions first, then per message in sequence order: encode
+ * requests, parity of submessages whose data went out, new data. @p commit applies it.
+ */
+static int
+pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
+{
+	struct tx_ent *e;
+
+	/* retransmissions: drop stale queue entries as we go */
+	while ((e = ring_front(&tx->rexmit)) != NULL) {
+		struct txm *m = &tx->msgs[e->ctx];
+
+		if (m->state != TXM_ACTIVE || m->seq != e->seq || sdr_bit_test(m->acked, e->chunk)) {
+			if (m->state == TXM_ACTIVE && m->seq == e->seq)
+				sdr_bit_clear(m->queued, e->chunk);
+			ring_pop(&tx->rexmit);
+			continue;
+		}
+		if (!pacer_ready(&tx->pacer, now))
+			return 0;
+		fill_unit(u, e->ctx, m, REL_UNIT_DATA, e->chunk, chunk_bytes(tx, m, e->chunk), 1);
+		if (commit) {
+			sdr_bit_clear(m->queued, e->chunk);
+			ring_pop(&tx->rexmit);
+			pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+			sent_data(tx, u->ctx, u->index, now, 1);
+		}
+		return 1;
+	}
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		struct txm *m = &tx->msgs[ctx];
+		uint32_t subs_out;
+
+		if (m->state == TXM_WAIT_CTS) {
+			if (tx->credit <= m->seq)
+				return 0;	/* later messages wait for their CTS too */
+			if (commit)
+				m->state = TXM_ACTIVE;
+		}
+		if (is_ec(tx)) {
+			subs_out = m->data_next == m->nchunks ? m->nsub : m->data_next / tx->cfg.scheme.k;
+			if (m->enc_next < subs_out) {
+				fill_unit(u, ctx, m, REL_UNIT_ENCODE, m->enc_next, 0, 0);
+				if (commit)
+					m->enc_next++;
+				return 1;
+			}
+			if (m->par_sub < m->enc_next && sdr_bit_test(m->par_ready, m->par_sub)) {
+				if (!pacer_ready(&tx->pacer, now))
+					return 0;
+				fill_unit(u, ctx, m, REL_UNIT_PARITY, m->par_sub * tx->cfg.scheme.m + m->par_j,
+					  tx->attr.chunk_size, 0);
+				if (commit) {
+					pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+					tx->counters[REL_TX_PARITY_SENT]++;
+					if (++m->par_j == tx->cfg.scheme.m) {
+						m->par_j = 0;
+						m->par_sub++;
+					}
+					check_injected(tx, m, now);
+				}
+				return 1;
+			}
+		}
+		if (m->data_next < m->nchunks) {
+			if (!pacer_ready(&tx->pacer, now))
+				return 0;
+			fill_unit(u, ctx, m, REL_UNIT_DATA, m->data_next,
+				  chunk_bytes(tx, m, m->data_next), 0);
+			if (commit) {
+				pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+				sent_data(tx, ctx, m->data_next, now, 0);
+				m->data_next++;
+				check_injected(tx, m, now);
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+rel_tx_next(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u)
+{
+	int r;
+
+	run_timers(tx, now);
+	r = pick(tx, now, u, 1);
+	if (r == 0 && !pacer_ready(&tx->pacer, now))
+		tx->counters[REL_TX_PACED_WAITS]++;
+	return r;
+}
+
+void
+rel_tx_parity_ready(struct rel_tx *tx, uint32_t ctx, uint64_t seq, uint32_t sub)
+{
+	struct txm *m = &tx->msgs[ctx];
+
+	if (ctx < tx->attr.max_inflight && m->state == TXM_ACTIVE && m->seq == seq && sub < m->nsub)
+		sdr_bit_set(m->par_ready, sub);
+}
+
+uint64_t
+rel_tx_next_time(struct rel_tx *tx, uint64_t now)
+{
+	struct rel_tx_unit u;
+	uint64_t t = UINT64_MAX;
+	struct tx_ent *e;
+
+	run_timers(tx, now);
+	if (pick(tx, now, &u, 0))
+		return now;
+	/* something is waiting only for the pacer? */
+	if (!pacer_ready(&tx->pacer, now)) {
+		struct pacer saved = tx->pacer;
+		uint64_t at = pacer_ready_at(&tx->pacer, now);
+
+		if (pick(tx, at, &u, 0))
+			t = at;
+		tx->pacer = saved;
+	}
+	if ((e = ring_front(&tx->timers)) != NULL && e->sent_ns + tx->rto < t)
+		t = e->sent_ns + tx->rto;
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
+
+		if (m->deadline_ns < t)
+			t = m->deadline_ns;
+		if (m->silence_ns < t)
+			t = m->silence_ns;
+	}
+	return t;
+}
+
+int
+rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d)
+{
+	if (tx->ndone == 0)
+		return 0;
+	*d = tx->done[tx->done_head];
+	tx->done_head = (tx->done_head + 1) % tx->attr.max_inflight;
+	tx->ndone--;
+	return 1;
+}
+
+uint32_t
+rel_tx_inflight(const struct rel_tx *tx)
+{
+	return tx->inflight;
+}
+
+const uint64_t *
+rel_tx_counters(const struct rel_tx *tx)
+{
+	return tx->counters;
+}

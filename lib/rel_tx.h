@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sender state machine of the reliability layer (one per connection).
+ *
+ * It decides which chunk goes out next and when: new data chunks in order, parity chunks
+ * after the data of their submessage (EC), retransmissions first (SR timers, NACKs,
+ * EC-NACKs, the EC silence timeout), all paced at the configured rate. A message starts
+ * only when the receiver has posted a receive for it (CTS credit), and ends when the
+ * receiver acknowledges it complete, or when the global timeout fires.
+ *
+ * EC sending order (docs/architecture.md, "Reliability"): for each data submessage s, its k
+ * data chunks, then a request to encode s, then its m parity chunks as soon as the caller
+ * reports them ready — meanwhile the data of s+1 keeps flowing, so encoding never stalls
+ * injection.
+ *
+ * Time is an argument; nothing here reads a clock or allocates after rel_tx_create().
+ */
+#ifndef SDR_REL_TX_H
+#define SDR_REL_TX_H
+
+#include <stdint.h>
+
+#include "sdr_conn.h"
+#include "sdr_ctrl.h"
+#include "sdr_rel.h"
+
+#define REL_TX_COUNTERS(X) \
+	X(SUBMITTED,		"msgs_submitted") \
+	X(COMPLETED,		"msgs_completed") \
+	X(FAILED,		"msgs_failed") \
+	X(TIMEOUTS,		"msgs_timed_out") \
+	X(DATA_SENT,		"data_chunks_sent") \
+	X(PARITY_SENT,		"parity_chunks_sent") \
+	X(RETRANSMITS,		"chunks_retransmitted") \
+	X(RTO_FIRED,		"rto_expired") \
+	X(NACKED,		"chunks_nacked") \
+	X(EC_NACKS,		"ec_nacks_received") \
+	X(FALLBACK_SUBS,	"submessages_fallen_back") \
+	X(SILENCE_PROBES,	"silence_fallbacks") \
+	X(ACKS,			"acks_received") \
+	X(CTS,			"cts_received") \
+	X(CTS_LEN_MISMATCH,	"cts_length_mismatch") \
+	X(CTRL_UNKNOWN_MSG,	"ctrl_for_unknown_message") \
+	X(TIMER_FULL,		"timer_ring_full") \
+	X(PACED_WAITS,		"paced_waits")
+
+enum rel_tx_counter {
+#define X(sym, name) REL_TX_##sym,
+	REL_TX_COUNTERS(X)
+#undef X
+	REL_TX_NCOUNTERS
+};
+
+const char *rel_tx_counter_name(enum rel_tx_counter c);
+
+enum rel_unit_kind {
+	REL_UNIT_DATA,		/**< send data chunk @c index */
+	REL_UNIT_PARITY,	/**< send parity chunk @c index (submessage index * m + j) */
+	REL_UNIT_ENCODE,	/**< compute the parity of submessage @c index, then call
+				 *   rel_tx_parity_ready() */
+};
+
+/** One thing to do now. */
+struct rel_tx_unit {
+	uint32_t ctx;		/**< the message's context (stable while it is in flight) */
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t gen;
+	uint8_t kind;		/**< enum rel_unit_kind */
+	uint8_t retransmit;	/**< this chunk was sent before */
+	uint32_t index;
+	uint32_t bytes;		/**< payload bytes of the chunk (0 for ENCODE) */
+	uint64_t cookie;
+};
+
+struct rel_tx;
+
+/**
+ * @return NULL on bad attributes or configuration (EC without k, m matching the
+ *   connection's parity region; k, m of the connection ignored for SR), or no memory.
+ */
+struct rel_tx *rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr);
+void rel_tx_destroy(struct rel_tx *tx);
+
+/**
+ * Queue a message of @p len bytes. It gets the next sequence number and waits for CTS.
+ * @return the context index (>= 0), -EAGAIN (max in flight, or the next slot still in
+ *   flight), -EMSGSIZE.
+ */
+int rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
+
+/** Handle a control message from the receiver. */
+void rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now);
+
+/**
+ * The next thing to do at @p now, if any; the caller must do it (build and send the
+ * chunk's packets, or encode). Call repeatedly until it returns 0.
+ * @return 1 with @p u filled, or 0.
+ */
+int rel_tx_next(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u);
+
+/** The caller finished encoding submessage @p sub of message context @p ctx. */
+void rel_tx_parity_ready(struct rel_tx *tx, uint32_t ctx, uint64_t seq, uint32_t sub);
+
+/** Earliest time rel_tx_next() may have something to do (UINT64_MAX: nothing pending). */
+uint64_t rel_tx_next_time(struct rel_tx *tx, uint64_t now);
+
+/** Take one completion (messages acknowledged complete, failed or timed out). @return 1/0. */
+int rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d);
+
+/** Messages submitted and not yet completed. */
+uint32_t rel_tx_inflight(const struct rel_tx *tx);
+
+const uint64_t *rel_tx_counters(const struct rel_tx *tx);
+
+#endif /* SDR_REL_TX_H */

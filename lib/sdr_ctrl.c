@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* SDR control messages: encode and validating decode. */
+#include <errno.h>
+#include <string.h>
+
+#include "roce_hdr.h"
+#include "sdr_ctrl.h"
+
+static const char *const err_names[SDR_CTRL_E_COUNT] = {
+	[SDR_CTRL_OK] = "ok",
+#define X(sym, name, doc) [SDR_CTRL_E_##sym] = name,
+	SDR_CTRL_ERRORS(X)
+#undef X
+};
+
+static const char *const err_docs[SDR_CTRL_E_COUNT] = {
+	[SDR_CTRL_OK] = "ok",
+#define X(sym, name, doc) [SDR_CTRL_E_##sym] = doc,
+	SDR_CTRL_ERRORS(X)
+#undef X
+};
+
+const char *
+sdr_ctrl_err_name(int err)
+{
+	err = err < 0 ? -err : err;
+	return err < SDR_CTRL_E_COUNT ? err_names[err] : "ctrl_invalid";
+}
+
+const char *
+sdr_ctrl_strerror(int err)
+{
+	err = err < 0 ? -err : err;
+	return err < SDR_CTRL_E_COUNT ? err_docs[err] : "invalid error";
+}
+
+const char *
+sdr_ctrl_type_name(uint8_t type)
+{
+	switch (type) {
+	case SDR_CTRL_ACK: return "ACK";
+	case SDR_CTRL_NACK: return "NACK";
+	case SDR_CTRL_EC_NACK: return "EC-NACK";
+	case SDR_CTRL_CTS: return "CTS";
+	default: return "?";
+	}
+}
+
+int
+sdr_ctrl_encode(const struct sdr_ctrl *c, uint8_t *buf, size_t cap)
+{
+	size_t len = SDR_CTRL_HDR_LEN + 4u * c->nwords;
+
+	if (c->nwords > SDR_CTRL_MAX_WORDS)
+		return -EINVAL;
+	if (cap < len)
+		return -ENOSPC;
+	buf[0] = SDR_CTRL_VERSION;
+	buf[1] = c->type;
+	buf[2] = c->gen;
+	buf[3] = c->nwords;
+	roce_put16(buf + 4, c->msg_id);
+	roce_put16(buf + 6, c->flags);
+	roce_put32(buf + 8, c->cum);
+	roce_put32(buf + 12, c->win_start);
+	roce_put64(buf + 16, c->value);
+	for (unsigned int i = 0; i < c->nwords; i++)
+		roce_put32(buf + SDR_CTRL_HDR_LEN + 4 * i, c->win[i]);
+	return (int)len;
+}
+
+int
+sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
+{
+	if (len < SDR_CTRL_HDR_LEN)
+		return -SDR_CTRL_E_SHORT;
+	if (buf[0] != SDR_CTRL_VERSION)
+		return -SDR_CTRL_E_VERSION;
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_CTS)
+		return -SDR_CTRL_E_TYPE;
+	if (buf[3] > SDR_CTRL_MAX_WORDS)
+		return -SDR_CTRL_E_WORDS;
+	if (len != SDR_CTRL_HDR_LEN + 4u * buf[3])
+		return -SDR_CTRL_E_LENGTH;
+	memset(c, 0, sizeof(*c));
+	c->type = buf[1];
+	c->gen = buf[2];
+	c->nwords = buf[3];
+	c->msg_id = roce_get16(buf + 4);
+	c->flags = roce_get16(buf + 6);
+	c->cum = roce_get32(buf + 8);
+	c->win_start = roce_get32(buf + 12);
+	c->value = roce_get64(buf + 16);
+	if ((c->flags & ~SDR_CTRL_F_KNOWN) != 0 || (c->type != SDR_CTRL_ACK && c->flags != 0))
+		return -SDR_CTRL_E_FLAGS;
+	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
+		return -SDR_CTRL_E_RANGE;
+	if ((c->type != SDR_CTRL_CTS && c->value != 0) || (c->type == SDR_CTRL_CTS && c->nwords))
+		return -SDR_CTRL_E_VALUE;
+	for (unsigned int i = 0; i < c->nwords; i++)
+		c->win[i] = roce_get32(buf + SDR_CTRL_HDR_LEN + 4 * i);
+	return 0;
+}

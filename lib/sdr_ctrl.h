@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SDR control messages: the payload of a UC SEND Only packet to a connection's control QPN.
+ * The receiver of data sends them to the sender of data:
+ *
+ *   ACK      cumulative chunk + selective window of received chunks; flag COMPLETE when
+ *            every data chunk of the message is in (the sender retires the message)
+ *   NACK     chunks the receiver is sure are lost (sr-nack)
+ *   EC_NACK  data submessages that could not be decoded before the fallback timeout
+ *   CTS      a receive was posted (clear to send): its sequence number, length and the
+ *            number of receives posted so far (a cumulative credit)
+ *
+ * Layout (network byte order), 24 bytes + 4 bytes per window word:
+ *
+ *   0  version (1)      1  type           2  generation     3  window words (0..32)
+ *   4  message id (16)  6  flags (16)
+ *   8  cumulative (32)                    12 window start (32)
+ *   16 value (64): CTS: posted length; others 0
+ *   24 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
+ *
+ * CTS uses cumulative = receives posted so far (low 32 bits) and window start = the posted
+ * receive's sequence number (low 32 bits).
+ */
+#ifndef SDR_CTRL_H
+#define SDR_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SDR_CTRL_VERSION	1
+#define SDR_CTRL_HDR_LEN	24
+#define SDR_CTRL_MAX_WORDS	32
+#define SDR_CTRL_MAX_BITS	(SDR_CTRL_MAX_WORDS * 32)
+#define SDR_CTRL_MAX_LEN	(SDR_CTRL_HDR_LEN + 4 * SDR_CTRL_MAX_WORDS)
+
+enum sdr_ctrl_type {
+	SDR_CTRL_ACK = 1,
+	SDR_CTRL_NACK = 2,
+	SDR_CTRL_EC_NACK = 3,
+	SDR_CTRL_CTS = 4,
+};
+
+#define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
+#define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
+#define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED)
+
+struct sdr_ctrl {
+	uint8_t type;
+	uint8_t gen;
+	uint8_t nwords;
+	uint16_t msg_id;
+	uint16_t flags;
+	uint32_t cum;
+	uint32_t win_start;
+	uint64_t value;
+	uint32_t win[SDR_CTRL_MAX_WORDS];
+};
+
+/* Every reason a control payload is refused. */
+#define SDR_CTRL_ERRORS(X) \
+	X(SHORT,	"ctrl_short",		"shorter than the 24-byte header") \
+	X(VERSION,	"ctrl_bad_version",	"version is not 1") \
+	X(TYPE,		"ctrl_bad_type",	"unknown message type") \
+	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
+	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
+	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or flags on a type without any") \
+	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS")
+
+enum sdr_ctrl_err {
+	SDR_CTRL_OK = 0,
+#define X(sym, name, doc) SDR_CTRL_E_##sym,
+	SDR_CTRL_ERRORS(X)
+#undef X
+	SDR_CTRL_E_COUNT
+};
+
+/** Counter name of an error ("ctrl_short", ...). */
+const char *sdr_ctrl_err_name(int err);
+
+/** One-line description of an error. */
+const char *sdr_ctrl_strerror(int err);
+
+/**
+ * Encode a control message.
+ * @return bytes written (24 + 4 * nwords), or -ENOSPC / -EINVAL (nwords > 32).
+ */
+int sdr_ctrl_encode(const struct sdr_ctrl *c, uint8_t *buf, size_t cap);
+
+/**
+ * Decode and validate a control payload. Never reads past @p len.
+ * @return 0, or -enum sdr_ctrl_err.
+ */
+int sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c);
+
+/** Bit i of the window. */
+static inline int
+sdr_ctrl_win_bit(const struct sdr_ctrl *c, uint32_t i)
+{
+	return (int)((c->win[i / 32] >> (31 - i % 32)) & 1u);
+}
+
+static inline void
+sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
+{
+	c->win[i / 32] |= 1u << (31 - i % 32);
+}
+
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS"). */
+const char *sdr_ctrl_type_name(uint8_t type);
+
+#endif /* SDR_CTRL_H */

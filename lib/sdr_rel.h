@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliability layer: what the sender (rel_tx) and receiver (rel_rx) state machines of a
+ * connection share — the scheme, its parameters, timeouts and completion records.
+ *
+ * The state machines work on chunks and control messages, never on packets or bytes, and
+ * take the time as an argument (nanoseconds on any monotonic clock). The dataplane drives
+ * them with real packets (lib/sdr_endpoint), the simulator with a modelled link.
+ */
+#ifndef SDR_REL_H
+#define SDR_REL_H
+
+#include <stdint.h>
+
+#include "sdr_model.h"
+
+/* The scheme itself (struct sdr_scheme: sr, sr-nack, ec-xor:k,m, ec-mds:k,m), its names and
+ * parser live with the analytic model in sdr_model.h, which also picks one for "auto". */
+
+static inline int
+sdr_scheme_is_ec(const struct sdr_scheme *s)
+{
+	return s->kind == SDR_SCHEME_EC_XOR || s->kind == SDR_SCHEME_EC_MDS;
+}
+
+/** Configuration of a connection's reliability; both sides must agree on it. */
+struct sdr_rel_cfg {
+	struct sdr_scheme scheme;	/**< kind, and k, m for EC */
+	uint64_t rtt_ns;		/**< round-trip time of the path */
+	double alpha;			/**< RTO = RTT + alpha * RTT (2: "SR RTO" = 3 RTT) */
+	double beta;			/**< FTO slack = beta * RTT (default alpha / 2) */
+	double rate_bps;		/**< injection rate in bit/s (0: unpaced) */
+	uint32_t bucket_bytes;		/**< largest burst above the rate */
+	uint32_t pkt_overhead;		/**< wire bytes per packet besides payload, for pacing */
+	uint32_t ack_every_chunks;	/**< receiver ACKs after this many new chunks (0: off) */
+	uint64_t ack_every_ns;		/**< ... and at least this often while receiving (0: off) */
+	uint64_t nack_allowance_ns;	/**< sr-nack: reordering allowance before a hole is sure */
+	uint64_t global_timeout_ns;	/**< a message not done by then fails (0: never) */
+	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks) */
+	uint8_t ec_fallback_whole;	/**< EC-NACK repeats whole submessages, as the published
+					 *   design and model assume; 0 (default): the receiver's
+					 *   ACK bitmap goes along and only the holes are repeated */
+};
+
+/** Defaults for a path of @p rtt_ns: sr, alpha 2, beta 1, ACK every 8 chunks or 50 us. */
+void sdr_rel_cfg_default(struct sdr_rel_cfg *c, uint64_t rtt_ns);
+
+/** Retransmission timeout. */
+static inline uint64_t
+sdr_rel_rto(const struct sdr_rel_cfg *c)
+{
+	return c->rtt_ns + (uint64_t)(c->alpha * (double)c->rtt_ns);
+}
+
+enum sdr_done_status {
+	SDR_DONE_OK,
+	SDR_DONE_TIMEOUT,	/**< global timeout */
+	SDR_DONE_FAILED,	/**< the peer gave the message up */
+};
+
+/** A completed message, on either side. */
+struct sdr_rel_done {
+	uint64_t cookie;	/**< the caller's value from submit/post */
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t status;	/**< enum sdr_done_status */
+	uint64_t start_ns;	/**< send: submit; receive: post */
+	uint64_t first_ns;	/**< send: first chunk injected; receive: first chunk arrived */
+	uint64_t end_ns;
+	uint32_t retransmitted;	/**< send: chunks sent more than once */
+	uint32_t decoded;	/**< receive: submessages rebuilt by decoding */
+	uint32_t fallback;	/**< EC: submessages repeated with SR */
+};
+
+#endif /* SDR_REL_H */

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliability state machines (rel_tx, rel_rx) over the simulated link with scripted
+ * losses: the exact chunks sent, when, and the completion time. Also the control header.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rel_rx.h"
+#include "rel_tx.h"
+#include "sdr_ctrl.h"
+#include "sdr_sim.h"
+
+#define MAXEV 512
+#define RTT 10000000ull			/* 10 ms */
+#define D (RTT / 2)
+#define CHUNK 65536u
+#define BW 8e9				/* T_INJ = 65536 * 8 / 8e9 = 65536 ns exactly */
+
+/* A scripted drop: kind, index, attempt (or the n-th control message of a type). */
+struct drop_rule {
+	uint8_t kind;
+	uint32_t index;
+	uint32_t attempt;
+	uint8_t ctrl_type;
+	uint16_t ctrl_flags;
+	uint32_t nth;		/* for control: drop the nth (0-based) message of that type */
+};
+
+struct script {
+	struct drop_rule rules[8];
+	int nrules;
+	uint32_t ctrl_seen[8];
+	uint64_t delay_index;	/* scripted reordering: extra delay for one data chunk */
+	uint64_t delay_ns;
+	struct sdr_sim_event ev[MAXEV];
+	int nev;
+};
+
+static int
+hook_drop(void *arg, const struct sdr_sim_event *e)
+{
+	struct script *s = arg;
+
+	for (int i = 0; i < s->nrules; i++) {
+		const struct drop_rule *r = &s->rules[i];
+
+		if (e->kind != r->kind)
+			continue;
+		if (e->kind == SDR_SIM_EV_CTRL) {
+			if (e->ctrl_type == r->ctrl_type && (r->ctrl_flags == 0 ||
+			    (e->ctrl_flags & r->ctrl_flags)) && s->ctrl_seen[i]++ == r->nth)
+				return 1;
+		} else if (e->index == r->index && e->attempt == r->attempt) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t
+hook_delay(void *arg, const struct sdr_sim_event *e)
+{
+	struct script *s = arg;
+
+	return e->kind == SDR_SIM_EV_DATA && e->index == s->delay_index && e->attempt == 0 ?
+	       s->delay_ns : 0;
+}
+
+static void
+hook_trace(void *arg, const struct sdr_sim_event *e)
+{
+	struct script *s = arg;
+
+	if (s->nev < MAXEV)
+		s->ev[s->nev++] = *e;
+}
+
+static void
+cfg_init(struct sdr_sim_cfg *c, enum sdr_scheme_kind kind, uint16_t k, uint16_t m,
+	 uint32_t nchunks)
+{
+	memset(c, 0, sizeof(*c));
+	sdr_conn_attr_default(&c->attr);
+	c->attr.chunk_size = CHUNK;
+	c->attr.split = (struct sdr_imm_split){ 4, 28, 0 };
+	c->attr.channels = 1;
+	c->attr.generations = 1;
+	c->attr.max_msg_size = (uint64_t)nchunks * CHUNK;
+	c->attr.max_inflight = 1;
+	c->attr.ec_k = k;
+	c->attr.ec_m = m;
+	sdr_rel_cfg_default(&c->rel, RTT);
+	c->rel.scheme = (struct sdr_scheme){ kind, k, m };
+	c->rel.rate_bps = BW;
+	c->rel.bucket_bytes = 0;
+	c->rel.pkt_overhead = 0;
+	c->rel.ack_every_chunks = 1;
+	c->rel.ack_every_ns = 0;
+	c->rel.nack_allowance_ns = 100000;	/* 100 us */
+	c->link.bandwidth_bps = BW;
+	c->link.delay_ns = D;
+	c->msg_len = (uint64_t)nchunks * CHUNK;
+	c->messages = 1;
+}
+
+static uint64_t
+t_inj(uint32_t n)
+{
+	return (uint64_t)n * CHUNK;	/* n chunks at 8 Gbit/s, in ns */
+}
+
+static struct sdr_sim_result
+run(const struct sdr_sim_cfg *c, struct script *s)
+{
+	struct sdr_sim_hooks h = { hook_drop, hook_delay, hook_trace, s };
+	struct sdr_sim_result r;
+	double t;
+
+	assert_int_equal(sdr_sim_run(c, 1, &h, &r, &t), 0);
+	assert_int_equal(r.messages, 1);
+	assert_int_equal(r.ok, 1);
+	return r;
+}
+
+/* The data/parity sends of the trace as "D0 D1 .. P0 .. D3r" for compact assertions. */
+static const char *
+sends(const struct script *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < s->nev && o + 8 < len; i++) {
+		const struct sdr_sim_event *e = &s->ev[i];
+
+		if (e->kind != SDR_SIM_EV_DATA && e->kind != SDR_SIM_EV_PARITY)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%c%u%s%s", o ? " " : "",
+				      e->kind == SDR_SIM_EV_DATA ? 'D' : 'P', e->index,
+				      e->retransmit ? "r" : "", e->lost ? "x" : "");
+	}
+	return buf;
+}
+
+static uint64_t
+done_time(const struct script *s)
+{
+	for (int i = 0; i < s->nev; i++)
+		if (s->ev[i].kind == SDR_SIM_EV_TX_DONE)
+			return s->ev[i].time_ns;
+	fail_msg("no completion");
+	return 0;
+}
+
+static const struct sdr_sim_event *
+find_ev(const struct script *s, uint8_t kind, uint32_t index, int retransmit)
+{
+	for (int i = 0; i < s->nev; i++)
+		if (s->ev[i].kind == kind && s->ev[i].index == index &&
+		    s->ev[i].retransmit == retransmit)
+			return &s->ev[i];
+	return NULL;
+}
+
+static int
+count_ctrl(const struct script *s, uint8_t type)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nev; i++)
+		n += s->ev[i].kind == SDR_SIM_EV_CTRL && s->ev[i].ctrl_type == type;
+	return n;
+}
+
+/* ---- SR ---- */
+
+static void
+test_sr_no_loss(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { 0 };
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 8);
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 D4 D5 D6 D7");
+	/* the model's lossless time, exactly: M * T_INJ + RTT */
+	assert_int_equal(done_time(&s), t_inj(8) + RTT);
+}
+
+static void
+test_sr_last_chunk_lost(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 7 } }, .nrules = 1 };
+	uint64_t rto = 3 * RTT;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 8);
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 D4 D5 D6 D7x D7r");
+	/* D7 went out at 7 T_INJ; its timer fires RTO later; then one chunk and an RTT */
+	assert_int_equal(find_ev(&s, SDR_SIM_EV_DATA, 7, 1)->time_ns, t_inj(7) + rto);
+	assert_int_equal(done_time(&s), t_inj(7) + rto + t_inj(1) + RTT);
+}
+
+static void
+test_sr_final_ack_lost(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_CTRL, .ctrl_type = SDR_CTRL_ACK,
+					 .ctrl_flags = SDR_CTRL_F_COMPLETE } }, .nrules = 1 };
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 8);
+	run(&c, &s);
+	/* only the chunk the lost ACK covered goes again; the receiver re-ACKs it complete */
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 D4 D5 D6 D7 D7r");
+	assert_int_equal(done_time(&s), t_inj(7) + 3 * RTT + t_inj(1) + RTT);
+}
+
+static void
+test_sr_nack_middle_loss(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 3 } }, .nrules = 1 };
+	const struct sdr_sim_event *r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3x D4 D5 D6 D7 D3r");
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 1);
+	/* NACKed after a later chunk arrived plus the allowance: well before the RTO */
+	r = find_ev(&s, SDR_SIM_EV_DATA, 3, 1);
+	assert_true(r->time_ns > t_inj(5) + RTT);
+	assert_true(r->time_ns < t_inj(5) + RTT + 3 * 100000);
+	assert_true(done_time(&s) < 2 * RTT + t_inj(9) + 3 * 100000);
+}
+
+static void
+test_sr_nack_tail_loss(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 7 } }, .nrules = 1 };
+	const struct sdr_sim_event *r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 D4 D5 D6 D7x D7r");
+	/* no later chunk shows the hole: the tail rule NACKs it once the arrivals stop for the
+	 * allowance + RTT/8 */
+	r = find_ev(&s, SDR_SIM_EV_DATA, 7, 1);
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 1);
+	assert_true(r->time_ns >= t_inj(7) + RTT + 100000 + RTT / 8);
+	assert_true(r->time_ns < t_inj(7) + 3 * RTT);	/* before the RTO */
+}
+
+static void
+test_sr_nack_reorder_within_allowance(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .delay_index = 3, .delay_ns = 60000 };	/* < 100 us allowance */
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 D4 D5 D6 D7");
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 0);
+	assert_int_equal(done_time(&s), t_inj(8) + RTT);
+}
+
+/* ---- EC (mds 4,2: two submessages of 4 data + 2 parity) ---- */
+
+static void
+test_ec_no_loss(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { 0 };
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 8);
+	run(&c, &s);
+	/* documented order: a submessage's data, then its parity */
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 P0 P1 D4 D5 D6 D7 P2 P3");
+	/* complete when D7 (the 10th chunk out) is in; the last parity is not waited for */
+	assert_int_equal(done_time(&s), t_inj(10) + RTT);
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_ACK), 1);
+}
+
+static void
+test_ec_one_loss_decoded(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 2 } }, .nrules = 1 };
+	struct sdr_sim_result r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 8);
+	r = run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2x D3 P0 P1 D4 D5 D6 D7 P2 P3");
+	assert_int_equal(r.decoded, 1);
+	assert_int_equal(r.retransmitted, 0);
+	assert_int_equal(done_time(&s), t_inj(10) + RTT);
+}
+
+/* m + 1 losses in a submessage: FTO, EC-NACK, the sender repeats the holes with SR. */
+static void
+test_ec_beyond_capacity_falls_back(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 0 },
+				       { .kind = SDR_SIM_EV_DATA, .index = 1 },
+				       { .kind = SDR_SIM_EV_DATA, .index = 2 } }, .nrules = 3 };
+	uint64_t first = t_inj(4) + D;		/* D3 arrives first */
+	uint64_t fto = t_inj(8 + 4) + RTT;	/* (M + M/R) T_INJ + beta RTT, beta 1 */
+	struct sdr_sim_result r;
+	const struct sdr_sim_event *x;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 8);
+	r = run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)),
+			    "D0x D1x D2x D3 P0 P1 D4 D5 D6 D7 P2 P3 D0r D1r D2r");
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_EC_NACK), 1);
+	assert_int_equal(r.fallback, 1);
+	assert_int_equal(r.retransmitted, 3);
+	/* the repeat leaves one one-way delay after the FTO expires */
+	x = find_ev(&s, SDR_SIM_EV_DATA, 0, 1);
+	assert_true(x->time_ns >= first + fto + D);
+	assert_true(x->time_ns <= first + fto + D + 1000);
+}
+
+static void
+test_ec_nack_lost_is_repeated(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 0 },
+				       { .kind = SDR_SIM_EV_DATA, .index = 1 },
+				       { .kind = SDR_SIM_EV_DATA, .index = 2 },
+				       { .kind = SDR_SIM_EV_CTRL, .ctrl_type = SDR_CTRL_EC_NACK } },
+			    .nrules = 4 };
+	struct sdr_sim_result r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 8);
+	r = run(&c, &s);
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_EC_NACK), 2);
+	assert_string_equal(sends(&s, b, sizeof(b)),
+			    "D0x D1x D2x D3 P0 P1 D4 D5 D6 D7 P2 P3 D0r D1r D2r");
+	assert_int_equal(r.retransmitted, 3);
+}
+
+/* A message that loses everything: the sender's silence timeout probes. */
+static void
+test_ec_total_loss_silence(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .nrules = 6 };
+	struct sdr_sim_result r;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		s.rules[i] = (struct drop_rule){ .kind = SDR_SIM_EV_DATA, .index = (uint32_t)i };
+	s.rules[4] = (struct drop_rule){ .kind = SDR_SIM_EV_PARITY, .index = 0 };
+	s.rules[5] = (struct drop_rule){ .kind = SDR_SIM_EV_PARITY, .index = 1 };
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 4);
+	r = run(&c, &s);
+	assert_true(r.retransmitted >= 4);
+	assert_int_equal(r.ok, 1);
+}
+
+/* XOR: two losses in one group are beyond capacity, two in different groups are not. */
+static void
+test_ec_xor_groups(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s1 = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 0 },
+					{ .kind = SDR_SIM_EV_DATA, .index = 1 } }, .nrules = 2 };
+	struct script s2 = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 0 },
+					{ .kind = SDR_SIM_EV_DATA, .index = 2 } }, .nrules = 2 };
+	struct sdr_sim_result r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_XOR, 4, 2, 4);
+	r = run(&c, &s1);		/* groups {0,2,P0} {1,3,P1}: one loss each */
+
+	assert_int_equal(r.decoded, 1);
+	assert_int_equal(r.retransmitted, 0);
+	r = run(&c, &s2);		/* 0 and 2 share group 0 */
+	assert_int_equal(r.fallback, 1);
+	assert_string_equal(sends(&s2, b, sizeof(b)), "D0x D1 D2x D3 P0 P1 D0r D2r");
+}
+
+/* ---- control header ---- */
+
+static void
+test_ctrl_round_trip_and_rejects(void **state)
+{
+	struct sdr_ctrl c = { .type = SDR_CTRL_ACK, .gen = 3, .msg_id = 1023, .flags = 1,
+			      .cum = 77, .win_start = 77, .nwords = 2 }, d;
+	uint8_t buf[SDR_CTRL_MAX_LEN + 8];
+	int n;
+
+	(void)state;
+	sdr_ctrl_win_set(&c, 0);
+	sdr_ctrl_win_set(&c, 33);
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(n, 32);
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+	assert_int_equal(d.msg_id, 1023);
+	assert_int_equal(d.cum, 77);
+	assert_true(sdr_ctrl_win_bit(&d, 0) && sdr_ctrl_win_bit(&d, 33) && !sdr_ctrl_win_bit(&d, 1));
+	/* every truncation is refused */
+	for (int len = 0; len < n; len++)
+		assert_true(sdr_ctrl_decode(buf, (size_t)len, &d) < 0);
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n + 1, &d), -SDR_CTRL_E_LENGTH);
+	buf[0] = 2;
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
+	buf[0] = 1;
+	buf[1] = 9;
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
+	buf[1] = SDR_CTRL_NACK;		/* flags only on ACK */
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+	buf[1] = SDR_CTRL_ACK;
+	buf[7] = 0x80;			/* unknown flag */
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+	buf[7] = 1;
+	buf[3] = 33;
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_WORDS);
+	buf[3] = 2;
+	buf[12] = buf[13] = buf[14] = buf[15] = 0xFF;	/* window past 2^32 */
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_RANGE);
+	/* CTS carries a value and no window */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .value = 65536, .cum = 5, .win_start = 4 };
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+	assert_int_equal(d.value, 65536);
+	c.type = SDR_CTRL_NACK;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+	assert_int_equal(sdr_ctrl_encode(&c, buf, 10), -ENOSPC);
+	assert_string_equal(sdr_ctrl_err_name(-SDR_CTRL_E_SHORT), "ctrl_short");
+	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_EC_NACK), "EC-NACK");
+}
+
+/* A receiver that never posts: the sender waits for CTS, then the global timeout fires. */
+static void
+test_no_cts_global_timeout(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+	struct rel_tx_unit u;
+	struct sdr_rel_done d;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.global_timeout_ns = 5 * RTT;
+	tx = rel_tx_create(&cfg, &a);
+	assert_true(rel_tx_submit(tx, 1000, 42, 0) >= 0);
+	assert_int_equal(rel_tx_next(tx, RTT, &u), 0);	/* no credit: nothing goes out */
+	assert_int_equal(rel_tx_next_time(tx, RTT), 5 * RTT);
+	assert_int_equal(rel_tx_next(tx, 5 * RTT, &u), 0);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+	assert_int_equal(d.status, SDR_DONE_TIMEOUT);
+	assert_int_equal(d.cookie, 42);
+	assert_int_equal(rel_tx_inflight(tx), 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_TIMEOUTS], 1);
+	rel_tx_destroy(tx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sr_no_loss),
+		cmocka_unit_test(test_sr_last_chunk_lost),
+		cmocka_unit_test(test_sr_final_ack_lost),
+		cmocka_unit_test(test_sr_nack_middle_loss),
+		cmocka_unit_test(test_sr_nack_tail_loss),
+		cmocka_unit_test(test_sr_nack_reorder_within_allowance),
+		cmocka_unit_test(test_ec_no_loss),
+		cmocka_unit_test(test_ec_one_loss_decoded),
+		cmocka_unit_test(test_ec_beyond_capacity_falls_back),
+		cmocka_unit_test(test_ec_nack_lost_is_repeated),
+		cmocka_unit_test(test_ec_total_loss_silence),
+		cmocka_unit_test(test_ec_xor_groups),
+		cmocka_unit_test(test_ctrl_round_trip_and_rejects),
+		cmocka_unit_test(test_no_cts_global_timeout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
