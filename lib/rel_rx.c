@@ -268,7 +268,8 @@ push_done(struct rel_rx *rx, struct rxm *m, enum sdr_done_status st, uint64_t no
 	d = &rx->done[(rx->done_head + rx->ndone) % rx->attr.max_inflight];
 	rx->ndone++;
 	*d = (struct sdr_rel_done){
-		.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .status = st,
+		.cookie = m->cookie, .seq = m->seq, .slot = m->slot,
+		.ctx = (uint32_t)(m - rx->msgs), .status = st,
 		.start_ns = m->post_ns, .first_ns = m->first_ns, .end_ns = now,
 		.decoded = m->decoded,
 	};
@@ -552,7 +553,33 @@ run_timers(struct rel_rx *rx, struct rxm *m, uint64_t now)
 	}
 }
 
-/* Fill an ACK (or NACK) window from the have bits: set bits = in (ACK) or missing (NACK). */
+/* 32 bits of a bitmap starting at bit @p i (bits past @p end read as 0), LSB = bit i. */
+static uint32_t
+bits32(const uint64_t *w, uint32_t i, uint32_t end)
+{
+	uint64_t v = w[i >> 6] >> (i & 63);
+
+	if ((i & 63) > 32 && (i >> 6) + 1 < SDR_BITMAP_WORDS(end))
+		v |= w[(i >> 6) + 1] << (64 - (i & 63));
+	if (end - i < 32)
+		v &= (1ull << (end - i)) - 1;
+	return (uint32_t)v;
+}
+
+static uint32_t
+reverse32(uint32_t x)
+{
+	x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+	x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+	x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+	x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+	return (x >> 16) | (x << 16);
+}
+
+/*
+ * Fill an ACK (or NACK) window over [start, end) from the have bits: set bits = chunks in
+ * (ACK) or missing (NACK). A word at a time; the wire puts chunk start + 0 in the MSB.
+ */
 static void
 fill_window(struct sdr_ctrl *c, const struct rxm *m, uint32_t start, uint32_t end, int missing)
 {
@@ -563,9 +590,14 @@ fill_window(struct sdr_ctrl *c, const struct rxm *m, uint32_t start, uint32_t en
 	c->win_start = start;
 	c->nwords = (uint8_t)((n + 31) / 32);
 	memset(c->win, 0, sizeof(c->win));
-	for (uint32_t i = 0; i < n; i++)
-		if (sdr_bit_test(m->have, start + i) != missing)
-			sdr_ctrl_win_set(c, i);
+	for (uint32_t w = 0; w < c->nwords; w++) {
+		uint32_t first = start + 32 * w, cnt = n - 32 * w < 32 ? n - 32 * w : 32;
+		uint32_t v = bits32(m->have, first, first + cnt);
+
+		if (missing)
+			v = ~v & (cnt == 32 ? 0xFFFFFFFFu : (1u << cnt) - 1);
+		c->win[w] = reverse32(v);
+	}
 }
 
 static void

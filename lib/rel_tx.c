@@ -39,6 +39,7 @@ struct txm {
 	uint32_t nsub;			/* EC data submessages */
 	uint32_t last_bytes;		/* bytes of the last data chunk */
 	uint32_t nacked;		/* data chunks acknowledged */
+	uint32_t cum;			/* every chunk below is acknowledged */
 	/* initial pass */
 	uint32_t data_next;		/* next data chunk to send */
 	uint32_t enc_next;		/* next submessage to request encoding of */
@@ -234,6 +235,7 @@ rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
 	m->nsub = is_ec(tx) ? (m->nchunks + tx->cfg.scheme.k - 1) / tx->cfg.scheme.k : 0;
 	m->last_bytes = (uint32_t)(len - (uint64_t)(m->nchunks - 1) * tx->attr.chunk_size);
 	m->nacked = 0;
+	m->cum = 0;
 	m->data_next = m->enc_next = m->par_sub = m->par_j = 0;
 	m->inject_done_ns = 0;
 	m->silence_ns = UINT64_MAX;
@@ -267,7 +269,7 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 		d = &tx->done[(tx->done_head + tx->ndone) % tx->attr.max_inflight];
 		tx->ndone++;
 		*d = (struct sdr_rel_done){
-			.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .status = st,
+			.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .ctx = ctx, .status = st,
 			.start_ns = m->submit_ns, .first_ns = m->first_ns, .end_ns = now,
 			.retransmitted = m->retransmitted, .fallback = m->fallback_subs,
 		};
@@ -413,11 +415,19 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 			finish(tx, (uint32_t)ctx, SDR_DONE_OK, now);
 			return;
 		}
-		for (uint32_t i = 0; i < c->cum && i < m->nchunks; i++)
-			mark_acked(m, i);
-		for (uint32_t i = 0; i < 32u * c->nwords; i++)
-			if (sdr_ctrl_win_bit(c, i))
-				mark_acked(m, c->win_start + i);
+		/* the cumulative point only ever moves forward: O(new) per ACK */
+		for (; m->cum < c->cum && m->cum < m->nchunks; m->cum++)
+			mark_acked(m, m->cum);
+		for (uint32_t w = 0; w < c->nwords; w++) {
+			uint32_t bits = c->win[w];
+
+			while (bits) {
+				uint32_t b = 31 - (uint32_t)__builtin_clz(bits);
+
+				mark_acked(m, c->win_start + 32 * w + (31 - b));
+				bits &= ~(1u << b);
+			}
+		}
 		break;
 	case SDR_CTRL_NACK:
 		for (uint32_t i = 0; i < 32u * c->nwords; i++) {

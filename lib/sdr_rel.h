@@ -63,6 +63,7 @@ struct sdr_rel_done {
 	uint64_t cookie;	/**< the caller's value from submit/post */
 	uint64_t seq;
 	uint32_t slot;
+	uint32_t ctx;		/**< the state machine's context of the message */
 	uint32_t status;	/**< enum sdr_done_status */
 	uint64_t start_ns;	/**< send: submit; receive: post */
 	uint64_t first_ns;	/**< send: first chunk injected; receive: first chunk arrived */

@@ -132,7 +132,7 @@ sdr_tx_job_parity(const struct sdr_tx *tx, struct sdr_tx_job *job, const struct 
 	    first_ppkt >= tx->geom.max_parity_pkts || npkts > tx->geom.max_parity_pkts - first_ppkt)
 		return -EINVAL;
 	job->msg = msg;
-	job->src = parity + ((uint64_t)first_ppkt << tx->geom.mtu_shift);
+	job->src = parity;
 	job->first_pkt = tx->geom.parity_pkt_off + first_ppkt;
 	job->npkts = npkts;
 	job->next = 0;

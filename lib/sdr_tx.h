@@ -95,9 +95,8 @@ int sdr_tx_job_data(struct sdr_tx_job *job, const struct sdr_tx_msg *msg, uint32
 		    uint32_t npkts);
 
 /**
- * Job for parity packets: @p parity holds parity chunks; packet i of the job carries
- * bytes [i * mtu, (i + 1) * mtu) of @p parity from parity packet @p first_ppkt on, and
- * lands at packet offset parity_pkt_off + first_ppkt + i of the slot.
+ * Job for parity packets: packet i of the job carries bytes [i * mtu, (i + 1) * mtu) of
+ * @p parity and lands at packet offset parity_pkt_off + first_ppkt + i of the slot.
  * @return 0 or -EINVAL when the connection has no parity region or the range overflows it.
  */
 int sdr_tx_job_parity(const struct sdr_tx *tx, struct sdr_tx_job *job,

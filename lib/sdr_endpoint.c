@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One end of an SDR connection: sdr_tx/sdr_rx + rel_tx/rel_rx + FEC + control packets. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec_codec.h"
+#include "rel_rx.h"
+#include "rel_tx.h"
+#include "roce_opcode.h"
+#include "sdr_bitmap.h"
+#include "sdr_ctrl.h"
+#include "sdr_endpoint.h"
+#include "sdr_tx.h"
+
+static const char *const counter_names[SDR_EP_NCOUNTERS] = {
+#define X(sym, name) [SDR_EP_##sym] = name,
+	SDR_EP_COUNTERS(X)
+#undef X
+};
+
+const char *
+sdr_ep_counter_name(enum sdr_ep_counter c)
+{
+	return (unsigned int)c < SDR_EP_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+/* A send in flight, by rel_tx context. */
+struct ep_send {
+	struct sdr_tx_msg msg;
+	int16_t *par_buf;		/* per submessage: sender parity buffer, -1 none */
+};
+
+/* An encode waiting for a free parity buffer. */
+struct enc_wait {
+	uint32_t ctx;
+	uint32_t sub;
+	uint64_t seq;
+};
+
+struct sdr_ep {
+	struct sdr_ep_cfg cfg;
+	struct sdr_conn_geom geom;
+	struct sdr_tx *tx;
+	struct sdr_rx *rx;
+	struct rel_tx *rtx;
+	struct rel_rx *rrx;
+	struct ec_codec *codec;
+	int ec;
+	uint32_t k, m, chunk;
+	struct ep_send *sends;		/* by rel_tx context */
+	uint8_t *tx_par;		/* tx_parity_bufs x m chunks */
+	int16_t *tx_par_free;
+	uint32_t n_tx_par_free;
+	struct enc_wait *enc_wait;
+	uint32_t enc_head;
+	uint32_t n_enc_wait;
+	uint8_t *rx_par;		/* max_inflight regions of max parity chunks */
+	int32_t *rx_par_of_slot;
+	int32_t *rx_par_free;
+	uint32_t n_rx_par_free;
+	uint8_t *scratch;		/* one chunk: the short last chunk, zero padded */
+	uint8_t *zeros;			/* one chunk of zeros: chunks past the message end */
+	/* the chunk being packetized */
+	struct sdr_tx_job job;
+	int job_active;
+	uint8_t job_parity;
+	uint32_t job_ctx;
+	uint32_t job_sub;
+	uint64_t job_seq;
+	uint32_t ctrl_psn;
+	struct sdr_ep_done *done;
+	uint32_t done_cap;
+	uint32_t done_head;
+	uint32_t ndone;
+	uint64_t counters[SDR_EP_NCOUNTERS];
+	uint64_t ctrl_err[SDR_CTRL_E_COUNT];
+};
+
+void
+sdr_ep_destroy(struct sdr_ep *ep)
+{
+	if (ep == NULL)
+		return;
+	if (ep->sends != NULL)
+		for (uint32_t i = 0; i < ep->cfg.attr.max_inflight; i++)
+			free(ep->sends[i].par_buf);
+	free(ep->sends);
+	free(ep->tx_par);
+	free(ep->tx_par_free);
+	free(ep->enc_wait);
+	free(ep->rx_par);
+	free(ep->rx_par_of_slot);
+	free(ep->rx_par_free);
+	free(ep->scratch);
+	free(ep->zeros);
+	free(ep->done);
+	sdr_tx_destroy(ep->tx);
+	sdr_rx_destroy(ep->rx);
+	rel_tx_destroy(ep->rtx);
+	rel_rx_destroy(ep->rrx);
+	ec_codec_destroy(ep->codec);
+	free(ep);
+}
+
+static int
+alloc_ec(struct sdr_ep *ep)
+{
+	const struct sdr_ep_cfg *c = &ep->cfg;
+	struct ec_spec spec = { .kind = c->rel.scheme.kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR :
+				EC_KIND_MDS, .k = ep->k, .m = ep->m };
+	uint32_t nbuf = c->tx_parity_bufs ? c->tx_parity_bufs : 4, inflight = c->attr.max_inflight;
+	uint64_t region = (uint64_t)ep->geom.max_parity_chunks * ep->chunk;
+	uint32_t max_sub = (ep->geom.max_data_chunks + ep->k - 1) / ep->k;
+
+	if (ec_codec_create(&spec, EC_CACHE_DEFAULT, &ep->codec) != 0)
+		return -1;
+	ep->tx_par = malloc((uint64_t)nbuf * ep->m * ep->chunk);
+	ep->tx_par_free = calloc(nbuf, sizeof(int16_t));
+	ep->enc_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->enc_wait));
+	ep->rx_par = malloc(region * inflight);
+	ep->rx_par_free = calloc(inflight, sizeof(int32_t));
+	ep->scratch = malloc(ep->chunk);
+	ep->zeros = calloc(1, ep->chunk);
+	if (!ep->tx_par || !ep->tx_par_free || !ep->enc_wait || !ep->rx_par || !ep->rx_par_free ||
+	    !ep->scratch || !ep->zeros)
+		return -1;
+	for (uint32_t i = 0; i < nbuf; i++)
+		ep->tx_par_free[ep->n_tx_par_free++] = (int16_t)i;
+	for (uint32_t i = 0; i < inflight; i++) {
+		ep->rx_par_free[ep->n_rx_par_free++] = (int32_t)i;
+		ep->sends[i].par_buf = malloc(max_sub * sizeof(int16_t));
+		if (ep->sends[i].par_buf == NULL)
+			return -1;
+		memset(ep->sends[i].par_buf, 0xFF, max_sub * sizeof(int16_t));
+	}
+	return 0;
+}
+
+struct sdr_ep *
+sdr_ep_create(const struct sdr_ep_cfg *cfg)
+{
+	struct sdr_ep *ep = calloc(1, sizeof(*ep));
+
+	if (ep == NULL)
+		return NULL;
+	ep->cfg = *cfg;
+	if (sdr_conn_geometry(&cfg->attr, &ep->geom) != 0)
+		goto fail;
+	ep->ec = sdr_scheme_is_ec(&cfg->rel.scheme);
+	ep->k = cfg->rel.scheme.k;
+	ep->m = cfg->rel.scheme.m;
+	ep->chunk = cfg->attr.chunk_size;
+	ep->tx = sdr_tx_create(&cfg->attr, &cfg->path);
+	ep->rx = sdr_rx_create(&cfg->attr);
+	ep->rtx = rel_tx_create(&cfg->rel, &cfg->attr);
+	ep->rrx = rel_rx_create(&cfg->rel, &cfg->attr);
+	ep->sends = calloc(cfg->attr.max_inflight, sizeof(*ep->sends));
+	ep->rx_par_of_slot = malloc(ep->geom.nslots * sizeof(int32_t));
+	ep->done_cap = 2 * cfg->attr.max_inflight;
+	ep->done = calloc(ep->done_cap, sizeof(*ep->done));
+	if (!ep->tx || !ep->rx || !ep->rtx || !ep->rrx || !ep->sends || !ep->rx_par_of_slot ||
+	    !ep->done)
+		goto fail;
+	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
+	if (ep->ec && alloc_ec(ep) != 0)
+		goto fail;
+	return ep;
+fail:
+	sdr_ep_destroy(ep);
+	return NULL;
+}
+
+int
+sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+	    uint64_t cookie, uint64_t now)
+{
+	struct sdr_tx_msg msg;
+	int rc, ctx;
+
+	if (len > ep->cfg.attr.max_msg_size)
+		return -EMSGSIZE;
+	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
+		return -EAGAIN;	/* unread completions: keep room for every message in flight */
+	/* both halves apply the same rules (in-flight limit, slot reuse), so they agree */
+	rc = sdr_tx_msg_start(ep->tx, buf, len, user_imm, &msg);
+	if (rc != 0)
+		return rc;
+	ctx = rel_tx_submit(ep->rtx, len, cookie, now);
+	if (ctx < 0) {
+		sdr_tx_msg_retire(ep->tx, &msg);
+		return ctx;
+	}
+	ep->sends[ctx].msg = msg;
+	return 0;
+}
+
+int
+sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
+	    uint64_t cookie, uint64_t now, uint32_t *slot)
+{
+	uint64_t seq = sdr_rx_next_seq(ep->rx);
+	uint8_t *par = NULL;
+	int32_t region = -1;
+	int rc;
+
+	if (len > ep->cfg.attr.max_msg_size)
+		return -EMSGSIZE;
+	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
+		return -EAGAIN;
+	if (ep->ec) {
+		if (ep->n_rx_par_free == 0)
+			return -EAGAIN;
+		region = ep->rx_par_free[ep->n_rx_par_free - 1];
+		par = ep->rx_par + (uint64_t)region * ep->geom.max_parity_chunks * ep->chunk;
+	}
+	rc = sdr_rx_post(ep->rx, buf, len, par, chunk_bytes, slot);
+	if (rc != 0)
+		return rc;
+	if (rel_rx_post(ep->rrx, seq, *slot, len, cookie, now) < 0) {
+		/* cannot happen: both halves have max_inflight contexts and free them together */
+		sdr_rx_complete(ep->rx, *slot);
+		return -EAGAIN;
+	}
+	if (ep->ec) {
+		ep->n_rx_par_free--;
+		ep->rx_par_of_slot[*slot] = region;
+	}
+	return 0;
+}
+
+int
+sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
+{
+	int rc = sdr_rx_complete(ep->rx, slot);
+
+	if (rc != 0)
+		return rc;
+	rel_rx_release(ep->rrx, slot);
+	if (ep->ec && ep->rx_par_of_slot[slot] >= 0) {
+		ep->rx_par_free[ep->n_rx_par_free++] = ep->rx_par_of_slot[slot];
+		ep->rx_par_of_slot[slot] = -1;
+	}
+	return 0;
+}
+
+static void
+input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
+{
+	struct sdr_ctrl c;
+	int rc;
+
+	ep->counters[SDR_EP_CTRL_PKTS_IN]++;
+	if (v->opcode != ROCE_OP_UC_SEND_ONLY) {
+		ep->counters[SDR_EP_CTRL_BAD_OPCODE]++;
+		return;
+	}
+	rc = sdr_ctrl_decode(v->payload, v->payload_len, &c);
+	if (rc != 0) {
+		ep->counters[SDR_EP_CTRL_BAD]++;
+		ep->ctrl_err[-rc]++;
+		return;
+	}
+	rel_tx_on_ctrl(ep->rtx, &c, now);
+}
+
+void
+sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
+	     uint64_t now)
+{
+	struct sdr_rx_event ev;
+	sdr_rx_verdict r;
+
+	if (kind == SDR_QPN_CTRL) {
+		input_ctrl(ep, v, now);
+		return;
+	}
+	ep->counters[SDR_EP_DATA_PKTS_IN]++;
+	r = sdr_rx_place(ep->rx, v, gen, &ev);
+	if (r == SDR_RX_PLACED) {
+		/* data chunks, then parity chunks numbered after them: as rel_rx counts */
+		if (ev.flags & SDR_RX_EV_CHUNK)
+			rel_rx_on_chunk(ep->rrx, ev.slot, ev.chunk, now);
+		if (ev.flags & SDR_RX_EV_PARITY_CHUNK) {
+			struct sdr_rx_msg_info info;
+
+			sdr_rx_msg_info(ep->rx, ev.slot, &info);
+			rel_rx_on_chunk(ep->rrx, ev.slot, info.nchunks + ev.chunk, now);
+		}
+		return;
+	}
+	/* the sender is still sending what we have: it may have missed an ACK */
+	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
+		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
+}
+
+/* Data chunk c of a message: where its bytes are, padded to a full chunk when short. */
+static uint8_t *
+chunk_ptr(struct sdr_ep *ep, const uint8_t *base, uint64_t len, uint32_t c, int *padded)
+{
+	uint64_t off = (uint64_t)c * ep->chunk;
+
+	*padded = 0;
+	if (off >= len && !(len == 0 && c == 0))
+		return ep->zeros;		/* past the end of a short last submessage */
+	if (len - off >= ep->chunk)
+		return (uint8_t *)(uintptr_t)(base + off);
+	*padded = 1;
+	memcpy(ep->scratch, base + off, len - off);
+	memset(ep->scratch + (len - off), 0, ep->chunk - (len - off));
+	return ep->scratch;
+}
+
+static uint8_t *
+tx_par_chunk(struct sdr_ep *ep, int16_t buf, uint32_t j)
+{
+	return ep->tx_par + ((uint64_t)buf * ep->m + j) * ep->chunk;
+}
+
+/* Compute the parity of submessage @p sub; 0 when done, -1 when no buffer is free. */
+static int
+encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
+{
+	struct ep_send *s = &ep->sends[ctx];
+	const uint8_t *data[EC_MAX_CHUNKS];
+	uint8_t *par[EC_MAX_CHUNKS];
+	int16_t b;
+	int padded;
+
+	if (ep->n_tx_par_free == 0)
+		return -1;
+	b = ep->tx_par_free[--ep->n_tx_par_free];
+	for (uint32_t j = 0; j < ep->k; j++)
+		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j, &padded);
+	for (uint32_t j = 0; j < ep->m; j++)
+		par[j] = tx_par_chunk(ep, b, j);
+	ec_encode(ep->codec, data, par, ep->chunk);
+	s->par_buf[sub] = b;
+	ep->counters[SDR_EP_ENCODES]++;
+	rel_tx_parity_ready(ep->rtx, ctx, seq, sub);
+	return 0;
+}
+
+static void
+release_par(struct sdr_ep *ep, uint32_t ctx, uint32_t sub)
+{
+	struct ep_send *s = &ep->sends[ctx];
+
+	if (s->par_buf[sub] >= 0) {
+		ep->tx_par_free[ep->n_tx_par_free++] = s->par_buf[sub];
+		s->par_buf[sub] = -1;
+	}
+}
+
+/* Encodes that waited for a parity buffer, in order. */
+static void
+retry_encodes(struct sdr_ep *ep)
+{
+	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+
+	while (ep->n_enc_wait) {
+		struct enc_wait *w = &ep->enc_wait[ep->enc_head];
+
+		if (ep->sends[w->ctx].msg.seq == w->seq && encode(ep, w->ctx, w->seq, w->sub) != 0)
+			return;
+		ep->enc_head = (ep->enc_head + 1) % cap;
+		ep->n_enc_wait--;
+	}
+}
+
+static void
+request_encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
+{
+	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+
+	if (ep->n_enc_wait == 0 && encode(ep, ctx, seq, sub) == 0)
+		return;
+	ep->counters[SDR_EP_PARITY_WAITS]++;
+	if (ep->n_enc_wait < cap) {
+		ep->enc_wait[(ep->enc_head + ep->n_enc_wait) % cap] =
+			(struct enc_wait){ .ctx = ctx, .sub = sub, .seq = seq };
+		ep->n_enc_wait++;
+	}
+}
+
+/* Rebuild the missing data chunks of a submessage in the receive buffer. */
+static void
+decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
+{
+	uint8_t *ptr[EC_MAX_CHUNKS], *dst = NULL;
+	const uint64_t *bits = sdr_rx_chunk_bits(ep->rx, d->slot);
+	struct sdr_rx_msg_info info;
+	struct ec_mask mask;
+	uint32_t short_len = 0, short_c = 0;
+	int rc;
+
+	if (bits == NULL || sdr_rx_msg_info(ep->rx, d->slot, &info) != 0)
+		return;
+	ec_mask_zero(&mask);
+	for (uint32_t j = 0; j < ep->k; j++) {
+		uint32_t c = d->first + j, len;
+		uint8_t *p;
+
+		if (c >= info.nchunks) {
+			ptr[j] = ep->zeros;
+			ec_mask_set(&mask, j);
+			continue;
+		}
+		sdr_rx_chunk_span(ep->rx, d->slot, c, &p, &len);
+		ptr[j] = p;
+		if (len < ep->chunk) {		/* the short last chunk: work on a padded copy */
+			ptr[j] = ep->scratch;
+			memset(ep->scratch, 0, ep->chunk);
+			dst = p;
+			short_len = len;
+			short_c = c;
+			if (sdr_bit_test(bits, c))
+				memcpy(ep->scratch, p, len);
+		}
+		if (sdr_bit_test(bits, c))
+			ec_mask_set(&mask, j);
+	}
+	for (uint32_t i = 0; i < ep->m; i++) {
+		uint32_t pc = d->sub * ep->m + i, len;
+
+		ptr[ep->k + i] = NULL;
+		if (sdr_bit_test(bits, info.nchunks + pc)) {
+			sdr_rx_parity_span(ep->rx, d->slot, pc, &ptr[ep->k + i], &len);
+			ec_mask_set(&mask, ep->k + i);
+		}
+	}
+	rc = ec_decode(ep->codec, &mask, ptr, ep->chunk);
+	if (rc < 0) {
+		ep->counters[SDR_EP_DECODE_FAILED]++;
+		return;
+	}
+	if (dst != NULL && !sdr_bit_test(bits, short_c))
+		memcpy(dst, ep->scratch, short_len);
+	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++) {
+		struct sdr_rx_event ev;
+
+		/* the receive state machine learns of these from rel_rx_decoded() below */
+		if (!sdr_bit_test(bits, d->first + j))
+			sdr_rx_chunk_recovered(ep->rx, d->slot, d->first + j, &ev);
+	}
+	ep->counters[SDR_EP_DECODES]++;
+	rel_rx_decoded(ep->rrx, d->ctx, d->seq, d->sub, now);
+}
+
+static void
+push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
+{
+	struct sdr_ep_done *e;
+
+	if (ep->ndone == ep->done_cap)
+		return;	/* cannot happen: send and recv keep room for every message in flight */
+	e = &ep->done[(ep->done_head + ep->ndone) % ep->done_cap];
+	ep->ndone++;
+	*e = (struct sdr_ep_done){
+		.is_recv = (uint8_t)is_recv, .status = (uint8_t)d->status, .slot = d->slot,
+		.cookie = d->cookie, .seq = d->seq, .start_ns = d->start_ns, .end_ns = d->end_ns,
+		.retransmitted = d->retransmitted, .decoded = d->decoded, .fallback = d->fallback,
+	};
+	if (is_recv)
+		ep->counters[d->status == SDR_DONE_OK ? SDR_EP_RECV_OK : SDR_EP_RECV_FAILED]++;
+	else
+		ep->counters[d->status == SDR_DONE_OK ? SDR_EP_SEND_OK : SDR_EP_SEND_FAILED]++;
+}
+
+static void
+collect_done(struct sdr_ep *ep)
+{
+	struct sdr_rel_done d;
+
+	while (rel_tx_poll_done(ep->rtx, &d)) {
+		struct ep_send *s = &ep->sends[d.ctx];
+
+		if (ep->ec)
+			for (uint32_t sub = 0; sub * ep->k < s->msg.nchunks; sub++)
+				release_par(ep, d.ctx, sub);
+		if (ep->job_active && ep->job_seq == d.seq)
+			ep->job_active = 0;	/* nothing more of it needs to go out */
+		sdr_tx_msg_retire(ep->tx, &s->msg);
+		s->msg.seq = UINT64_MAX;
+		push_done(ep, &d, 0);
+	}
+	while (rel_rx_poll_done(ep->rrx, &d))
+		push_done(ep, &d, 1);
+}
+
+static uint32_t
+build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t cap,
+	   uint16_t *len)
+{
+	uint8_t payload[SDR_CTRL_MAX_LEN];
+	struct roce_pkt pkt = {
+		.opcode = ROCE_OP_UC_SEND_ONLY,
+		.dqpn = sdr_conn_ctrl_qpn(ep->cfg.attr.remote_qpn, &ep->cfg.attr),
+		.psn = ep->ctrl_psn++ & 0xFFFFFF,
+	};
+	int n = sdr_ctrl_encode(c, payload, sizeof(payload)), l;
+
+	if (n < 0)
+		return 0;
+	l = roce_build(frame, cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
+	if (l < 0)
+		return 0;
+	*len = (uint16_t)l;
+	ep->counters[SDR_EP_CTRL_PKTS_OUT]++;
+	return 1;
+}
+
+/* Start packetizing a unit the sender state machine chose. */
+static void
+start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
+{
+	struct ep_send *s = &ep->sends[u->ctx];
+	uint32_t ppc = ep->geom.pkts_per_chunk;
+
+	if (u->kind == REL_UNIT_ENCODE) {
+		request_encode(ep, u->ctx, u->seq, u->index);
+		return;
+	}
+	ep->job_ctx = u->ctx;
+	ep->job_seq = u->seq;
+	ep->job_parity = u->kind == REL_UNIT_PARITY;
+	if (ep->job_parity) {
+		uint32_t sub = u->index / ep->m, j = u->index % ep->m;
+
+		ep->job_sub = sub;
+		if (s->par_buf[sub] < 0 ||
+		    sdr_tx_job_parity(ep->tx, &ep->job, &s->msg, tx_par_chunk(ep, s->par_buf[sub], j),
+				      u->index * ppc, ppc) != 0)
+			return;	/* cannot happen: parity goes out only after its encode */
+	} else {
+		uint32_t first = u->index * ppc, n = s->msg.npkts - first < ppc ?
+						   s->msg.npkts - first : ppc;
+
+		if (sdr_tx_job_data(&ep->job, &s->msg, first, n) != 0)
+			return;
+	}
+	ep->job_active = 1;
+}
+
+uint32_t
+sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+	      uint16_t *lens, uint32_t n)
+{
+	struct rel_rx_decode d;
+	struct rel_tx_unit u;
+	struct sdr_ctrl c;
+	uint32_t out = 0;
+
+	while (out < n && rel_rx_next_ctrl(ep->rrx, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	while (rel_rx_next_decode(ep->rrx, &d))
+		decode(ep, &d, now);
+	collect_done(ep);
+	if (ep->ec)
+		retry_encodes(ep);
+	while (out < n) {
+		if (ep->job_active) {
+			uint32_t got = sdr_tx_build(ep->tx, &ep->job, frames + out, cap, lens + out,
+						    n - out);
+
+			ep->counters[ep->job_parity ? SDR_EP_PARITY_PKTS_OUT : SDR_EP_DATA_PKTS_OUT] += got;
+			out += got;
+			if (sdr_tx_job_left(&ep->job) == 0 || got == 0) {
+				ep->job_active = 0;
+				/* the last parity chunk of a submessage is out: recycle its buffer */
+				if (ep->job_parity && (ep->job.first_pkt - ep->geom.parity_pkt_off) /
+				    ep->geom.pkts_per_chunk % ep->m == ep->m - 1)
+					release_par(ep, ep->job_ctx, ep->job_sub);
+			}
+			continue;
+		}
+		if (!rel_tx_next(ep->rtx, now, &u))
+			break;
+		start_unit(ep, &u);
+	}
+	collect_done(ep);
+	return out;
+}
+
+uint64_t
+sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
+{
+	uint64_t t, r;
+
+	if (ep->job_active || ep->n_enc_wait)
+		return now;
+	t = rel_tx_next_time(ep->rtx, now);
+	r = rel_rx_next_time(ep->rrx, now);
+	return r < t ? r : t;
+}
+
+int
+sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d)
+{
+	collect_done(ep);
+	if (ep->ndone == 0)
+		return 0;
+	*d = ep->done[ep->done_head];
+	ep->done_head = (ep->done_head + 1) % ep->done_cap;
+	ep->ndone--;
+	return 1;
+}
+
+const struct sdr_rx *
+sdr_ep_rx(const struct sdr_ep *ep)
+{
+	return ep->rx;
+}
+
+const uint64_t *
+sdr_ep_counters(const struct sdr_ep *ep)
+{
+	return ep->counters;
+}
+
+const uint64_t *
+sdr_ep_rx_counters(const struct sdr_ep *ep)
+{
+	return sdr_rx_counters(ep->rx);
+}
+
+const uint64_t *
+sdr_ep_tx_counters(const struct sdr_ep *ep)
+{
+	return sdr_tx_counters(ep->tx);
+}
+
+const uint64_t *
+sdr_ep_rel_tx_counters(const struct sdr_ep *ep)
+{
+	return rel_tx_counters(ep->rtx);
+}
+
+const uint64_t *
+sdr_ep_rel_rx_counters(const struct sdr_ep *ep)
+{
+	return rel_rx_counters(ep->rrx);
+}
+
+uint64_t
+sdr_ep_ctrl_err_count(const struct sdr_ep *ep, int err)
+{
+	err = err < 0 ? -err : err;
+	return err < SDR_CTRL_E_COUNT ? ep->ctrl_err[err] : 0;
+}
+
+const struct sdr_ep_cfg *
+sdr_ep_config(const struct sdr_ep *ep)
+{
+	return &ep->cfg;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One end of an SDR connection over real packets: the send side (message ids, packetizer),
+ * the receive side (message table, placement), the reliability state machines, the FEC
+ * codec and the control messages, joined together. The dataplane hands it parsed packets
+ * addressed to the connection and asks it for frames to send; applications give it
+ * messages to send and buffers to receive into, and poll completions.
+ *
+ * Time is an argument (nanoseconds, any monotonic clock); no EAL, no locks. Memory is
+ * allocated at creation: the parity buffers of the sender (a small pool, recycled once a
+ * submessage's parity went out) and of the receiver (one region per receive in flight).
+ */
+#ifndef SDR_ENDPOINT_H
+#define SDR_ENDPOINT_H
+
+#include <stdint.h>
+
+#include "roce_build.h"
+#include "roce_parse.h"
+#include "sdr_conn.h"
+#include "sdr_rel.h"
+#include "sdr_rx.h"
+
+struct sdr_ep_cfg {
+	struct sdr_conn_attr attr;	/**< geometry, QPNs, R_Keys (ec_k/m set for EC) */
+	struct sdr_rel_cfg rel;		/**< scheme and timing */
+	struct roce_path path;		/**< addresses towards the peer */
+	uint32_t tx_parity_bufs;	/**< sender parity buffers (m chunks each); 0: 4 */
+};
+
+#define SDR_EP_COUNTERS(X) \
+	X(DATA_PKTS_OUT,	"data_pkts_out") \
+	X(PARITY_PKTS_OUT,	"parity_pkts_out") \
+	X(CTRL_PKTS_OUT,	"ctrl_pkts_out") \
+	X(DATA_PKTS_IN,		"data_pkts_in") \
+	X(CTRL_PKTS_IN,		"ctrl_pkts_in") \
+	X(CTRL_BAD,		"ctrl_rejected") \
+	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
+	X(ENCODES,		"submessages_encoded") \
+	X(DECODES,		"submessages_decoded") \
+	X(DECODE_FAILED,	"decode_failed") \
+	X(PARITY_WAITS,		"parity_buffer_waits") \
+	X(SEND_OK,		"sends_ok") \
+	X(SEND_FAILED,		"sends_failed") \
+	X(RECV_OK,		"recvs_ok") \
+	X(RECV_FAILED,		"recvs_failed")
+
+enum sdr_ep_counter {
+#define X(sym, name) SDR_EP_##sym,
+	SDR_EP_COUNTERS(X)
+#undef X
+	SDR_EP_NCOUNTERS
+};
+
+const char *sdr_ep_counter_name(enum sdr_ep_counter c);
+
+/** A completed send or receive. */
+struct sdr_ep_done {
+	uint8_t is_recv;
+	uint8_t status;		/**< enum sdr_done_status */
+	uint32_t slot;		/**< receive: the slot to read bitmaps of before releasing */
+	uint64_t cookie;
+	uint64_t seq;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint32_t retransmitted;
+	uint32_t decoded;
+	uint32_t fallback;
+};
+
+struct sdr_ep;
+
+/** @return NULL on a bad configuration (see sdr_conn_geometry()) or no memory. */
+struct sdr_ep *sdr_ep_create(const struct sdr_ep_cfg *cfg);
+void sdr_ep_destroy(struct sdr_ep *ep);
+
+/**
+ * Send a message. The buffer must stay valid and unchanged until its completion.
+ * @return 0, -EAGAIN (too many in flight: poll completions and retry), -EMSGSIZE.
+ */
+int sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		uint64_t cookie, uint64_t now);
+
+/**
+ * Post a receive of exactly @p len bytes into @p buf (order-based matching).
+ * @param chunk_bytes optional mirror of the chunk bitmap, one byte per chunk.
+ * @return 0, -EAGAIN, -EMSGSIZE.
+ */
+int sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
+		uint64_t cookie, uint64_t now, uint32_t *slot);
+
+/**
+ * Release a completed (or abandoned) receive: from then on its slot discards late packets.
+ * Every posted receive must be released exactly once.
+ */
+int sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot);
+
+/**
+ * Hand a packet to the endpoint: a data packet to one of its data QPNs, or a control
+ * packet to its control QPN (as sdr_conn_qpn_decode() classified it).
+ */
+void sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind,
+		  uint32_t gen, uint64_t now);
+
+/**
+ * Build up to @p n frames that should go out now (control first, then data, parity and
+ * retransmissions as the pacer allows); runs due timers, encodes and decodes.
+ * @param frames n buffers of @p cap bytes.
+ * @return frames built.
+ */
+uint32_t sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+		       uint16_t *lens, uint32_t n);
+
+/** Earliest time sdr_ep_output() has something to do (UINT64_MAX: idle). */
+uint64_t sdr_ep_next_time(struct sdr_ep *ep, uint64_t now);
+
+/** Take one completion. @return 1 or 0. */
+int sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d);
+
+/** The receive side, for bitmaps and the user immediate of posted messages. */
+const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
+
+/** Counters: the endpoint's, and those of its parts. */
+const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
+const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);
+const uint64_t *sdr_ep_tx_counters(const struct sdr_ep *ep);
+const uint64_t *sdr_ep_rel_tx_counters(const struct sdr_ep *ep);
+const uint64_t *sdr_ep_rel_rx_counters(const struct sdr_ep *ep);
+
+/** Counter of a control message that failed validation, by enum sdr_ctrl_err. */
+uint64_t sdr_ep_ctrl_err_count(const struct sdr_ep *ep, int err);
+
+/** The configuration the endpoint runs with. */
+const struct sdr_ep_cfg *sdr_ep_config(const struct sdr_ep *ep);
+
+#endif /* SDR_ENDPOINT_H */
