@@ -147,6 +147,10 @@ def main():
         f.write("\n".join(md) + "\n")
     print("bench: wrote %s/benchmarks.md and benchmarks.json (%d figures)"
           % (args.out, len(records)), file=sys.stderr)
+    if not only or "sim" in only:
+        # the simulator against the model and the published findings: docs/model.md
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "sim_report.py"),
+                        "--build", args.build, "--docs", args.out], check=True)
 
 
 main()
