@@ -486,6 +486,15 @@ run_timers(struct rel_tx *tx, uint64_t now)
 	}
 }
 
+/* Parity chunks of submessage s: fewer for a short last submessage. */
+static uint32_t
+sub_parity(const struct rel_tx *tx, const struct txm *m, uint32_t s)
+{
+	uint32_t first = s * tx->cfg.scheme.k, kk = m->nchunks - first;
+
+	return sdr_rel_sub_parity(&tx->cfg.scheme, kk);
+}
+
 static uint32_t
 chunk_bytes(const struct rel_tx *tx, const struct txm *m, uint32_t c)
 {
@@ -606,7 +615,7 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 				if (commit) {
 					pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
 					tx->counters[REL_TX_PARITY_SENT]++;
-					if (++m->par_j == tx->cfg.scheme.m) {
+					if (++m->par_j == sub_parity(tx, m, m->par_sub)) {
 						m->par_j = 0;
 						m->par_sub++;
 					}

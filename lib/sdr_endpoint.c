@@ -458,7 +458,8 @@ push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 	ep->ndone++;
 	*e = (struct sdr_ep_done){
 		.is_recv = (uint8_t)is_recv, .status = (uint8_t)d->status, .slot = d->slot,
-		.cookie = d->cookie, .seq = d->seq, .start_ns = d->start_ns, .end_ns = d->end_ns,
+		.cookie = d->cookie, .seq = d->seq, .start_ns = d->start_ns, .first_ns = d->first_ns,
+		.end_ns = d->end_ns,
 		.retransmitted = d->retransmitted, .decoded = d->decoded, .fallback = d->fallback,
 	};
 	if (is_recv)
@@ -508,6 +509,22 @@ build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t
 	*len = (uint16_t)l;
 	ep->counters[SDR_EP_CTRL_PKTS_OUT]++;
 	return 1;
+}
+
+/* Parity chunk index of the job being packetized. */
+static uint32_t
+job_parity_index(const struct sdr_ep *ep)
+{
+	return (ep->job.first_pkt - ep->geom.parity_pkt_off) / ep->geom.pkts_per_chunk;
+}
+
+/* Data chunks of the submessage whose parity the job carries. */
+static uint32_t
+sub_data_chunks(const struct sdr_ep *ep)
+{
+	uint32_t first = ep->job_sub * ep->k, n = ep->sends[ep->job_ctx].msg.nchunks;
+
+	return n - first < ep->k ? n - first : ep->k;
 }
 
 /* Start packetizing a unit the sender state machine chose. */
@@ -568,8 +585,8 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 			if (sdr_tx_job_left(&ep->job) == 0 || got == 0) {
 				ep->job_active = 0;
 				/* the last parity chunk of a submessage is out: recycle its buffer */
-				if (ep->job_parity && (ep->job.first_pkt - ep->geom.parity_pkt_off) /
-				    ep->geom.pkts_per_chunk % ep->m == ep->m - 1)
+				if (ep->job_parity && job_parity_index(ep) % ep->m + 1 ==
+				    sdr_rel_sub_parity(&ep->cfg.rel.scheme, sub_data_chunks(ep)))
 					release_par(ep, ep->job_ctx, ep->job_sub);
 			}
 			continue;

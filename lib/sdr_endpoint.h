@@ -61,7 +61,8 @@ struct sdr_ep_done {
 	uint32_t slot;		/**< receive: the slot to read bitmaps of before releasing */
 	uint64_t cookie;
 	uint64_t seq;
-	uint64_t start_ns;
+	uint64_t start_ns;	/**< send: submitted; receive: posted */
+	uint64_t first_ns;	/**< send: first chunk out; receive: first chunk in (0: none) */
 	uint64_t end_ns;
 	uint32_t retransmitted;
 	uint32_t decoded;

@@ -23,6 +23,23 @@ sdr_scheme_is_ec(const struct sdr_scheme *s)
 	return s->kind == SDR_SCHEME_EC_XOR || s->kind == SDR_SCHEME_EC_MDS;
 }
 
+/**
+ * Parity chunks sent for a submessage of @p kk data chunks (kk <= k). A full submessage gets
+ * m. A short one (the message's last) counts its missing data chunks as known zeros, so it
+ * needs fewer: an MDS code still repairs any losses up to the parity sent, so it gets
+ * ceil(kk * m / k), the same share as a full one; XOR needs the parity of each group that
+ * holds data, min(kk, m).
+ */
+static inline uint32_t
+sdr_rel_sub_parity(const struct sdr_scheme *s, uint32_t kk)
+{
+	if (kk >= s->k)
+		return s->m;
+	if (s->kind == SDR_SCHEME_EC_XOR)
+		return kk < s->m ? kk : s->m;
+	return (kk * s->m + s->k - 1) / s->k;
+}
+
 /** Configuration of a connection's reliability; both sides must agree on it. */
 struct sdr_rel_cfg {
 	struct sdr_scheme scheme;	/**< kind, and k, m for EC */

@@ -318,6 +318,27 @@ test_ec_one_loss_decoded(void **state)
 	assert_int_equal(done_time(&s), t_inj(10) + RTT);
 }
 
+/* A short last submessage gets its share of parity, and still repairs a loss with it. */
+static void
+test_ec_short_last_submessage(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 5 } }, .nrules = 1 };
+	struct script x = { 0 };
+	struct sdr_sim_result r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 6);	/* 4 + 2 data: parity 2, then ceil(2*2/4) */
+	r = run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3 P0 P1 D4 D5x P2");
+	assert_int_equal(r.decoded, 1);
+	assert_int_equal(r.retransmitted, 0);
+	cfg_init(&c, SDR_SCHEME_EC_XOR, 4, 2, 5);	/* xor: one parity per group with data */
+	run(&c, &x);
+	assert_string_equal(sends(&x, b, sizeof(b)), "D0 D1 D2 D3 P0 P1 D4 P2");
+}
+
 /* m + 1 losses in a submessage: FTO, EC-NACK, the sender repeats the holes with SR. */
 static void
 test_ec_beyond_capacity_falls_back(void **state)
@@ -500,6 +521,7 @@ main(void)
 		cmocka_unit_test(test_sr_nack_reorder_within_allowance),
 		cmocka_unit_test(test_ec_no_loss),
 		cmocka_unit_test(test_ec_one_loss_decoded),
+		cmocka_unit_test(test_ec_short_last_submessage),
 		cmocka_unit_test(test_ec_beyond_capacity_falls_back),
 		cmocka_unit_test(test_ec_nack_lost_is_repeated),
 		cmocka_unit_test(test_ec_total_loss_silence),

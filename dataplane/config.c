@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* INI configuration of the dataplane, read with rte_cfgfile; no EAL needed. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+
+#include "config.h"
+#include "sdr_model.h"
+#include "units.h"
+
+#define MAX_ENTRIES 64
+
+/* Where a value is being parsed, for error lines. */
+struct where {
+	const char *file;
+	const char *section;
+	char *err;
+	size_t errlen;
+};
+
+static int
+fail(const struct where *w, const char *key, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (key)
+		snprintf(w->err, w->errlen, "%s: [%s] %s: %s", w->file, w->section, key, why);
+	else
+		snprintf(w->err, w->errlen, "%s: [%s]: %s", w->file, w->section, why);
+	return -1;
+}
+
+int
+dp_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	int n = 0;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &n) != 6 ||
+	    s[n] != '\0')
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+static int
+copy_name(char *dst, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n == 0 || n >= DP_NAME_LEN)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!((src[i] >= 'a' && src[i] <= 'z') || (src[i] >= 'A' && src[i] <= 'Z') ||
+		      (src[i] >= '0' && src[i] <= '9') || src[i] == '-' || src[i] == '_' ||
+		      src[i] == '.'))
+			return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static int
+get_u32(const struct where *w, const char *key, const char *v, uint64_t lo, uint64_t hi,
+	uint32_t *out)
+{
+	uint64_t x;
+
+	if (units_parse_u64(v, hi, &x) != 0 || x < lo)
+		return fail(w, key, "'%s' is not an integer in %" PRIu64 "..%" PRIu64, v, lo, hi);
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int
+get_size(const struct where *w, const char *key, const char *v, uint64_t lo, uint64_t hi,
+	 uint64_t *out)
+{
+	if (units_parse_size(v, out) != 0 || *out < lo || *out > hi)
+		return fail(w, key, "'%s' is not a size in %" PRIu64 "..%" PRIu64 " bytes (e.g. 64KiB)",
+			    v, lo, hi);
+	return 0;
+}
+
+static int
+get_time_ns(const struct where *w, const char *key, const char *v, uint64_t *ns)
+{
+	double s;
+
+	if (units_parse_time(v, &s) != 0 || s > 3600)
+		return fail(w, key, "'%s' is not a time such as 25ms, 100us or 2s", v);
+	*ns = (uint64_t)(s * 1e9);
+	return 0;
+}
+
+static int
+get_number(const struct where *w, const char *key, const char *v, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (*v == '\0' || *end != '\0' || errno || !isfinite(*out) || *out < 0 || *out > hi)
+		return fail(w, key, "'%s' is not a number in 0..%g", v, hi);
+	return 0;
+}
+
+static int
+get_ip(const char *v, uint8_t *version, uint8_t ip[16])
+{
+	memset(ip, 0, 16);
+	if (inet_pton(AF_INET, v, ip) == 1) {
+		*version = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, v, ip) == 1) {
+		*version = 6;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- [dataplane] ---- */
+
+static int
+dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char *v)
+{
+	if (strcmp(k, "name") == 0) {
+		if (copy_name(c->name, v) != 0)
+			return fail(w, k, "'%s' is not a name (letters, digits, - _ ., up to 31)", v);
+		return 0;
+	}
+	if (strcmp(k, "mbufs") == 0)
+		return get_u32(w, k, v, 1024, 1u << 24, &c->mbufs);
+	if (strcmp(k, "burst") == 0)
+		return get_u32(w, k, v, 1, 256, &c->burst);
+	if (strcmp(k, "idle_sleep_us") == 0)
+		return get_u32(w, k, v, 0, 1000000, &c->idle_sleep_us);
+	if (strcmp(k, "stats_period") == 0) {
+		uint64_t ns = 0;
+
+		if (get_time_ns(w, k, v, &ns) != 0)
+			return -1;
+		c->stats_period_s = (double)ns * 1e-9;
+		return 0;
+	}
+	return fail(w, k, "unknown key (expected name, mbufs, burst, idle_sleep_us, stats_period)");
+}
+
+/* ---- [pipeline] ---- */
+
+static int
+pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char *v)
+{
+	if (strcmp(k, "mode") == 0) {
+		if (strcmp(v, "rtc") == 0)
+			c->mode = DP_PIPE_RTC;
+		else if (strcmp(v, "split") == 0)
+			c->mode = DP_PIPE_SPLIT;
+		else
+			return fail(w, k, "'%s' is not rtc (all stages on one lcore) or split", v);
+		return 0;
+	}
+	return fail(w, k, "unknown key (expected mode)");
+}
+
+/* ---- [port NAME] ---- */
+
+static int
+port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char *v)
+{
+	uint32_t x = 0;
+
+	if (strcmp(k, "device") == 0) {
+		if (strlen(v) == 0 || strlen(v) >= DP_DEVICE_LEN)
+			return fail(w, k, "empty or longer than %d characters", DP_DEVICE_LEN - 1);
+		strcpy(p->device, v);
+		return 0;
+	}
+	if (strcmp(k, "mac") == 0) {
+		if (dp_parse_mac(v, p->mac) != 0)
+			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
+		p->has_mac = 1;
+		return 0;
+	}
+	if (strcmp(k, "ipv4") == 0) {
+		if (inet_pton(AF_INET, v, p->ipv4) != 1)
+			return fail(w, k, "'%s' is not an IPv4 address", v);
+		p->has_ipv4 = 1;
+		return 0;
+	}
+	if (strcmp(k, "ipv6") == 0) {
+		if (inet_pton(AF_INET6, v, p->ipv6) != 1)
+			return fail(w, k, "'%s' is not an IPv6 address", v);
+		p->has_ipv6 = 1;
+		return 0;
+	}
+	if (strcmp(k, "mtu") == 0)
+		return get_u32(w, k, v, 576, 9600, &p->mtu);
+	if (strcmp(k, "rx_queues") == 0 || strcmp(k, "tx_queues") == 0) {
+		if (get_u32(w, k, v, 1, 64, &x) != 0)
+			return -1;
+		*(k[0] == 'r' ? &p->rx_queues : &p->tx_queues) = (uint16_t)x;
+		return 0;
+	}
+	if (strcmp(k, "capture") == 0) {
+		if (strlen(v) >= sizeof(p->capture))
+			return fail(w, k, "path longer than %zu characters", sizeof(p->capture) - 1);
+		strcpy(p->capture, v);
+		return 0;
+	}
+	if (strcmp(k, "link") == 0 || strcmp(k, "exception") == 0) {
+		if (copy_name(k[0] == 'l' ? p->link : p->exception, v) != 0)
+			return fail(w, k, "'%s' is not a section name", v);
+		return 0;
+	}
+	return fail(w, k, "unknown key (expected device, mac, ipv4, ipv6, mtu, rx_queues, "
+		    "tx_queues, link, exception, capture)");
+}
+
+/* ---- [link NAME]: the keys are the emulator's own words ---- */
+
+static int
+link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char *v)
+{
+	char *words[2] = { (char *)(uintptr_t)k, (char *)(uintptr_t)v };
+	int bad = 0, rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
+
+	if (rc != 0)
+		return fail(w, k, "'%s': %s", v, link_emu_strerror(rc));
+	return 0;
+}
+
+/* ---- [conn NAME] ---- */
+
+static int
+conn_scheme(struct dp_conn_cfg *c, const struct where *w, const char *k, const char *v)
+{
+	struct sdr_scheme s;
+	int rc;
+
+	if (strcmp(v, "auto") == 0) {
+		c->scheme_auto = 1;
+		return 0;
+	}
+	rc = sdr_scheme_parse(v, &s);
+	if (rc != 0)
+		return fail(w, k, "'%s': %s (sr, sr-nack, ec-xor:K,M, ec-mds:K,M or auto)", v,
+			    sdr_model_strerror(rc));
+	c->scheme_auto = 0;
+	c->ep.rel.scheme = s;
+	return 0;
+}
+
+static int
+conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char *v,
+	 double *expected_drop)
+{
+	struct sdr_conn_attr *a = &c->ep.attr;
+	struct sdr_rel_cfg *r = &c->ep.rel;
+	uint64_t x;
+	uint32_t u;
+	double d;
+
+	if (strcmp(k, "port") == 0) {
+		if (copy_name(c->port, v) != 0)
+			return fail(w, k, "'%s' is not a section name", v);
+		return 0;
+	}
+	if (strcmp(k, "peer_mac") == 0) {
+		if (dp_parse_mac(v, c->peer_mac) != 0)
+			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
+		return 0;
+	}
+	if (strcmp(k, "peer_ip") == 0) {
+		if (get_ip(v, &c->peer_ip_version, c->peer_ip) != 0)
+			return fail(w, k, "'%s' is not an IPv4 or IPv6 address", v);
+		return 0;
+	}
+	if (strcmp(k, "local_qpn") == 0)
+		return get_u32(w, k, v, 1, 0xFFFFFF, &a->local_qpn);
+	if (strcmp(k, "remote_qpn") == 0)
+		return get_u32(w, k, v, 1, 0xFFFFFF, &a->remote_qpn);
+	if (strcmp(k, "local_rkey") == 0)
+		return get_u32(w, k, v, 0, UINT32_MAX, &a->local_rkey);
+	if (strcmp(k, "remote_rkey") == 0)
+		return get_u32(w, k, v, 0, UINT32_MAX, &a->remote_rkey);
+	if (strcmp(k, "mtu") == 0) {
+		if (get_size(w, k, v, 256, 4096, &x) != 0)
+			return -1;
+		a->mtu = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "chunk") == 0) {
+		if (get_size(w, k, v, 256, 64u << 20, &x) != 0)
+			return -1;
+		a->chunk_size = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "imm_split") == 0) {
+		if (sdr_imm_split_parse(v, &a->split) != 0)
+			return fail(w, k, "'%s' is not three widths summing to 32, e.g. 10,18,4", v);
+		return 0;
+	}
+	if (strcmp(k, "channels") == 0 || strcmp(k, "generations") == 0) {
+		if (get_u32(w, k, v, 1, 64, &u) != 0)
+			return -1;
+		*(k[0] == 'c' ? &a->channels : &a->generations) = (uint16_t)u;
+		return 0;
+	}
+	if (strcmp(k, "max_msg") == 0)
+		return get_size(w, k, v, 1, 1ull << 40, &a->max_msg_size);
+	if (strcmp(k, "inflight") == 0)
+		return get_u32(w, k, v, 1, 65536, &a->max_inflight);
+	if (strcmp(k, "dir") == 0) {
+		if (strcmp(v, "send") == 0)
+			a->dir = SDR_DIR_SEND;
+		else if (strcmp(v, "recv") == 0)
+			a->dir = SDR_DIR_RECV;
+		else if (strcmp(v, "both") == 0)
+			a->dir = SDR_DIR_BOTH;
+		else
+			return fail(w, k, "'%s' is not send, recv or both", v);
+		return 0;
+	}
+	if (strcmp(k, "scheme") == 0)
+		return conn_scheme(c, w, k, v);
+	if (strcmp(k, "rtt") == 0)
+		return get_time_ns(w, k, v, &r->rtt_ns);
+	if (strcmp(k, "alpha") == 0)
+		return get_number(w, k, v, 100, &r->alpha);
+	if (strcmp(k, "beta") == 0)
+		return get_number(w, k, v, 100, &r->beta);
+	if (strcmp(k, "rate") == 0) {
+		if (units_parse_rate(v, &d) != 0 || d > 10e12)
+			return fail(w, k, "'%s' is not a rate such as 10G or 400Gbit (0: unpaced)", v);
+		r->rate_bps = d;
+		return 0;
+	}
+	if (strcmp(k, "bucket") == 0) {
+		if (get_size(w, k, v, 0, 1u << 30, &x) != 0)
+			return -1;
+		r->bucket_bytes = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "ack_every") == 0)
+		return get_u32(w, k, v, 0, 1u << 20, &r->ack_every_chunks);
+	if (strcmp(k, "ack_interval") == 0)
+		return get_time_ns(w, k, v, &r->ack_every_ns);
+	if (strcmp(k, "nack_allowance") == 0)
+		return get_time_ns(w, k, v, &r->nack_allowance_ns);
+	if (strcmp(k, "global_timeout") == 0)
+		return get_time_ns(w, k, v, &r->global_timeout_ns);
+	if (strcmp(k, "fallback") == 0) {
+		if (strcmp(v, "holes") != 0 && strcmp(v, "whole") != 0)
+			return fail(w, k, "'%s' is not holes or whole", v);
+		r->ec_fallback_whole = v[0] == 'w';
+		return 0;
+	}
+	if (strcmp(k, "expected_drop") == 0) {
+		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
+			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
+		return 0;
+	}
+	if (strcmp(k, "tclass") == 0) {
+		if (get_u32(w, k, v, 0, 255, &u) != 0)
+			return -1;
+		c->ep.path.tclass = (uint8_t)u;
+		return 0;
+	}
+	if (strcmp(k, "pkey") == 0) {
+		if (get_u32(w, k, v, 1, 0xFFFF, &u) != 0)
+			return -1;
+		c->ep.path.pkey = (uint16_t)u;
+		return 0;
+	}
+	return fail(w, k, "unknown key (expected port, peer_mac, peer_ip, local_qpn, remote_qpn, "
+		    "local_rkey, remote_rkey, mtu, chunk, imm_split, channels, generations, max_msg, "
+		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
+		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey)");
+}
+
+static void
+conn_defaults(struct dp_conn_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	sdr_conn_attr_default(&c->ep.attr);
+	c->ep.attr.max_inflight = 16;
+	sdr_rel_cfg_default(&c->ep.rel, 1000000);	/* 1 ms until the file says otherwise */
+	c->ep.rel.global_timeout_ns = 60ull * 1000000000;
+	memset(c->peer_mac, 0xFF, 6);
+}
+
+/* scheme = auto: the analytic model ranks the candidates for this connection's path. */
+static int
+conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_drop)
+{
+	struct sdr_model_params p;
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	int n;
+
+	sdr_model_params_init(&p);
+	p.msg_bytes = c->ep.attr.max_msg_size;
+	p.chunk_bytes = c->ep.attr.chunk_size;
+	p.mtu_bytes = c->ep.attr.mtu;
+	p.bandwidth_bps = c->ep.rel.rate_bps > 0 ? c->ep.rel.rate_bps : 100e9;
+	p.rtt_s = (double)c->ep.rel.rtt_ns * 1e-9;
+	p.drop = expected_drop;
+	p.alpha = c->ep.rel.alpha;
+	p.beta = c->ep.rel.beta;
+	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
+	if (n <= 0)
+		return fail(w, "scheme", "auto: the model cannot rank schemes here: %s",
+			    sdr_model_strerror(n));
+	c->ep.rel.scheme = ch[0].scheme;
+	return 0;
+}
+
+static int
+conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, double drop)
+{
+	struct sdr_conn_geom g;
+	int rc;
+
+	if (c->port[0] == '\0')
+		return fail(w, "port", "missing");
+	if (dp_config_port(cfg, c->port) < 0)
+		return fail(w, "port", "no [port %s] section", c->port);
+	if (c->peer_ip_version == 0)
+		return fail(w, "peer_ip", "missing");
+	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
+		return -1;
+	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
+		c->ep.attr.ec_k = c->ep.rel.scheme.k;
+		c->ep.attr.ec_m = c->ep.rel.scheme.m;
+	}
+	rc = sdr_conn_geometry(&c->ep.attr, &g);
+	if (rc != 0)
+		return fail(w, NULL, "%s", sdr_conn_strerror(rc));
+	if (c->ep.rel.rtt_ns == 0)
+		return fail(w, "rtt", "must be more than 0");
+	return 0;
+}
+
+/* Section header "kind name" -> kind, name. */
+static int
+split_section(const char *sec, char *kind, size_t klen, const char **name)
+{
+	const char *sp = strchr(sec, ' ');
+	size_t n = sp ? (size_t)(sp - sec) : strlen(sec);
+
+	if (n >= klen)
+		return -1;
+	memcpy(kind, sec, n);
+	kind[n] = '\0';
+	*name = sp ? sp + 1 : "";
+	while (**name == ' ')
+		(*name)++;
+	return 0;
+}
+
+static int
+load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct where *w)
+{
+	struct rte_cfgfile_entry ents[MAX_ENTRIES];
+	char kind[16];
+	const char *name;
+	double drop = 1e-4;
+	int n;
+	void *obj = NULL;
+
+	w->section = sec;
+	if (split_section(sec, kind, sizeof(kind), &name) != 0)
+		return fail(w, NULL, "unknown section (expected dataplane, pipeline, port NAME, "
+			    "link NAME, conn NAME)");
+	if (strcmp(kind, "dataplane") == 0 || strcmp(kind, "pipeline") == 0) {
+		if (*name)
+			return fail(w, NULL, "[%s] takes no name", kind);
+	} else if (strcmp(kind, "port") == 0 || strcmp(kind, "link") == 0 ||
+		   strcmp(kind, "conn") == 0) {
+		char nm[DP_NAME_LEN];
+
+		if (copy_name(nm, name) != 0)
+			return fail(w, NULL, "[%s NAME] needs a name of letters, digits, - _ .", kind);
+		if ((kind[0] == 'p' && dp_config_port(cfg, nm) >= 0) ||
+		    (kind[0] == 'l' && dp_config_link(cfg, nm) >= 0) ||
+		    (kind[0] == 'c' && dp_config_conn(cfg, nm) >= 0))
+			return fail(w, NULL, "defined twice");
+		if (kind[0] == 'p') {
+			struct dp_port_cfg *p;
+
+			if (cfg->nports == DP_MAX_PORTS)
+				return fail(w, NULL, "more than %d ports", DP_MAX_PORTS);
+			p = &cfg->ports[cfg->nports++];
+			memset(p, 0, sizeof(*p));
+			strcpy(p->name, nm);
+			p->mtu = 4200;
+			p->rx_queues = p->tx_queues = 1;
+			obj = p;
+		} else if (kind[0] == 'l') {
+			struct dp_link_cfg *l;
+
+			if (cfg->nlinks == DP_MAX_LINKS)
+				return fail(w, NULL, "more than %d links", DP_MAX_LINKS);
+			l = &cfg->links[cfg->nlinks++];
+			strcpy(l->name, nm);
+			link_emu_config_default(&l->emu);
+			obj = l;
+		} else {
+			struct dp_conn_cfg *c;
+
+			if (cfg->nconns == DP_MAX_CONNS)
+				return fail(w, NULL, "more than %d connections", DP_MAX_CONNS);
+			c = &cfg->conns[cfg->nconns++];
+			conn_defaults(c);
+			strcpy(c->name, nm);
+			obj = c;
+		}
+	} else {
+		return fail(w, NULL, "unknown section (expected dataplane, pipeline, port NAME, "
+			    "link NAME, conn NAME)");
+	}
+	n = rte_cfgfile_section_entries(f, sec, ents, MAX_ENTRIES);
+	if (n < 0)
+		return fail(w, NULL, "cannot read entries");
+	if (n == MAX_ENTRIES && rte_cfgfile_section_num_entries(f, sec) > MAX_ENTRIES)
+		return fail(w, NULL, "more than %d keys", MAX_ENTRIES);
+	for (int i = 0; i < n; i++) {
+		const char *k = ents[i].name, *v = ents[i].value;
+		int rc;
+
+		if (v[0] == '\0')
+			return fail(w, k, "no value");
+		switch (kind[0]) {
+		case 'd': rc = dataplane_key(cfg, w, k, v); break;
+		case 'p':
+			rc = kind[1] == 'i' ? pipeline_key(cfg, w, k, v) :
+					      port_key(obj, w, k, v);
+			break;
+		case 'l': rc = link_key(obj, w, k, v); break;
+		default: rc = conn_key(obj, w, k, v, &drop); break;
+		}
+		if (rc != 0)
+			return -1;
+	}
+	if (kind[0] == 'p' && kind[1] == 'o' && ((struct dp_port_cfg *)obj)->device[0] == '\0')
+		return fail(w, "device", "missing");
+	if (kind[0] == 'c')
+		return conn_finish(cfg, obj, w, drop);
+	return 0;
+}
+
+/* Cross-section checks: references resolve, QPN ranges on a port do not overlap. */
+static int
+check_refs(struct dp_cfg *cfg, struct where *w)
+{
+	for (unsigned int i = 0; i < cfg->nports; i++) {
+		struct dp_port_cfg *p = &cfg->ports[i];
+		char sec[64];
+
+		snprintf(sec, sizeof(sec), "port %s", p->name);
+		w->section = sec;
+		if (p->link[0] && dp_config_link(cfg, p->link) < 0)
+			return fail(w, "link", "no [link %s] section", p->link);
+		if (p->exception[0] && (dp_config_port(cfg, p->exception) < 0 ||
+					strcmp(p->exception, p->name) == 0))
+			return fail(w, "exception", "no other [port %s] section", p->exception);
+		for (unsigned int j = 0; j < i; j++)
+			if (strcmp(cfg->ports[j].device, p->device) == 0)
+				return fail(w, "device", "'%s' is also the device of [port %s]",
+					    p->device, cfg->ports[j].name);
+	}
+	for (unsigned int i = 0; i < cfg->nconns; i++) {
+		const struct dp_conn_cfg *a = &cfg->conns[i];
+		uint64_t a0 = a->ep.attr.local_qpn;
+		uint64_t a1 = a0 + (uint64_t)a->ep.attr.channels * a->ep.attr.generations;
+		char sec[64];
+
+		for (unsigned int j = 0; j < i; j++) {
+			const struct dp_conn_cfg *b = &cfg->conns[j];
+			uint64_t b0 = b->ep.attr.local_qpn;
+			uint64_t b1 = b0 + (uint64_t)b->ep.attr.channels * b->ep.attr.generations;
+
+			if (strcmp(a->port, b->port) == 0 && a0 <= b1 && b0 <= a1) {
+				snprintf(sec, sizeof(sec), "conn %s", a->name);
+				w->section = sec;
+				return fail(w, "local_qpn", "QPNs 0x%" PRIx64 "-0x%" PRIx64 " overlap "
+					    "[conn %s] on port %s", a0, a1, b->name, a->port);
+			}
+		}
+	}
+	return 0;
+}
+
+int
+dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
+{
+	struct where w = { .file = file, .section = "", .err = err, .errlen = errlen };
+	struct rte_cfgfile *f;
+	char **secs = NULL;
+	int n, rc = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
+	strcpy(cfg->name, "sdr0");
+	cfg->mbufs = 16384;
+	cfg->burst = 32;
+	cfg->idle_sleep_us = 50;
+	f = rte_cfgfile_load(file, 0);
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,
+			 errno ? strerror(errno) : "not an INI file");
+		return -1;
+	}
+	n = rte_cfgfile_num_sections(f, NULL, 0);
+	if (n <= 0) {
+		snprintf(err, errlen, "%s: no sections", file);
+		goto out;
+	}
+	secs = calloc((size_t)n, sizeof(char *));
+	for (int i = 0; secs && i < n; i++)
+		secs[i] = malloc(CFG_NAME_LEN);
+	if (secs == NULL || rte_cfgfile_sections(f, secs, n) != n) {
+		snprintf(err, errlen, "%s: cannot list sections", file);
+		goto out;
+	}
+	/* ports and links first: connections refer to them */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			int is_conn = strncmp(secs[i], "conn", 4) == 0;
+
+			if (is_conn != pass)
+				continue;
+			if (load_section(cfg, f, secs[i], &w) != 0)
+				goto out;
+		}
+	}
+	if (cfg->nports == 0) {
+		snprintf(err, errlen, "%s: no [port NAME] section", file);
+		goto out;
+	}
+	rc = check_refs(cfg, &w);
+out:
+	for (int i = 0; secs && i < n; i++)
+		free(secs[i]);
+	free(secs);
+	rte_cfgfile_close(f);
+	return rc;
+}
+
+int
+dp_config_port(const struct dp_cfg *cfg, const char *name)
+{
+	for (unsigned int i = 0; i < cfg->nports; i++)
+		if (strcmp(cfg->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+dp_config_link(const struct dp_cfg *cfg, const char *name)
+{
+	for (unsigned int i = 0; i < cfg->nlinks; i++)
+		if (strcmp(cfg->links[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+dp_config_conn(const struct dp_cfg *cfg, const char *name)
+{
+	for (unsigned int i = 0; i < cfg->nconns; i++)
+		if (strcmp(cfg->conns[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dataplane's configuration file (INI, read with DPDK's rte_cfgfile): the instance,
+ * its ports, link emulator profiles, the pipeline and static connections. Loading needs no
+ * EAL, so the loader is unit-tested and fuzzed on its own. Every problem is reported as
+ * one line naming the file, the section and the key.
+ */
+#ifndef SDR_DP_CONFIG_H
+#define SDR_DP_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link_emu.h"
+#include "sdr_endpoint.h"
+
+#define DP_NAME_LEN	32
+#define DP_MAX_PORTS	8
+#define DP_MAX_LINKS	8
+#define DP_MAX_CONNS	64
+#define DP_DEVICE_LEN	256
+
+struct dp_link_cfg {
+	char name[DP_NAME_LEN];
+	struct link_emu_config emu;
+};
+
+struct dp_port_cfg {
+	char name[DP_NAME_LEN];
+	char device[DP_DEVICE_LEN];	/**< a vdev spec, ring:PAIR:SIDE, or an ethdev name */
+	uint8_t mac[6];
+	uint8_t has_mac;
+	uint8_t has_ipv4;
+	uint8_t has_ipv6;
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];
+	uint32_t mtu;			/**< largest frame payload (L3) the port carries */
+	uint16_t rx_queues;
+	uint16_t tx_queues;
+	char link[DP_NAME_LEN];		/**< [link NAME] on this port's egress, or empty */
+	char exception[DP_NAME_LEN];	/**< port that gets non-RoCE traffic, or empty (drop) */
+	char capture[256];		/**< pcap file of every frame in and out, or empty */
+};
+
+struct dp_conn_cfg {
+	char name[DP_NAME_LEN];
+	char port[DP_NAME_LEN];
+	uint8_t peer_mac[6];
+	uint8_t peer_ip_version;
+	uint8_t peer_ip[16];
+	uint8_t scheme_auto;		/**< scheme = auto: the model picks at start */
+	struct sdr_ep_cfg ep;		/**< path addresses filled in from the port at start */
+};
+
+enum dp_pipeline_mode {
+	DP_PIPE_RTC,		/**< every stage on one lcore (run to completion) */
+	DP_PIPE_SPLIT,		/**< receive stages on one lcore, send stages on another */
+};
+
+struct dp_cfg {
+	char file[256];
+	char name[DP_NAME_LEN];		/**< instance name: shared memory /sdr-<name> */
+	uint32_t mbufs;
+	uint32_t burst;
+	uint32_t idle_sleep_us;		/**< pause of an idle poll loop; 0: busy poll */
+	double stats_period_s;		/**< 0: no periodic line */
+	enum dp_pipeline_mode mode;
+	struct dp_port_cfg ports[DP_MAX_PORTS];
+	unsigned int nports;
+	struct dp_link_cfg links[DP_MAX_LINKS];
+	unsigned int nlinks;
+	struct dp_conn_cfg conns[DP_MAX_CONNS];
+	unsigned int nconns;
+};
+
+/**
+ * Load and check a configuration file.
+ * @param err receives one line ("file: [section] key: reason") on failure.
+ * @return 0 or -1.
+ */
+int dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen);
+
+/** Find a port / link / connection by name. @return index or -1. */
+int dp_config_port(const struct dp_cfg *cfg, const char *name);
+int dp_config_link(const struct dp_cfg *cfg, const char *name);
+int dp_config_conn(const struct dp_cfg *cfg, const char *name);
+
+/** Parse "aa:bb:cc:dd:ee:ff". @return 0 or -1. */
+int dp_parse_mac(const char *s, uint8_t mac[6]);
+
+#endif /* SDR_DP_CONFIG_H */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Runtime state of sdr-dataplane: ports, connections, the pipeline's counters. One global
+ * instance (dp) read by the telemetry and stats code; the poll loops own what they touch.
+ */
+#ifndef SDR_DP_H
+#define SDR_DP_H
+
+#include <stdint.h>
+
+#include <pcap/pcap.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "link_emu.h"
+#include "qpn_table.h"
+#include "roce_parse.h"
+#include "sdr_endpoint.h"
+#include "traffic.h"
+
+#define DP_BURST_MAX 256
+/* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
+#define DP_FRAME_ROOM 4352
+/* A received frame that came in several mbufs is copied whole into this much. */
+#define DP_FRAME_SCRATCH 16384
+
+/* Port counters besides the parser verdicts: symbol, name. */
+#define DP_PORT_COUNTERS(X) \
+	X(RX_PKTS,		"rx_pkts") \
+	X(RX_BYTES,		"rx_bytes") \
+	X(TX_PKTS,		"tx_pkts") \
+	X(TX_BYTES,		"tx_bytes") \
+	X(TX_FULL,		"tx_ring_full_drops") \
+	X(NO_MBUF,		"mbuf_alloc_failures") \
+	X(NOT_ROCE,		"not_roce_dropped") \
+	X(EXCEPTION,		"not_roce_to_exception_port") \
+	X(UNKNOWN_QPN,		"unknown_qpn") \
+	X(MULTISEG,		"rx_multiseg_copied") \
+	X(TOO_BIG,		"rx_too_big")
+
+enum dp_port_counter {
+#define X(sym, name) DP_PORT_##sym,
+	DP_PORT_COUNTERS(X)
+#undef X
+	DP_PORT_NCOUNTERS
+};
+
+const char *dp_port_counter_name(enum dp_port_counter c);
+
+struct dp_port {
+	const struct dp_port_cfg *cfg;
+	uint16_t port_id;
+	struct rte_ether_addr mac;
+	struct link_emu *link;		/* egress emulator, or NULL */
+	struct qpn_table *qpns;		/* local QPN -> connection index */
+	int exception;			/* port index for non-RoCE traffic, or -1 */
+	pcap_t *pcap;			/* capture = FILE: every frame in and out */
+	pcap_dumper_t *capture;
+	uint64_t counters[DP_PORT_NCOUNTERS];
+	uint64_t verdicts[ROCE_V_COUNT];
+};
+
+struct dp_conn {
+	struct dp_conn_cfg *cfg;
+	unsigned int port;
+	struct sdr_ep *ep;
+	struct traffic *traffic;
+};
+
+/* Pipeline stages, for the per-stage cost table (like VPP's "show run"). */
+#define DP_STAGES(X) \
+	X(RX,		"rx") \
+	X(PARSE,	"parse+icrc") \
+	X(DELIVER,	"receive-backend") \
+	X(APP,		"traffic") \
+	X(OUTPUT,	"reliability+packetizer") \
+	X(LINK,		"link-emulator") \
+	X(TX,		"tx")
+
+enum dp_stage {
+#define X(sym, name) DP_STAGE_##sym,
+	DP_STAGES(X)
+#undef X
+	DP_NSTAGES
+};
+
+struct dp_stage_stats {
+	uint64_t calls;
+	uint64_t pkts;
+	uint64_t cycles;
+};
+
+struct dp_ctx {
+	struct dp_cfg cfg;
+	struct rte_mempool *pool;
+	struct dp_port ports[DP_MAX_PORTS];
+	unsigned int nports;
+	struct dp_conn conns[DP_MAX_CONNS];
+	unsigned int nconns;
+	struct rte_ring *split_ring;	/* split pipeline: parsed mbufs, rx lcore -> tx lcore */
+	struct dp_stage_stats stages[DP_NSTAGES];
+	uint64_t tsc_hz;
+	uint64_t start_tsc;
+	uint64_t loops;
+	uint64_t idle_sleeps;
+	volatile int quit;
+	int stats_lcore;
+};
+
+extern struct dp_ctx dp;
+
+const char *dp_stage_name(enum dp_stage s);
+
+/** Nanoseconds since start, from the TSC. */
+uint64_t dp_now_ns(void);
+
+/* ports.c */
+/** Write one frame to the port's capture file (slow path: debugging only). */
+void dp_capture(struct dp_port *p, const struct rte_mbuf *m, uint64_t now_ns);
+int dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen);
+void dp_ports_close(struct dp_ctx *ctx);
+
+/* conns.c: endpoints from the static connections */
+int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
+void dp_conns_free(struct dp_ctx *ctx);
+
+/* pipeline.c */
+enum dp_worker_role {
+	DP_WORKER_ALL,		/* run to completion */
+	DP_WORKER_RX,		/* split: rx + parse */
+	DP_WORKER_TX,		/* split: everything after parse */
+};
+
+/** lcore entry: run @p arg (a role) until dp.quit. */
+int dp_pipeline_worker(void *arg);
+
+/** Run a role on the calling lcore until dp.quit or the TSC reaches @p until_tsc (0: never). */
+void dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc);
+
+/** Return the calling lcore's spare mbufs to the pool. */
+void dp_pipeline_release(void);
+
+/* telemetry.c */
+int dp_telemetry_init(struct dp_ctx *ctx);
+
+/* stats.c */
+void dp_stats_line(const struct dp_ctx *ctx, double elapsed_s);
+void dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s);
+int dp_traffic_ok(const struct dp_ctx *ctx);
+int dp_traffic_done(const struct dp_ctx *ctx);
+
+#endif /* SDR_DP_H */

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-dataplane: the SDR reliability dataplane.
+ *   sdr-dataplane <EAL args> -- -f pmd-configs/<file>.ini [options]
+ * main.c parses arguments, loads the configuration, brings up ports and connections and
+ * launches the poll loops; the work is in the other files of this directory.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pdump.h>
+#include <rte_ring.h>
+
+#include "dp.h"
+#include "units.h"
+
+struct dp_ctx dp;
+
+struct app_opts {
+	const char *config;
+	const char *name;
+	const char *traffic;
+	const char *scheme;
+	const char *links[DP_MAX_LINKS];
+	int nlinks;
+	int exit_when_done;
+	int json;
+	int quiet;
+	int busy;
+	int check;
+	double duration_s;
+	double stats_period_s;
+	int stats_period_set;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sdr-dataplane [EAL options] -- -f FILE [options]\n"
+"The SDR dataplane: RoCEv2 messages with software-defined reliability (selective\n"
+"repeat, erasure coding with SR fallback) over DPDK ports.\n"
+"\n"
+"  -f, --config FILE      configuration file (INI); see pmd-configs/ and\n"
+"                         docs/configuration.md\n"
+"  -n, --name NAME        instance name (overrides [dataplane] name)\n"
+"      --traffic SPEC     built-in message source and sink on the static\n"
+"                         connections: size=SIZE,count=N,inflight=N,scheme=S,\n"
+"                         role=send|recv|both|auto,seed=N,conn=NAME\n"
+"      --scheme NAME      use this scheme on every connection (sr, sr-nack,\n"
+"                         ec-xor:K,M, ec-mds:K,M)\n"
+"      --link NAME=WORDS  change [link NAME] of the file, e.g.\n"
+"                         --link 'wan=delay 12.5ms loss 1e-3' (repeatable)\n"
+"      --exit-when-done   exit once the traffic run is complete; status 0 only\n"
+"                         if every message completed and verified\n"
+"      --duration TIME    stop after this long (e.g. 30s)\n"
+"      --json             print the summary as one JSON object\n"
+"      --stats-period TIME  print a stats line this often (default from the\n"
+"                         file, 0: off)\n"
+"  -q, --quiet            no stats line and no banner\n"
+"      --busy-poll        never sleep when idle (for benchmarks)\n"
+"      --check            check the configuration file and exit (no EAL)\n"
+"  -h, --help             this text\n"
+"\n"
+"EAL options come first, as in every DPDK application, e.g.\n"
+"  sdr-dataplane -l 0-1 --no-huge -- -f pmd-configs/loopback.ini\n"
+"The dataplane creates the virtual devices its file names; an extra --vdev\n"
+"(a pcap port, say) is honoured and can be named as a device in the file.\n"
+"\n"
+"Exit status: 0 on success, 1 when a device or the run fails, 2 on bad options\n"
+"or a bad configuration file.\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	dp.quit = 1;
+}
+
+static int
+parse_args(int argc, char **argv, struct app_opts *o)
+{
+	enum { O_TRAFFIC = 256, O_EXIT, O_DURATION, O_JSON, O_STATS, O_BUSY, O_SCHEME, O_CHECK,
+	       O_LINK };
+	static const struct option lopts[] = {
+		{ "config", required_argument, NULL, 'f' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "traffic", required_argument, NULL, O_TRAFFIC },
+		{ "scheme", required_argument, NULL, O_SCHEME },
+		{ "exit-when-done", no_argument, NULL, O_EXIT },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "stats-period", required_argument, NULL, O_STATS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "busy-poll", no_argument, NULL, O_BUSY },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "link", required_argument, NULL, O_LINK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:n:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->config = optarg; break;
+		case 'n': o->name = optarg; break;
+		case O_TRAFFIC: o->traffic = optarg; break;
+		case O_SCHEME: o->scheme = optarg; break;
+		case O_EXIT: o->exit_when_done = 1; break;
+		case O_JSON: o->json = 1; break;
+		case 'q': o->quiet = 1; break;
+		case O_BUSY: o->busy = 1; break;
+		case O_CHECK: o->check = 1; break;
+		case O_LINK:
+			if (o->nlinks == DP_MAX_LINKS) {
+				fprintf(stderr, "sdr-dataplane: more than %d --link options\n",
+					DP_MAX_LINKS);
+				return 2;
+			}
+			o->links[o->nlinks++] = optarg;
+			break;
+		case O_DURATION:
+			if (units_parse_time(optarg, &o->duration_s) != 0 || o->duration_s <= 0) {
+				fprintf(stderr, "sdr-dataplane: bad --duration '%s' (a time such as 30s)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_STATS:
+			if (units_parse_time(optarg, &o->stats_period_s) != 0) {
+				fprintf(stderr, "sdr-dataplane: bad --stats-period '%s' (a time such as "
+					"1s, or 0)\n", optarg);
+				return 2;
+			}
+			o->stats_period_set = 1;
+			break;
+		case 'h': usage(stdout); exit(0);
+		default:
+			fprintf(stderr, "Try 'sdr-dataplane -- --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sdr-dataplane: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "sdr-dataplane: missing -f FILE (the configuration; see "
+			"pmd-configs/)\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Apply --scheme and the traffic spec's scheme to every connection, and check them again. */
+static int
+apply_scheme(struct dp_cfg *cfg, const struct sdr_scheme *s)
+{
+	for (unsigned int i = 0; i < cfg->nconns; i++) {
+		struct dp_conn_cfg *c = &cfg->conns[i];
+		struct sdr_conn_geom g;
+		char name[SDR_SCHEME_NAME_MAX];
+		int rc;
+
+		c->ep.rel.scheme = *s;
+		c->scheme_auto = 0;
+		c->ep.attr.ec_k = sdr_scheme_is_ec(s) ? s->k : 0;
+		c->ep.attr.ec_m = sdr_scheme_is_ec(s) ? s->m : 0;
+		rc = sdr_conn_geometry(&c->ep.attr, &g);
+		if (rc != 0) {
+			fprintf(stderr, "sdr-dataplane: scheme %s on [conn %s]: %s\n",
+				sdr_scheme_format(s, name, sizeof(name)), c->name, sdr_conn_strerror(rc));
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* --link NAME=WORDS: apply the emulator's words to a [link NAME] of the file. */
+static int
+apply_link(struct dp_cfg *cfg, const char *arg)
+{
+	char buf[512], name[DP_NAME_LEN], *words[64], *save = NULL;
+	const char *eq = strchr(arg, '=');
+	int n = 0, bad = -1, rc, li;
+
+	if (eq == NULL || (size_t)(eq - arg) >= sizeof(name) || strlen(eq + 1) >= sizeof(buf)) {
+		fprintf(stderr, "sdr-dataplane: bad --link '%s' (expected NAME=WORDS, e.g. "
+			"'wan=loss 1e-3')\n", arg);
+		return 2;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	li = dp_config_link(cfg, name);
+	if (li < 0) {
+		fprintf(stderr, "sdr-dataplane: --link %s: no [link %s] in %s\n", name, name, cfg->file);
+		return 2;
+	}
+	strcpy(buf, eq + 1);
+	for (char *w = strtok_r(buf, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	rc = link_emu_parse(&cfg->links[li].emu, n, (const char *const *)words, &bad);
+	if (rc != 0) {
+		fprintf(stderr, "sdr-dataplane: --link %s: '%s': %s\n", name,
+			bad >= 0 && bad < n ? words[bad] : eq + 1, link_emu_strerror(rc));
+		return 2;
+	}
+	return 0;
+}
+
+/* The halves of a connection the traffic runs, from the role and the direction. */
+static void
+traffic_halves(const struct traffic_cfg *t, const struct dp_conn_cfg *c, int *send, int *recv)
+{
+	switch (t->role) {
+	case TRAFFIC_ROLE_SEND: *send = 1; *recv = 0; return;
+	case TRAFFIC_ROLE_RECV: *send = 0; *recv = 1; return;
+	case TRAFFIC_ROLE_BOTH: *send = 1; *recv = 1; return;
+	default:
+		*send = (c->ep.attr.dir & SDR_DIR_SEND) != 0;
+		*recv = (c->ep.attr.dir & SDR_DIR_RECV) != 0;
+	}
+}
+
+static double
+elapsed_s(void)
+{
+	return (double)(rte_get_tsc_cycles() - dp.start_tsc) / (double)dp.tsc_hz;
+}
+
+/*
+ * After the run is done the dataplane keeps polling a little: what is still on the emulated
+ * link (a final ACK, say) goes out, and late retransmissions from the peer get answered.
+ */
+static double
+linger_s(void)
+{
+	double d = 0;
+
+	for (unsigned int i = 0; i < dp.cfg.nlinks; i++) {
+		const struct link_emu_config *e = &dp.cfg.links[i].emu;
+		double s = (double)(e->delay_ns + e->reorder_ns) * 1e-9;
+
+		if (s > d)
+			d = s;
+	}
+	d = 2 * d + 0.05;
+	return d > 2 ? 2 : d;
+}
+
+/* Once per ~100 ms on the main lcore: stats line, end of run. */
+static void
+tick(const struct app_opts *o, double *next_stats)
+{
+	static double done_at = -1;
+	double t = elapsed_s();
+
+	if (dp.cfg.stats_period_s > 0 && !o->quiet && !o->json && t >= *next_stats) {
+		dp_stats_line(&dp, t);
+		*next_stats = t + dp.cfg.stats_period_s;
+	}
+	if (o->exit_when_done && dp_traffic_done(&dp)) {
+		if (done_at < 0)
+			done_at = t;
+		if (t >= done_at + linger_s())
+			dp.quit = 1;
+	}
+	if (o->duration_s > 0 && t >= o->duration_s)
+		dp.quit = 1;
+}
+
+static int
+check_only(const struct app_opts *o)
+{
+	char err[512];
+	static struct dp_cfg cfg;
+
+	if (dp_config_load(o->config, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: %s\n", err);
+		return 2;
+	}
+	printf("%s: ok: %u ports, %u links, %u connections\n", o->config, cfg.nports, cfg.nlinks,
+	       cfg.nconns);
+	for (unsigned int i = 0; i < cfg.nconns; i++) {
+		char name[SDR_SCHEME_NAME_MAX];
+
+		printf("  conn %s: port %s, scheme %s%s\n", cfg.conns[i].name, cfg.conns[i].port,
+		       sdr_scheme_format(&cfg.conns[i].ep.rel.scheme, name, sizeof(name)),
+		       cfg.conns[i].scheme_auto ? " (auto)" : "");
+	}
+	return 0;
+}
+
+/* Arguments after "--" (all of them when there is none). */
+static int
+app_args_start(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return 0;
+}
+
+static int
+launch(const struct app_opts *o)
+{
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	double next_stats = dp.cfg.stats_period_s;
+	enum dp_worker_role main_role = DP_WORKER_ALL;
+	int main_works = 1;
+
+	if (dp.cfg.mode == DP_PIPE_SPLIT) {
+		if (worker >= RTE_MAX_LCORE) {
+			fprintf(stderr, "sdr-dataplane: [pipeline] mode = split needs two lcores "
+				"(e.g. -l 0-1)\n");
+			return 2;
+		}
+		dp.split_ring = rte_ring_create("sdr_split", 4096, (int)rte_socket_id(),
+						RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (dp.split_ring == NULL) {
+			fprintf(stderr, "sdr-dataplane: cannot create the pipeline ring: %s\n",
+				rte_strerror(rte_errno));
+			return 1;
+		}
+		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_RX, worker);
+		main_role = DP_WORKER_TX;
+	} else if (worker < RTE_MAX_LCORE) {
+		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_ALL, worker);
+		main_works = 0;
+	}
+	if (main_works) {
+		/* the main lcore polls too, and ticks every 100 ms */
+		while (!dp.quit) {
+			dp_pipeline_run(main_role, rte_get_tsc_cycles() + dp.tsc_hz / 10);
+			tick(o, &next_stats);
+		}
+		dp_pipeline_release();
+	} else {
+		while (!dp.quit) {
+			usleep(100000);
+			tick(o, &next_stats);
+		}
+	}
+	rte_eal_mp_wait_lcore();
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_opts o = { 0 };
+	int sep = app_args_start(argc, argv), eal_argc, rc;
+	char err[512];
+
+	/* help and --check need no EAL */
+	for (int i = sep ? sep + 1 : 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	if (sep == 0 && argc > 1 && (strcmp(argv[1], "-f") == 0 || strcmp(argv[1], "--config") == 0)) {
+		fprintf(stderr, "sdr-dataplane: EAL options come first, then '--', then -f FILE "
+			"(e.g. sdr-dataplane -l 0-1 --no-huge -- -f pmd-configs/loopback.ini)\n");
+		return 2;
+	}
+	rc = parse_args(sep ? argc - sep : 1, sep ? argv + sep : argv, &o);
+	if (rc != 0)
+		return rc;
+	if (o.check)
+		return check_only(&o);
+	if (dp_config_load(o.config, &dp.cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: %s\n", err);
+		return 2;
+	}
+	if (o.name && snprintf(dp.cfg.name, sizeof(dp.cfg.name), "%s", o.name) >= DP_NAME_LEN) {
+		fprintf(stderr, "sdr-dataplane: bad --name '%s' (at most %d characters)\n", o.name,
+			DP_NAME_LEN - 1);
+		return 2;
+	}
+	if (o.stats_period_set)
+		dp.cfg.stats_period_s = o.stats_period_s;
+	for (int i = 0; i < o.nlinks; i++)
+		if ((rc = apply_link(&dp.cfg, o.links[i])) != 0)
+			return rc;
+	if (o.busy)
+		dp.cfg.idle_sleep_us = 0;
+	{
+		struct traffic_cfg tc;
+		struct sdr_scheme s;
+
+		if (o.traffic && traffic_parse(o.traffic, &tc, err, sizeof(err)) != 0) {
+			fprintf(stderr, "sdr-dataplane: %s\n", err);
+			return 2;
+		}
+		if (o.scheme) {
+			rc = sdr_scheme_parse(o.scheme, &s);
+			if (rc != 0) {
+				fprintf(stderr, "sdr-dataplane: bad --scheme '%s' (%s)\n", o.scheme,
+					sdr_model_strerror(rc));
+				return 2;
+			}
+			if ((rc = apply_scheme(&dp.cfg, &s)) != 0)
+				return rc;
+		}
+		if (o.traffic && tc.has_scheme && (rc = apply_scheme(&dp.cfg, &tc.scheme)) != 0)
+			return rc;
+		if (o.traffic && tc.conn[0] && dp_config_conn(&dp.cfg, tc.conn) < 0) {
+			fprintf(stderr, "sdr-dataplane: --traffic conn=%s: no such [conn] in %s\n",
+				tc.conn, o.config);
+			return 2;
+		}
+
+		eal_argc = sep ? sep : argc;
+		rc = rte_eal_init(eal_argc, argv);
+		if (rc < 0) {
+			fprintf(stderr, "sdr-dataplane: EAL initialisation failed: %s\n",
+				rte_strerror(rte_errno));
+			return 1;
+		}
+		dp.tsc_hz = rte_get_tsc_hz();
+		dp.start_tsc = rte_get_tsc_cycles();
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		if (dp_ports_init(&dp, err, sizeof(err)) != 0 ||
+		    dp_conns_init(&dp, err, sizeof(err)) != 0) {
+			fprintf(stderr, "sdr-dataplane: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+		for (unsigned int i = 0; o.traffic && i < dp.nconns; i++) {
+			int snd, rcv;
+
+			if (tc.conn[0] && strcmp(tc.conn, dp.conns[i].cfg->name) != 0)
+				continue;
+			traffic_halves(&tc, dp.conns[i].cfg, &snd, &rcv);
+			dp.conns[i].traffic = traffic_create(&tc, dp.conns[i].ep, snd, rcv);
+			if (dp.conns[i].traffic == NULL) {
+				fprintf(stderr, "sdr-dataplane: [conn %s]: no memory for %u x %llu-byte "
+					"traffic buffers\n", dp.conns[i].cfg->name, tc.inflight,
+					(unsigned long long)tc.size);
+				rc = 1;
+				goto out;
+			}
+		}
+	}
+	dp_telemetry_init(&dp);
+	if (rte_eal_has_hugepages())
+		rte_pdump_init();
+	if (!o.quiet && !o.json) {
+		printf("sdr-dataplane %s: %u ports, %u connections, %s pipeline, idle sleep %u us\n",
+		       dp.cfg.name, dp.nports, dp.nconns, dp.cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
+		       dp.cfg.idle_sleep_us);
+		fflush(stdout);
+	}
+	rc = launch(&o);
+	if (rc == 0 && (o.traffic || o.json))
+		dp_summary(&dp, o.json, elapsed_s());
+	if (rc == 0 && o.traffic && !dp_traffic_ok(&dp))
+		rc = 1;
+out:
+	dp.quit = 1;
+	rte_eal_mp_wait_lcore();
+	if (rte_eal_has_hugepages())
+		rte_pdump_uninit();
+	dp_conns_free(&dp);
+	dp_ports_close(&dp);
+	rte_eal_cleanup();
+	return rc;
+}

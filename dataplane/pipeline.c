@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The poll loops. Stages are plain functions over bursts:
+ *
+ *   rx -> parse + ICRC -> (QPN table) -> receive backend / control rx      [receive]
+ *   traffic source/sink -> reliability + packetizer -> link emulator -> tx  [send]
+ *
+ * Run to completion, every stage on one lcore (DP_WORKER_ALL), or split: receive and parse
+ * on one lcore, the rest on another, joined by an SP/SC rte_ring of parsed mbufs.
+ * A loop that found nothing to do sleeps briefly (idle backoff), so several dataplanes
+ * share a small machine; idle_sleep_us = 0 polls without pause.
+ */
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "dp.h"
+
+#define RX_BURSTS 8
+
+/* Per-lcore state: a stash of free mbufs for frames, a scratch frame for chained mbufs. */
+struct worker {
+	enum dp_worker_role role;
+	struct rte_mbuf *stash[DP_BURST_MAX];
+	unsigned int nstash;
+	uint8_t scratch[DP_FRAME_SCRATCH];
+	uint8_t port_of_id[RTE_MAX_ETHPORTS];
+};
+
+uint64_t
+dp_now_ns(void)
+{
+	uint64_t t = rte_get_tsc_cycles() - dp.start_tsc;
+
+	return (uint64_t)((double)t * 1e9 / (double)dp.tsc_hz);
+}
+
+static inline void
+stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
+{
+	dp.stages[s].calls++;
+	dp.stages[s].pkts += pkts;
+	dp.stages[s].cycles += rte_get_tsc_cycles() - t0;
+}
+
+/* Verdicts that mean "some other protocol", not "broken RoCE". */
+static int
+not_roce(enum roce_verdict r)
+{
+	return r == ROCE_V_NOT_IP || r == ROCE_V_NOT_UDP || r == ROCE_V_NOT_ROCE_PORT ||
+	       r == ROCE_V_IP_FRAGMENT;
+}
+
+static void
+tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
+{
+	uint64_t t0 = rte_get_tsc_cycles(), bytes = 0;
+	uint16_t sent = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		bytes += m[i]->pkt_len;
+		if (unlikely(p->capture != NULL))
+			dp_capture(p, m[i], dp_now_ns());
+	}
+	/* a full ring gets a few tries, then the packets are dropped (and counted) */
+	for (int tries = 0; sent < n && tries < 4; tries++)
+		sent += rte_eth_tx_burst(p->port_id, 0, m + sent, n - sent);
+	if (sent < n) {
+		for (uint16_t i = sent; i < n; i++)
+			bytes -= m[i]->pkt_len;
+		p->counters[DP_PORT_TX_FULL] += n - sent;
+		rte_pktmbuf_free_bulk(m + sent, n - sent);
+	}
+	p->counters[DP_PORT_TX_PKTS] += sent;
+	p->counters[DP_PORT_TX_BYTES] += bytes;
+	stage_add(DP_STAGE_TX, t0, n);
+}
+
+/* Send through the port's link emulator if it has one. */
+static void
+egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
+{
+	uint64_t t0;
+
+	if (p->link == NULL) {
+		tx_port(p, m, n);
+		return;
+	}
+	t0 = rte_get_tsc_cycles();
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *copy[2] = { m[i], NULL };
+		int k = link_emu_admit(p->link, m[i]->data_len);
+
+		if (k == 2)
+			copy[1] = rte_pktmbuf_copy(m[i], dp.pool, 0, UINT32_MAX);
+		if (k <= 0) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		for (int c = 0; c < k; c++) {
+			/* a clone that could not be made is counted by the emulator */
+			if (copy[c] != NULL &&
+			    link_emu_enqueue(p->link, now, copy[c], copy[c]->data_len,
+					     rte_pktmbuf_mtod(copy[c], uint8_t *)) != 0)
+				rte_pktmbuf_free(copy[c]);
+		}
+	}
+	stage_add(DP_STAGE_LINK, t0, n);
+}
+
+/* Packets whose time on the emulated link is over. */
+static unsigned int
+link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
+{
+	void *out[DP_BURST_MAX];
+	unsigned int n, total = 0;
+
+	if (p->link == NULL)
+		return 0;
+	while ((n = link_emu_dequeue(p->link, now, out, burst)) > 0) {
+		tx_port(p, (struct rte_mbuf **)out, (uint16_t)n);
+		total += n;
+		if (n < burst)
+			break;
+	}
+	return total;
+}
+
+/* Hand one parsed packet to its connection. */
+static void
+deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
+{
+	uint32_t ci, base, ch, gen;
+	struct dp_conn *c;
+	enum sdr_qpn_kind kind;
+
+	if (qpn_table_lookup(p->qpns, v->dqpn, &ci, &base) != 0) {
+		p->counters[DP_PORT_UNKNOWN_QPN]++;
+		return;
+	}
+	c = &dp.conns[ci];
+	kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, &gen);
+	sdr_ep_input(c->ep, v, kind, gen, now);
+}
+
+/* A frame in one piece: the mbuf's own data, or a copy of a chain into scratch. */
+static const uint8_t *
+frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *len)
+{
+	*len = m->pkt_len;
+	if (m->nb_segs == 1)
+		return rte_pktmbuf_mtod(m, const uint8_t *);
+	if (m->pkt_len > sizeof(w->scratch)) {
+		p->counters[DP_PORT_TOO_BIG]++;
+		return NULL;
+	}
+	p->counters[DP_PORT_MULTISEG]++;
+	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+}
+
+/* Receive stage: poll, parse (ICRC with @p flags), deliver or pass on. */
+static unsigned int
+rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, struct rte_ring *out)
+{
+	struct dp_port *p = &dp.ports[pi];
+	struct rte_mbuf *m[DP_BURST_MAX], *keep[DP_BURST_MAX], *exc[DP_BURST_MAX];
+	unsigned int total = 0, burst = dp.cfg.burst;
+
+	/* a queue is drained up to RX_BURSTS bursts per loop, so receiving keeps pace with
+	 * a loop that may send several bursts */
+	for (unsigned int it = 0; it < RX_BURSTS * p->cfg->rx_queues; it++) {
+		uint16_t q = (uint16_t)(it % p->cfg->rx_queues);
+		uint64_t t0 = rte_get_tsc_cycles();
+		uint16_t n = rte_eth_rx_burst(p->port_id, q, m, (uint16_t)burst);
+		unsigned int nkeep = 0, nexc = 0;
+
+		stage_add(DP_STAGE_RX, t0, n);
+		if (n == 0) {
+			if (p->cfg->rx_queues == 1)
+				break;
+			continue;
+		}
+		total += n;
+		p->counters[DP_PORT_RX_PKTS] += n;
+		for (uint16_t i = 0; i < n; i++) {
+			struct roce_view v;
+			enum roce_verdict r;
+			const uint8_t *data;
+			uint32_t len;
+
+			p->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
+			if (unlikely(p->capture != NULL))
+				dp_capture(p, m[i], now);
+			t0 = rte_get_tsc_cycles();
+			data = frame_data(w, p, m[i], &len);
+			r = data ? roce_parse(data, len, flags, &v) : ROCE_V_TRUNC_ETH;
+			stage_add(DP_STAGE_PARSE, t0, 1);
+			if (data)
+				p->verdicts[r]++;
+			if (r != ROCE_V_OK) {
+				if (not_roce(r) && p->exception >= 0) {
+					exc[nexc++] = m[i];
+					p->counters[DP_PORT_EXCEPTION]++;
+					continue;
+				}
+				if (not_roce(r))
+					p->counters[DP_PORT_NOT_ROCE]++;
+				rte_pktmbuf_free(m[i]);
+				continue;
+			}
+			if (out != NULL) {
+				keep[nkeep++] = m[i];
+				continue;
+			}
+			t0 = rte_get_tsc_cycles();
+			deliver(p, &v, now);
+			stage_add(DP_STAGE_DELIVER, t0, 1);
+			rte_pktmbuf_free(m[i]);
+		}
+		if (nexc)
+			egress(&dp.ports[p->exception], exc, (uint16_t)nexc, now);
+		if (nkeep) {
+			unsigned int e = rte_ring_sp_enqueue_burst(out, (void **)keep, nkeep, NULL);
+
+			if (e < nkeep) {
+				p->counters[DP_PORT_TX_FULL] += nkeep - e;
+				rte_pktmbuf_free_bulk(keep + e, nkeep - e);
+			}
+		}
+	}
+	return total;
+}
+
+/* Split pipeline, second half: packets parsed (ICRC checked) by the rx lcore. */
+static unsigned int
+split_deliver(struct worker *w, uint64_t now)
+{
+	struct rte_mbuf *m[DP_BURST_MAX];
+	unsigned int n = rte_ring_sc_dequeue_burst(dp.split_ring, (void **)m, dp.cfg.burst, NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct dp_port *p = &dp.ports[w->port_of_id[m[i]->port]];
+		struct roce_view v;
+		uint32_t len;
+		const uint8_t *data = frame_data(w, p, m[i], &len);
+		uint64_t t0 = rte_get_tsc_cycles();
+
+		/* the rx lcore checked the ICRC; the headers are parsed again to get a view */
+		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK)
+			deliver(p, &v, now);
+		stage_add(DP_STAGE_DELIVER, t0, 1);
+	}
+	rte_pktmbuf_free_bulk(m, n);
+	return n;
+}
+
+static int
+refill(struct worker *w, unsigned int want)
+{
+	if (w->nstash >= want)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(dp.pool, w->stash + w->nstash, DP_BURST_MAX - w->nstash) != 0) {
+		/* the pool is short: take what it has, one by one */
+		while (w->nstash < want) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+
+			if (m == NULL)
+				return -1;
+			w->stash[w->nstash++] = m;
+		}
+		return 0;
+	}
+	w->nstash = DP_BURST_MAX;
+	return 0;
+}
+
+/* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
+static unsigned int
+output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
+{
+	struct dp_port *p = &dp.ports[c->port];
+	unsigned int burst = dp.cfg.burst, total = 0;
+
+	for (;;) {
+		struct rte_mbuf *out[DP_BURST_MAX], **m;
+		uint8_t *frames[DP_BURST_MAX];
+		uint16_t lens[DP_BURST_MAX];
+		uint64_t t0;
+		uint32_t n;
+
+		if (refill(w, burst) != 0) {
+			p->counters[DP_PORT_NO_MBUF]++;
+			break;
+		}
+		/* build into the last @burst mbufs of the stash */
+		m = w->stash + w->nstash - burst;
+		for (unsigned int i = 0; i < burst; i++)
+			frames[i] = rte_pktmbuf_mtod(m[i], uint8_t *);
+		t0 = rte_get_tsc_cycles();
+		n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
+		stage_add(DP_STAGE_OUTPUT, t0, n);
+		if (n == 0)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			m[i]->data_len = lens[i];
+			m[i]->pkt_len = lens[i];
+			out[i] = m[i];
+		}
+		/* the built mbufs leave the stash; the unused ones move down over them */
+		memmove(m, m + n, (burst - n) * sizeof(*m));
+		w->nstash -= n;
+		egress(p, out, (uint16_t)n, now);
+		total += n;
+		if (n < burst)
+			break;
+	}
+	return total;
+}
+
+/* How long an idle loop may sleep: until the next timer, at most idle_sleep_us. */
+static void
+idle_backoff(uint64_t now)
+{
+	uint64_t next = now + (uint64_t)dp.cfg.idle_sleep_us * 1000;
+	struct timespec ts;
+
+	if (dp.cfg.idle_sleep_us == 0)
+		return;
+	for (unsigned int i = 0; i < dp.nconns; i++) {
+		uint64_t t = sdr_ep_next_time(dp.conns[i].ep, now);
+
+		if (t < next)
+			next = t;
+	}
+	for (unsigned int i = 0; i < dp.nports; i++) {
+		if (dp.ports[i].link) {
+			uint64_t t = link_emu_next_time(dp.ports[i].link);
+
+			if (t < next)
+				next = t;
+		}
+	}
+	if (next <= now + 2000)
+		return;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)(next - now);
+	dp.idle_sleeps++;
+	nanosleep(&ts, NULL);
+}
+
+static struct worker workers[RTE_MAX_LCORE];
+
+void
+dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
+{
+	struct worker *w = &workers[rte_lcore_id()];
+
+	w->role = role;
+	for (unsigned int i = 0; i < dp.nports; i++)
+		w->port_of_id[dp.ports[i].port_id] = (uint8_t)i;
+	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
+		uint64_t now = dp_now_ns(), t0;
+		unsigned int work = 0;
+
+		dp.loops++;
+		if (role != DP_WORKER_TX)
+			for (unsigned int i = 0; i < dp.nports; i++)
+				work += rx_stage(w, i, now, ROCE_PARSE_VERIFY_ICRC,
+						 role == DP_WORKER_RX ? dp.split_ring : NULL);
+		if (role == DP_WORKER_RX) {
+			if (!work)
+				idle_backoff(now);
+			continue;
+		}
+		if (role == DP_WORKER_TX)
+			work += split_deliver(w, now);
+		t0 = rte_get_tsc_cycles();
+		for (unsigned int i = 0; i < dp.nconns; i++)
+			if (dp.conns[i].traffic)
+				work += traffic_step(dp.conns[i].traffic, now);
+		stage_add(DP_STAGE_APP, t0, 0);
+		for (unsigned int i = 0; i < dp.nconns; i++)
+			work += output_stage(w, &dp.conns[i], now);
+		for (unsigned int i = 0; i < dp.nports; i++)
+			work += link_flush(&dp.ports[i], now, dp.cfg.burst);
+		if (!work)
+			idle_backoff(now);
+	}
+}
+
+void
+dp_pipeline_release(void)
+{
+	struct worker *w = &workers[rte_lcore_id()];
+
+	rte_pktmbuf_free_bulk(w->stash, w->nstash);
+	w->nstash = 0;
+}
+
+int
+dp_pipeline_worker(void *arg)
+{
+	dp_pipeline_run((enum dp_worker_role)(uintptr_t)arg, 0);
+	dp_pipeline_release();
+	return 0;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports: create the devices the configuration names (virtual devices, a cross-connected
+ * pair of rings, or devices EAL already probed), configure and start them, attach the
+ * egress link emulators and the QPN tables.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include "dp.h"
+
+#define RX_DESC 1024
+#define TX_DESC 1024
+
+static const char *const port_counter_names[DP_PORT_NCOUNTERS] = {
+#define X(sym, name) [DP_PORT_##sym] = name,
+	DP_PORT_COUNTERS(X)
+#undef X
+};
+
+const char *
+dp_port_counter_name(enum dp_port_counter c)
+{
+	return (unsigned int)c < DP_PORT_NCOUNTERS ? port_counter_names[c] : "invalid";
+}
+
+/* "ring:PAIR:SIDE": two ports joined back to back by a pair of rings, in this process. */
+static int
+create_ring_port(const char *spec, const char *port_name, uint16_t *port_id, char *err,
+		 size_t errlen)
+{
+	char pair[32], rn[2][64];
+	struct rte_ring *r[2];
+	unsigned int side;
+	int n = 0, id;
+
+	if (sscanf(spec, "ring:%31[^:]:%u%n", pair, &side, &n) != 2 || spec[n] != '\0' || side > 1) {
+		snprintf(err, errlen, "device '%s': expected ring:PAIR:0 or ring:PAIR:1", spec);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(rn[i], sizeof(rn[i]), "sdr_%s_%d", pair, i);
+		r[i] = rte_ring_lookup(rn[i]);
+		if (r[i] == NULL)
+			r[i] = rte_ring_create(rn[i], 16384, (int)rte_socket_id(),
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r[i] == NULL) {
+			snprintf(err, errlen, "device '%s': cannot create ring %s: %s", spec, rn[i],
+				 rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	/* side 0 receives on ring 0 and sends on ring 1; side 1 the other way round */
+	id = rte_eth_from_rings(port_name, &r[side], 1, &r[!side], 1, rte_socket_id());
+	if (id < 0) {
+		snprintf(err, errlen, "device '%s': rte_eth_from_rings failed: %s", spec,
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	*port_id = (uint16_t)id;
+	return 0;
+}
+
+/* A device by name: already probed (EAL --vdev, PCI), or a vdev spec we create. */
+static int
+find_or_create(const char *spec, uint16_t *port_id, char *err, size_t errlen)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	const char *comma = strchr(spec, ',');
+	size_t n = comma ? (size_t)(comma - spec) : strlen(spec);
+	int rc;
+
+	if (n >= sizeof(name)) {
+		snprintf(err, errlen, "device '%s': name too long", spec);
+		return -1;
+	}
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	if (strncmp(name, "net_", 4) != 0) {
+		snprintf(err, errlen, "device '%s' not found: no such ethdev (a PCI device must be "
+			 "bound and allowed with -a; see docs/deployment.md)", name);
+		return -1;
+	}
+	rc = rte_vdev_init(name, comma ? comma + 1 : "");
+	if (rc != 0) {
+		snprintf(err, errlen, "device '%s': cannot create the virtual device: %s", spec,
+			 rte_strerror(-rc));
+		return -1;
+	}
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0) {
+		snprintf(err, errlen, "device '%s': created but no ethdev appeared", spec);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxq = p->cfg->rx_queues, txq = p->cfg->tx_queues;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s: cannot read device info: %s", p->cfg->name,
+			 rte_strerror(-rc));
+		return -1;
+	}
+	if (rxq > info.max_rx_queues || txq > info.max_tx_queues) {
+		snprintf(err, errlen, "port %s: %u rx / %u tx queues asked, the device has %u / %u",
+			 p->cfg->name, rxq, txq, info.max_rx_queues, info.max_tx_queues);
+		return -1;
+	}
+	if (rxq > 1) {
+		/* channels spread over queues by the UDP source port, which encodes the QPN */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_UDP & info.flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(p->port_id, rxq, txq, &conf);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s: configure failed: %s", p->cfg->name, rte_strerror(-rc));
+		return -1;
+	}
+	for (uint16_t q = 0; q < rxq; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, RX_DESC,
+					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL, pool);
+		if (rc != 0) {
+			snprintf(err, errlen, "port %s: rx queue %u: %s", p->cfg->name, q,
+				 rte_strerror(-rc));
+			return -1;
+		}
+	}
+	for (uint16_t q = 0; q < txq; q++) {
+		rc = rte_eth_tx_queue_setup(p->port_id, q, TX_DESC,
+					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL);
+		if (rc != 0) {
+			snprintf(err, errlen, "port %s: tx queue %u: %s", p->cfg->name, q,
+				 rte_strerror(-rc));
+			return -1;
+		}
+	}
+	/* not every virtual device has an MTU; the frames we build fit the mbufs anyway */
+	rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu);
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
+		return -1;
+	}
+	rte_eth_promiscuous_enable(p->port_id);
+	if (p->cfg->has_mac)
+		memcpy(p->mac.addr_bytes, p->cfg->mac, 6);
+	else
+		rte_eth_macaddr_get(p->port_id, &p->mac);
+	return 0;
+}
+
+int
+dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
+{
+	const struct dp_cfg *cfg = &ctx->cfg;
+
+	ctx->pool = rte_pktmbuf_pool_create("sdr_mbufs", cfg->mbufs, 256, 0,
+					    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM, (int)rte_socket_id());
+	if (ctx->pool == NULL) {
+		snprintf(err, errlen, "cannot create %u mbufs of %u bytes: %s (give EAL more memory "
+			 "with -m, or lower [dataplane] mbufs)", cfg->mbufs, DP_FRAME_ROOM,
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < cfg->nports; i++) {
+		struct dp_port *p = &ctx->ports[i];
+		int rc;
+
+		p->cfg = &cfg->ports[i];
+		p->exception = p->cfg->exception[0] ? dp_config_port(cfg, p->cfg->exception) : -1;
+		if (strncmp(p->cfg->device, "ring:", 5) == 0)
+			rc = create_ring_port(p->cfg->device, p->cfg->name, &p->port_id, err, errlen);
+		else
+			rc = find_or_create(p->cfg->device, &p->port_id, err, errlen);
+		if (rc != 0)
+			return -1;
+		ctx->nports = i + 1;
+		if (start_port(p, ctx->pool, err, errlen) != 0)
+			return -1;
+		p->qpns = qpn_table_create(DP_MAX_CONNS);
+		if (p->qpns == NULL) {
+			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
+			return -1;
+		}
+		if (p->cfg->capture[0]) {
+			p->pcap = pcap_open_dead(DLT_EN10MB, 65535);
+			p->capture = p->pcap ? pcap_dump_open(p->pcap, p->cfg->capture) : NULL;
+			if (p->capture == NULL) {
+				snprintf(err, errlen, "port %s: cannot write capture %s: %s", p->cfg->name,
+					 p->cfg->capture, p->pcap ? pcap_geterr(p->pcap) : "no memory");
+				return -1;
+			}
+		}
+		if (p->cfg->link[0]) {
+			const struct dp_link_cfg *l = &cfg->links[dp_config_link(cfg, p->cfg->link)];
+
+			p->link = link_emu_create(&l->emu, cfg->mbufs);
+			if (p->link == NULL) {
+				snprintf(err, errlen, "port %s: cannot create link emulator %s",
+					 p->cfg->name, l->name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+void
+dp_capture(struct dp_port *p, const struct rte_mbuf *m, uint64_t now_ns)
+{
+	uint8_t buf[DP_FRAME_SCRATCH];
+	struct pcap_pkthdr h;
+	const void *data;
+
+	if (m->pkt_len > sizeof(buf))
+		return;
+	data = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+	memset(&h, 0, sizeof(h));
+	h.ts.tv_sec = (time_t)(now_ns / 1000000000);
+	h.ts.tv_usec = (suseconds_t)(now_ns % 1000000000 / 1000);
+	h.caplen = h.len = m->pkt_len;
+	pcap_dump((u_char *)p->capture, &h, data);
+}
+
+void
+dp_ports_close(struct dp_ctx *ctx)
+{
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		struct dp_port *p = &ctx->ports[i];
+
+		if (p->link) {
+			void *pkts[64];
+			unsigned int n;
+
+			while ((n = link_emu_drain(p->link, pkts, 64)) > 0)
+				rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
+			link_emu_destroy(p->link);
+		}
+		qpn_table_destroy(p->qpns);
+		if (p->capture) {
+			pcap_dump_close(p->capture);
+			pcap_close(p->pcap);
+		}
+		rte_eth_dev_stop(p->port_id);
+		rte_eth_dev_close(p->port_id);
+	}
+	ctx->nports = 0;
+}

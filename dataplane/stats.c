@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The periodic stats line and the end-of-run summary (text or one JSON object). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dp.h"
+#include "rel_tx.h"
+#include "units.h"
+
+static uint64_t
+sum_verdict_drops(const struct dp_port *p)
+{
+	uint64_t n = 0;
+
+	for (int v = 1; v < ROCE_V_COUNT; v++)
+		n += p->verdicts[v];
+	return n;
+}
+
+void
+dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
+{
+	static uint64_t last_rx[DP_MAX_PORTS], last_tx[DP_MAX_PORTS];
+	static double last_s;
+	double dt = elapsed_s - last_s > 0 ? elapsed_s - last_s : 1;
+
+	printf("[%7.1fs]", elapsed_s);
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+		uint64_t rx = p->counters[DP_PORT_RX_BYTES], tx = p->counters[DP_PORT_TX_BYTES];
+
+		printf(" %s rx %.2f tx %.2f Gbit/s drop %" PRIu64, p->cfg->name,
+		       (double)(rx - last_rx[i]) * 8e-9 / dt, (double)(tx - last_tx[i]) * 8e-9 / dt,
+		       sum_verdict_drops(p) + p->counters[DP_PORT_UNKNOWN_QPN] +
+		       p->counters[DP_PORT_TX_FULL]);
+		last_rx[i] = rx;
+		last_tx[i] = tx;
+	}
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct dp_conn *c = &ctx->conns[i];
+		const uint64_t *rt = sdr_ep_rel_tx_counters(c->ep);
+
+		printf(" | %s", c->cfg->name);
+		if (c->traffic)
+			printf(" msgs %u/%u", traffic_completed(c->traffic), traffic_expected(c->traffic));
+		printf(" retx %" PRIu64 " dec %" PRIu64, rt[REL_TX_RETRANSMITS],
+		       sdr_ep_counters(c->ep)[SDR_EP_DECODES]);
+	}
+	printf("\n");
+	fflush(stdout);
+	last_s = elapsed_s;
+}
+
+/* The connection whose numbers stand for the run: the first that sends, else the first. */
+static const struct traffic *
+lead_traffic(const struct dp_ctx *ctx)
+{
+	const struct traffic *first = NULL;
+
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct traffic *t = ctx->conns[i].traffic;
+
+		if (t == NULL)
+			continue;
+		if (first == NULL)
+			first = t;
+		if (traffic_stats(t)->sent || traffic_stats(t)->send_failed)
+			return t;
+	}
+	return first;
+}
+
+int
+dp_traffic_done(const struct dp_ctx *ctx)
+{
+	int any = 0;
+
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		if (ctx->conns[i].traffic == NULL)
+			continue;
+		any = 1;
+		if (!traffic_done(ctx->conns[i].traffic))
+			return 0;
+	}
+	return any;
+}
+
+int
+dp_traffic_ok(const struct dp_ctx *ctx)
+{
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (ctx->conns[i].traffic && (!traffic_done(ctx->conns[i].traffic) ||
+					      !traffic_ok(ctx->conns[i].traffic)))
+			return 0;
+	return 1;
+}
+
+static void
+json_drops(const struct dp_ctx *ctx)
+{
+	int first = 1;
+
+	printf("\"drops\":{");
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+
+		for (int v = 1; v < ROCE_V_COUNT; v++) {
+			if (!p->verdicts[v])
+				continue;
+			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
+			       roce_verdict_name((enum roce_verdict)v), p->verdicts[v]);
+			first = 0;
+		}
+		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++) {
+			if (!p->counters[c] || c == DP_PORT_EXCEPTION || c == DP_PORT_MULTISEG)
+				continue;
+			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
+			       dp_port_counter_name((enum dp_port_counter)c), p->counters[c]);
+			first = 0;
+		}
+	}
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const uint64_t *rc = sdr_ep_rx_counters(ctx->conns[i].ep);
+
+		for (int c = 0; c < SDR_RX_DUPLICATE; c++) {
+			if (!rc[c])
+				continue;
+			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", ctx->conns[i].cfg->name,
+			       sdr_rx_counter_name((enum sdr_rx_counter)c), rc[c]);
+			first = 0;
+		}
+	}
+	printf("}");
+}
+
+void
+dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
+{
+	const struct traffic *lead = lead_traffic(ctx);
+	uint32_t verified = 0, received = 0, failed = 0, sent = 0;
+	uint64_t retx = 0, dec = 0, fb = 0;
+
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct traffic *t = ctx->conns[i].traffic;
+		const struct traffic_stats *s;
+
+		if (t == NULL)
+			continue;
+		s = traffic_stats(t);
+		verified += s->verified;
+		received += s->received;
+		sent += s->sent;
+		failed += s->send_failed + s->recv_failed + s->corrupt;
+		retx += s->retransmitted;
+		dec += s->decoded;
+		fb += s->fallback;
+	}
+	if (json) {
+		printf("{\"instance\":\"%s\",\"elapsed_s\":%.3f,\"ok\":%s,", ctx->cfg.name, elapsed_s,
+		       dp_traffic_ok(ctx) ? "true" : "false");
+		if (lead != NULL) {
+			printf("\"messages\":%u,\"sent\":%u,\"received\":%u,\"verified\":%u,"
+			       "\"failed\":%u,\"mean_s\":%.9g,\"p50_s\":%.9g,\"p99_s\":%.9g,"
+			       "\"p999_s\":%.9g,\"max_s\":%.9g,\"goodput_gbps\":%.6g,"
+			       "\"retransmitted_chunks\":%" PRIu64 ",\"decoded_submessages\":%" PRIu64
+			       ",\"fallback_submessages\":%" PRIu64 ",",
+			       sent > received ? sent : received, sent, received, verified, failed,
+			       traffic_mean(lead), traffic_percentile(lead, 0.5),
+			       traffic_percentile(lead, 0.99), traffic_percentile(lead, 0.999),
+			       traffic_percentile(lead, 1.0), traffic_goodput_gbps(lead), retx, dec, fb);
+		}
+		json_drops(ctx);
+		printf(",\"ports\":{");
+		for (unsigned int i = 0; i < ctx->nports; i++) {
+			const struct dp_port *p = &ctx->ports[i];
+
+			printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64, i ? "," : "",
+			       p->cfg->name, p->counters[DP_PORT_RX_PKTS], p->counters[DP_PORT_TX_PKTS]);
+			for (int v = 0; v < ROCE_V_COUNT; v++)
+				if (p->verdicts[v])
+					printf(",\"%s\":%" PRIu64, roce_verdict_name((enum roce_verdict)v),
+					       p->verdicts[v]);
+			if (p->link) {
+				const uint64_t *lc = link_emu_counters(p->link);
+
+				printf(",\"link\":{");
+				for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+					printf("%s\"%s\":%" PRIu64, c ? "," : "",
+					       link_emu_counter_name((enum link_emu_counter)c), lc[c]);
+				printf("}");
+			}
+			printf("}");
+		}
+		printf("}}\n");
+		fflush(stdout);
+		return;
+	}
+	printf("\n=== sdr-dataplane %s: %.1f s ===\n", ctx->cfg.name, elapsed_s);
+	if (lead != NULL) {
+		char b[5][32];
+
+		printf("messages  sent %u  received %u  verified %u  failed %u\n", sent, received,
+		       verified, failed);
+		printf("completion  mean %s  p50 %s  p99 %s  p99.9 %s  max %s\n",
+		       units_fmt_time(traffic_mean(lead), b[0], sizeof(b[0])),
+		       units_fmt_time(traffic_percentile(lead, 0.5), b[1], sizeof(b[1])),
+		       units_fmt_time(traffic_percentile(lead, 0.99), b[2], sizeof(b[2])),
+		       units_fmt_time(traffic_percentile(lead, 0.999), b[3], sizeof(b[3])),
+		       units_fmt_time(traffic_percentile(lead, 1.0), b[4], sizeof(b[4])));
+		printf("goodput %.3f Gbit/s  retransmitted chunks %" PRIu64 "  decoded submessages %"
+		       PRIu64 "  fallbacks %" PRIu64 "\n", traffic_goodput_gbps(lead), retx, dec, fb);
+	}
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+
+		printf("port %s: rx %" PRIu64 " pkts, tx %" PRIu64 " pkts", p->cfg->name,
+		       p->counters[DP_PORT_RX_PKTS], p->counters[DP_PORT_TX_PKTS]);
+		for (int v = 1; v < ROCE_V_COUNT; v++)
+			if (p->verdicts[v])
+				printf(", %s %" PRIu64, roce_verdict_name((enum roce_verdict)v),
+				       p->verdicts[v]);
+		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++)
+			if (p->counters[c])
+				printf(", %s %" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
+				       p->counters[c]);
+		printf("\n");
+	}
+	printf("result: %s\n", dp_traffic_ok(ctx) ? "every message verified" : "FAILED");
+	fflush(stdout);
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands under /sdr/, readable with dpdk-telemetry.py:
+ *   /sdr/ports            every port with its counters and parser verdicts
+ *   /sdr/conns            connection names and schemes
+ *   /sdr/conn,NAME        one connection in detail: every counter of its parts
+ *   /sdr/stages           per-stage calls, packets, cycles and cycles per packet
+ *   /sdr/drops            every drop counter by its reason name
+ *   /sdr/hist,NAME        message completion-time histogram (power-of-two microseconds)
+ * They run on the telemetry thread and read counters the poll loops write (64-bit loads).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "dp.h"
+#include "rel_rx.h"
+#include "rel_tx.h"
+#include "sdr_ctrl.h"
+#include "sdr_tx.h"
+
+static const char *const stage_names[DP_NSTAGES] = {
+#define X(sym, name) [DP_STAGE_##sym] = name,
+	DP_STAGES(X)
+#undef X
+};
+
+const char *
+dp_stage_name(enum dp_stage s)
+{
+	return (unsigned int)s < DP_NSTAGES ? stage_names[s] : "invalid";
+}
+
+static struct rte_tel_data *
+port_dict(const struct dp_port *p)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "port_id", p->port_id);
+	for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+		rte_tel_data_add_dict_u64(d, dp_port_counter_name((enum dp_port_counter)c),
+					  p->counters[c]);
+	for (int v = 0; v < ROCE_V_COUNT; v++)
+		rte_tel_data_add_dict_u64(d, roce_verdict_name((enum roce_verdict)v), p->verdicts[v]);
+	return d;
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < dp.nports; i++) {
+		struct rte_tel_data *pd = port_dict(&dp.ports[i]);
+
+		if (pd)
+			rte_tel_data_add_dict_container(d, dp.ports[i].cfg->name, pd, 0);
+	}
+	return 0;
+}
+
+static int
+tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < dp.nconns; i++) {
+		char name[SDR_SCHEME_NAME_MAX];
+
+		rte_tel_data_add_dict_string(d, dp.conns[i].cfg->name,
+					     sdr_scheme_format(&dp.conns[i].cfg->ep.rel.scheme, name,
+							       sizeof(name)));
+	}
+	return 0;
+}
+
+static const struct dp_conn *
+find_conn(const char *params)
+{
+	for (unsigned int i = 0; params && i < dp.nconns; i++)
+		if (strcmp(dp.conns[i].cfg->name, params) == 0)
+			return &dp.conns[i];
+	return NULL;
+}
+
+/* Add a counter array as a nested dictionary. */
+static void
+add_counters(struct rte_tel_data *d, const char *title, const uint64_t *v, int n,
+	     const char *(*name)(int))
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+
+	if (c == NULL)
+		return;
+	rte_tel_data_start_dict(c);
+	for (int i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(c, name(i), v[i]);
+	rte_tel_data_add_dict_container(d, title, c, 0);
+}
+
+static const char *ep_name(int i) { return sdr_ep_counter_name((enum sdr_ep_counter)i); }
+static const char *rx_name(int i) { return sdr_rx_counter_name((enum sdr_rx_counter)i); }
+static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_counter)i); }
+static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
+static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
+
+static int
+tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct dp_conn *c = find_conn(params);
+	const struct sdr_conn_attr *a;
+	char name[SDR_SCHEME_NAME_MAX];
+
+	if (c == NULL)
+		return -1;
+	a = &c->cfg->ep.attr;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "scheme", sdr_scheme_format(&c->cfg->ep.rel.scheme, name,
+								    sizeof(name)));
+	rte_tel_data_add_dict_string(d, "port", c->cfg->port);
+	rte_tel_data_add_dict_u64(d, "local_qpn", a->local_qpn);
+	rte_tel_data_add_dict_u64(d, "remote_qpn", a->remote_qpn);
+	rte_tel_data_add_dict_u64(d, "mtu", a->mtu);
+	rte_tel_data_add_dict_u64(d, "chunk", a->chunk_size);
+	rte_tel_data_add_dict_u64(d, "channels", a->channels);
+	rte_tel_data_add_dict_u64(d, "generations", a->generations);
+	rte_tel_data_add_dict_u64(d, "rtt_ns", c->cfg->ep.rel.rtt_ns);
+	add_counters(d, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name);
+	add_counters(d, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name);
+	add_counters(d, "send", sdr_ep_tx_counters(c->ep), SDR_TX_NCOUNTERS, tx_name);
+	add_counters(d, "reliability_tx", sdr_ep_rel_tx_counters(c->ep), REL_TX_NCOUNTERS, rtx_name);
+	add_counters(d, "reliability_rx", sdr_ep_rel_rx_counters(c->ep), REL_RX_NCOUNTERS, rrx_name);
+	return 0;
+}
+
+static int
+tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (int s = 0; s < DP_NSTAGES; s++) {
+		struct rte_tel_data *sd = rte_tel_data_alloc();
+		const struct dp_stage_stats *st = &dp.stages[s];
+
+		if (sd == NULL)
+			continue;
+		rte_tel_data_start_dict(sd);
+		rte_tel_data_add_dict_u64(sd, "calls", st->calls);
+		rte_tel_data_add_dict_u64(sd, "packets", st->pkts);
+		rte_tel_data_add_dict_u64(sd, "cycles", st->cycles);
+		rte_tel_data_add_dict_u64(sd, "cycles_per_packet", st->pkts ? st->cycles / st->pkts : 0);
+		rte_tel_data_add_dict_container(d, dp_stage_name((enum dp_stage)s), sd, 0);
+	}
+	return 0;
+}
+
+static int
+tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char key[96];
+
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < dp.nports; i++) {
+		const struct dp_port *p = &dp.ports[i];
+
+		for (int v = 1; v < ROCE_V_COUNT; v++) {
+			snprintf(key, sizeof(key), "%s.%s", p->cfg->name,
+				 roce_verdict_name((enum roce_verdict)v));
+			rte_tel_data_add_dict_u64(d, key, p->verdicts[v]);
+		}
+		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++) {
+			snprintf(key, sizeof(key), "%s.%s", p->cfg->name,
+				 dp_port_counter_name((enum dp_port_counter)c));
+			rte_tel_data_add_dict_u64(d, key, p->counters[c]);
+		}
+	}
+	for (unsigned int i = 0; i < dp.nconns; i++) {
+		const struct dp_conn *c = &dp.conns[i];
+		const uint64_t *rc = sdr_ep_rx_counters(c->ep);
+
+		for (int k = 0; k < SDR_RX_DUPLICATE; k++) {
+			snprintf(key, sizeof(key), "%s.%s", c->cfg->name,
+				 sdr_rx_counter_name((enum sdr_rx_counter)k));
+			rte_tel_data_add_dict_u64(d, key, rc[k]);
+		}
+		for (int e = 1; e < SDR_CTRL_E_COUNT; e++) {
+			snprintf(key, sizeof(key), "%s.%s", c->cfg->name, sdr_ctrl_err_name(e));
+			rte_tel_data_add_dict_u64(d, key, sdr_ep_ctrl_err_count(c->ep, e));
+		}
+		snprintf(key, sizeof(key), "%s.ctrl_bad_opcode", c->cfg->name);
+		rte_tel_data_add_dict_u64(d, key, sdr_ep_counters(c->ep)[SDR_EP_CTRL_BAD_OPCODE]);
+	}
+	return 0;
+}
+
+static int
+tel_hist(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct dp_conn *c = find_conn(params);
+	const struct traffic_stats *s;
+	char key[32];
+
+	if (c == NULL || c->traffic == NULL)
+		return -1;
+	s = traffic_stats(c->traffic);
+	rte_tel_data_start_dict(d);
+	for (int b = 0; b < TRAFFIC_HIST_BUCKETS; b++) {
+		if (!s->hist[b])
+			continue;
+		snprintf(key, sizeof(key), "lt_%lluus", 2ull << b);
+		rte_tel_data_add_dict_u64(d, key, s->hist[b]);
+	}
+	return 0;
+}
+
+int
+dp_telemetry_init(struct dp_ctx *ctx)
+{
+	(void)ctx;
+	return rte_telemetry_register_cmd("/sdr/ports", tel_ports,
+					  "Ports with their counters and parser verdicts") |
+	       rte_telemetry_register_cmd("/sdr/conns", tel_conns, "Connections and their schemes") |
+	       rte_telemetry_register_cmd("/sdr/conn", tel_conn,
+					  "One connection in detail. Parameters: connection name") |
+	       rte_telemetry_register_cmd("/sdr/stages", tel_stages,
+					  "Per-stage calls, packets, cycles, cycles per packet") |
+	       rte_telemetry_register_cmd("/sdr/drops", tel_drops, "Every drop counter by reason") |
+	       rte_telemetry_register_cmd("/sdr/hist", tel_hist,
+					  "Completion-time histogram. Parameters: connection name");
+}

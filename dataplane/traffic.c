@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Message source and sink with verification of every byte. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traffic.h"
+#include "units.h"
+
+struct tbuf {
+	uint8_t *data;
+	uint64_t seq;		/* message number, for the pattern */
+	uint8_t busy;
+};
+
+struct traffic {
+	struct traffic_cfg cfg;
+	struct sdr_ep *ep;
+	int send;
+	int recv;
+	struct tbuf *sbuf;
+	struct tbuf *rbuf;
+	uint32_t next_send;	/* next message number to send */
+	uint32_t next_recv;	/* next message number to post */
+	uint32_t sends_done;
+	uint32_t recvs_done;
+	double *times;		/* completion times, seconds */
+	uint32_t ntimes;
+	uint32_t times_cap;
+	struct traffic_stats st;
+};
+
+int
+traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
+{
+	char buf[512], *save = NULL;
+	uint64_t v;
+
+	memset(c, 0, sizeof(*c));
+	c->size = 1 << 20;
+	c->count = 50;
+	c->inflight = 8;
+	c->seed = 1;
+	if (strlen(spec) >= sizeof(buf)) {
+		snprintf(err, errlen, "--traffic: longer than %zu characters", sizeof(buf) - 1);
+		return -1;
+	}
+	strcpy(buf, spec);
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), *val;
+
+		if (eq == NULL) {
+			snprintf(err, errlen, "--traffic: '%s' is not key=value", kv);
+			return -1;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (strcmp(kv, "size") == 0) {
+			if (units_parse_size(val, &c->size) != 0 || c->size > (1ull << 32)) {
+				snprintf(err, errlen, "--traffic: size '%s' is not a size up to 4GiB", val);
+				return -1;
+			}
+		} else if (strcmp(kv, "count") == 0 || strcmp(kv, "inflight") == 0) {
+			if (units_parse_u64(val, 100000000, &v) != 0 || (kv[0] == 'i' && v == 0)) {
+				snprintf(err, errlen, "--traffic: %s '%s' is not a count", kv, val);
+				return -1;
+			}
+			*(kv[0] == 'c' ? &c->count : &c->inflight) = (uint32_t)v;
+		} else if (strcmp(kv, "seed") == 0) {
+			if (units_parse_u64(val, UINT64_MAX, &c->seed) != 0) {
+				snprintf(err, errlen, "--traffic: seed '%s' is not an integer", val);
+				return -1;
+			}
+		} else if (strcmp(kv, "scheme") == 0) {
+			/* "ec-mds:32,8" carries a comma: take the next token as its m */
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s", val);
+			if (strchr(val, ':') != NULL && strchr(val, ',') == NULL) {
+				char *m = strtok_r(NULL, ",", &save);
+
+				if (m != NULL)
+					snprintf(name, sizeof(name), "%s,%s", val, m);
+			}
+			if (sdr_scheme_parse(name, &c->scheme) != 0) {
+				snprintf(err, errlen, "--traffic: scheme '%s' is not sr, sr-nack, "
+					 "ec-xor:K,M or ec-mds:K,M", name);
+				return -1;
+			}
+			c->has_scheme = 1;
+		} else if (strcmp(kv, "role") == 0) {
+			if (strcmp(val, "send") == 0)
+				c->role = TRAFFIC_ROLE_SEND;
+			else if (strcmp(val, "recv") == 0)
+				c->role = TRAFFIC_ROLE_RECV;
+			else if (strcmp(val, "both") == 0)
+				c->role = TRAFFIC_ROLE_BOTH;
+			else if (strcmp(val, "auto") == 0)
+				c->role = TRAFFIC_ROLE_AUTO;
+			else {
+				snprintf(err, errlen, "--traffic: role '%s' is not send, recv, both "
+					 "or auto", val);
+				return -1;
+			}
+		} else if (strcmp(kv, "conn") == 0) {
+			if (strlen(val) == 0 || strlen(val) >= sizeof(c->conn)) {
+				snprintf(err, errlen, "--traffic: conn '%s' is not a connection name", val);
+				return -1;
+			}
+			strcpy(c->conn, val);
+		} else {
+			snprintf(err, errlen, "--traffic: unknown key '%s' (expected size, count, "
+				 "inflight, scheme, role, seed, conn)", kv);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The pattern: 8-byte words that depend on seed, message number and position. */
+static uint64_t
+pattern_word(uint64_t seed, uint64_t seq, uint64_t i)
+{
+	return (seed * 0xD6E8FEB86659FD93ull) ^ (seq << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+static void
+fill(uint8_t *p, uint64_t len, uint64_t seed, uint64_t seq)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = pattern_word(seed, seq, i / 8);
+		memcpy(p + i, &w, 8);
+	}
+	w = pattern_word(seed, seq, i / 8);
+	memcpy(p + i, &w, len - i);
+}
+
+static int
+check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t seq)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = pattern_word(seed, seq, i / 8);
+		if (memcmp(p + i, &w, 8) != 0)
+			return 0;
+	}
+	w = pattern_word(seed, seq, i / 8);
+	return memcmp(p + i, &w, len - i) == 0;
+}
+
+static uint32_t
+user_imm(uint64_t seed, uint64_t seq)
+{
+	return (uint32_t)(pattern_word(seed, seq, 0xFFFFFFFF) >> 16);
+}
+
+struct traffic *
+traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int recv)
+{
+	struct traffic *t = calloc(1, sizeof(*t));
+	uint32_t n = cfg->inflight;
+
+	if (t == NULL)
+		return NULL;
+	t->cfg = *cfg;
+	t->ep = ep;
+	t->send = send;
+	t->recv = recv;
+	t->sbuf = calloc(n, sizeof(*t->sbuf));
+	t->rbuf = calloc(n, sizeof(*t->rbuf));
+	t->times_cap = cfg->count ? 2 * cfg->count : 1u << 20;
+	t->times = calloc(t->times_cap, sizeof(double));
+	if (!t->sbuf || !t->rbuf || !t->times)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++) {
+		if (send && (t->sbuf[i].data = malloc(cfg->size + 8)) == NULL)
+			goto fail;
+		if (recv && (t->rbuf[i].data = malloc(cfg->size + 8)) == NULL)
+			goto fail;
+	}
+	return t;
+fail:
+	traffic_destroy(t);
+	return NULL;
+}
+
+void
+traffic_destroy(struct traffic *t)
+{
+	if (t == NULL)
+		return;
+	for (uint32_t i = 0; t->sbuf && i < t->cfg.inflight; i++)
+		free(t->sbuf[i].data);
+	for (uint32_t i = 0; t->rbuf && i < t->cfg.inflight; i++)
+		free(t->rbuf[i].data);
+	free(t->sbuf);
+	free(t->rbuf);
+	free(t->times);
+	free(t);
+}
+
+static void
+record(struct traffic *t, double s)
+{
+	uint64_t us = (uint64_t)(s * 1e6);
+	unsigned int b = 0;
+
+	while (us > 1 && b + 1 < TRAFFIC_HIST_BUCKETS) {
+		us >>= 1;
+		b++;
+	}
+	t->st.hist[b]++;
+	if (t->ntimes < t->times_cap)
+		t->times[t->ntimes++] = s;
+}
+
+static int
+more(const struct traffic *t, uint32_t issued)
+{
+	return t->cfg.count == 0 || issued < t->cfg.count;
+}
+
+static void
+on_done(struct traffic *t, const struct sdr_ep_done *d)
+{
+	/* from the first chunk on the wire (send) or in (receive): waiting for the peer to
+	 * post, or for earlier messages, is not the message's completion time */
+	uint64_t start = d->first_ns ? d->first_ns : d->start_ns;
+	double s = (double)(d->end_ns - start) * 1e-9;
+
+	if (t->st.first_ns == 0 || start < t->st.first_ns)
+		t->st.first_ns = start;
+	if (d->end_ns > t->st.last_ns)
+		t->st.last_ns = d->end_ns;
+	if (!d->is_recv) {
+		struct tbuf *b = &t->sbuf[d->cookie];
+
+		b->busy = 0;
+		t->sends_done++;
+		if (d->status == SDR_DONE_OK) {
+			t->st.sent++;
+			t->st.bytes += t->cfg.size;
+			record(t, s);
+		} else {
+			t->st.send_failed++;
+		}
+		t->st.retransmitted += d->retransmitted;
+		t->st.fallback += d->fallback;
+		return;
+	}
+	{
+		struct tbuf *b = &t->rbuf[d->cookie];
+		uint32_t imm;
+		int ok = d->status == SDR_DONE_OK && check(b->data, t->cfg.size, t->cfg.seed, b->seq);
+
+		t->recvs_done++;
+		t->st.received++;
+		t->st.decoded += d->decoded;
+		/* the user immediate, when every fragment made it (decoding may hide one) */
+		if (ok && sdr_rx_imm_get(sdr_ep_rx(t->ep), d->slot, &imm) == 0) {
+			uint32_t nfr = sdr_imm_nfrags(&sdr_ep_config(t->ep)->attr.split);
+			uint32_t npkts = (uint32_t)((t->cfg.size + sdr_ep_config(t->ep)->attr.mtu - 1) /
+						    sdr_ep_config(t->ep)->attr.mtu);
+			uint32_t want = user_imm(t->cfg.seed, b->seq);
+
+			if (npkts < nfr)	/* short messages carry only their fragments */
+				want &= (uint32_t)((1ull << (npkts * sdr_ep_config(t->ep)->attr.split.frag_bits)) - 1);
+			ok = imm == want;
+		}
+		if (d->status != SDR_DONE_OK)
+			t->st.recv_failed++;
+		else if (ok)
+			t->st.verified++;
+		else
+			t->st.corrupt++;
+		if (!t->send) {
+			if (d->status == SDR_DONE_OK)
+				t->st.bytes += t->cfg.size;
+			record(t, s);
+		}
+		sdr_ep_recv_release(t->ep, d->slot);
+		b->busy = 0;
+	}
+}
+
+unsigned int
+traffic_step(struct traffic *t, uint64_t now)
+{
+	struct sdr_ep_done d;
+	unsigned int work = 0;
+
+	while (sdr_ep_poll(t->ep, &d)) {
+		on_done(t, &d);
+		work++;
+	}
+	for (uint32_t i = 0; t->recv && i < t->cfg.inflight && more(t, t->next_recv); i++) {
+		struct tbuf *b = &t->rbuf[i];
+		uint32_t slot;
+
+		if (b->busy)
+			continue;
+		b->seq = t->next_recv;
+		memset(b->data, 0, t->cfg.size > 64 ? 64 : t->cfg.size);
+		if (sdr_ep_recv(t->ep, b->data, t->cfg.size, NULL, i, now, &slot) != 0)
+			break;
+		b->busy = 1;
+		t->next_recv++;
+		work++;
+	}
+	for (uint32_t i = 0; t->send && i < t->cfg.inflight && more(t, t->next_send); i++) {
+		struct tbuf *b = &t->sbuf[i];
+
+		if (b->busy)
+			continue;
+		b->seq = t->next_send;
+		fill(b->data, t->cfg.size, t->cfg.seed, b->seq);
+		if (sdr_ep_send(t->ep, b->data, t->cfg.size, user_imm(t->cfg.seed, b->seq), i, now) != 0)
+			break;
+		b->busy = 1;
+		t->next_send++;
+		work++;
+	}
+	return work;
+}
+
+int
+traffic_done(const struct traffic *t)
+{
+	if (t->cfg.count == 0)
+		return 0;
+	return (!t->send || t->sends_done >= t->cfg.count) &&
+	       (!t->recv || t->recvs_done >= t->cfg.count);
+}
+
+int
+traffic_ok(const struct traffic *t)
+{
+	return t->st.send_failed == 0 && t->st.recv_failed == 0 && t->st.corrupt == 0 &&
+	       (!t->recv || t->st.verified == t->st.received);
+}
+
+const struct traffic_stats *
+traffic_stats(const struct traffic *t)
+{
+	return &t->st;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double
+traffic_percentile(const struct traffic *t, double q)
+{
+	double *v;
+	uint32_t r;
+	double res;
+
+	if (t->ntimes == 0)
+		return 0;
+	v = malloc(t->ntimes * sizeof(double));
+	if (v == NULL)
+		return 0;
+	memcpy(v, t->times, t->ntimes * sizeof(double));
+	qsort(v, t->ntimes, sizeof(double), cmp_double);
+	r = (uint32_t)(q * t->ntimes + 0.999999);
+	res = v[r ? r - 1 : 0];
+	free(v);
+	return res;
+}
+
+double
+traffic_mean(const struct traffic *t)
+{
+	double s = 0;
+
+	for (uint32_t i = 0; i < t->ntimes; i++)
+		s += t->times[i];
+	return t->ntimes ? s / t->ntimes : 0;
+}
+
+double
+traffic_goodput_gbps(const struct traffic *t)
+{
+	if (t->st.last_ns <= t->st.first_ns)
+		return 0;
+	return (double)t->st.bytes * 8 / (double)(t->st.last_ns - t->st.first_ns);
+}
+
+uint32_t
+traffic_expected(const struct traffic *t)
+{
+	return t->cfg.count * (uint32_t)((t->send != 0) + (t->recv != 0));
+}
+
+uint32_t
+traffic_completed(const struct traffic *t)
+{
+	return (t->send ? t->sends_done : 0) + (t->recv ? t->recvs_done : 0);
+}
