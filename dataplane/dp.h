@@ -73,11 +73,11 @@ struct dp_conn {
 /* Pipeline stages, for the per-stage cost table (like VPP's "show run"). */
 #define DP_STAGES(X) \
 	X(RX,		"rx") \
-	X(PARSE,	"parse+icrc") \
-	X(DELIVER,	"receive-backend") \
+	X(PARSE,	"parse_icrc") \
+	X(DELIVER,	"receive_backend") \
 	X(APP,		"traffic") \
-	X(OUTPUT,	"reliability+packetizer") \
-	X(LINK,		"link-emulator") \
+	X(OUTPUT,	"reliability_packetizer") \
+	X(LINK,		"link_emulator") \
 	X(TX,		"tx")
 
 enum dp_stage {

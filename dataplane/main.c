@@ -467,6 +467,7 @@ main(int argc, char **argv)
 	rc = launch(&o);
 	if (rc == 0 && (o.traffic || o.json))
 		dp_summary(&dp, o.json, elapsed_s());
+	/* failed messages fail the run; so does a counted run cut short */
 	if (rc == 0 && o.traffic && !dp_traffic_ok(&dp))
 		rc = 1;
 out:

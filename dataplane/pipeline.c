@@ -202,6 +202,11 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 			if (data)
 				p->verdicts[r]++;
 			if (r != ROCE_V_OK) {
+				if (not_roce(r) && p->exception >= 0 && out != NULL) {
+					m[i]->port = p->port_id;
+					keep[nkeep++] = m[i];	/* the other lcore owns the egress */
+					continue;
+				}
 				if (not_roce(r) && p->exception >= 0) {
 					exc[nexc++] = m[i];
 					p->counters[DP_PORT_EXCEPTION]++;
@@ -213,6 +218,7 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 				continue;
 			}
 			if (out != NULL) {
+				m[i]->port = p->port_id;	/* not every PMD sets it */
 				keep[nkeep++] = m[i];
 				continue;
 			}
@@ -250,11 +256,17 @@ split_deliver(struct worker *w, uint64_t now)
 		uint64_t t0 = rte_get_tsc_cycles();
 
 		/* the rx lcore checked the ICRC; the headers are parsed again to get a view */
-		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK)
+		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK) {
 			deliver(p, &v, now);
+		} else if (p->exception >= 0) {
+			egress(&dp.ports[p->exception], &m[i], 1, now);
+			m[i] = NULL;
+		}
 		stage_add(DP_STAGE_DELIVER, t0, 1);
 	}
-	rte_pktmbuf_free_bulk(m, n);
+	for (unsigned int i = 0; i < n; i++)
+		if (m[i] != NULL)
+			rte_pktmbuf_free(m[i]);
 	return n;
 }
 
@@ -321,22 +333,26 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 	return total;
 }
 
-/* How long an idle loop may sleep: until the next timer, at most idle_sleep_us. */
+/*
+ * How long an idle loop may sleep: until the next timer, at most idle_sleep_us. Only the
+ * lcore that owns the endpoints and emulators may look at their timers; the receive lcore
+ * of a split pipeline just sleeps idle_sleep_us.
+ */
 static void
-idle_backoff(uint64_t now)
+idle_backoff(uint64_t now, enum dp_worker_role role)
 {
 	uint64_t next = now + (uint64_t)dp.cfg.idle_sleep_us * 1000;
 	struct timespec ts;
 
 	if (dp.cfg.idle_sleep_us == 0)
 		return;
-	for (unsigned int i = 0; i < dp.nconns; i++) {
+	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
 		uint64_t t = sdr_ep_next_time(dp.conns[i].ep, now);
 
 		if (t < next)
 			next = t;
 	}
-	for (unsigned int i = 0; i < dp.nports; i++) {
+	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nports; i++) {
 		if (dp.ports[i].link) {
 			uint64_t t = link_emu_next_time(dp.ports[i].link);
 
@@ -373,7 +389,7 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 						 role == DP_WORKER_RX ? dp.split_ring : NULL);
 		if (role == DP_WORKER_RX) {
 			if (!work)
-				idle_backoff(now);
+				idle_backoff(now, role);
 			continue;
 		}
 		if (role == DP_WORKER_TX)
@@ -388,7 +404,7 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 		for (unsigned int i = 0; i < dp.nports; i++)
 			work += link_flush(&dp.ports[i], now, dp.cfg.burst);
 		if (!work)
-			idle_backoff(now);
+			idle_backoff(now, role);
 	}
 }
 

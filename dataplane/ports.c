@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rte_bus_vdev.h>
+#include <rte_cycles.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -153,6 +154,15 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 	/* not every virtual device has an MTU; the frames we build fit the mbufs anyway */
 	rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu);
 	rc = rte_eth_dev_start(p->port_id);
+	/* a memif client cannot start before its server has made the socket: wait for it */
+	for (int tries = 0; rc != 0 && strncmp(p->cfg->device, "net_memif", 9) == 0 &&
+	     tries < 100; tries++) {
+		if (tries == 0)
+			fprintf(stderr, "sdr-dataplane: port %s: waiting for the memif server\n",
+				p->cfg->name);
+		rte_delay_us_sleep(100000);
+		rc = rte_eth_dev_start(p->port_id);
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;

@@ -155,41 +155,42 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Every drop counter by reason, one dictionary per port and per connection (telemetry names
+ * allow no dots, so the owner is a level of nesting). */
 static int
 tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char key[96];
-
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < dp.nports; i++) {
 		const struct dp_port *p = &dp.ports[i];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
 
-		for (int v = 1; v < ROCE_V_COUNT; v++) {
-			snprintf(key, sizeof(key), "%s.%s", p->cfg->name,
-				 roce_verdict_name((enum roce_verdict)v));
-			rte_tel_data_add_dict_u64(d, key, p->verdicts[v]);
-		}
-		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++) {
-			snprintf(key, sizeof(key), "%s.%s", p->cfg->name,
-				 dp_port_counter_name((enum dp_port_counter)c));
-			rte_tel_data_add_dict_u64(d, key, p->counters[c]);
-		}
+		if (pd == NULL)
+			continue;
+		rte_tel_data_start_dict(pd);
+		for (int v = 1; v < ROCE_V_COUNT; v++)
+			rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
+						  p->verdicts[v]);
+		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++)
+			rte_tel_data_add_dict_u64(pd, dp_port_counter_name((enum dp_port_counter)c),
+						  p->counters[c]);
+		rte_tel_data_add_dict_container(d, p->cfg->name, pd, 0);
 	}
 	for (unsigned int i = 0; i < dp.nconns; i++) {
 		const struct dp_conn *c = &dp.conns[i];
 		const uint64_t *rc = sdr_ep_rx_counters(c->ep);
+		struct rte_tel_data *cd = rte_tel_data_alloc();
 
-		for (int k = 0; k < SDR_RX_DUPLICATE; k++) {
-			snprintf(key, sizeof(key), "%s.%s", c->cfg->name,
-				 sdr_rx_counter_name((enum sdr_rx_counter)k));
-			rte_tel_data_add_dict_u64(d, key, rc[k]);
-		}
-		for (int e = 1; e < SDR_CTRL_E_COUNT; e++) {
-			snprintf(key, sizeof(key), "%s.%s", c->cfg->name, sdr_ctrl_err_name(e));
-			rte_tel_data_add_dict_u64(d, key, sdr_ep_ctrl_err_count(c->ep, e));
-		}
-		snprintf(key, sizeof(key), "%s.ctrl_bad_opcode", c->cfg->name);
-		rte_tel_data_add_dict_u64(d, key, sdr_ep_counters(c->ep)[SDR_EP_CTRL_BAD_OPCODE]);
+		if (cd == NULL)
+			continue;
+		rte_tel_data_start_dict(cd);
+		for (int k = 0; k < SDR_RX_DUPLICATE; k++)
+			rte_tel_data_add_dict_u64(cd, sdr_rx_counter_name((enum sdr_rx_counter)k), rc[k]);
+		for (int e = 1; e < SDR_CTRL_E_COUNT; e++)
+			rte_tel_data_add_dict_u64(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
+		rte_tel_data_add_dict_u64(cd, "ctrl_bad_opcode",
+					  sdr_ep_counters(c->ep)[SDR_EP_CTRL_BAD_OPCODE]);
+		rte_tel_data_add_dict_container(d, c->cfg->name, cd, 0);
 	}
 	return 0;
 }
