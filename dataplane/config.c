@@ -34,10 +34,13 @@ fail(const struct where *w, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	/* no file (a command): "[conn x] key: why" */
 	if (key)
-		snprintf(w->err, w->errlen, "%s: [%s] %s: %s", w->file, w->section, key, why);
+		snprintf(w->err, w->errlen, "%s%s[%s] %s: %s", w->file, *w->file ? ": " : "",
+			 w->section, key, why);
 	else
-		snprintf(w->err, w->errlen, "%s: [%s]: %s", w->file, w->section, why);
+		snprintf(w->err, w->errlen, "%s%s[%s]: %s", w->file, *w->file ? ": " : "",
+			 w->section, why);
 	return -1;
 }
 
@@ -147,6 +150,8 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 		return get_u32(w, k, v, 1, 256, &c->burst);
 	if (strcmp(k, "idle_sleep_us") == 0)
 		return get_u32(w, k, v, 0, 1000000, &c->idle_sleep_us);
+	if (strcmp(k, "arena") == 0)
+		return get_size(w, k, v, 16u << 20, 64ull << 30, &c->arena_bytes);
 	if (strcmp(k, "stats_period") == 0) {
 		uint64_t ns = 0;
 
@@ -155,7 +160,8 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 		c->stats_period_s = (double)ns * 1e-9;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected name, mbufs, burst, idle_sleep_us, stats_period)");
+	return fail(w, k, "unknown key (expected name, mbufs, burst, idle_sleep_us, stats_period, "
+		    "arena)");
 }
 
 /* ---- [pipeline] ---- */
@@ -270,7 +276,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 	struct sdr_conn_attr *a = &c->ep.attr;
 	struct sdr_rel_cfg *r = &c->ep.rel;
 	uint64_t x;
-	uint32_t u;
+	uint32_t u = 0;
 	double d;
 
 	if (strcmp(k, "port") == 0) {
@@ -617,6 +623,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->mbufs = 16384;
 	cfg->burst = 32;
 	cfg->idle_sleep_us = 50;
+	cfg->arena_bytes = 256ull << 20;
 	f = rte_cfgfile_load(file, 0);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,
@@ -657,6 +664,36 @@ out:
 	free(secs);
 	rte_cfgfile_close(f);
 	return rc;
+}
+
+int
+dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char *name,
+		     int argc, char *const argv[], int fresh, char *err, size_t errlen)
+{
+	char sec[64];
+	struct where w = { .file = "", .section = sec, .err = err, .errlen = errlen };
+	double drop = 1e-4;
+
+	snprintf(sec, sizeof(sec), "conn %s", name);
+	if (fresh) {
+		conn_defaults(c);
+		if (copy_name(c->name, name) != 0)
+			return fail(&w, NULL, "'%s' is not a name of letters, digits, - _ .", name);
+	}
+	if (argc % 2 != 0)
+		return fail(&w, argv[argc - 1], "has no value");
+	for (int i = 0; i < argc; i += 2) {
+		char key[64];
+
+		/* the CLI spells keys with dashes or underscores; the file with underscores */
+		snprintf(key, sizeof(key), "%s", argv[i]);
+		for (char *k = key; *k; k++)
+			if (*k == '-')
+				*k = '_';
+		if (conn_key(c, &w, key, argv[i + 1], &drop) != 0)
+			return -1;
+	}
+	return conn_finish((struct dp_cfg *)(uintptr_t)cfg, c, &w, drop);
 }
 
 int

@@ -64,6 +64,7 @@ struct dp_cfg {
 	uint32_t burst;
 	uint32_t idle_sleep_us;		/**< pause of an idle poll loop; 0: busy poll */
 	double stats_period_s;		/**< 0: no periodic line */
+	uint64_t arena_bytes;		/**< shared buffer arena for SDK applications */
 	enum dp_pipeline_mode mode;
 	struct dp_port_cfg ports[DP_MAX_PORTS];
 	unsigned int nports;
@@ -79,6 +80,15 @@ struct dp_cfg {
  * @return 0 or -1.
  */
 int dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen);
+
+/**
+ * Build or change a connection from key/value words, with the keys of a [conn NAME]
+ * section (dashes or underscores): "port p0 peer-ip 10.0.0.2 local-qpn 0x100 ...".
+ * @param fresh  start from the defaults (conn add) or from @p c (conn set).
+ * @return 0, or -1 with one line in @p err naming the section and key.
+ */
+int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char *name,
+			 int argc, char *const argv[], int fresh, char *err, size_t errlen);
 
 /** Find a port / link / connection by name. @return index or -1. */
 int dp_config_port(const struct dp_cfg *cfg, const char *name);

@@ -5,63 +5,84 @@
 
 #include "dp.h"
 
+/* Bring up connection @p i from its configuration: endpoint, QPNs on its port. */
+int
+dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
+{
+	struct dp_cfg *cfg = &ctx->cfg;
+	struct dp_conn_cfg *cc = &cfg->conns[i];
+	struct dp_conn *c = &ctx->conns[i];
+	struct roce_path *path = &cc->ep.path;
+	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1;
+	struct dp_port *p;
+	int rc;
+
+	c->cfg = cc;
+	c->owner = -1;
+	c->port = (unsigned int)dp_config_port(cfg, cc->port);
+	p = &ctx->ports[c->port];
+	memcpy(path->src_mac, p->mac.addr_bytes, 6);
+	memcpy(path->dst_mac, cc->peer_mac, 6);
+	path->ip_version = cc->peer_ip_version;
+	memcpy(path->dst_ip, cc->peer_ip, 16);
+	if (cc->peer_ip_version == 4 && p->cfg->has_ipv4) {
+		memcpy(path->src_ip, p->cfg->ipv4, 4);
+	} else if (cc->peer_ip_version == 6 && p->cfg->has_ipv6) {
+		memcpy(path->src_ip, p->cfg->ipv6, 16);
+	} else {
+		snprintf(err, errlen, "%s: [conn %s] peer_ip is IPv%u but [port %s] has no ipv%u "
+			 "address", cfg->file, cc->name, cc->peer_ip_version, p->cfg->name,
+			 cc->peer_ip_version);
+		return -1;
+	}
+	rc = qpn_table_add(p->qpns, cc->ep.attr.local_qpn, nqpn, i);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: [conn %s] QPNs 0x%x..0x%x: %s", cfg->file, cc->name,
+			 cc->ep.attr.local_qpn, cc->ep.attr.local_qpn + nqpn - 1,
+			 rc == -EEXIST ? "overlap another connection" : "invalid range");
+		return -1;
+	}
+	c->ep = sdr_ep_create(&cc->ep);
+	if (c->ep == NULL) {
+		qpn_table_del(p->qpns, i);
+		snprintf(err, errlen, "%s: [conn %s] cannot create the endpoint (out of memory for "
+			 "%u messages of %llu bytes?)", cfg->file, cc->name, cc->ep.attr.max_inflight,
+			 (unsigned long long)cc->ep.attr.max_msg_size);
+		return -1;
+	}
+	if (i >= ctx->nconns)
+		ctx->nconns = i + 1;
+	return 0;
+}
+
+/* Take connection @p i down: its QPNs stop resolving, its endpoint is freed. */
+void
+dp_conn_stop(struct dp_ctx *ctx, unsigned int i)
+{
+	struct dp_conn *c = &ctx->conns[i];
+
+	if (c->ep == NULL)
+		return;
+	qpn_table_del(ctx->ports[c->port].qpns, i);
+	traffic_destroy(c->traffic);
+	sdr_ep_destroy(c->ep);
+	c->traffic = NULL;
+	c->ep = NULL;
+}
+
 int
 dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen)
 {
-	struct dp_cfg *cfg = &ctx->cfg;
-
-	for (unsigned int i = 0; i < cfg->nconns; i++) {
-		struct dp_conn_cfg *cc = &cfg->conns[i];
-		struct dp_conn *c = &ctx->conns[i];
-		struct dp_port *p;
-		struct roce_path *path = &cc->ep.path;
-		uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1;
-		int rc;
-
-		c->cfg = cc;
-		c->port = (unsigned int)dp_config_port(cfg, cc->port);
-		p = &ctx->ports[c->port];
-		memcpy(path->src_mac, p->mac.addr_bytes, 6);
-		memcpy(path->dst_mac, cc->peer_mac, 6);
-		path->ip_version = cc->peer_ip_version;
-		memcpy(path->dst_ip, cc->peer_ip, 16);
-		if (cc->peer_ip_version == 4 && p->cfg->has_ipv4) {
-			memcpy(path->src_ip, p->cfg->ipv4, 4);
-		} else if (cc->peer_ip_version == 6 && p->cfg->has_ipv6) {
-			memcpy(path->src_ip, p->cfg->ipv6, 16);
-		} else {
-			snprintf(err, errlen, "%s: [conn %s] peer_ip is IPv%u but [port %s] has no "
-				 "ipv%u address", cfg->file, cc->name, cc->peer_ip_version, p->cfg->name,
-				 cc->peer_ip_version);
+	for (unsigned int i = 0; i < ctx->cfg.nconns; i++)
+		if (dp_conn_start(ctx, i, err, errlen) != 0)
 			return -1;
-		}
-		c->ep = sdr_ep_create(&cc->ep);
-		if (c->ep == NULL) {
-			snprintf(err, errlen, "%s: [conn %s] cannot create the endpoint (out of memory "
-				 "for %u messages of %llu bytes?)", cfg->file, cc->name,
-				 cc->ep.attr.max_inflight, (unsigned long long)cc->ep.attr.max_msg_size);
-			return -1;
-		}
-		ctx->nconns = i + 1;
-		rc = qpn_table_add(p->qpns, cc->ep.attr.local_qpn, nqpn, i);
-		if (rc != 0) {
-			snprintf(err, errlen, "%s: [conn %s] QPNs 0x%x..0x%x: %s", cfg->file, cc->name,
-				 cc->ep.attr.local_qpn, cc->ep.attr.local_qpn + nqpn - 1,
-				 rc == -EEXIST ? "overlap another connection" : "invalid range");
-			return -1;
-		}
-	}
 	return 0;
 }
 
 void
 dp_conns_free(struct dp_ctx *ctx)
 {
-	for (unsigned int i = 0; i < ctx->nconns; i++) {
-		traffic_destroy(ctx->conns[i].traffic);
-		sdr_ep_destroy(ctx->conns[i].ep);
-		ctx->conns[i].traffic = NULL;
-		ctx->conns[i].ep = NULL;
-	}
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		dp_conn_stop(ctx, i);
 	ctx->nconns = 0;
 }

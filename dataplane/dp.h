@@ -15,6 +15,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "sdr_shm.h"
 #include "link_emu.h"
 #include "qpn_table.h"
 #include "roce_parse.h"
@@ -66,8 +67,9 @@ struct dp_port {
 struct dp_conn {
 	struct dp_conn_cfg *cfg;
 	unsigned int port;
-	struct sdr_ep *ep;
+	struct sdr_ep *ep;		/* NULL: no connection in this entry (deleted) */
 	struct traffic *traffic;
+	int owner;			/* control-segment client using it through the SDK, or -1 */
 };
 
 /* Pipeline stages, for the per-stage cost table (like VPP's "show run"). */
@@ -108,6 +110,7 @@ struct dp_ctx {
 	uint64_t idle_sleeps;
 	volatile int quit;
 	int stats_lcore;
+	struct sdr_shm_hdr *shm;	/* the control segment */
 };
 
 extern struct dp_ctx dp;
@@ -126,6 +129,8 @@ void dp_ports_close(struct dp_ctx *ctx);
 /* conns.c: endpoints from the static connections */
 int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
 void dp_conns_free(struct dp_ctx *ctx);
+int dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen);
+void dp_conn_stop(struct dp_ctx *ctx, unsigned int i);
 
 /* pipeline.c */
 enum dp_worker_role {

@@ -20,6 +20,7 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include "control.h"
 #include "dp.h"
 #include "units.h"
 
@@ -266,6 +267,7 @@ tick(const struct app_opts *o, double *next_stats)
 	static double done_at = -1;
 	double t = elapsed_s();
 
+	dp_control_tick(&dp);
 	if (dp.cfg.stats_period_s > 0 && !o->quiet && !o->json && t >= *next_stats) {
 		dp_stats_line(&dp, t);
 		*next_stats = t + dp.cfg.stats_period_s;
@@ -455,6 +457,11 @@ main(int argc, char **argv)
 			}
 		}
 	}
+	if (dp_control_init(&dp, dp.cfg.arena_bytes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: control segment: %s\n", err);
+		rc = 1;
+		goto out;
+	}
 	dp_telemetry_init(&dp);
 	if (rte_eal_has_hugepages())
 		rte_pdump_init();
@@ -475,6 +482,7 @@ out:
 	rte_eal_mp_wait_lcore();
 	if (rte_eal_has_hugepages())
 		rte_pdump_uninit();
+	dp_control_fini(&dp);
 	dp_conns_free(&dp);
 	dp_ports_close(&dp);
 	rte_eal_cleanup();

@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "control.h"
 #include "dp.h"
 
 #define RX_BURSTS 8
@@ -347,7 +348,11 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	if (dp.cfg.idle_sleep_us == 0)
 		return;
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
-		uint64_t t = sdr_ep_next_time(dp.conns[i].ep, now);
+		uint64_t t;
+
+		if (dp.conns[i].ep == NULL)
+			continue;
+		t = sdr_ep_next_time(dp.conns[i].ep, now);
 
 		if (t < next)
 			next = t;
@@ -399,8 +404,10 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 			if (dp.conns[i].traffic)
 				work += traffic_step(dp.conns[i].traffic, now);
 		stage_add(DP_STAGE_APP, t0, 0);
+		work += dp_control_poll(&dp, now);
 		for (unsigned int i = 0; i < dp.nconns; i++)
-			work += output_stage(w, &dp.conns[i], now);
+			if (dp.conns[i].ep != NULL)
+				work += output_stage(w, &dp.conns[i], now);
 		for (unsigned int i = 0; i < dp.nports; i++)
 			work += link_flush(&dp.ports[i], now, dp.cfg.burst);
 		if (!work)

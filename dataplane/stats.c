@@ -39,7 +39,11 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	}
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		const struct dp_conn *c = &ctx->conns[i];
-		const uint64_t *rt = sdr_ep_rel_tx_counters(c->ep);
+		const uint64_t *rt;
+
+		if (c->ep == NULL)
+			continue;
+		rt = sdr_ep_rel_tx_counters(c->ep);
 
 		printf(" | %s", c->cfg->name);
 		if (c->traffic)
@@ -124,7 +128,11 @@ json_drops(const struct dp_ctx *ctx)
 		}
 	}
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
-		const uint64_t *rc = sdr_ep_rx_counters(ctx->conns[i].ep);
+		const uint64_t *rc;
+
+		if (ctx->conns[i].ep == NULL)
+			continue;
+		rc = sdr_ep_rx_counters(ctx->conns[i].ep);
 
 		for (int c = 0; c < SDR_RX_DUPLICATE; c++) {
 			if (!rc[c])

@@ -69,6 +69,8 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int i = 0; i < dp.nconns; i++) {
 		char name[SDR_SCHEME_NAME_MAX];
 
+		if (dp.conns[i].ep == NULL)
+			continue;
 		rte_tel_data_add_dict_string(d, dp.conns[i].cfg->name,
 					     sdr_scheme_format(&dp.conns[i].cfg->ep.rel.scheme, name,
 							       sizeof(name)));
@@ -80,7 +82,7 @@ static const struct dp_conn *
 find_conn(const char *params)
 {
 	for (unsigned int i = 0; params && i < dp.nconns; i++)
-		if (strcmp(dp.conns[i].cfg->name, params) == 0)
+		if (dp.conns[i].ep != NULL && strcmp(dp.conns[i].cfg->name, params) == 0)
 			return &dp.conns[i];
 	return NULL;
 }
@@ -178,11 +180,12 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	for (unsigned int i = 0; i < dp.nconns; i++) {
 		const struct dp_conn *c = &dp.conns[i];
-		const uint64_t *rc = sdr_ep_rx_counters(c->ep);
-		struct rte_tel_data *cd = rte_tel_data_alloc();
+		const uint64_t *rc;
+		struct rte_tel_data *cd;
 
-		if (cd == NULL)
+		if (c->ep == NULL || (cd = rte_tel_data_alloc()) == NULL)
 			continue;
+		rc = sdr_ep_rx_counters(c->ep);
 		rte_tel_data_start_dict(cd);
 		for (int k = 0; k < SDR_RX_DUPLICATE; k++)
 			rte_tel_data_add_dict_u64(cd, sdr_rx_counter_name((enum sdr_rx_counter)k), rc[k]);

@@ -623,6 +623,12 @@ sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d)
 	return 1;
 }
 
+int
+sdr_ep_busy(const struct sdr_ep *ep)
+{
+	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0;
+}
+
 const struct sdr_rx *
 sdr_ep_rx(const struct sdr_ep *ep)
 {

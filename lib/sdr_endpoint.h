@@ -118,6 +118,9 @@ uint64_t sdr_ep_next_time(struct sdr_ep *ep, uint64_t now);
 /** Take one completion. @return 1 or 0. */
 int sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d);
 
+/** Anything in flight: messages being sent or receives posted. */
+int sdr_ep_busy(const struct sdr_ep *ep);
+
 /** The receive side, for bitmaps and the user immediate of posted messages. */
 const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
 
