@@ -28,7 +28,7 @@ struct where {
 static int
 fail(const struct where *w, const char *key, const char *fmt, ...)
 {
-	char why[200];
+	char why[400];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -433,6 +433,53 @@ conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_d
 	return 0;
 }
 
+/* The key a refused attribute set is about, so the error line names it. */
+static const char *
+geometry_key(int rc)
+{
+	switch (rc < 0 ? -rc : rc) {
+	case SDR_CONN_E_MTU: return "mtu";
+	case SDR_CONN_E_CHUNK: return "chunk";
+	case SDR_CONN_E_SPLIT: return "imm_split";
+	case SDR_CONN_E_CHANNELS: return "channels";
+	case SDR_CONN_E_GENERATIONS: return "generations";
+	case SDR_CONN_E_MAX_MSG: return "max_msg";
+	case SDR_CONN_E_INFLIGHT: return "inflight";
+	case SDR_CONN_E_EC: case SDR_CONN_E_PARITY_FIT: return "scheme";
+	case SDR_CONN_E_DIR: return "dir";
+	case SDR_CONN_E_QPN: return "local_qpn";
+	default: return NULL;
+	}
+}
+
+/* The values behind a refused attribute set, for the error line. */
+static const char *
+geometry_values(const struct dp_conn_cfg *c, int rc)
+{
+	static char buf[128];
+	const struct sdr_conn_attr *a = &c->ep.attr;
+
+	switch (rc < 0 ? -rc : rc) {
+	case SDR_CONN_E_CHUNK:
+		snprintf(buf, sizeof(buf), "chunk %u, mtu %u", a->chunk_size, a->mtu);
+		break;
+	case SDR_CONN_E_EC:
+		snprintf(buf, sizeof(buf), "k %u, m %u", a->ec_k, a->ec_m);
+		break;
+	case SDR_CONN_E_INFLIGHT:
+	case SDR_CONN_E_MAX_MSG:
+	case SDR_CONN_E_PARITY_FIT:
+		snprintf(buf, sizeof(buf), "max_msg %" PRIu64 ", inflight %u, imm_split %u,%u,%u",
+			 a->max_msg_size, a->max_inflight, a->split.id_bits, a->split.off_bits,
+			 a->split.frag_bits);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "mtu %u, chunk %u, channels %u, generations %u",
+			 a->mtu, a->chunk_size, a->channels, a->generations);
+	}
+	return buf;
+}
+
 static int
 conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, double drop)
 {
@@ -445,6 +492,10 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 		return fail(w, "port", "no [port %s] section", c->port);
 	if (c->peer_ip_version == 0)
 		return fail(w, "peer_ip", "missing");
+	if (strncmp(cfg->ports[dp_config_port(cfg, c->port)].device, "net_af_xdp", 10) == 0 &&
+	    c->ep.attr.mtu > 2048)
+		return fail(w, "mtu", "%u: port %s is AF_XDP, whose frames must fit a 4 KiB page: "
+			    "at most 2048", c->ep.attr.mtu, c->port);
 	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
 		return -1;
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
@@ -453,7 +504,8 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	}
 	rc = sdr_conn_geometry(&c->ep.attr, &g);
 	if (rc != 0)
-		return fail(w, NULL, "%s", sdr_conn_strerror(rc));
+		return fail(w, geometry_key(rc), "%s (%s)", sdr_conn_strerror(rc),
+			    geometry_values(c, rc));
 	if (c->ep.rel.rtt_ns == 0)
 		return fail(w, "rtt", "must be more than 0");
 	return 0;
@@ -623,7 +675,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->mbufs = 16384;
 	cfg->burst = 32;
 	cfg->idle_sleep_us = 50;
-	cfg->arena_bytes = 256ull << 20;
+	cfg->arena_bytes = 1ull << 30;
 	f = rte_cfgfile_load(file, 0);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,

@@ -25,6 +25,12 @@
 #define DP_BURST_MAX 256
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
+/*
+ * AF_XDP receive buffers: DPDK 22.11's net_af_xdp makes its UMEM of the receive pool, one
+ * chunk per mbuf, and the kernel takes chunks of at most a page. 3072 bytes of data room
+ * keep an mbuf under 4 KiB and hold a frame with a 2048-byte RoCE payload.
+ */
+#define DP_XDP_FRAME_ROOM 3072
 /* A received frame that came in several mbufs is copied whole into this much. */
 #define DP_FRAME_SCRATCH 16384
 
@@ -57,6 +63,7 @@ struct dp_port {
 	struct rte_ether_addr mac;
 	struct link_emu *link;		/* egress emulator, or NULL */
 	struct qpn_table *qpns;		/* local QPN -> connection index */
+	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	int exception;			/* port index for non-RoCE traffic, or -1 */
 	pcap_t *pcap;			/* capture = FILE: every frame in and out */
 	pcap_dumper_t *capture;

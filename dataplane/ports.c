@@ -201,7 +201,20 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (rc != 0)
 			return -1;
 		ctx->nports = i + 1;
-		if (start_port(p, ctx->pool, err, errlen) != 0)
+		if (strncmp(p->cfg->device, "net_af_xdp", 10) == 0) {
+			char name[RTE_MEMPOOL_NAMESIZE];
+
+			snprintf(name, sizeof(name), "sdr_xsk%u", i);
+			p->rx_pool = rte_pktmbuf_pool_create(name, 4096, 256, 0, RTE_PKTMBUF_HEADROOM +
+							     DP_XDP_FRAME_ROOM,
+							     (int)rte_socket_id());
+			if (p->rx_pool == NULL) {
+				snprintf(err, errlen, "port %s: cannot create its 4096 AF_XDP receive "
+					 "buffers: %s", p->cfg->name, rte_strerror(rte_errno));
+				return -1;
+			}
+		}
+		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, err, errlen) != 0)
 			return -1;
 		p->qpns = qpn_table_create(DP_MAX_CONNS);
 		if (p->qpns == NULL) {

@@ -16,6 +16,17 @@ Cases:
              the right counters
   telemetry  /sdr/ commands answer through dpdk-telemetry.py
   config     bad files and options: one line naming file, section and key, exit 2
+  afpacket   two namespaces joined by a veth pair (needs root): crafted frames sent from a
+             raw socket reach a dataplane on AF_PACKET with sdr-dump's verdicts; then two
+             dataplanes on AF_PACKET exchange messages both ways, every one verified
+  afxdp      the same with AF_XDP and dataplane/xdp/sdr_xdp.o on one end: RoCEv2 goes to the
+             dataplane and never to the kernel, ARP and ICMP (ping) still reach the kernel;
+             without a socket RoCEv2 falls back to the kernel; the program leaves with the
+             dataplane
+  mlx5       bluefield3.ini and connectx7.ini load, and a run without the NIC fails in one
+             line naming the device
+The namespace cases print "SKIP: <reason>" and pass when namespaces, clang or XDP are not
+available; they always delete their namespaces and kill what they started.
 """
 import json
 import os
@@ -289,7 +300,7 @@ def case_config():
         bad(base + "\n[conn dup]\nport = a\npeer_ip = 10.0.0.9\nlocal_qpn = 0x110\n",
             "[conn dup] local_qpn: QPNs 0x110-0x130 overlap [conn ab] on port a")
         bad(base.replace("scheme = sr\n", "scheme = ec-mds:300,8\n", 1),
-            "[conn ab]: erasure code k,m must be")
+            "[conn ab] scheme: erasure code k,m must be")
         bad(base.replace("scheme = sr\n", "scheme = ec-rs:3,2\n", 1), "[conn ab] scheme: 'ec-rs:3,2'")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
         r = subprocess.run([DP, "--", "-f", "/nonexistent.ini", "--check"], capture_output=True,
@@ -310,10 +321,445 @@ def case_config():
     print("ok: config errors")
 
 
+# ---- Linux interfaces: AF_PACKET and AF_XDP on a veth pair between two namespaces ----
+
+# names carry the pid, so two test runs on one host (two build directories) never meet;
+# interfaces live in the namespaces and need no such care
+TAG = str(os.getpid())
+NS = ("sdrt-a-" + TAG, "sdrt-b-" + TAG)
+IFS = ("sdrt-a0", "sdrt-b0")
+MACS = ("02:00:5d:00:02:0a", "02:00:5d:00:02:0b")   # as in af_packet.ini / af_packet-peer.ini
+# kernel addresses of the afxdp case: sdr-craft's frames go 10.0.0.1 -> 10.0.0.2
+KERNEL_IPS = ("10.0.0.2", "10.0.0.1")
+CRAFT = os.path.join(os.path.dirname(DUMP), "sdr-craft")
+
+# Runs inside a namespace (ip netns exec NS python3 -c HELPER ...):
+#   send IFACE DSTMAC SRCMAC PCAP...  every frame of the captures, MACs rewritten
+#   udp PORT SECONDS                  count UDP datagrams to PORT; "ready", then the count
+#   echo ADDRESS N                    N ICMP echo requests; prints the replies
+HELPER = r'''
+import socket, struct, sys, time
+
+def frames(path):
+    data = open(path, "rb").read()
+    end = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(end + "IIII", data[off:off + 16])[2]
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xFFFF)
+    return ~(s + (s >> 16)) & 0xFFFF
+
+cmd = sys.argv[1]
+if cmd == "send":
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((sys.argv[2], 0))
+    macs = bytes.fromhex(sys.argv[3].replace(":", "")) + bytes.fromhex(sys.argv[4].replace(":", ""))
+    n = 0
+    for path in sys.argv[5:]:
+        for f in frames(path):
+            s.send(macs + f[12:])
+            n += 1
+            time.sleep(0.0002)
+    print(n)
+elif cmd == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", int(sys.argv[2])))
+    s.settimeout(0.1)
+    print("ready", flush=True)
+    n, stop = 0, time.time() + float(sys.argv[3])
+    while time.time() < stop:
+        try:
+            s.recv(65536)
+            n += 1
+        except socket.timeout:
+            pass
+    print(n)
+elif cmd == "echo":
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    s.settimeout(0.2)
+    got = 0
+    for seq in range(int(sys.argv[3])):
+        body = struct.pack("!HH", 0x5D5D, seq) + b"sdr-test"
+        s.sendto(struct.pack("!BBH", 8, 0, csum(b"\x08\x00\x00\x00" + body)) + body,
+                 (sys.argv[2], 0))
+        stop = time.time() + 1
+        while time.time() < stop:
+            try:
+                r, a = s.recvfrom(2048)
+            except socket.timeout:
+                continue
+            h = (r[0] & 15) * 4
+            if a[0] == sys.argv[2] and r[h] == 0 and r[h + 4:h + 8] == body[:4]:
+                got += 1
+                break
+        time.sleep(0.2)
+    print(got)
+'''
+
+
+class Skip(Exception):
+    """A capability the case needs is missing: print SKIP and pass."""
+
+
+def sh(*cmd, ns=None, timeout=30):
+    """Run a command (in namespace ns); return the CompletedProcess."""
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    return subprocess.run(full, capture_output=True, text=True, timeout=timeout)
+
+
+def helper(ns, *args, timeout=30):
+    r = sh("/usr/bin/python3", "-c", HELPER, *args, ns=ns, timeout=timeout)
+    if r.returncode != 0:
+        failures.append("helper %s in %s: %s" % (args[0], ns, r.stderr.strip()[-300:]))
+        return None
+    return r.stdout.split()
+
+
+def netns_del():
+    """Delete the namespaces, and the control segments of dataplanes that were killed."""
+    for ns in NS:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    for prefix in ("sdrt-pa", "sdrt-na", "sdrt-nb", "sdrt-xa"):
+        path = "/dev/shm/sdr-%s-%s" % (prefix, TAG)
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def netns_pair(mtu, kernel_ips):
+    """Namespaces NS joined by the veth pair IFS, IPv6 off, MACS set; Skip if impossible."""
+    for ns in NS:
+        r = sh("ip", "netns", "add", ns)
+        if r.returncode != 0:
+            raise Skip("cannot create network namespace %s: %s" % (ns, r.stderr.strip()))
+    r = sh("ip", "link", "add", IFS[0], "netns", NS[0], "type", "veth", "peer", "name", IFS[1],
+           "netns", NS[1])
+    if r.returncode != 0:
+        raise Skip("cannot create the veth pair %s/%s: %s" % (IFS[0], IFS[1], r.stderr.strip()))
+    for i in range(2):
+        # no IPv6: no router solicitations or neighbour discovery in the counters
+        cmds = [["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                 "net.ipv6.conf.default.disable_ipv6=1"],
+                ["ip", "link", "set", IFS[i], "address", MACS[i], "mtu", str(mtu), "up"]]
+        if kernel_ips:
+            cmds.append(["ip", "addr", "add", kernel_ips[i] + "/24", "dev", IFS[i]])
+        for cmd in cmds:
+            r = sh(*cmd, ns=NS[i])
+            if r.returncode != 0:
+                raise Skip("cannot set up %s in %s (%s): %s" % (IFS[i], NS[i], " ".join(cmd),
+                                                                 r.stderr.strip()))
+
+
+def ini_text(name, iface, sets=()):
+    """A file of pmd-configs/ on interface iface, with (section, key, value) set."""
+    text = open(os.path.join(CFG, name)).read()
+    text = text.replace("iface=sdr-a0", "iface=" + iface).replace("iface=sdr-b0", "iface=" + iface)
+    lines = text.splitlines()
+    for section, key, value in sets:
+        at = lines.index("[%s]" % section)
+        end = next((j for j in range(at + 1, len(lines)) if lines[j].startswith("[")),
+                   len(lines))
+        hit = [j for j in range(at + 1, end) if lines[j].split("=")[0].strip() == key]
+        if hit:
+            lines[hit[0]] = "%s = %s" % (key, value)
+        else:
+            lines.insert(at + 1, "%s = %s" % (key, value))
+    return "\n".join(lines) + "\n"
+
+
+def start_in(ns, lcore, prefix, ini, args):
+    """Start a dataplane in namespace ns on one lcore; its Popen is in procs."""
+    cmd = ["ip", "netns", "exec", ns, DP, "-l", lcore, "--no-huge", "-m", "512", "--no-pci",
+           "--log-level", "lib.eal:error", "--file-prefix", prefix + "-" + TAG, "--", "-f", ini,
+           "--name", prefix + "-" + TAG] + args
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(p)
+    return p
+
+
+def finish(p, name, timeout=60):
+    """Wait for a dataplane; return (rc, JSON summary or None, stderr)."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        failures.append("%s: timed out after %ds" % (name, timeout))
+    s = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    return p.returncode, (s[-1] if s else None), err
+
+
+def wait_until(p, ready, what, timeout=15):
+    """Poll ready() until true; False (and a failure) if p exits or time runs out."""
+    stop = time.time() + timeout
+    while time.time() < stop:
+        if p.poll() is not None:
+            return False
+        if ready():
+            time.sleep(0.3)
+            return True
+        time.sleep(0.1)
+    failures.append("%s: not ready after %ds" % (what, timeout))
+    return False
+
+
+def packet_socket_open():
+    r = sh("cat", "/proc/net/packet", ns=NS[0])
+    return len(r.stdout.splitlines()) > 1
+
+
+def xdp_prog_on(iface, ns):
+    r = sh("ip", "-j", "link", "show", iface, ns=ns)
+    return r.returncode == 0 and "xdp" in json.loads(r.stdout)[0]
+
+
+def ping(ns, addr, n=3):
+    """n echo requests from ns: ping(8) when installed, else the helper's raw socket."""
+    if shutil.which("ping"):
+        r = sh("ping", "-c", str(n), "-i", "0.2", "-W", "1", addr, ns=ns)
+        got = next((int(w.split()[0]) for w in r.stdout.split(",") if "received" in w), 0)
+        return got, "ping"
+    out = helper(ns, "echo", addr, str(n))
+    return (int(out[0]) if out else 0), "ICMP echo over a raw socket (no ping installed)"
+
+
+def craft_captures(d):
+    """Three sdr-craft captures: plain IPv4 data, and IPv4 and IPv6+VLAN with foreign and
+    malformed frames. Returns {name: (path, sdr-dump's per-frame JSON)}."""
+    caps = {}
+    for name, args in [("plain", ["--size", "16KiB", "--messages", "2", "--mtu", "1024"]),
+                       ("mix4", ["--size", "8KiB", "--mtu", "1024", "--mix"]),
+                       ("mix6vlan", ["--ipv6", "--vlan", "100", "--size", "4KiB", "--mtu",
+                                     "1024", "--mix"])]:
+        path = os.path.join(d, name + ".pcap")
+        subprocess.run([CRAFT, "-o", path] + args, check=True, capture_output=True)
+        out = subprocess.run([DUMP, "--json", path], capture_output=True, text=True).stdout
+        caps[name] = (path, [json.loads(x) for x in out.splitlines()][:-1])
+    return caps
+
+
+def verdicts_of(frames):
+    v = {}
+    for f in frames:
+        v[f["verdict"]] = v.get(f["verdict"], 0) + 1
+    return v
+
+
+def port_verdicts(p):
+    return {k: n for k, n in p.items() if k not in ("rx_pkts", "tx_pkts", "link")}
+
+
+def both_ways(name, a_ini, b_ini, a_ping=None):
+    """Dataplane b (lcore 1) and a (lcore 0) exchange 8 x 256 KiB each way, every message
+    verified on both; optionally ping a's kernel from b meanwhile. Returns both summaries
+    (None, None when a check failed) and the ping result."""
+    t = ["--traffic", "size=256KiB,count=8", "--exit-when-done", "--duration", "30s", "--json"]
+    b = start_in(NS[1], "1", "sdrt-nb", b_ini, t)
+    a = start_in(NS[0], "0", "sdrt-na", a_ini, t)
+    pinged = ping(NS[1], a_ping) if a_ping else None
+    ra, sa, ea = finish(a, name + " a")
+    rb, sb, eb = finish(b, name + " b")
+    ok = True
+    for side, rc, s, err in (("a", ra, sa, ea), ("b", rb, sb, eb)):
+        if verified("%s: node %s" % (name, side), rc, s, 8):
+            ok &= check(s["sent"] == 8 and s["received"] == 8, "%s: node %s sent %d received "
+                        "%d" % (name, side, s["sent"], s["received"]))
+        else:
+            ok = False
+            print(err[-1500:])
+    if a_ping:
+        ok &= check(pinged[0] == 3, "%s: %d of 3 echo replies from %s during the run (%s)" % (
+            name, pinged[0], a_ping, pinged[1]))
+    return (sa, sb, pinged) if ok else (None, None, pinged)
+
+
+def case_afpacket():
+    """AF_PACKET on both ends of a veth pair in two namespaces."""
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            netns_pair(9000, None)
+            afpacket_steps(d)
+        except Skip as e:
+            print("SKIP: %s" % e)
+        finally:
+            cleanup()
+            netns_del()
+
+
+def afpacket_steps(d):
+    caps = craft_captures(d)
+    a_ini, b_ini = os.path.join(d, "a.ini"), os.path.join(d, "b.ini")
+    open(a_ini, "w").write(ini_text("af_packet.ini", IFS[0]))
+    open(b_ini, "w").write(ini_text("af_packet-peer.ini", IFS[1]))
+
+    # 1. frames from a raw socket in the other namespace reach the dataplane whole
+    p = start_in(NS[0], "0", "sdrt-pa", a_ini, ["--duration", "4s", "--json"])
+    sent = 0
+    if wait_until(p, packet_socket_open, "afpacket: AF_PACKET socket in " + NS[0]):
+        out = helper(NS[1], "send", IFS[1], MACS[0], MACS[1],
+                     *[c[0] for c in caps.values()])
+        sent = int(out[0]) if out else 0
+    rc, s, err = finish(p, "afpacket: injection run")
+    frames = [f for c in caps.values() for f in c[1]]
+    if check(rc == 0 and s is not None, "afpacket: injection run rc %s: %s" % (
+            rc, err[-800:])):
+        port = s["ports"]["p0"]
+        check(sent == len(frames) and port["rx_pkts"] == sent,
+              "afpacket: sent %d of %d frames, the dataplane received %d" % (
+                  sent, len(frames), port["rx_pkts"]))
+        # what the dataplane's parser says of each frame is what sdr-dump says
+        check(port_verdicts(port) == verdicts_of(frames),
+              "afpacket: dataplane verdicts %s, sdr-dump %s" % (
+                  port_verdicts(port), verdicts_of(frames)))
+        print("ok: afpacket: %d crafted frames (IPv4, IPv6 + VLAN, foreign, malformed) "
+              "in, verdicts %s" % (port["rx_pkts"], json.dumps(port_verdicts(port))))
+
+    # 2. two dataplanes, SDR both ways over AF_PACKET, 4096-byte MTU
+    sa, sb, _ = both_ways("afpacket", a_ini, b_ini)
+    if sa and sb:
+        pa, pb = sa["ports"]["p0"], sb["ports"]["p0"]
+        # nothing else is on the wire: every frame received is good RoCEv2, and
+        # none appears from nowhere (a few sent before the peer was up may be lost)
+        for side, pt in (("a", pa), ("b", pb)):
+            check(pt.get("ok", 0) == pt["rx_pkts"] and pt["rx_pkts"] > 0,
+                  "afpacket: node %s received %s" % (side, pt))
+        check(pb["rx_pkts"] <= pa["tx_pkts"] and pa["rx_pkts"] <= pb["tx_pkts"],
+              "afpacket: a sent %d b got %d, b sent %d a got %d" % (
+                  pa["tx_pkts"], pb["rx_pkts"], pb["tx_pkts"], pa["rx_pkts"]))
+        print("ok: afpacket: 8 x 256 KiB each way verified, a tx %d / b rx %d, "
+              "b tx %d / a rx %d, mean %.1f ms" % (pa["tx_pkts"], pb["rx_pkts"],
+              pb["tx_pkts"], pa["rx_pkts"], 1e3 * sa["mean_s"]))
+
+
+def case_afxdp():
+    """AF_XDP with sdr_xdp.o on one end of a veth pair, AF_PACKET on the other."""
+    xdp = os.path.join(os.path.dirname(DP), "sdr_xdp.o")
+    if shutil.which("clang") is None:
+        print("SKIP: clang is not installed, so the XDP program sdr_xdp.o is not built")
+        return
+    if not os.path.exists(xdp):
+        print("SKIP: %s is not built (clang or libbpf's headers were missing at setup)" % xdp)
+        return
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            netns_pair(3000, KERNEL_IPS)    # a veth's XDP needs the peer's MTU under a page
+            afxdp_steps(d, xdp)
+        except Skip as e:
+            print("SKIP: %s" % e)
+        finally:
+            cleanup()
+            netns_del()
+
+
+def afxdp_steps(d, xdp):
+    caps = craft_captures(d)
+    plain = caps["plain"]
+
+    # 1. the program alone: no AF_XDP socket in xsks_map, so RoCEv2 falls back to the kernel
+    r = sh("ip", "link", "set", "dev", IFS[0], "xdp", "obj", xdp, "sec", "xdp", ns=NS[0])
+    if r.returncode != 0:
+        raise Skip("the kernel refuses to attach sdr_xdp.o to a veth: %s" %
+                   " ".join(r.stderr.split())[:300])
+    listener = subprocess.Popen(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER,
+                                 "udp", "4791", "3"], stdout=subprocess.PIPE, text=True)
+    procs.append(listener)
+    listener.stdout.readline()
+    helper(NS[1], "send", IFS[1], MACS[0], MACS[1], plain[0])
+    got, how = ping(NS[1], KERNEL_IPS[0])
+    kernel = int(listener.communicate(timeout=10)[0].split()[-1])
+    # the capture's data goes to a's address; its control frames go the other way and
+    # a's kernel, not being a router, drops them
+    mine = sum(1 for f in plain[1] if f["dst"] == KERNEL_IPS[0] and f.get("dport") == 4791)
+    ok = check(kernel == mine, "afxdp: program alone: the kernel's UDP socket got %d of %d "
+               "RoCEv2 datagrams to %s" % (kernel, mine, KERNEL_IPS[0]))
+    ok &= check(got == 3, "afxdp: program alone: %d of 3 echo replies (%s)" % (got, how))
+    sh("ip", "link", "set", "dev", IFS[0], "xdp", "off", ns=NS[0])
+    if ok:
+        print("ok: afxdp: sdr_xdp.o alone: the %d RoCEv2 datagrams to %s reach the kernel's "
+              "socket, %d/3 echo replies (%s)" % (kernel, KERNEL_IPS[0], got, how))
+
+    # 2. the dataplane on AF_XDP: RoCEv2 to it, ICMP and the rest still to the kernel
+    a_ini = os.path.join(d, "a.ini")
+    open(a_ini, "w").write(ini_text("af_xdp.ini", IFS[0]).replace(
+        "xdp_prog=build/dataplane/sdr_xdp.o", "xdp_prog=" + xdp))
+    p = start_in(NS[0], "0", "sdrt-xa", a_ini, ["--duration", "5s", "--json"])
+    # net_af_xdp attaches the program, then puts its socket into xsks_map at once
+    if not wait_until(p, lambda: xdp_prog_on(IFS[0], NS[0]), "afxdp: XDP program on " + IFS[0]):
+        rc, s, err = finish(p, "afxdp: dataplane")
+        if "Failed to set prog fd" in err or "Failed to load program" in err:
+            raise Skip("the kernel refuses sdr_xdp.o through net_af_xdp: %s" %
+                       " ".join(err.split())[-300:])
+        if "Failed to create umem" in err:
+            failures.append("afxdp: net_af_xdp cannot register the dataplane's mbuf pool as "
+                            "its UMEM (XDP_UMEM_REG: EINVAL): its objects are larger than a "
+                            "page, the AF_XDP chunk limit; AF_XDP ports need a pool of mbufs "
+                            "of at most 4 KiB")
+        failures.append("afxdp: the dataplane did not start on AF_XDP (rc %s): %s" % (
+            rc, err.strip()[-600:]))
+        return
+    attached = xdp_prog_on(IFS[0], NS[0])
+    listener = subprocess.Popen(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER,
+                                 "udp", "4791", "2"], stdout=subprocess.PIPE, text=True)
+    procs.append(listener)
+    listener.stdout.readline()
+    out = helper(NS[1], "send", IFS[1], MACS[0], MACS[1], *[c[0] for c in caps.values()])
+    got, how = ping(NS[1], KERNEL_IPS[0])
+    kernel = int(listener.communicate(timeout=10)[0].split()[-1])
+    rc, s, err = finish(p, "afxdp: dataplane")
+    # the program redirects UDP port 4791 only: sdr-dump tells which frames those are
+    roce = [f for c in caps.values() for f in c[1] if f.get("dport") == 4791]
+    check(attached, "afxdp: no XDP program on %s while the dataplane ran" % IFS[0])
+    check(not xdp_prog_on(IFS[0], NS[0]), "afxdp: the XDP program stayed on %s" % IFS[0])
+    check(kernel == 0, "afxdp: the kernel got %d RoCEv2 datagrams meant for the dataplane" %
+          kernel)
+    check(got == 3, "afxdp: %d of 3 echo replies while the dataplane ran (%s)" % (got, how))
+    if check(rc == 0 and s is not None and out is not None,
+             "afxdp: dataplane rc %s: %s" % (rc, err[-800:])):
+        port = s["ports"]["p0"]
+        if check(port["rx_pkts"] == len(roce) and port_verdicts(port) == verdicts_of(roce),
+                 "afxdp: the dataplane received %d frames %s; sdr-dump: %d to port 4791 %s" % (
+                     port["rx_pkts"], port_verdicts(port), len(roce), verdicts_of(roce))):
+            print("ok: afxdp: dataplane got the %d frames to UDP 4791 (of %s sent; ARP, ICMP and "
+                  "UDP 4792 to the kernel), %d/3 echo replies (%s)" % (port["rx_pkts"], out[0],
+                                                                        got, how))
+
+    # 3. SDR both ways: a on AF_XDP (2048-byte RoCE MTU), b on AF_PACKET, pinging a's kernel
+    b_ini = os.path.join(d, "b.ini")
+    open(b_ini, "w").write(ini_text("af_packet-peer.ini", IFS[1], [("conn ba", "mtu", "2048")]))
+    sa, sb, pinged = both_ways("afxdp", a_ini, b_ini, a_ping=KERNEL_IPS[0])
+    if sa and sb:
+        pa = sa["ports"]["p0"]
+        # ARP and ICMP went to a's kernel: all the dataplane saw was RoCEv2
+        if check(pa.get("ok", 0) == pa["rx_pkts"] > 0, "afxdp: node a received %s" % pa):
+            print("ok: afxdp: 8 x 256 KiB each way verified (AF_XDP <-> AF_PACKET), a rx %d "
+                  "all RoCEv2, %d/3 echo replies meanwhile" % (pa["rx_pkts"], pinged[0]))
+
+
+def case_mlx5():
+    """The BlueField-3 and ConnectX-7 files load; a run without the NIC fails in one line."""
+    for f, dev in (("bluefield3.ini", "0000:03:00.0"), ("connectx7.ini", "0000:17:00.0")):
+        ini = os.path.join(CFG, f)
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 0, "mlx5: %s --check: %s" % (f, r.stderr.strip()))
+        r = subprocess.run([DP] + EAL + ["--file-prefix", "sdrt-mlx5-" + TAG, "--", "-f", ini],
+                           capture_output=True, text=True, timeout=60)
+        ours = [x for x in r.stderr.splitlines() if x.startswith("sdr-dataplane:")]
+        check(r.returncode == 1 and len(ours) == 1 and
+              ("device '%s' not found" % dev) in ours[0],
+              "mlx5: %s without the NIC: rc %d, %r" % (f, r.returncode, ours))
+        if ours:
+            print("ok: mlx5: %s: %s" % (f, ours[0]))
+
+
 try:
     {"loopback": case_loopback, "memif": case_memif, "split": case_split,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
-     "config": case_config}[CASE]()
+     "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
+     "mlx5": case_mlx5}[CASE]()
 finally:
     cleanup()
 if failures:
