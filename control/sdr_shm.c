@@ -195,10 +195,19 @@ sdr_shm_detach(struct sdr_shm_hdr *h)
 		munmap(h, h->total_size);
 }
 
+uint64_t
+sdr_shm_age_ns(const volatile uint64_t *stamp)
+{
+	uint64_t t = __atomic_load_n(stamp, __ATOMIC_ACQUIRE);
+	uint64_t now = sdr_shm_mono_ns();
+
+	return now > t ? now - t : 0;
+}
+
 int
 sdr_shm_dp_alive(const struct sdr_shm_hdr *h)
 {
-	return h->alive && sdr_shm_mono_ns() - h->heartbeat_ns < 2000000000ull &&
+	return h->alive && sdr_shm_age_ns(&h->heartbeat_ns) < 2000000000ull &&
 	       (kill(h->dp_pid, 0) == 0 || errno == EPERM);
 }
 
@@ -207,10 +216,10 @@ sdr_shm_claim(struct sdr_shm_hdr *h)
 {
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
 		struct sdr_shm_client *c = sdr_shm_client(h, i);
-		uint32_t free_state = 0;
+		uint32_t free_state = SDR_CLIENT_FREE;
 
-		if (!__atomic_compare_exchange_n(&c->state, &free_state, 1, 0, __ATOMIC_ACQ_REL,
-						 __ATOMIC_RELAXED))
+		if (!__atomic_compare_exchange_n(&c->state, &free_state, SDR_CLIENT_CLAIMING, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		c->pid = getpid();
 		c->lease_ns = sdr_shm_mono_ns();
@@ -220,6 +229,8 @@ sdr_shm_claim(struct sdr_shm_hdr *h)
 			      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		rte_ring_init(sdr_shm_at(h, c->cq_off), "sdr_cq", SDR_SHM_QUEUE_DEPTH,
 			      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		/* only now may the dataplane look at it (it ignores CLAIMING slots) */
+		__atomic_store_n(&c->state, SDR_CLIENT_ACTIVE, __ATOMIC_RELEASE);
 		return (int)i;
 	}
 	return -1;
@@ -228,13 +239,24 @@ sdr_shm_claim(struct sdr_shm_hdr *h)
 void
 sdr_shm_release(struct sdr_shm_hdr *h, int slot)
 {
-	struct sdr_shm_client *c;
+	uint32_t id = (uint32_t)slot;
 
 	if (slot < 0 || slot >= SDR_SHM_MAX_CLIENTS)
 		return;
-	c = sdr_shm_client(h, (unsigned int)slot);
+	__atomic_store_n(&sdr_shm_client(h, id)->state, SDR_CLIENT_CLOSING, __ATOMIC_RELEASE);
+	/* a nudge so the slot is freed at once; if the ring is full the dataplane's periodic
+	 * sweep finds it */
+	rte_ring_mp_enqueue_elem(sdr_shm_cmd_ring(h), &id, sizeof(id));
+}
+
+void
+sdr_shm_free_slot(struct sdr_shm_hdr *h, unsigned int slot)
+{
+	struct sdr_shm_client *c = sdr_shm_client(h, slot);
+
 	c->pid = 0;
-	__atomic_store_n(&c->state, 0, __ATOMIC_RELEASE);
+	c->sdk_conns = 0;
+	__atomic_store_n(&c->state, SDR_CLIENT_FREE, __ATOMIC_RELEASE);
 }
 
 int

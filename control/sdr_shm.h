@@ -24,7 +24,7 @@
 #include <rte_ring.h>
 
 #define SDR_SHM_MAGIC		0x5344525F4354524Cull	/* "SDR_CTRL" */
-#define SDR_SHM_VERSION		1
+#define SDR_SHM_VERSION		2
 #define SDR_SHM_NAME_MAX	64
 #define SDR_SHM_MAX_CLIENTS	16
 #define SDR_SHM_CMD_LEN		2048
@@ -41,12 +41,16 @@
 
 /* Command flags. */
 #define SDR_CMD_F_JSON		0x1u
+#define SDR_CMD_F_SDK		0x2u	/* from libsdr: the internal 'sdk' commands are allowed */
 
 /* SDK requests (client -> dataplane) and completions (dataplane -> client). */
 enum sdr_sdk_op {
 	SDR_SDK_SEND = 1,	/* send buf[off, off+len) with imm */
 	SDR_SDK_RECV,		/* post a receive into buf[off, off+len), bitmap at bm_off */
 	SDR_SDK_RECV_DONE,	/* the application is done with a receive (recv complete) */
+	SDR_SDK_STREAM,		/* start a streamed send of buf[off, off+len) with imm */
+	SDR_SDK_STREAM_ADD,	/* stream @cookie: message bytes [off, off+len) are ready */
+	SDR_SDK_STREAM_END,	/* stream @cookie: the rest is ready */
 };
 
 struct sdr_sdk_req {
@@ -57,6 +61,8 @@ struct sdr_sdk_req {
 	uint64_t len;
 	uint64_t bm_off;	/* receive: chunk bitmap bytes (0: none) */
 	uint64_t cookie;
+	uint32_t handle;	/* RECV_DONE: the cqe's handle, or UINT32_MAX (not completed) */
+	uint32_t pad;
 };
 
 struct sdr_sdk_cqe {
@@ -68,14 +74,26 @@ struct sdr_sdk_cqe {
 	uint32_t imm_ok;
 	uint32_t decoded;
 	uint32_t retransmitted;
-	uint32_t pad;
+	uint32_t handle;	/* receive: hand it back in RECV_DONE */
 	uint64_t cookie;
 	uint64_t start_ns;
 	uint64_t end_ns;
 };
 
+/*
+ * A client slot's life: FREE -CAS-> CLAIMING (the client fills pid, lease, queues) ->
+ * ACTIVE -> CLOSING (the client left, or the dataplane found it dead) -> FREE once the
+ * dataplane has released everything the client held. Only the dataplane frees a slot.
+ */
+enum sdr_client_state {
+	SDR_CLIENT_FREE = 0,
+	SDR_CLIENT_ACTIVE = 1,
+	SDR_CLIENT_CLOSING = 2,
+	SDR_CLIENT_CLAIMING = 3,
+};
+
 struct sdr_shm_client {
-	volatile uint32_t state;	/* 0 free, 1 claimed */
+	volatile uint32_t state;	/* enum sdr_client_state */
 	int32_t pid;
 	volatile uint64_t lease_ns;	/* CLOCK_MONOTONIC of the last sign of life */
 	volatile uint32_t cmd_seq;	/* the client bumps it after writing cmd */
@@ -136,6 +154,12 @@ struct sdr_shm_hdr {
 /** CLOCK_MONOTONIC in nanoseconds (the clock of leases and heartbeats). */
 uint64_t sdr_shm_mono_ns(void);
 
+/**
+ * How long ago a lease or heartbeat stamp was set. The stamp is read before the clock, so
+ * a stamp refreshed concurrently reads as 0, never as a huge age.
+ */
+uint64_t sdr_shm_age_ns(const volatile uint64_t *stamp);
+
 /** "/sdr-<instance>". @return 0 or -1 when the name does not fit or has a '/'. */
 int sdr_shm_path(const char *instance, char *path, size_t len);
 
@@ -188,13 +212,20 @@ sdr_shm_stats(const struct sdr_shm_hdr *h)
 int sdr_shm_dp_alive(const struct sdr_shm_hdr *h);
 
 /**
- * Claim a client slot (CAS), set its lease and reset its queues.
+ * Claim a client slot (CAS FREE -> CLAIMING), set its lease, reset its queues, then make it
+ * ACTIVE.
  * @return slot index, or -1 when every slot is taken.
  */
 int sdr_shm_claim(struct sdr_shm_hdr *h);
 
-/** Give a slot back. */
+/**
+ * Leave: mark the slot CLOSING and tell the dataplane, which releases what the client held
+ * (receives, connections; sends still in flight finish unseen) and then frees the slot.
+ */
 void sdr_shm_release(struct sdr_shm_hdr *h, int slot);
+
+/** The dataplane's side: free a CLOSING slot once nothing of its client is left. */
+void sdr_shm_free_slot(struct sdr_shm_hdr *h, unsigned int slot);
 
 /**
  * Run one command on the dataplane: write it, signal the dataplane, wait for the reply.

@@ -30,14 +30,14 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 	} else if (cc->peer_ip_version == 6 && p->cfg->has_ipv6) {
 		memcpy(path->src_ip, p->cfg->ipv6, 16);
 	} else {
-		snprintf(err, errlen, "%s: [conn %s] peer_ip is IPv%u but [port %s] has no ipv%u "
-			 "address", cfg->file, cc->name, cc->peer_ip_version, p->cfg->name,
+		snprintf(err, errlen, "[conn %s] peer_ip is IPv%u but [port %s] has no ipv%u "
+			 "address", cc->name, cc->peer_ip_version, p->cfg->name,
 			 cc->peer_ip_version);
 		return -1;
 	}
 	rc = qpn_table_add(p->qpns, cc->ep.attr.local_qpn, nqpn, i);
 	if (rc != 0) {
-		snprintf(err, errlen, "%s: [conn %s] QPNs 0x%x..0x%x: %s", cfg->file, cc->name,
+		snprintf(err, errlen, "[conn %s] QPNs 0x%x..0x%x: %s", cc->name,
 			 cc->ep.attr.local_qpn, cc->ep.attr.local_qpn + nqpn - 1,
 			 rc == -EEXIST ? "overlap another connection" : "invalid range");
 		return -1;
@@ -45,8 +45,8 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 	c->ep = sdr_ep_create(&cc->ep);
 	if (c->ep == NULL) {
 		qpn_table_del(p->qpns, i);
-		snprintf(err, errlen, "%s: [conn %s] cannot create the endpoint (out of memory for "
-			 "%u messages of %llu bytes?)", cfg->file, cc->name, cc->ep.attr.max_inflight,
+		snprintf(err, errlen, "[conn %s] cannot create the endpoint (out of memory for "
+			 "%u messages of %llu bytes?)", cc->name, cc->ep.attr.max_inflight,
 			 (unsigned long long)cc->ep.attr.max_msg_size);
 		return -1;
 	}
@@ -73,9 +73,13 @@ dp_conn_stop(struct dp_ctx *ctx, unsigned int i)
 int
 dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen)
 {
+	char e[256];
+
 	for (unsigned int i = 0; i < ctx->cfg.nconns; i++)
-		if (dp_conn_start(ctx, i, err, errlen) != 0)
+		if (dp_conn_start(ctx, i, e, sizeof(e)) != 0) {
+			snprintf(err, errlen, "%s: %s", ctx->cfg.file, e);	/* name the file */
 			return -1;
+		}
 	return 0;
 }
 

@@ -29,15 +29,18 @@ struct sdk_op {
 	uint8_t op;		/* SDR_SDK_SEND or SDR_SDK_RECV */
 	uint8_t done;		/* receive completed, waiting for RECV_DONE */
 	uint8_t orphan;		/* its client is gone: drop the completion */
+	uint8_t stream;		/* a streamed send: st is its endpoint handle */
 	uint16_t conn;
 	uint32_t slot;
 	uint64_t cookie;
+	struct sdr_ep_stream st;
 };
 
 static struct sdk_op ops[MAX_OPS];
 static uint32_t free_ops[MAX_OPS];
 static uint32_t nfree_ops;
 static uint32_t client_ops[SDR_SHM_MAX_CLIENTS];	/* ops in flight per client */
+static uint32_t conn_ops[DP_MAX_CONNS];			/* ops in flight per connection */
 
 /* ---- output buffer ---- */
 
@@ -139,16 +142,18 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 {
 	const struct dp_conn *c = &ctx->conns[i];
 	const struct dp_conn_cfg *cc = c->cfg;
-	char scheme[SDR_SCHEME_NAME_MAX], ip[64], rate[32], rtt[32];
+	char scheme[SDR_SCHEME_NAME_MAX + 8], ip[64], rate[32], rtt[32];
 
 	sdr_scheme_format(&cc->ep.rel.scheme, scheme, sizeof(scheme));
 	ip_str(cc->peer_ip_version, cc->peer_ip, ip, sizeof(ip));
 	if (json) {
-		put(o, "%s{\"name\":\"%s\",\"port\":\"%s\",\"scheme\":\"%s\",\"peer_ip\":\"%s\","
+		put(o, "%s{\"name\":\"%s\",\"port\":\"%s\",\"scheme\":\"%s\",\"scheme_auto\":%s,"
+		    "\"peer_ip\":\"%s\","
 		    "\"local_qpn\":%u,\"remote_qpn\":%u,\"mtu\":%u,\"chunk\":%u,\"channels\":%u,"
 		    "\"generations\":%u,\"max_msg\":%" PRIu64 ",\"inflight\":%u,\"dir\":\"%s\","
 		    "\"rtt_s\":%.9g,\"rate_bps\":%.6g,\"owner\":%d,\"traffic\":%s,\"busy\":%s}",
-		    first ? "" : ",", cc->name, cc->port, scheme, ip, cc->ep.attr.local_qpn,
+		    first ? "" : ",", cc->name, cc->port, scheme, cc->scheme_auto ? "true" : "false",
+		    ip, cc->ep.attr.local_qpn,
 		    cc->ep.attr.remote_qpn, cc->ep.attr.mtu, cc->ep.attr.chunk_size,
 		    cc->ep.attr.channels, cc->ep.attr.generations, cc->ep.attr.max_msg_size,
 		    cc->ep.attr.max_inflight, dir_name(cc->ep.attr.dir),
@@ -156,11 +161,15 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 		    c->traffic ? "true" : "false", sdr_ep_busy(c->ep) ? "true" : "false");
 		return;
 	}
+	if (cc->scheme_auto) {	/* the model's pick, marked */
+		memmove(scheme + 5, scheme, strlen(scheme) + 1);
+		memcpy(scheme, "auto:", 5);
+	}
 	if (cc->ep.rel.rate_bps > 0)
 		snprintf(rate, sizeof(rate), "%.3gG", cc->ep.rel.rate_bps * 1e-9);
 	else
 		snprintf(rate, sizeof(rate), "-");
-	put(o, "%-12s %-6s %-14s %-16s 0x%06x 0x%06x %5u %6u %4s %8s %6s %s\n", cc->name,
+	put(o, "%-12s %-6s %-18s %-16s 0x%06x 0x%06x %5u %6u %4s %8s %6s %s\n", cc->name,
 	    cc->port, scheme, ip, cc->ep.attr.local_qpn, cc->ep.attr.remote_qpn,
 	    cc->ep.attr.mtu, cc->ep.attr.chunk_size / 1024, dir_name(cc->ep.attr.dir),
 	    units_fmt_time((double)cc->ep.rel.rtt_ns * 1e-9, rtt, sizeof(rtt)), rate,
@@ -213,7 +222,7 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			conn_line(ctx, (unsigned int)i, 1, o, 1);
 			put(o, ",\"counters\":{");
 		} else {
-			put(o, "%-12s %-6s %-14s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name",
+			put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name",
 			    "port", "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt",
 			    "rate", "use");
 			conn_line(ctx, (unsigned int)i, 0, o, 1);
@@ -233,7 +242,7 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (json) {
 		put(o, "{\"conns\":[");
 	} else {
-		put(o, "%-12s %-6s %-14s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name", "port",
+		put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name", "port",
 		    "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt", "rate", "use");
 	}
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
@@ -251,7 +260,7 @@ static int
 conn_add(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 {
 	struct dp_conn_cfg tmp;
-	char err[300];
+	char err[512];
 	unsigned int slot = ctx->nconns;
 
 	if (argc < 3)
@@ -315,7 +324,7 @@ static int
 conn_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 {
 	struct dp_conn_cfg tmp, old;
-	char err[300], names[256];
+	char err[512], names[256];
 	int i, rc;
 
 	if (argc < 5)
@@ -523,7 +532,104 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	return SDR_CTL_OK;
 }
 
-/* ---- SDK: open/close a connection for a client ---- */
+/* ---- clients ---- */
+
+static int
+client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	int n = 0;
+
+	if (argc > 2)
+		return bad(o, "client show: unexpected '%s'", argv[2]);
+	if (json)
+		put(o, "[");
+	else
+		put(o, "%-5s %-8s %-8s %-6s %10s %6s %10s  %s\n", "slot", "pid", "state", "alive",
+		    "lease_age", "ops", "arena", "connections");
+	for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
+		const struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
+		uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+		char conns[256] = "", age[32], arena[32];
+		double age_s = (double)sdr_shm_age_ns(&c->lease_ns) * 1e-9;
+		size_t cl = 0;
+		int alive;
+
+		if (st != SDR_CLIENT_ACTIVE && st != SDR_CLIENT_CLOSING)
+			continue;
+		for (unsigned int i = 0; i < ctx->nconns && cl + 2 < sizeof(conns); i++)
+			if (ctx->conns[i].ep && ctx->conns[i].owner == (int)ci)
+				cl += (size_t)snprintf(conns + cl, sizeof(conns) - cl, "%s%s",
+						       cl ? "," : "", ctx->conns[i].cfg->name);
+		alive = c->pid > 0 && (kill(c->pid, 0) == 0 || errno != ESRCH);
+		if (json) {
+			put(o, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"alive\":%s,"
+			    "\"lease_age_s\":%.3f,\"ops\":%u,\"arena_bytes\":%" PRIu64
+			    ",\"conns\":\"%s\"}", n ? "," : "", ci, c->pid,
+			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "true" : "false",
+			    age_s, client_ops[ci], c->arena_len, conns);
+		} else {
+			put(o, "%-5u %-8d %-8s %-6s %10s %6u %10s  %s\n", ci, c->pid,
+			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "yes" : "no",
+			    units_fmt_time(age_s, age, sizeof(age)), client_ops[ci],
+			    units_fmt_size(c->arena_len, arena, sizeof(arena)), conns[0] ? conns : "-");
+		}
+		n++;
+	}
+	if (json)
+		put(o, "]\n");
+	return SDR_CTL_OK;
+}
+
+/* ---- SDK: open/close a connection for a client, per-packet view of a chunk ---- */
+
+static int find_recv(unsigned int ci, uint16_t conn, uint64_t cookie);
+static void release_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int conn);
+
+static int
+sdk_expand(struct dp_ctx *ctx, int client, char **argv, struct out *o)
+{
+	uint64_t cookie, chunk, bits[16];
+	int i = find_conn(ctx, argv[2]), op, n;
+
+	if (i < 0 || ctx->conns[i].owner != client)
+		return bad(o, "sdk expand: '%s' is not open here", argv[2]);
+	if (units_parse_u64(argv[3], UINT64_MAX, &cookie) != 0 ||
+	    units_parse_u64(argv[4], UINT32_MAX, &chunk) != 0)
+		return bad(o, "sdk expand: expected CONN COOKIE CHUNK");
+	op = find_recv((unsigned int)client, (uint16_t)i, cookie);
+	if (op < 0)
+		return bad(o, "sdk expand: no such receive");
+	n = sdr_rx_chunk_expand(sdr_ep_rx(ctx->conns[i].ep), ops[op].slot, (uint32_t)chunk, bits);
+	if (n < 0)
+		return bad(o, "sdk expand: chunk %" PRIu64 " is not in the receive", chunk);
+	put(o, "ok n=%d", n);
+	for (int w = 0; w < (n + 63) / 64; w++)
+		put(o, " %" PRIx64, bits[w]);
+	put(o, "\n");
+	return SDR_CTL_OK;
+}
+
+/* The user immediate of a receive still in progress, once enough fragments are in. */
+static int
+sdk_imm(struct dp_ctx *ctx, int client, char **argv, struct out *o)
+{
+	uint64_t cookie;
+	uint32_t imm;
+	int i = find_conn(ctx, argv[2]), op;
+
+	if (i < 0 || ctx->conns[i].owner != client)
+		return bad(o, "sdk imm: '%s' is not open here", argv[2]);
+	if (units_parse_u64(argv[3], UINT64_MAX, &cookie) != 0)
+		return bad(o, "sdk imm: expected CONN COOKIE");
+	op = find_recv((unsigned int)client, (uint16_t)i, cookie);
+	if (op < 0)
+		return bad(o, "sdk imm: no such receive");
+	if (sdr_rx_imm_get(sdr_ep_rx(ctx->conns[i].ep), ops[op].slot, &imm) != 0)
+		put(o, "retry\n");
+	else
+		put(o, "ok imm=%u\n", imm);
+	return SDR_CTL_OK;
+}
 
 static int
 sdk_cmd(struct dp_ctx *ctx, int client, int argc, char **argv, struct out *o)
@@ -534,6 +640,10 @@ sdk_cmd(struct dp_ctx *ctx, int client, int argc, char **argv, struct out *o)
 
 	if (client < 0)
 		return bad(o, "sdk: only applications attached with libsdr may use 'sdk'");
+	if (argc == 5 && strcmp(argv[1], "expand") == 0)
+		return sdk_expand(ctx, client, argv, o);
+	if (argc == 4 && strcmp(argv[1], "imm") == 0)
+		return sdk_imm(ctx, client, argv, o);
 	if (argc != 3 || (strcmp(argv[1], "open") != 0 && strcmp(argv[1], "close") != 0))
 		return bad(o, "sdk: expected: sdk open|close CONN");
 	i = find_conn(ctx, argv[2]);
@@ -544,7 +654,7 @@ sdk_cmd(struct dp_ctx *ctx, int client, int argc, char **argv, struct out *o)
 	if (strcmp(argv[1], "close") == 0) {
 		if (c->owner != client)
 			return bad(o, "sdk close: '%s' is not open here", argv[2]);
-		c->owner = -1;
+		release_conn(ctx, (unsigned int)client, (unsigned int)i);
 		put(o, "ok\n");
 		return SDR_CTL_OK;
 	}
@@ -577,6 +687,7 @@ help(struct out *o)
 	       "  link set PORT WORDS                  delay T rate R loss P burst ... reorder\n"
 	       "                                       P,T dup P corrupt P seed N off\n"
 	       "  pipeline show                        stages, lcores, cycles per packet\n"
+	       "  client show                          attached sdrctl and SDK clients\n"
 	       "  stats [--watch [SECONDS]]            counters (read from shared memory)\n"
 	       "  help, quit\n");
 	return SDR_CTL_OK;
@@ -617,9 +728,14 @@ exec_words(struct dp_ctx *ctx, int client, int argc, char **argv, int json, stru
 			return pipeline_show(ctx, argc, argv, json, o);
 		return bad(o, "pipeline: unknown '%s' (expected show)", w1);
 	}
+	if (strcmp(w0, "client") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return client_show(ctx, argc, argv, json, o);
+		return bad(o, "client: unknown '%s' (expected show)", w1);
+	}
 	if (strcmp(w0, "sdk") == 0)
 		return sdk_cmd(ctx, client, argc, argv, o);
-	return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, stats or help)",
+	return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, client, stats or help)",
 		   w0);
 }
 
@@ -657,7 +773,7 @@ dp_control_exec(struct dp_ctx *ctx, const char *line, int json, char *out, size_
 /* ---- SDK queues ---- */
 
 static int
-op_alloc(uint8_t client)
+op_alloc(uint8_t client, uint16_t conn)
 {
 	uint32_t i;
 
@@ -667,7 +783,9 @@ op_alloc(uint8_t client)
 	memset(&ops[i], 0, sizeof(ops[i]));
 	ops[i].used = 1;
 	ops[i].client = client;
+	ops[i].conn = conn;
 	client_ops[client]++;
+	conn_ops[conn]++;
 	return (int)i;
 }
 
@@ -675,8 +793,31 @@ static void
 op_free(uint32_t i)
 {
 	client_ops[ops[i].client]--;
+	conn_ops[ops[i].conn]--;
 	ops[i].used = 0;
 	free_ops[nfree_ops++] = i;
+}
+
+/* The receive a client posted with @p cookie on @p conn. @return op index or -1. */
+static int
+find_recv(unsigned int ci, uint16_t conn, uint64_t cookie)
+{
+	for (uint32_t i = 0; i < MAX_OPS; i++)
+		if (ops[i].used && ops[i].client == ci && ops[i].op == SDR_SDK_RECV &&
+		    ops[i].conn == conn && ops[i].cookie == cookie)
+			return (int)i;
+	return -1;
+}
+
+/* The streamed send a client started with @p cookie on @p conn. @return op index or -1. */
+static int
+find_stream(unsigned int ci, uint16_t conn, uint64_t cookie)
+{
+	for (uint32_t i = 0; i < MAX_OPS; i++)
+		if (ops[i].used && ops[i].client == ci && ops[i].stream && ops[i].conn == conn &&
+		    ops[i].cookie == cookie)
+			return (int)i;
+	return -1;
 }
 
 /* The client's buffer [off, off + len) lies inside its share of the arena. */
@@ -692,8 +833,9 @@ static void
 complete_now(struct dp_ctx *ctx, struct sdr_shm_client *c, const struct sdr_sdk_req *r,
 	     int32_t status)
 {
-	struct sdr_sdk_cqe e = { .op = r->op, .conn = r->conn, .status = status,
-				 .cookie = r->cookie };
+	struct sdr_sdk_cqe e = { .op = r->op == SDR_SDK_STREAM ? SDR_SDK_SEND : r->op,
+				 .conn = r->conn, .status = status, .cookie = r->cookie,
+				 .handle = UINT32_MAX };
 
 	rte_ring_sp_enqueue_elem((struct rte_ring *)sdr_shm_at(ctx->shm, c->cq_off), &e, sizeof(e));
 }
@@ -711,14 +853,33 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 		complete_now(ctx, c, r, -EBADF);
 		return;
 	}
+	if (r->op == SDR_SDK_STREAM_ADD || r->op == SDR_SDK_STREAM_END) {
+		/* a stream that is over already (completed, failed) ignores late additions */
+		int i = find_stream(ci, r->conn, r->cookie);
+
+		if (i >= 0 && r->op == SDR_SDK_STREAM_ADD)
+			sdr_ep_stream_add(conn->ep, &ops[i].st, r->off, r->len);
+		else if (i >= 0)
+			sdr_ep_stream_end(conn->ep, &ops[i].st);
+		return;
+	}
 	if (r->op == SDR_SDK_RECV_DONE) {
-		for (uint32_t i = 0; i < MAX_OPS; i++) {
-			if (ops[i].used && ops[i].client == ci && ops[i].op == SDR_SDK_RECV &&
-			    ops[i].conn == r->conn && ops[i].cookie == r->cookie) {
-				sdr_ep_recv_release(conn->ep, ops[i].slot);
-				op_free(i);
-				return;
+		/* the handle of the receive's completion, else (given up early) a search */
+		int i = r->handle < MAX_OPS && ops[r->handle].used && ops[r->handle].client == ci &&
+			ops[r->handle].op == SDR_SDK_RECV && ops[r->handle].conn == r->conn &&
+			ops[r->handle].cookie == r->cookie ? (int)r->handle :
+			find_recv(ci, r->conn, r->cookie);
+
+		if (i >= 0) {
+			/* given up before it completed: say so, so the client can let go */
+			if (!ops[i].done) {
+				struct sdr_sdk_req x = *r;
+
+				x.op = SDR_SDK_RECV;
+				complete_now(ctx, c, &x, -ECANCELED);
 			}
+			sdr_ep_recv_release(conn->ep, ops[i].slot);
+			op_free((uint32_t)i);
 		}
 		return;
 	}
@@ -732,18 +893,24 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 		complete_now(ctx, c, r, -EFAULT);	/* outside the client's memory: refused */
 		return;
 	}
-	op = op_alloc((uint8_t)ci);
+	op = op_alloc((uint8_t)ci, r->conn);
 	if (op < 0) {
 		complete_now(ctx, c, r, -EAGAIN);
 		return;
 	}
-	ops[op].op = (uint8_t)r->op;
-	ops[op].conn = r->conn;
+	ops[op].op = (uint8_t)(r->op == SDR_SDK_STREAM ? SDR_SDK_SEND : r->op);
 	ops[op].cookie = r->cookie;
-	if (r->op == SDR_SDK_SEND)
+	if (r->op == SDR_SDK_SEND) {
 		rc = sdr_ep_send(conn->ep, buf, r->len, r->imm, (uint64_t)op, now);
-	else
+	} else if (r->op == SDR_SDK_STREAM) {
+		ops[op].stream = 1;
+		rc = sdr_ep_send_stream(conn->ep, buf, r->len, r->imm, (uint64_t)op, now,
+					&ops[op].st);
+	} else if (r->op == SDR_SDK_RECV) {
 		rc = sdr_ep_recv(conn->ep, buf, r->len, bm, (uint64_t)op, now, &slot);
+	} else {
+		rc = -EINVAL;
+	}
 	if (rc != 0) {
 		op_free((uint32_t)op);
 		complete_now(ctx, c, r, rc);
@@ -763,13 +930,15 @@ sdk_completions(struct dp_ctx *ctx)
 		struct dp_conn *conn = &ctx->conns[i];
 		struct sdr_ep_done d;
 
-		if (conn->ep == NULL || conn->owner < 0)
+		/* also a connection whose application left with sends still in flight */
+		if (conn->ep == NULL || (conn->owner < 0 && conn_ops[i] == 0))
 			continue;
 		while (sdr_ep_poll(conn->ep, &d)) {
 			struct sdk_op *op = &ops[d.cookie];
 			struct sdr_shm_client *c = sdr_shm_client(ctx->shm, op->client);
 			struct sdr_sdk_cqe e = {
 				.op = op->op, .conn = op->conn, .status = d.status, .slot = d.slot,
+				.handle = (uint32_t)d.cookie,
 				.decoded = d.decoded, .retransmitted = d.retransmitted,
 				.cookie = op->cookie, .start_ns = d.first_ns ? d.first_ns : d.start_ns,
 				.end_ns = d.end_ns,
@@ -809,7 +978,8 @@ sdk_poll(struct dp_ctx *ctx, uint64_t now)
 		struct rte_ring *sq;
 		struct sdr_sdk_req r;
 
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != 1 || c->sdk_conns == 0)
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SDR_CLIENT_ACTIVE ||
+		    c->sdk_conns == 0)
 			continue;
 		sq = sdr_shm_at(ctx->shm, c->sq_off);
 		/* back-pressure: a client with a full set of operations waits in its queue */
@@ -822,31 +992,43 @@ sdk_poll(struct dp_ctx *ctx, uint64_t now)
 	return n;
 }
 
-/* A client that died: release its receives, orphan its sends, free its connections. */
+/*
+ * A client stops using a connection (sdk close, or it left): its receives are released
+ * (late packets for them are dropped), its sends finish unseen, the connection is free.
+ */
 static void
-reclaim(struct dp_ctx *ctx, unsigned int ci)
+release_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int conn)
 {
 	struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
 
-	for (uint32_t i = 0; i < MAX_OPS; i++) {
-		struct dp_conn *conn;
-
-		if (!ops[i].used || ops[i].client != ci)
+	for (uint32_t i = 0; i < MAX_OPS && conn_ops[conn] > 0; i++) {
+		if (!ops[i].used || ops[i].client != ci || ops[i].conn != conn)
 			continue;
-		conn = &ctx->conns[ops[i].conn];
-		if (ops[i].op == SDR_SDK_RECV && conn->ep) {
-			sdr_ep_recv_release(conn->ep, ops[i].slot);
+		if (ops[i].op == SDR_SDK_RECV && ctx->conns[conn].ep) {
+			sdr_ep_recv_release(ctx->conns[conn].ep, ops[i].slot);
 			op_free(i);
 		} else {
 			ops[i].orphan = 1;	/* freed when its completion comes */
 		}
 	}
+	if (ctx->conns[conn].owner == (int)ci)
+		ctx->conns[conn].owner = -1;
+	__atomic_fetch_and(&c->sdk_conns, ~(1ull << conn), __ATOMIC_RELAXED);
+}
+
+/* A client that left or died: release everything it held; free its slot when nothing is
+ * left in flight (else the periodic sweep frees it once its last send completes). */
+static void
+reclaim(struct dp_ctx *ctx, unsigned int ci)
+{
+	struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
+
+	__atomic_store_n(&c->state, SDR_CLIENT_CLOSING, __ATOMIC_RELEASE);
 	for (unsigned int i = 0; i < ctx->nconns; i++)
-		if (ctx->conns[i].owner == (int)ci)
-			ctx->conns[i].owner = -1;
-	c->sdk_conns = 0;
+		if (ctx->conns[i].owner == (int)ci || (c->sdk_conns & (1ull << i)))
+			release_conn(ctx, ci, i);
 	if (client_ops[ci] == 0)
-		sdr_shm_release(ctx->shm, (int)ci);
+		sdr_shm_free_slot(ctx->shm, ci);
 }
 
 /* ---- commands ---- */
@@ -866,10 +1048,19 @@ commands(struct dp_ctx *ctx, uint64_t now)
 		if (id >= SDR_SHM_MAX_CLIENTS)
 			continue;
 		c = sdr_shm_client(ctx->shm, id);
+		switch (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE)) {
+		case SDR_CLIENT_CLOSING:
+			reclaim(ctx, id);	/* the client left */
+			continue;
+		case SDR_CLIENT_ACTIVE:
+			break;
+		default:
+			continue;
+		}
 		seq = __atomic_load_n(&c->cmd_seq, __ATOMIC_ACQUIRE);
 		c->cmd[SDR_SHM_CMD_LEN - 1] = '\0';
-		c->reply_rc = exec_line(ctx, (int)id, c->cmd, c->cmd_flags & SDR_CMD_F_JSON,
-					c->reply, SDR_SHM_REPLY_LEN);
+		c->reply_rc = exec_line(ctx, c->cmd_flags & SDR_CMD_F_SDK ? (int)id : -1, c->cmd,
+					c->cmd_flags & SDR_CMD_F_JSON, c->reply, SDR_SHM_REPLY_LEN);
 		c->reply_len = (uint32_t)strlen(c->reply);
 		__atomic_store_n(&c->reply_seq, seq, __ATOMIC_RELEASE);
 		(void)now;
@@ -886,18 +1077,17 @@ dp_control_poll(struct dp_ctx *ctx, uint64_t now)
 	if (ctx->shm == NULL)
 		return 0;
 	n = commands(ctx, now) + sdk_poll(ctx, now);
-	/* leases: a client quiet for a while whose process is gone is reclaimed */
+	/* leases: a client quiet for a while whose process is gone is reclaimed, and a
+	 * client that left is finished off once its last send completed */
 	if (now >= next_reap) {
-		uint64_t mono = sdr_shm_mono_ns();
-
 		next_reap = now + 500000000ull;
 		for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
 			struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
+			uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
 
-			if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != 1)
-				continue;
-			if (mono - c->lease_ns > SDR_SHM_LEASE_NS &&
-			    (c->pid <= 0 || (kill(c->pid, 0) != 0 && errno == ESRCH)))
+			if (st == SDR_CLIENT_CLOSING ||
+			    (st == SDR_CLIENT_ACTIVE && sdr_shm_age_ns(&c->lease_ns) > SDR_SHM_LEASE_NS &&
+			     (c->pid <= 0 || (kill(c->pid, 0) != 0 && errno == ESRCH))))
 				reclaim(ctx, ci);
 		}
 	}
@@ -974,6 +1164,8 @@ dp_control_init(struct dp_ctx *ctx, uint64_t arena_size, char *err, size_t errle
 	for (uint32_t i = MAX_OPS; i > 0; i--)
 		free_ops[nfree_ops++] = i - 1;
 	memset(client_ops, 0, sizeof(client_ops));
+	memset(conn_ops, 0, sizeof(conn_ops));
+	dp_control_tick(ctx);	/* counters are readable from the first client on */
 	return 0;
 }
 

@@ -42,6 +42,7 @@ struct txm {
 	uint32_t cum;			/* every chunk below is acknowledged */
 	/* initial pass */
 	uint32_t data_next;		/* next data chunk to send */
+	uint32_t ready_upto;		/* chunks below are ready to send (streams grow it) */
 	uint32_t enc_next;		/* next submessage to request encoding of */
 	uint32_t par_sub;		/* submessage whose parity goes out next */
 	uint32_t par_j;
@@ -58,6 +59,7 @@ struct txm {
 	uint64_t *fell_back;		/* per submessage */
 	uint64_t *par_ready;		/* per submessage */
 	uint64_t *last_sent;		/* per data chunk, ns; 0: never */
+	uint64_t *ready;		/* per data chunk, streams: given by the application */
 };
 
 /* A retransmission timer or queue entry; stale entries are skipped when popped. */
@@ -132,6 +134,7 @@ free_msg_arrays(struct txm *m)
 	free(m->fell_back);
 	free(m->par_ready);
 	free(m->last_sent);
+	free(m->ready);
 }
 
 void
@@ -193,8 +196,9 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 		m->fell_back = calloc(sw, sizeof(uint64_t));
 		m->par_ready = calloc(sw, sizeof(uint64_t));
 		m->last_sent = calloc(tx->max_chunks, sizeof(uint64_t));
+		m->ready = calloc(cw, sizeof(uint64_t));
 		if (!m->acked || !m->queued || !m->sr || !m->fell_back || !m->par_ready ||
-		    !m->last_sent)
+		    !m->last_sent || !m->ready)
 			goto fail;
 		tx->free_ctx[i] = n - 1 - i;
 	}
@@ -212,8 +216,8 @@ is_ec(const struct rel_tx *tx)
 	return sdr_scheme_is_ec(&tx->cfg.scheme);
 }
 
-int
-rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
+static int
+submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int stream)
 {
 	uint32_t slot = sdr_conn_seq_slot(&tx->attr, tx->next_seq), ctx, cw;
 	struct txm *m;
@@ -237,6 +241,7 @@ rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
 	m->nacked = 0;
 	m->cum = 0;
 	m->data_next = m->enc_next = m->par_sub = m->par_j = 0;
+	m->ready_upto = stream ? 0 : m->nchunks;
 	m->inject_done_ns = 0;
 	m->silence_ns = UINT64_MAX;
 	m->submit_ns = now;
@@ -251,11 +256,80 @@ rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
 	memset(m->fell_back, 0, SDR_BITMAP_WORDS(m->nsub + 1) * sizeof(uint64_t));
 	memset(m->par_ready, 0, SDR_BITMAP_WORDS(m->nsub + 1) * sizeof(uint64_t));
 	memset(m->last_sent, 0, m->nchunks * sizeof(uint64_t));
+	if (stream)
+		memset(m->ready, 0, cw * sizeof(uint64_t));
 	tx->slot_busy[slot] = 1;
 	tx->order[(tx->order_head + tx->inflight) % tx->attr.max_inflight] = ctx;
 	tx->inflight++;
 	tx->counters[REL_TX_SUBMITTED]++;
 	return (int)ctx;
+}
+
+int
+rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
+{
+	return submit(tx, len, cookie, now, 0);
+}
+
+int
+rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
+{
+	return submit(tx, len, cookie, now, 1);
+}
+
+static void queue_rexmit(struct rel_tx *tx, uint32_t ctx, uint32_t chunk);
+
+static struct txm *
+stream_msg(struct rel_tx *tx, uint32_t ctx, uint64_t seq)
+{
+	struct txm *m = ctx < tx->attr.max_inflight ? &tx->msgs[ctx] : NULL;
+
+	return m && m->state != TXM_FREE && m->seq == seq ? m : NULL;
+}
+
+static void
+grow_ready(struct txm *m)
+{
+	while (m->ready_upto < m->nchunks && sdr_bit_test(m->ready, m->ready_upto))
+		m->ready_upto++;
+}
+
+int
+rel_tx_stream_add(struct rel_tx *tx, uint32_t ctx, uint64_t seq, uint32_t first, uint32_t n)
+{
+	struct txm *m = stream_msg(tx, ctx, seq);
+	uint32_t done = 0;
+
+	if (m == NULL)
+		return -ENOENT;
+	if (first >= m->nchunks || n == 0 || n > m->nchunks - first)
+		return -ERANGE;
+	for (uint32_t c = first; c < first + n; c++) {
+		if (c < m->data_next) {
+			/* out once already: the application sends it again */
+			if (m->state == TXM_ACTIVE && !sdr_bit_test(m->acked, c) &&
+			    !sdr_bit_test(m->queued, c)) {
+				queue_rexmit(tx, ctx, c);
+				tx->counters[REL_TX_STREAM_RESENDS]++;
+				done++;
+			}
+		} else if (sdr_bit_test_and_set(m->ready, c)) {
+			done++;
+		}
+	}
+	grow_ready(m);
+	return (int)done;
+}
+
+int
+rel_tx_stream_end(struct rel_tx *tx, uint32_t ctx, uint64_t seq)
+{
+	struct txm *m = stream_msg(tx, ctx, seq);
+
+	if (m == NULL)
+		return -ENOENT;
+	m->ready_upto = m->nchunks;
+	return 0;
 }
 
 /* Record a completion and free the message's context. */
@@ -624,7 +698,7 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 				return 1;
 			}
 		}
-		if (m->data_next < m->nchunks) {
+		if (m->data_next < m->ready_upto) {
 			if (!pacer_ready(&tx->pacer, now))
 				return 0;
 			fill_unit(u, ctx, m, REL_UNIT_DATA, m->data_next,

@@ -42,6 +42,7 @@
 	X(CTS_LEN_MISMATCH,	"cts_length_mismatch") \
 	X(CTRL_UNKNOWN_MSG,	"ctrl_for_unknown_message") \
 	X(TIMER_FULL,		"timer_ring_full") \
+	X(STREAM_RESENDS,	"stream_chunks_resent") \
 	X(PACED_WAITS,		"paced_waits")
 
 enum rel_tx_counter {
@@ -88,6 +89,23 @@ void rel_tx_destroy(struct rel_tx *tx);
  *   flight), -EMSGSIZE.
  */
 int rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
+
+/**
+ * Queue a streamed message: like rel_tx_submit(), but no chunk goes out until the caller
+ * says it is ready with rel_tx_stream_add(). Chunks are sent in order as the ready prefix
+ * grows; reliability (timers, ACKs, parity) is the same as for a whole message.
+ */
+int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
+
+/**
+ * Chunks [@p first, @p first + @p n) of streamed message (@p ctx, @p seq) are ready. A chunk
+ * that went out already is sent again (the application retransmits it).
+ * @return chunks newly ready or queued again, -ENOENT (no such message in flight), -ERANGE.
+ */
+int rel_tx_stream_add(struct rel_tx *tx, uint32_t ctx, uint64_t seq, uint32_t first, uint32_t n);
+
+/** The end of a stream: every chunk not given yet is ready. @return 0, -ENOENT. */
+int rel_tx_stream_end(struct rel_tx *tx, uint32_t ctx, uint64_t seq);
 
 /** Handle a control message from the receiver. */
 void rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now);

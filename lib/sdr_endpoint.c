@@ -171,9 +171,9 @@ fail:
 	return NULL;
 }
 
-int
-sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
-	    uint64_t cookie, uint64_t now)
+static int
+send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+	    uint64_t cookie, uint64_t now, struct sdr_ep_stream *st)
 {
 	struct sdr_tx_msg msg;
 	int rc, ctx;
@@ -186,13 +186,52 @@ sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 	rc = sdr_tx_msg_start(ep->tx, buf, len, user_imm, &msg);
 	if (rc != 0)
 		return rc;
-	ctx = rel_tx_submit(ep->rtx, len, cookie, now);
+	ctx = st ? rel_tx_submit_stream(ep->rtx, len, cookie, now) :
+		   rel_tx_submit(ep->rtx, len, cookie, now);
 	if (ctx < 0) {
 		sdr_tx_msg_retire(ep->tx, &msg);
 		return ctx;
 	}
 	ep->sends[ctx].msg = msg;
+	if (st)
+		*st = (struct sdr_ep_stream){ .ctx = (uint32_t)ctx, .seq = msg.seq, .len = len,
+					      .chunk = ep->chunk };
 	return 0;
+}
+
+int
+sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+	    uint64_t cookie, uint64_t now)
+{
+	return send_common(ep, buf, len, user_imm, cookie, now, NULL);
+}
+
+int
+sdr_ep_send_stream(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		   uint64_t cookie, uint64_t now, struct sdr_ep_stream *st)
+{
+	return send_common(ep, buf, len, user_imm, cookie, now, st);
+}
+
+int
+sdr_ep_stream_add(struct sdr_ep *ep, const struct sdr_ep_stream *st, uint64_t off, uint64_t len)
+{
+	int rc;
+
+	if (len == 0 || off % st->chunk != 0 || off >= st->len || len > st->len - off ||
+	    (len % st->chunk != 0 && off + len != st->len))
+		return -EINVAL;
+	rc = rel_tx_stream_add(ep->rtx, st->ctx, st->seq, (uint32_t)(off / st->chunk),
+			       (uint32_t)((len + st->chunk - 1) / st->chunk));
+	if (rc == -ERANGE)
+		return -EINVAL;
+	return rc < 0 ? rc : 0;
+}
+
+int
+sdr_ep_stream_end(struct sdr_ep *ep, const struct sdr_ep_stream *st)
+{
+	return rel_tx_stream_end(ep->rtx, st->ctx, st->seq);
 }
 
 int

@@ -82,6 +82,34 @@ void sdr_ep_destroy(struct sdr_ep *ep);
 int sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 		uint64_t cookie, uint64_t now);
 
+/** A streamed send in progress. */
+struct sdr_ep_stream {
+	uint32_t ctx;
+	uint64_t seq;
+	uint64_t len;
+	uint32_t chunk;		/**< the connection's chunk size */
+};
+
+/**
+ * Start a streamed send of @p len bytes at @p buf: nothing goes out until parts of the
+ * buffer are declared ready with sdr_ep_stream_add(). Completion as for sdr_ep_send().
+ * @return 0, -EAGAIN, -EMSGSIZE.
+ */
+int sdr_ep_send_stream(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		       uint64_t cookie, uint64_t now, struct sdr_ep_stream *st);
+
+/**
+ * Bytes [@p off, @p off + @p len) of a streamed send are ready (@p off a multiple of the
+ * chunk size; @p len too, unless it reaches the end of the message). Ready bytes go out in
+ * order; a range that went out already is sent again.
+ * @return 0, -EINVAL (misaligned or out of range), -ENOENT (the message is over).
+ */
+int sdr_ep_stream_add(struct sdr_ep *ep, const struct sdr_ep_stream *st, uint64_t off,
+		      uint64_t len);
+
+/** The end of a streamed send: whatever was not added yet is ready. @return 0, -ENOENT. */
+int sdr_ep_stream_end(struct sdr_ep *ep, const struct sdr_ep_stream *st);
+
 /**
  * Post a receive of exactly @p len bytes into @p buf (order-based matching).
  * @param chunk_bytes optional mirror of the chunk bitmap, one byte per chunk.

@@ -125,10 +125,57 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 	}
 }
 
+/*
+ * Streamed sends: the application writes a message chunk by chunk in a random order and
+ * declares each chunk ready as it writes it, sometimes declaring a chunk again (a resend).
+ * Bytes not yet written are garbage: any chunk sent before it was declared ready would
+ * arrive wrong.
+ */
+struct streamer {
+	struct sdr_ep_stream st[64];
+	uint8_t *ref[64];		/* what the message must contain */
+	uint32_t left[64];		/* chunks not declared yet */
+	uint32_t *order[64];		/* declaration order of the chunks */
+	uint32_t open;			/* streams started and not ended */
+	uint64_t resends;
+};
+
+static void
+stream_step(struct streamer *s, struct sdr_ep *a, uint8_t *const *src, const uint64_t *lens,
+	    uint32_t sent, struct sdr_rng *rng)
+{
+	for (uint32_t i = 0; i < sent; i++) {
+		uint32_t chunk = s->st[i].chunk, n = lens[i] ? (uint32_t)((lens[i] + chunk - 1) / chunk) : 0;
+		uint32_t c;
+		uint64_t off, len;
+
+		if (s->left[i] == 0 || s->ref[i] == NULL)
+			continue;
+		c = s->order[i][n - s->left[i]];
+		off = (uint64_t)c * chunk;
+		len = lens[i] - off < chunk ? lens[i] - off : chunk;
+		memcpy(src[i] + off, s->ref[i] + off, len);
+		assert_int_equal(sdr_ep_stream_add(a, &s->st[i], off, len), 0);
+		if (--s->left[i] == 0) {
+			assert_int_equal(sdr_ep_stream_end(a, &s->st[i]), 0);
+			s->open--;
+		} else if (sdr_rng_unit(rng) < 0.1) {
+			/* declare an earlier chunk again: it goes out again if it went out already */
+			uint32_t e = s->order[i][sdr_rng_next(rng) % (n - s->left[i])];
+
+			off = (uint64_t)e * chunk;
+			len = lens[i] - off < chunk ? lens[i] - off : chunk;
+			assert_int_equal(sdr_ep_stream_add(a, &s->st[i], off, len), 0);
+			s->resends++;
+		}
+	}
+}
+
 /* A sends @p nmsg messages to B over a lossy wire; every byte and immediate arrives. */
 static void
-run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed)
+run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed, int stream)
 {
+	struct streamer sm = { 0 };
 	struct side_cfg c;
 	struct sdr_ep *a, *b;
 	struct wire w = { .loss = loss, .dup = 0.02, .reorder = 0.05, .delay = 200000 };
@@ -154,6 +201,23 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 		dst[i] = malloc(lens[i] + 1);
 		pattern(src[i], lens[i], i);
 		memset(dst[i], 0xEE, lens[i]);
+		if (stream) {
+			uint32_t n = (uint32_t)((lens[i] + 4095) / 4096);
+
+			sm.ref[i] = src[i];
+			src[i] = malloc(lens[i] + 1);
+			memset(src[i], 0xA5, lens[i]);
+			sm.order[i] = malloc((n + 1) * sizeof(uint32_t));
+			for (uint32_t k = 0; k < n; k++)
+				sm.order[i][k] = k;
+			for (uint32_t k = n; k > 1; k--) {	/* shuffle */
+				uint32_t r = (uint32_t)(sdr_rng_next(&w.rng) % k), t = sm.order[i][k - 1];
+
+				sm.order[i][k - 1] = sm.order[i][r];
+				sm.order[i][r] = t;
+			}
+			sm.left[i] = n;
+		}
 	}
 	while ((send_done < nmsg || recv_done < nmsg) && now < 60ull * 1000000000) {
 		struct sdr_ep_done d;
@@ -163,9 +227,22 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 		while (posted < nmsg && sdr_ep_recv(b, dst[posted], lens[posted], NULL, posted, now,
 						    &slots[posted]) == 0)
 			posted++;
-		while (sent < nmsg && sdr_ep_send(a, src[sent], lens[sent], 0xC0DE0000u + sent,
-						  sent, now) == 0)
-			sent++;
+		if (stream) {
+			while (sent < nmsg && sdr_ep_send_stream(a, src[sent], lens[sent],
+								 0xC0DE0000u + sent, sent, now,
+								 &sm.st[sent]) == 0) {
+				if (sm.left[sent] == 0)	/* an empty message: only its end */
+					assert_int_equal(sdr_ep_stream_end(a, &sm.st[sent]), 0);
+				else
+					sm.open++;
+				sent++;
+			}
+			stream_step(&sm, a, src, lens, sent, &w.rng);
+		} else {
+			while (sent < nmsg && sdr_ep_send(a, src[sent], lens[sent],
+							  0xC0DE0000u + sent, sent, now) == 0)
+				sent++;
+		}
 		while ((n = sdr_ep_output(a, now, fr, FRAME, fl, 32)) > 0)
 			for (uint32_t i = 0; i < n; i++)
 				wire_put(&w, fr[i], fl[i], 1, now);
@@ -182,7 +259,8 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 
 			assert_int_equal(d.status, SDR_DONE_OK);
 			assert_true(d.is_recv);
-			assert_memory_equal(dst[d.cookie], src[d.cookie], lens[d.cookie] ? lens[d.cookie] : 1);
+			assert_memory_equal(dst[d.cookie], stream ? sm.ref[d.cookie] : src[d.cookie],
+					    lens[d.cookie] ? lens[d.cookie] : 1);
 			/*
 			 * 8 packets carry the whole immediate. A fragment whose every packet was
 			 * rebuilt by decoding never arrives: EC may answer "retry", never wrong.
@@ -207,6 +285,8 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 		for (uint32_t i = 0; i < w.n; i++)
 			if (w.f[i].t < t)
 				t = w.f[i].t;
+		if (stream && sm.open > 0 && now + 5000 < t)
+			t = now + 5000;		/* the application writes the next chunks */
 		if (t == UINT64_MAX)
 			break;
 		now = t > now ? t : now;
@@ -232,15 +312,33 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 	assert_int_equal(sdr_ep_counters(b)[SDR_EP_DECODE_FAILED], 0);
 	if (sdr_scheme_is_ec(&scheme) && loss > 0)
 		assert_true(sdr_ep_counters(b)[SDR_EP_DECODES] > 0);
+	if (stream)
+		assert_true(sm.resends > 0);
 	for (uint32_t i = 0; i < nmsg; i++) {
 		free(src[i]);
 		free(dst[i]);
+		free(sm.ref[i]);
+		free(sm.order[i]);
 	}
 	for (int i = 0; i < 32; i++)
 		free(fr[i]);
 	free(w.f);
 	sdr_ep_destroy(a);
 	sdr_ep_destroy(b);
+}
+
+static void
+run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed)
+{
+	run_transfer_mode(scheme, loss, nmsg, seed, 0);
+}
+
+static void
+test_stream(void **state)
+{
+	(void)state;
+	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 24, 11, 1);
+	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.02, 24, 12, 1);
 }
 
 static void
@@ -282,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_sr_nack),
 		cmocka_unit_test(test_ec_xor),
 		cmocka_unit_test(test_ec_mds),
+		cmocka_unit_test(test_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

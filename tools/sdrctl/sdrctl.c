@@ -57,6 +57,8 @@ usage(FILE *f)
 "                                       burst PGB,PBG[,LG,LB], reorder P[,T], dup P,\n"
 "                                       corrupt P, seed N, off\n"
 "  pipeline show                        stages, lcores, cycles per packet\n"
+"  client show                          attached sdrctl and SDK clients: pid, lease,\n"
+"                                       operations in flight, connections\n"
 "  stats [--watch [SECONDS]]            counters from shared memory (no round trip)\n"
 "  help\n"
 "\n"
@@ -235,6 +237,7 @@ W1(t_show, "show");
 W0(t_link, "link");
 W1(t_link_sub, "show#set");
 W0(t_pipe, "pipeline");
+W0(t_client, "client");
 W0(t_stats, "stats");
 W1(t_stats_opt, "--watch#--json");
 W0(t_help, "help");
@@ -255,6 +258,7 @@ INST(i_link_rest, 3, "link show|set PORT [words]", (void *)&t_link, (void *)&t_l
      (void *)&t_rest);
 INST(i_link, 2, "link show", (void *)&t_link, (void *)&t_link_sub);
 INST(i_pipe, 2, "pipeline show", (void *)&t_pipe, (void *)&t_show);
+INST(i_client, 2, "client show", (void *)&t_client, (void *)&t_show);
 INST(i_stats_rest, 3, "stats --watch SECONDS", (void *)&t_stats, (void *)&t_stats_opt,
      (void *)&t_rest);
 INST(i_stats_opt, 2, "stats --watch|--json", (void *)&t_stats, (void *)&t_stats_opt);
@@ -264,7 +268,7 @@ static cmdline_parse_inst_t i_quit = { .f = cb_quit, .help_str = "quit",
 				       .tokens = { (void *)&t_quit, NULL } };
 
 static cmdline_parse_ctx_t ctx[] = {
-	&i_conn_rest, &i_conn, &i_port_rest, &i_port, &i_link_rest, &i_link, &i_pipe,
+	&i_conn_rest, &i_conn, &i_port_rest, &i_port, &i_link_rest, &i_link, &i_pipe, &i_client,
 	&i_stats_rest, &i_stats_opt, &i_stats, &i_help, &i_quit, NULL,
 };
 

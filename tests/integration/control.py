@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""sdrctl, libsdr and sdr-perf against running dataplanes (no hugepages, no NIC).
+
+usage: control.py BUILD_DIR SOURCE_DIR CASE
+
+Cases:
+  sdrctl      every command against a loopback dataplane, one-shot and in the shell, with
+              --json; every error path: one line on stderr naming the wrong word, exit 2, and
+              nothing changed in the dataplane; a client of another control version refused
+  clients     eight sdrctl processes at once: every reply reaches the client that asked
+  killed      shells killed with SIGKILL and an SDK application killed with receives posted:
+              after the lease the slots are free, the connection is usable again, and a new
+              application moves verified messages over it
+  sdk         the example program of docs/sdk.md, compiled from the document with cc against
+              libsdr, runs against a dataplane with 1 % loss: every byte of every message right
+  perf        sdr-perf write_bw and write_lat between two dataplanes over a memif pair with
+              loss: every message completed and verified, JSON and perftest columns
+Every case kills what it started.
+"""
+import json
+import mmap
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD, SRC, CASE = sys.argv[1:4]
+DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
+CTL = os.path.join(BUILD, "tools", "sdrctl")
+PERF = os.path.join(BUILD, "tools", "sdr-perf")
+CFG = os.path.join(SRC, "pmd-configs")
+EAL = ["-l", "0-1", "--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
+INST = "sdrt-ctl-%d" % os.getpid()
+failures = []
+procs = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+def cleanup(*_):
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
+
+
+def start(ini, name=INST, prefix=None, args=(), lcores="0-1"):
+    """Start a dataplane on @ini as instance @name; wait until sdrctl reaches it."""
+    eal = list(EAL)
+    eal[1] = lcores
+    p = subprocess.Popen([DP] + eal + ["--file-prefix", prefix or name, "--", "-f", ini,
+                                       "-n", name, "-q", "--duration", "120s"] + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(p)
+    for _ in range(100):
+        if p.poll() is not None:
+            break
+        r = subprocess.run([CTL, "-n", name, "help"], capture_output=True, text=True)
+        if r.returncode == 0:
+            return p
+        time.sleep(0.1)
+    failures.append("dataplane %s did not come up: %s" % (name, p.stderr.read()
+                                                          if p.poll() is not None else ""))
+    return None
+
+
+def stop(p):
+    if p and p.poll() is None:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        check(p.returncode == 0, "dataplane exit status %s" % p.returncode)
+
+
+def ctl(*words, name=INST, js=False, timeout=20):
+    cmd = [CTL, "-n", name] + (["--json"] if js else []) + list(words)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if js and r.returncode == 0:
+        return r.returncode, json.loads(r.stdout), r.stderr
+    return r.returncode, r.stdout, r.stderr
+
+
+def state():
+    """What a bad command must not change."""
+    return (ctl("conn", "show", js=True)[1], ctl("link", "show", js=True)[1])
+
+
+LOOPBACK = os.path.join(CFG, "loopback.ini")
+
+
+def case_sdrctl():
+    p = start(LOOPBACK)
+    if p is None:
+        return
+    # --- read commands, text and JSON
+    rc, out, err = ctl("help")
+    check(rc == 0 and "conn show" in out and "client show" in out, "help: %r" % out)
+    rc, out, err = ctl("conn", "show")
+    rows = out.splitlines()
+    check(rc == 0 and rows[0].split()[:3] == ["name", "port", "scheme"] and
+          [r.split()[0] for r in rows[1:]] == ["ab", "ba"], "conn show: %r" % out)
+    rc, conns, err = ctl("conn", "show", js=True)
+    conns = conns["conns"] if rc == 0 else []
+    check(rc == 0 and [c["name"] for c in conns] == ["ab", "ba"] and
+          conns[0]["local_qpn"] == 0x100 and conns[1]["remote_qpn"] == 0x100 and
+          conns[0]["scheme"] == "sr", "conn show --json: %s" % conns)
+    rc, one, err = ctl("conn", "show", "ab", js=True)
+    check(rc == 0 and one["conn"]["name"] == "ab" and "endpoint" in one["counters"] and
+          "reliability_tx" in one["counters"],
+          "conn show ab --json: %s" % one)
+    rc, ports, err = ctl("port", "show", js=True)
+    check(rc == 0 and sorted(x["name"] for x in ports["ports"]) == ["a", "b"],
+          "port show --json: %s" % ports)
+    rc, one, err = ctl("port", "show", "a", js=True)
+    check(rc == 0 and [x["name"] for x in one["ports"]] == ["a"] and
+          one["ports"][0]["device"] == "ring:lo:0", "port show a --json: %s" % one)
+    rc, out, err = ctl("port", "show", "a")
+    check(rc == 0 and "ring:lo:0" in out, "port show a: %r" % out)
+    rc, pipe, err = ctl("pipeline", "show", js=True)
+    check(rc == 0 and pipe["mode"] == "rtc" and
+          [s["stage"] for s in pipe["stages"]] == ["rx", "parse_icrc", "receive_backend",
+                                                   "traffic", "reliability_packetizer",
+                                                   "link_emulator", "tx"],
+          "pipeline show --json: %s" % pipe)
+    rc, out, err = ctl("pipeline", "show")
+    check(rc == 0 and out.startswith("pipeline rtc on 2 lcores") and "cycles/pkt" in out,
+          "pipeline show: %r" % out)
+    rc, st, err = ctl("stats", js=True)
+    check(rc == 0 and [x["name"] for x in st["conns"]] == ["ab", "ba"] and len(st["ports"]) == 2,
+          "stats --json: %s" % st)
+    rc, out, err = ctl("stats")
+    check(rc == 0 and out.split()[0] == "port" and "rx_drops" in out, "stats: %r" % out)
+    w = subprocess.Popen([CTL, "-n", INST, "stats", "--watch", "0.2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    procs.append(w)
+    time.sleep(1.2)
+    w.send_signal(signal.SIGINT)
+    out, err = w.communicate(timeout=10)
+    check(w.returncode == 0 and out.count("rx_Gbit/s") >= 3,
+          "stats --watch: rc %s, %d snapshots" % (w.returncode, out.count("rx_Gbit/s")))
+    rc, cl, err = ctl("client", "show", js=True)
+    check(rc == 0 and len(cl) == 1 and cl[0]["state"] == "active" and cl[0]["alive"],
+          "client show --json (itself): %s" % cl)
+
+    # --- write commands
+    rc, out, err = ctl("conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "peer-mac",
+                       "02:00:00:00:00:09", "local-qpn", "0x300", "remote-qpn", "0x301")
+    check(rc == 0 and out == "conn cy added on port a\n", "conn add: %r %r" % (out, err))
+    rc, out, err = ctl("conn", "set", "cy", "scheme", "ec-mds:8,2", "chunk", "32KiB",
+                       "imm-split", "8,16,8", "channels", "2", "rate", "5G")
+    check(rc == 0 and out == "conn cy updated\n", "conn set: %r %r" % (out, err))
+    rc, cy, err = ctl("conn", "show", "cy", js=True)
+    cy = cy["conn"] if rc == 0 else {}
+    check(rc == 0 and cy["scheme"] == "ec-mds:8,2" and cy["chunk"] == 32768 and
+          cy["channels"] == 2 and cy["rate_bps"] == 5e9, "conn show cy: %s" % cy)
+    rc, out, err = ctl("conn", "set", "cy", "scheme", "auto")
+    rc2, cy, err2 = ctl("conn", "show", "cy", js=True)
+    check(rc == 0 and rc2 == 0 and cy["conn"]["scheme_auto"] and
+          cy["conn"]["scheme"] in ("sr", "sr-nack") or cy["conn"]["scheme"].startswith("ec-"),
+          "conn set scheme auto: %r %s" % (err, cy))
+    rc, out, err = ctl("conn", "del", "cy")
+    check(rc == 0 and out == "conn cy deleted\n", "conn del: %r %r" % (out, err))
+    rc, out, err = ctl("link", "set", "a", "delay", "1ms", "loss", "1e-3", "reorder",
+                       "0.01,100us", "dup", "0.001", "corrupt", "1e-4")
+    check(rc == 0 and out.startswith("port a: delay 1ms"), "link set: %r %r" % (out, err))
+    rc, links, err = ctl("link", "show", "a", js=True)
+    check(rc == 0 and [x["port"] for x in links["links"]] == ["a"] and
+          "delay 1ms" in links["links"][0]["emulator"] and
+          "loss 0.001" in links["links"][0]["emulator"],
+          "link show a --json: %s" % links)
+    rc, out, err = ctl("link", "set", "b", "burst", "0.001,0.3", "seed", "7")
+    check(rc == 0 and "burst" in out, "link set burst: %r %r" % (out, err))
+    ctl("link", "set", "a", "delay", "5ms", "loss", "1e-4", "reorder", "0", "dup", "0",
+        "corrupt", "0")
+
+    # --- every error: one line naming the word, exit 2, nothing changed
+    before = state()
+    bad = [
+        (["bogus"], "'bogus'"),
+        (["conn", "frob"], "'frob'"),
+        (["conn"], "expected show, add, set or del"),
+        (["conn", "show", "nosuch"], "'nosuch'"),
+        (["conn", "add"], "missing NAME"),
+        (["conn", "add", "ab", "port", "a"], "'ab' exists already"),
+        (["conn", "add", "c/y", "port", "a", "peer-ip", "10.0.0.9", "local-qpn", "0x300",
+          "remote-qpn", "0x301"], "'c/y'"),
+        (["conn", "add", "cy", "port", "nosuch", "peer-ip", "10.0.0.9", "local-qpn", "0x300",
+          "remote-qpn", "0x301"], "nosuch"),
+        (["conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "local-qpn", "zz",
+          "remote-qpn", "0x301"], "'zz'"),
+        (["conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.300", "local-qpn", "0x300",
+          "remote-qpn", "0x301"], "'10.0.0.300'"),
+        (["conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "local-qpn", "0x100",
+          "remote-qpn", "0x301"], "overlap"),
+        (["conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "local-qpn", "0x300",
+          "remote-qpn"], "remote-qpn"),
+        (["conn", "set", "ab", "scheme", "ec-mds:0,0"], "'ec-mds:0,0'"),
+        (["conn", "set", "ab", "scheme", "fountain"], "'fountain'"),
+        (["conn", "set", "ab", "nokey", "1"], "nokey: unknown key"),
+        (["conn", "set", "ab", "mtu", "100"], "'100'"),
+        (["conn", "set", "ab", "chunk", "3000"], "chunk: chunk size must be a non-zero multiple"),
+        (["conn", "set", "ab", "rate", "fast"], "'fast'"),
+        (["conn", "set", "nosuch", "mtu", "1024"], "'nosuch'"),
+        (["conn", "del", "nosuch"], "'nosuch'"),
+        (["port", "show", "nosuch"], "'nosuch'"),
+        (["port", "frob"], "'frob'"),
+        (["link", "show", "nosuch"], "'nosuch'"),
+        (["link", "set", "nosuch", "loss", "0.1"], "'nosuch'"),
+        (["link", "set", "a", "loss", "2"], "'2'"),
+        (["link", "set", "a", "delay", "soon"], "'soon'"),
+        (["link", "set", "a", "frob", "1"], "'frob'"),
+        (["link", "set", "a"], "expected"),
+        (["pipeline", "show", "extra"], "'extra'"),
+        (["pipeline"], "expected show"),
+        (["client", "show", "x"], "'x'"),
+        (["stats", "--watch", "0"], "'0'"),
+        (["stats", "--frob"], "'--frob'"),
+        (["sdk", "open", "ab"], "only applications"),
+    ]
+    for words, want in bad:
+        rc, out, err = ctl(*words)
+        check(rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("sdrctl: ") and
+              want in err, "%s: rc %d, want one line with %r, got %r" %
+              (" ".join(words), rc, want, err))
+    check(state() == before, "a refused command changed the dataplane")
+    for opts, want in ((["--timeout", "abc"], "'abc'"), (["--frob"], "--frob"),
+                       (["-n", "sdrt-nosuch-instance", "help"], "sdrt-nosuch-instance")):
+        r = subprocess.run([CTL] + opts, capture_output=True, text=True)
+        check(r.returncode in (1, 2) and want in r.stderr and r.stdout == "",
+              "sdrctl %s: rc %d %r" % (" ".join(opts), r.returncode, r.stderr))
+    print("ok: sdrctl: every command; %d refused commands changed nothing" % len(bad))
+
+    # --- the interactive shell takes the same commands
+    r = subprocess.run([CTL, "-n", INST], input="conn show\nlink set a loss 1e-3\nlink show a\n"
+                       "conn set ab mtu 100\nquit\n", capture_output=True, text=True, timeout=20)
+    check(r.returncode == 0 and "sdr[%s]> " % INST in r.stdout and "ab " in r.stdout and
+          "loss 0.001" in r.stdout and "'100'" in r.stderr,
+          "shell: rc %d out %r err %r" % (r.returncode, r.stdout[-600:], r.stderr))
+
+    # --- a client of another control version is refused, clearly
+    path = "/dev/shm/sdr-" + INST
+    with open(path, "r+b") as f:
+        m = mmap.mmap(f.fileno(), 4096)
+        old = m[8:12]
+        m[8:12] = (99).to_bytes(4, "little")
+        rc, out, err = ctl("conn", "show")
+        m[8:12] = old
+        m.close()
+    check(rc == 1 and "version 99" in err and err.count("\n") == 1,
+          "version mismatch: rc %d %r" % (rc, err))
+    check(ctl("conn", "show")[0] == 0, "after the version test the dataplane still answers")
+    stop(p)
+
+
+def case_clients():
+    p = start(LOOPBACK)
+    if p is None:
+        return
+    script = ("for i in $(seq 15); do for c in %s; do %s -n %s --json conn show $c || exit 1;"
+              " done; done")
+    ws = []
+    for k in range(8):
+        names = ["ab", "ba"] if k % 2 else ["ba", "ab"]
+        ws.append((names, subprocess.Popen(["sh", "-c", script % (" ".join(names), CTL, INST)],
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           text=True)))
+        procs.append(ws[-1][1])
+    watch = subprocess.Popen([CTL, "-n", INST, "stats", "--watch", "0.1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs.append(watch)
+    replies = 0
+    for names, w in ws:
+        out, err = w.communicate(timeout=120)
+        got = [json.loads(x)["conn"]["name"] for x in out.splitlines()]
+        replies += len(got)
+        check(w.returncode == 0 and got == names * 15,
+              "concurrent client: rc %d, replies %s..., %r" % (w.returncode, got[:6], err[-300:]))
+    watch.send_signal(signal.SIGINT)
+    watch.wait(timeout=10)
+    rc, cl, err = ctl("client", "show", js=True)
+    check(rc == 0 and len(cl) == 1, "after the concurrent clients: %s" % cl)
+    print("ok: clients: 8 at once, %d replies each to the client that asked" % replies)
+    stop(p)
+
+
+def case_killed():
+    p = start(LOOPBACK)
+    if p is None:
+        return
+    # every slot taken by shells, which are then killed
+    shells = []
+    for _ in range(16):
+        s = subprocess.Popen([CTL, "-n", INST], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        procs.append(s)
+        shells.append(s)
+    time.sleep(1)
+    rc, out, err = ctl("help")
+    check(rc == 1 and "all 16 client slots are taken" in err,
+          "17th client: rc %d %r" % (rc, err))
+    for s in shells:
+        s.kill()
+        s.wait()
+    rc, cl, err = ctl("client", "show", js=True)
+    check(rc == 1 and "all 16 client slots are taken" in err,
+          "the killed shells' slots were freed before their lease ran out: %s" % cl)
+    time.sleep(4.5)     # the lease is 3 s; the dataplane sweeps every 0.5 s
+    rc, cl, err = ctl("client", "show", js=True)
+    check(rc == 0 and len(cl) == 1, "after the lease, the killed shells' slots: %s" % cl)
+    # an application with receives posted, killed
+    perf = subprocess.Popen([PERF, "-n", INST, "-c", "ba", "--server", "--iters", "50",
+                             "--size", "256KiB", "write_bw"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    procs.append(perf)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        rc, one, err = ctl("conn", "show", "ba", js=True)
+        if rc == 0 and one["counters"]["receive"].get("posts", 0) >= 8:
+            break
+        time.sleep(0.1)
+    rc, cl, err = ctl("client", "show", js=True)
+    app = [c for c in cl if c["conns"] == "ba"] if rc == 0 else []
+    check(len(app) == 1 and app[0]["ops"] == 8, "the application's slot: %s" % cl)
+    perf.kill()
+    perf.wait()
+    rc, out, err = ctl("conn", "del", "ba")
+    check(rc == 2 and "in use" in err, "conn del of a held connection: rc %d %r" % (rc, err))
+    # the lease is 3 s; the dataplane sweeps every 0.5 s
+    time.sleep(4.5)
+    rc, cl, err = ctl("client", "show", js=True)
+    check(rc == 0 and len(cl) == 1 and cl[0]["conns"] == "", "after the lease: %s" % cl)
+    rc, one, err = ctl("conn", "show", "ba", js=True)
+    check(rc == 0 and one["conn"]["owner"] == -1 and not one["conn"]["busy"],
+          "ba after reclaim: %s" % one)
+    # messages the peer sends into the dead application's receives are given up by the
+    # receiver: they complete at the sender as failed, quickly, instead of hanging
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab", "--iters", "8", "--size", "256KiB",
+                          "--timeout", "30s", "--json", "write_bw"], capture_output=True, text=True, timeout=60)
+    s = json.loads(cli.stdout) if cli.stdout.startswith("{") else {}
+    check(cli.returncode == 1 and s.get("completed") == 8 and s.get("failed") == 8,
+          "sends into the dead receives: rc %d %s %r" % (cli.returncode, s, cli.stderr))
+    # the dataplane is healthy: a new application moves verified messages over ba
+    srv = subprocess.Popen([PERF, "-n", INST, "-c", "ba", "--server", "--iters", "12",
+                            "--size", "256KiB", "--json", "write_bw"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    procs.append(srv)
+    time.sleep(0.5)
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab", "--iters", "12", "--size", "256KiB",
+                          "--json", "write_bw"], capture_output=True, text=True, timeout=60)
+    out, err = srv.communicate(timeout=60)
+    s = json.loads(out) if srv.returncode == 0 else {}
+    check(cli.returncode == 0 and s.get("verified") == 12,
+          "after reclaim: client rc %d %r, server %r %r" % (cli.returncode, cli.stderr, out, err))
+    print("ok: killed: 16 shells and an application with 8 receives posted reclaimed; "
+          "8 sends into its receives failed at the sender, 12 verified afterwards")
+    stop(p)
+
+
+def doc_example():
+    """The C program of docs/sdk.md (the block after '<!-- example: ... -->')."""
+    text = open(os.path.join(SRC, "docs", "sdk.md")).read()
+    m = re.search(r"<!-- example: (\S+) -->\s*```c\n(.*?)```", text, re.S)
+    return (m.group(1), m.group(2)) if m else (None, None)
+
+
+def case_sdk():
+    path, code = doc_example()
+    if not check(code is not None, "docs/sdk.md has no example block"):
+        return
+    src = open(os.path.join(SRC, path)).read()
+    check(code == src, "docs/sdk.md's example differs from %s" % path)
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "example.c")
+        exe = os.path.join(d, "example")
+        open(c, "w").write(code)
+        cflags = subprocess.run(["pkg-config", "--cflags", "libdpdk"], capture_output=True,
+                                text=True).stdout.split()
+        r = subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-I", os.path.join(SRC, "control"),
+                            c, "-o", exe, "-L", os.path.join(BUILD, "control"), "-lsdr",
+                            "-Wl,-rpath," + os.path.join(BUILD, "control")] + cflags,
+                           capture_output=True, text=True)
+        if not check(r.returncode == 0, "the example does not build: %s" % r.stderr[-1500:]):
+            return
+        p = start(LOOPBACK, args=["--link", "wan=delay 2ms loss 1e-2"])
+        if p is None:
+            return
+        r = subprocess.run([exe, INST, "ab", "ba", "16"], capture_output=True, text=True,
+                           timeout=120)
+        lines = r.stdout.splitlines()
+        recv = [x for x in lines if x.startswith("recv ")]
+        check(r.returncode == 0 and len(recv) == 16 and
+              all("every byte right" in x for x in recv) and lines[-1] == "16 messages, all verified",
+              "example: rc %d %r %r" % (r.returncode, r.stdout[-800:], r.stderr[-500:]))
+        polls = sum(int(m.group(1)) for m in re.finditer(r"partly set at (\d+) polls", r.stdout))
+        check(polls > 0, "the bitmaps were never seen partly set while messages arrived")
+        time.sleep(0.3)     # the stats snapshot is republished every 100 ms
+        rc, st, err = ctl("stats", js=True)
+        ab = [c for c in st["conns"] if c["name"] == "ab"][0] if rc == 0 else {}
+        check(ab.get("retransmitted", 0) > 0, "1 %% loss but no retransmission: %s" % ab)
+        stop(p)
+    print("ok: sdk: the example of docs/sdk.md built with cc and ran: %d messages verified, "
+          "%d chunks retransmitted" % (len(recv), ab.get("retransmitted", 0)))
+
+
+def memif_ini(d, side, sock):
+    path = os.path.join(d, "memif-%s.ini" % side)
+    text = open(os.path.join(CFG, "memif-%s.ini" % side)).read()
+    open(path, "w").write(text.replace("/tmp/sdr-memif.sock", sock))
+    return path
+
+
+def case_perf():
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "memif.sock")
+        link = ["--link", "wan=delay 2ms loss 1e-3"]
+        a = start(memif_ini(d, "a", sock), name=INST + "a", args=link, lcores="0")
+        b = start(memif_ini(d, "b", sock), name=INST + "b", args=link, lcores="1")
+        if a is None or b is None:
+            return
+        runs = [("write_bw", "sr", "1MiB", 30, []), ("write_bw", "ec-mds:8,2", "512KiB", 30, []),
+                ("write_bw", "sr-nack", "64KiB", 100, []),
+                ("write_lat", "ec-xor:8,2", "256KiB", 20, []),
+                ("write_bw", "sr", "1MiB", 20, ["--stream"]),
+                ("write_bw", "ec-mds:8,2", "1MiB", 20, ["--stream"])]
+        for test, scheme, size, iters, extra in runs:
+            common = ["--scheme", scheme, "--size", size, "--iters", str(iters), "--json", test]
+            srv = subprocess.Popen([PERF, "-n", INST + "b", "-c", "ba", "--server"] + common,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            procs.append(srv)
+            time.sleep(0.5)
+            cli = subprocess.run([PERF, "-n", INST + "a", "-c", "ab"] + extra + common,
+                                 capture_output=True, text=True, timeout=120)
+            out, err = srv.communicate(timeout=60)
+            name = "perf %s %s %s%s" % (test, scheme, size, " streamed" if extra else "")
+            try:
+                sc, ss = json.loads(cli.stdout), json.loads(out)
+            except ValueError:
+                failures.append("%s: no JSON: %r %r %r" % (name, cli.stdout, cli.stderr, err))
+                continue
+            check(cli.returncode == 0 and sc["completed"] == iters and sc["failed"] == 0,
+                  "%s client: %s %r" % (name, sc, cli.stderr))
+            check(srv.returncode == 0 and ss["verified"] == iters and ss["failed"] == 0,
+                  "%s server: %s %r" % (name, ss, err))
+            check(sc["p50_s"] > 0.004 and sc["bw_avg_gbps"] > 0,
+                  "%s: p50 %.4f s below the 4 ms RTT" % (name, sc["p50_s"]))
+            print("ok: %s: %.2f Gbit/s avg, %.2f peak, p50 %.1f ms p99 %.1f ms, %d retransmitted,"
+                  " %d decoded" % (name, sc["bw_avg_gbps"], sc["bw_peak_gbps"],
+                                   1e3 * sc["p50_s"], 1e3 * sc["p99_s"],
+                                   sc["retransmitted_chunks"], ss["decoded_submessages"]))
+        # the perftest-style table
+        srv = subprocess.Popen([PERF, "-n", INST + "b", "-c", "ba", "--server", "--iters", "5",
+                                "write_bw"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        procs.append(srv)
+        time.sleep(0.5)
+        cli = subprocess.run([PERF, "-n", INST + "a", "-c", "ab", "--iters", "5", "write_bw"],
+                             capture_output=True, text=True, timeout=60)
+        out, err = srv.communicate(timeout=60)
+        head = cli.stdout.splitlines()[1].split() if cli.returncode == 0 else []
+        check(head[:3] == ["#bytes", "#iterations", "BW"] and "p99.9[ms]" in head,
+              "perftest columns: %r" % cli.stdout)
+        check(srv.returncode == 0 and " verified 5 of 5 messages" in out, "server table: %r" % out)
+        stop(a)
+        stop(b)
+
+
+try:
+    {"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed, "sdk": case_sdk,
+     "perf": case_perf}[CASE]()
+finally:
+    cleanup()
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)

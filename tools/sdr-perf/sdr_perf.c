@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-perf: perftest-style measurement over SDR connections (ib_write_bw / ib_write_lat).
+ * A server and a client attach to two dataplanes (or two connections of one) with libsdr;
+ * the server posts receives and checks every byte of every message, the client sends and
+ * reports bandwidth, message rate and completion-time percentiles.
+ *
+ *   sdr-perf -n memif-b --conn ba --server write_bw --size 1MiB --iters 200
+ *   sdr-perf -n memif-a --conn ab write_bw --size 1MiB --iters 200
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libsdr.h"
+#include "units.h"
+
+struct opts {
+	const char *instance;
+	const char *conn;
+	const char *scheme;
+	const char *chunk;
+	int server;
+	int lat;
+	int json;
+	int stream;
+	uint64_t size;
+	uint32_t iters;
+	uint32_t inflight;
+	uint64_t seed;
+	double timeout_s;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sdr-perf [options] write_bw|write_lat\n"
+"Measure SDR message bandwidth and latency between two dataplanes, perftest style.\n"
+"Run the same command with --server on the receiving side first.\n"
+"\n"
+"  -n, --name NAME       dataplane instance (default sdr0)\n"
+"  -c, --conn NAME       connection to use (from the file or sdrctl conn add)\n"
+"      --server          receive and check every message (default: send)\n"
+"  -s, --size SIZE       message size (default 1MiB)\n"
+"      --iters N         messages (default 100)\n"
+"      --inflight N      messages in flight, write_bw (default 8; write_lat: 1)\n"
+"      --scheme NAME     set the connection's scheme first (sr, sr-nack, ec-xor:K,M,\n"
+"                        ec-mds:K,M, auto); both sides must use the same\n"
+"      --chunk SIZE      set the connection's chunk size first\n"
+"      --stream          client: streamed sends, each message written and declared\n"
+"                        ready four chunks at a time (sdr_send_stream_*)\n"
+"      --seed N          message contents seed (default 1; both sides the same)\n"
+"      --timeout TIME    give up after this long (default 120s)\n"
+"      --json            one JSON object\n"
+"  -h, --help            this text\n"
+"\n"
+"Exit status: 0 when every message completed (and, on the server, verified), 1 when\n"
+"not, 2 on bad options.\n");
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t
+word(uint64_t seed, uint64_t msg, uint64_t i)
+{
+	return (seed * 0xD6E8FEB86659FD93ull) ^ (msg << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+/* Bytes [off, off + len) of message @p msg; @p off is a multiple of 8. */
+static void
+fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed, uint64_t msg)
+{
+	uint64_t i, w;
+
+	for (i = off; i + 8 <= off + len; i += 8) {
+		w = word(seed, msg, i / 8);
+		memcpy(p + i, &w, 8);
+	}
+	w = word(seed, msg, i / 8);
+	memcpy(p + i, &w, off + len - i);
+}
+
+/*
+ * A streamed send: the message is written a piece at a time, each piece declared ready as
+ * soon as it is written, so the first chunks are on the wire while the rest is produced.
+ */
+static int
+send_streamed(struct sdr_qp *qp, uint8_t *b, const struct opts *o, uint32_t msg)
+{
+	struct sdr_send_stream st;
+	uint64_t piece, off;
+	int rc;
+
+	rc = sdr_send_stream_start(qp, b, o->size, msg, msg, &st);
+	if (rc != SDR_SUCCESS)
+		return rc;
+	piece = (uint64_t)st.chunk * 4;
+	for (off = 0; off < o->size; off += piece) {
+		uint64_t len = o->size - off < piece ? o->size - off : piece;
+
+		fill(b, off, len, o->seed, msg);
+		while ((rc = sdr_send_stream_continue(&st, off, len)) == SDR_RETRY)
+			;
+		if (rc != SDR_SUCCESS)
+			return rc;
+	}
+	while ((rc = sdr_send_stream_end(&st)) == SDR_RETRY)
+		;
+	return rc;
+}
+
+static int
+check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = word(seed, msg, i / 8);
+		if (memcmp(p + i, &w, 8) != 0)
+			return 0;
+	}
+	w = word(seed, msg, i / 8);
+	return memcmp(p + i, &w, len - i) == 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct(const double *v, uint32_t n, double q)
+{
+	uint32_t r = (uint32_t)ceil(q * n);
+
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+/* Change the connection before using it (it must be idle). */
+static int
+reconfigure(struct sdr_context *ctx, const struct opts *o)
+{
+	char set[256];
+
+	if (o->scheme == NULL && o->chunk == NULL)
+		return SDR_SUCCESS;
+	snprintf(set, sizeof(set), "%s%s%s%s", o->scheme ? "scheme " : "", o->scheme ? o->scheme : "",
+		 o->chunk ? " chunk " : "", o->chunk ? o->chunk : "");
+	return sdr_conn_set(ctx, o->conn, set);
+}
+
+static int
+run(const struct opts *o)
+{
+	struct sdr_context *ctx;
+	struct sdr_qp *qp;
+	struct sdr_mr *mr;
+	struct sdr_recv **h;
+	uint8_t *buf;
+	double *lat, *done_at, t0, deadline;
+	uint32_t posted = 0, completed = 0, verified = 0, failed = 0, retx = 0, dec = 0;
+	uint32_t inflight = o->lat ? 1 : o->inflight;
+	uint32_t *slot_of, *free_slot, nfree;
+	char err[256];
+	int rc;
+
+	if (sdr_context_create(o->instance, &ctx, err, sizeof(err)) != SDR_SUCCESS) {
+		fprintf(stderr, "sdr-perf: %s\n", err);
+		return 1;
+	}
+	if (reconfigure(ctx, o) != SDR_SUCCESS || sdr_qp_open(ctx, o->conn, &qp) != SDR_SUCCESS) {
+		fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+		sdr_context_destroy(ctx);
+		return 1;
+	}
+	if (sdr_mr_reg(ctx, (size_t)(o->size ? o->size : 1) * inflight, (void **)&buf, &mr) !=
+	    SDR_SUCCESS) {
+		fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+		sdr_context_destroy(ctx);
+		return 1;
+	}
+	lat = calloc(o->iters, sizeof(double));
+	done_at = calloc(o->iters, sizeof(double));
+	h = calloc(inflight, sizeof(*h));
+	/* Messages complete out of order under loss: a buffer slot is reused only when the
+	 * message that owned it has completed, never by position. */
+	slot_of = calloc(o->iters, sizeof(*slot_of));
+	free_slot = calloc(inflight, sizeof(*free_slot));
+	for (nfree = 0; nfree < inflight; nfree++)
+		free_slot[nfree] = inflight - 1 - nfree;
+	t0 = now_s();
+	deadline = t0 + o->timeout_s;
+	while (completed < o->iters && now_s() < deadline) {
+		struct sdr_completion c;
+
+		/* keep the window full */
+		while (posted < o->iters && nfree > 0) {
+			uint32_t w = free_slot[nfree - 1];
+			uint8_t *b = buf + (size_t)w * o->size;
+
+			if (o->server) {
+				rc = sdr_recv_post(qp, b, o->size, posted, &h[w]);
+			} else {
+				if (o->stream) {
+					rc = send_streamed(qp, b, o, posted);
+				} else {
+					fill(b, 0, o->size, o->seed, posted);
+					rc = sdr_send_post(qp, b, o->size, (uint32_t)posted, posted);
+				}
+			}
+			if (rc == SDR_RETRY)
+				break;
+			if (rc != SDR_SUCCESS) {
+				fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+				goto out;
+			}
+			slot_of[posted] = w;
+			nfree--;
+			posted++;
+		}
+		rc = o->server ? sdr_recv_poll(qp, &c) : sdr_send_poll(qp, &c);
+		if (rc == SDR_ERROR) {
+			fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+			goto out;
+		}
+		if (rc != SDR_SUCCESS)
+			continue;
+		if (c.cookie >= posted) {
+			fprintf(stderr, "sdr-perf: completion for unknown message %" PRIu64 "\n", c.cookie);
+			goto out;
+		}
+		free_slot[nfree++] = slot_of[c.cookie];
+		lat[completed] = c.time_s;
+		done_at[completed] = now_s() - t0;
+		completed++;
+		retx += c.retransmitted;
+		dec += c.decoded;
+		if (c.status != 0) {
+			failed++;
+		} else if (o->server) {
+			uint32_t w = slot_of[c.cookie], imm;
+
+			if (check(buf + (size_t)w * o->size, o->size, o->seed, c.cookie) &&
+			    (sdr_recv_imm_get(c.recv, &imm) != SDR_SUCCESS || imm == (uint32_t)c.cookie))
+				verified++;
+			else
+				failed++;
+		}
+		if (o->server)
+			sdr_recv_complete(c.recv);
+	}
+out:
+	{
+		/* The server's clock starts with the first packet in, not when it started
+		 * waiting; the client's when it posted the first send. */
+		double start = 0, elapsed;
+
+		for (uint32_t i = 0; o->server && i < completed; i++)
+			if (i == 0 || done_at[i] - lat[i] < start)
+				start = done_at[i] - lat[i];
+		elapsed = completed ? done_at[completed - 1] - start : now_s() - t0;
+		double avg = elapsed > 0 ? (double)completed * (double)o->size * 8e-9 / elapsed : 0;
+		double peak = avg, mean = 0;
+		uint32_t win = inflight > 1 ? inflight : 1;
+		double *sorted = malloc((completed ? completed : 1) * sizeof(double));
+
+		/* peak: the best rate over any window of `inflight` consecutive completions */
+		for (uint32_t i = win; i < completed; i++) {
+			double dt = done_at[i] - done_at[i - win];
+
+			if (dt > 0 && (double)win * (double)o->size * 8e-9 / dt > peak)
+				peak = (double)win * (double)o->size * 8e-9 / dt;
+		}
+		memcpy(sorted, lat, completed * sizeof(double));
+		qsort(sorted, completed, sizeof(double), cmp_double);
+		for (uint32_t i = 0; i < completed; i++)
+			mean += lat[i];
+		mean = completed ? mean / completed : 0;
+		if (o->json) {
+			printf("{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
+			       "\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
+			       "\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,"
+			       "\"p50_s\":%.9g,\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,"
+			       "\"retransmitted_chunks\":%u,\"decoded_submessages\":%u}\n",
+			       o->lat ? "write_lat" : "write_bw", o->server ? "server" : "client",
+			       o->size, o->iters, completed, verified, failed, peak, avg,
+			       elapsed > 0 ? completed / elapsed * 1e-6 : 0, mean, pct(sorted, completed, .5),
+			       pct(sorted, completed, .99), pct(sorted, completed, .999),
+			       completed ? sorted[completed - 1] : 0, retx, dec);
+		} else if (o->lat) {
+			char vbuf[32] = "-";
+
+			if (o->server)
+				snprintf(vbuf, sizeof(vbuf), "%u/%u", verified, completed);
+			printf("---------------------------------------------------------------------------------------\n");
+			printf(" %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
+			       "#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
+			       "99%[us]", "99.9%[us]", "verified");
+			printf(" %-10" PRIu64 " %-12u %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f %-10s\n",
+			       o->size, completed, completed ? sorted[0] * 1e6 : 0,
+			       completed ? sorted[completed - 1] * 1e6 : 0, pct(sorted, completed, .5) * 1e6,
+			       mean * 1e6, pct(sorted, completed, .99) * 1e6,
+			       pct(sorted, completed, .999) * 1e6, vbuf);
+			printf("---------------------------------------------------------------------------------------\n");
+		} else {
+			printf("---------------------------------------------------------------------------------------\n");
+			printf(" %-10s %-12s %-16s %-19s %-14s %-9s %-9s %-9s\n", "#bytes", "#iterations",
+			       "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "p50[ms]",
+			       "p99[ms]", "p99.9[ms]");
+			printf(" %-10" PRIu64 " %-12u %-16.3f %-19.3f %-14.6f %-9.2f %-9.2f %-9.2f\n",
+			       o->size, completed, peak, avg, elapsed > 0 ? completed / elapsed * 1e-6 : 0,
+			       pct(sorted, completed, .5) * 1e3, pct(sorted, completed, .99) * 1e3,
+			       pct(sorted, completed, .999) * 1e3);
+			printf("---------------------------------------------------------------------------------------\n");
+			if (o->server)
+				printf(" verified %u of %u messages\n", verified, completed);
+		}
+		free(sorted);
+	}
+	rc = completed == o->iters && failed == 0 && (!o->server || verified == completed) ? 0 : 1;
+	if (completed < o->iters)
+		fprintf(stderr, "sdr-perf: only %u of %u messages completed\n", completed, o->iters);
+	sdr_mr_dereg(mr);
+	sdr_context_destroy(ctx);
+	free(lat);
+	free(done_at);
+	free(h);
+	free(slot_of);
+	free(free_slot);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_SERVER = 256, O_ITERS, O_INFLIGHT, O_SCHEME, O_CHUNK, O_SEED, O_TIMEOUT, O_JSON,
+	       O_STREAM };
+	static const struct option lopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "conn", required_argument, NULL, 'c' },
+		{ "server", no_argument, NULL, O_SERVER },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "inflight", required_argument, NULL, O_INFLIGHT },
+		{ "scheme", required_argument, NULL, O_SCHEME },
+		{ "chunk", required_argument, NULL, O_CHUNK },
+		{ "stream", no_argument, NULL, O_STREAM },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .instance = "sdr0", .size = 1 << 20, .iters = 100, .inflight = 8,
+			  .seed = 1, .timeout_s = 120 };
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "n:c:s:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o.instance = optarg; break;
+		case 'c': o.conn = optarg; break;
+		case O_SERVER: o.server = 1; break;
+		case 's':
+			if (units_parse_size(optarg, &o.size) != 0 || o.size > (1ull << 32)) {
+				fprintf(stderr, "sdr-perf: bad --size '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_ITERS:
+		case O_INFLIGHT:
+			if (units_parse_u64(optarg, 10000000, &v) != 0 || v == 0) {
+				fprintf(stderr, "sdr-perf: bad --%s '%s'\n", c == O_ITERS ? "iters" :
+					"inflight", optarg);
+				return 2;
+			}
+			*(c == O_ITERS ? &o.iters : &o.inflight) = (uint32_t)v;
+			break;
+		case O_SCHEME: o.scheme = optarg; break;
+		case O_CHUNK: o.chunk = optarg; break;
+		case O_SEED:
+			if (units_parse_u64(optarg, UINT64_MAX, &o.seed) != 0) {
+				fprintf(stderr, "sdr-perf: bad --seed '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_TIMEOUT:
+			if (units_parse_time(optarg, &o.timeout_s) != 0 || o.timeout_s <= 0) {
+				fprintf(stderr, "sdr-perf: bad --timeout '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_JSON: o.json = 1; break;
+		case O_STREAM: o.stream = 1; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, "Try 'sdr-perf --help'.\n");
+			return 2;
+		}
+	}
+	if (optind + 1 != argc || (strcmp(argv[optind], "write_bw") != 0 &&
+				   strcmp(argv[optind], "write_lat") != 0)) {
+		fprintf(stderr, "sdr-perf: expected one test: write_bw or write_lat\n");
+		return 2;
+	}
+	if (o.conn == NULL) {
+		fprintf(stderr, "sdr-perf: missing --conn NAME\n");
+		return 2;
+	}
+	o.lat = strcmp(argv[optind], "write_lat") == 0;
+	return run(&o);
+}
