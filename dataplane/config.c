@@ -300,6 +300,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return get_u32(w, k, v, 1, 0xFFFFFF, &a->remote_qpn);
 	if (strcmp(k, "local_rkey") == 0)
 		return get_u32(w, k, v, 0, UINT32_MAX, &a->local_rkey);
+	if (strcmp(k, "remote_ctrl_qpn") == 0)
+		return get_u32(w, k, v, 0, 0xFFFFFF, &a->remote_ctrl_qpn);
 	if (strcmp(k, "remote_rkey") == 0)
 		return get_u32(w, k, v, 0, UINT32_MAX, &a->remote_rkey);
 	if (strcmp(k, "mtu") == 0) {
@@ -392,6 +394,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return 0;
 	}
 	return fail(w, k, "unknown key (expected port, peer_mac, peer_ip, local_qpn, remote_qpn, "
+		    "remote_ctrl_qpn, "
 		    "local_rkey, remote_rkey, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
 		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey)");

@@ -44,6 +44,8 @@ struct sdr_conn_attr {
 	uint8_t dir;			/**< enum sdr_dir */
 	uint32_t local_qpn;		/**< first data QPN on this side */
 	uint32_t remote_qpn;		/**< first data QPN on the peer */
+	uint32_t remote_ctrl_qpn;	/**< the peer's control QPN; 0: the one after its data
+					 *   QPNs (a verbs peer's QPNs are the NIC's choice) */
 	uint32_t local_rkey;		/**< R_Key the peer puts in our RETHs */
 	uint32_t remote_rkey;		/**< R_Key we put in the peer's RETHs */
 };
@@ -112,6 +114,13 @@ static inline uint32_t
 sdr_conn_ctrl_qpn(uint32_t base, const struct sdr_conn_attr *a)
 {
 	return base + (uint32_t)a->channels * a->generations;
+}
+
+/** The peer's control QPN: set explicitly, or the one after its data QPNs. */
+static inline uint32_t
+sdr_conn_remote_ctrl_qpn(const struct sdr_conn_attr *a)
+{
+	return a->remote_ctrl_qpn ? a->remote_ctrl_qpn : sdr_conn_ctrl_qpn(a->remote_qpn, a);
 }
 
 enum sdr_qpn_kind {

@@ -535,7 +535,7 @@ build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t
 	uint8_t payload[SDR_CTRL_MAX_LEN];
 	struct roce_pkt pkt = {
 		.opcode = ROCE_OP_UC_SEND_ONLY,
-		.dqpn = sdr_conn_ctrl_qpn(ep->cfg.attr.remote_qpn, &ep->cfg.attr),
+		.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
 		.psn = ep->ctrl_psn++ & 0xFFFFFF,
 	};
 	int n = sdr_ctrl_encode(c, payload, sizeof(payload)), l;
