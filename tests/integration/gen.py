@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""sdr-gen on memif pairs (no hugepages, no NIC).
+
+usage: gen.py BUILD_DIR SOURCE_DIR CASE
+
+Cases:
+  pair         txonly into rxonly over memif: 64-byte writes over 4 QPNs and 8 message ids,
+               every 100th with a bad ICRC; the receiver counts exactly what was sent, by
+               verdict; a paced run never goes faster than asked; bad options exit 2
+  dataplane    txonly into a dataplane: its port and connection counters match exactly
+               (received, ICRC good and bad, unknown QPN, slot not posted)
+  interactive  the prompt: set rate, start, show port stats, stop, quit
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD, SRC, CASE = sys.argv[1:4]
+GEN = os.path.join(BUILD, "tools", "sdr-gen")
+DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
+CTL = os.path.join(BUILD, "tools", "sdrctl")
+EAL = ["--no-huge", "-m", "256", "--no-pci", "--log-level", "lib.eal:error"]
+TAG = str(os.getpid())
+failures = []
+procs = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+def cleanup(*_):
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
+
+
+def memif(sock, role):
+    return "net_memif0,role=%s,socket=%s,id=0" % (role, sock)
+
+
+def gen(lcores, prefix, vdev, args, timeout=60, wait=True, **kw):
+    cmd = [GEN, "-l", lcores] + EAL + ["--file-prefix", prefix + TAG, "--vdev", vdev, "--"] + args
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    procs.append(p)
+    if not wait:
+        return p
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err
+
+
+def last_json(out):
+    rows = [x for x in out.splitlines() if x.startswith("{")]
+    return json.loads(rows[-1]) if rows else {}
+
+
+def case_pair():
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "g.sock")
+        rx = gen("1", "grx", memif(sock, "server"),
+                 ["--mode", "rxonly", "--count", "100000", "--duration", "60s", "--json"],
+                 wait=False)
+        time.sleep(0.5)
+        rc, out, err = gen("0", "gtx", memif(sock, "client"),
+                           ["--count", "100000", "--size", "64", "--qpn", "0x100,4", "--msgs",
+                            "8", "--pkts-per-msg", "1", "--bad-icrc-every", "100", "--json"])
+        tx = last_json(out)
+        rout, rerr = rx.communicate(timeout=60)
+        r = last_json(rout)
+        check(rc == 0 and tx.get("tx_pkts") == 100000 and tx.get("tx_bad_icrc") == 1000,
+              "txonly: rc %d %s %r" % (rc, tx, err[-500:]))
+        check(rx.returncode == 0 and r.get("rx_pkts") == 100000 and
+              r.get("verdicts") == {"ok": 99000, "bad_icrc": 1000},
+              "rxonly: rc %s %s %r" % (rx.returncode, r, rerr[-500:]))
+        print("ok: pair: 100000 64-byte writes, %.2f Mpps sent, received by verdict %s" %
+              (tx.get("mpps", 0), r.get("verdicts")))
+
+        # pacing: never faster than asked (a correctness property, not a speed target)
+        os.unlink(sock) if os.path.exists(sock) else None
+        rx = gen("1", "grx", memif(sock, "server"),
+                 ["--mode", "rxonly", "--count", "5000", "--duration", "60s", "--json"],
+                 wait=False)
+        time.sleep(0.5)
+        rc, out, err = gen("0", "gtx", memif(sock, "client"),
+                           ["--count", "5000", "--size", "1024", "--rate", "50kpps", "--json"])
+        tx = last_json(out)
+        rx.communicate(timeout=60)
+        check(rc == 0 and tx.get("tx_pkts") == 5000 and tx.get("mpps", 1) <= 0.05 * 1.02,
+              "paced at 50 kpps: %s" % tx)
+        print("ok: pair: paced run at %.1f kpps for 50 kpps asked" % (tx.get("mpps", 0) * 1e3))
+
+    for args, want in ((["--size", "5000"], "--size"), (["--mode", "both"], "--mode"),
+                       (["--qpn", "0x100,0"], "--qpn"), (["--rate", "fast"], "--rate"),
+                       (["--msgs", "2000"], "--msgs")):
+        rc, out, err = gen("0", "gbad", "net_null0", args)
+        ours = [x for x in err.splitlines() if x.startswith("sdr-gen:")]
+        check(rc == 2 and len(ours) == 1 and want in ours[0],
+              "sdr-gen %s: rc %d %r" % (" ".join(args), rc, err[-300:]))
+    rc, out, err = gen("0", "gbad", "net_null0", ["--port", "5", "--count", "1"])
+    check(rc == 1 and "no DPDK port 5" in err, "missing port: rc %d %r" % (rc, err[-300:]))
+
+
+def case_dataplane():
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "m.sock")
+        ini = os.path.join(d, "a.ini")
+        text = open(os.path.join(SRC, "pmd-configs", "memif-a.ini")).read()
+        open(ini, "w").write(text.replace("/tmp/sdr-memif.sock", sock))
+        name = "sdrt-gen-" + TAG
+        dp = subprocess.Popen([DP, "-l", "1", "--no-huge", "-m", "1024", "--no-pci",
+                               "--log-level", "lib.eal:error", "--file-prefix", name, "--",
+                               "-f", ini, "-n", name, "-q", "--duration", "60s"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(dp)
+        for _ in range(50):
+            if subprocess.run([CTL, "-n", name, "help"], capture_output=True).returncode == 0:
+                break
+            if dp.poll() is not None:
+                failures.append("the dataplane did not start: %s" % dp.stderr.read()[-500:])
+                return
+            time.sleep(0.1)
+        # to connection ab (QPNs 0x100..0x103 of its 32, nothing posted), every 100th bad
+        rc1, out1, err1 = gen("0", "gtx", memif(sock, "client"),
+                              ["--count", "10000", "--size", "64", "--qpn", "0x100,4", "--msgs",
+                               "8", "--pkts-per-msg", "1", "--bad-icrc-every", "100", "--json"])
+        # to a QPN nobody owns
+        rc2, out2, err2 = gen("0", "gtx", memif(sock, "client"),
+                              ["--count", "300", "--size", "1024", "--qpn", "0x500", "--json"])
+        check(rc1 == 0 and rc2 == 0, "sdr-gen: %d %r / %d %r" % (rc1, err1[-300:], rc2,
+                                                                  err2[-300:]))
+        time.sleep(0.3)
+        p = subprocess.run([CTL, "-n", name, "--json", "port", "show", "m0"], capture_output=True,
+                           text=True)
+        c = subprocess.run([CTL, "-n", name, "--json", "conn", "show", "ab"], capture_output=True,
+                           text=True)
+        dp.send_signal(signal.SIGINT)
+        dp.communicate(timeout=30)
+        if not check(p.returncode == 0 and c.returncode == 0, "sdrctl: %r %r" % (p.stderr,
+                                                                                 c.stderr)):
+            return
+        port = json.loads(p.stdout)["ports"][0]
+        rx = json.loads(c.stdout)["counters"]["receive"]
+        want = {"rx_pkts": 10300, "ok": 10200, "bad_icrc": 100, "unknown_qpn": 300}
+        for k, v in want.items():
+            check(port.get(k) == v, "dataplane port %s = %s, want %d" % (k, port.get(k), v))
+        check(rx.get("slot_not_posted") == 9900,
+              "connection ab slot_not_posted = %s, want 9900" % rx.get("slot_not_posted"))
+        print("ok: dataplane: counters match what sdr-gen sent: %s, slot_not_posted %d" %
+              ({k: port.get(k) for k in want}, rx.get("slot_not_posted", -1)))
+
+
+def case_interactive():
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "g.sock")
+        rx = gen("1", "grx", memif(sock, "server"), ["--mode", "rxonly", "--duration", "8s",
+                                                     "--json"], wait=False)
+        time.sleep(0.5)
+        p = gen("0-1", "gtx", memif(sock, "client"), ["-i", "--size", "64"], wait=False,
+                stdin=subprocess.PIPE)
+        time.sleep(0.5)
+        p.stdin.write("set rate 20kpps\nstart\n")
+        p.stdin.flush()
+        time.sleep(1)
+        p.stdin.write("show port stats\nstop\nquit\n")
+        p.stdin.flush()
+        out, err = p.communicate(timeout=30)
+        rout, rerr = rx.communicate(timeout=30)
+        r = last_json(rout)
+        sent = [int(x.split()[2]) for x in out.splitlines() if "sdr-gen: sent" in x]
+        check(p.returncode == 0 and "rate 20000 packets/s" in out and "txonly started" in out and
+              out.count("NIC statistics for port 0") == 2 and len(sent) == 2,
+              "prompt: rc %d %r %r" % (p.returncode, out[-1500:], err[-300:]))
+        check(sent and r.get("rx_pkts") == sent[-1] and sent[-1] > 0,
+              "prompt: sent %s, received %s" % (sent, r.get("rx_pkts")))
+        print("ok: interactive: %s packets sent between start and stop, all received" %
+              (sent[-1] if sent else "?"))
+
+
+try:
+    {"pair": case_pair, "dataplane": case_dataplane, "interactive": case_interactive}[CASE]()
+finally:
+    cleanup()
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
