@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Thin wrapper over meson/ninja. Each target installs missing Debian packages first.
-#   make demo    the main job on its default settings
+#   make demo    the main job on its default settings (make demo ARGS="--rtt 50ms --loss 1e-2")
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json
 BUILD ?= build
@@ -25,7 +25,7 @@ unit: build
 	meson test -C $(BUILD) --suite unit --print-errorlogs
 
 demo: build
-	@tools/demo.sh $(BUILD)
+	@$(PYTHON) tools/demo.py --build $(BUILD) $(ARGS)
 
 bench: build
 	$(PYTHON) tools/bench/run.py --build $(BUILD)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sdr_model.h"
+#include "sdr_rel.h"
 
 static const char *const err_names[SDR_MODEL_E_COUNT] = {
 #define X(sym, name, doc) [SDR_MODEL_E_##sym] = name,
@@ -498,11 +499,41 @@ binom_range(unsigned int n, unsigned int lo, unsigned int hi, double p)
 	return sum;
 }
 
+/*
+ * Decode probabilities of one submessage of @p kk data and @p mm parity chunks, as the
+ * reliability layer sends it (sdr_rel_sub_parity(): a short last submessage gets fewer
+ * parity chunks). MDS repairs any mm losses; XOR groups data chunk j with parity j mod mm,
+ * and each group survives one loss.
+ */
+static void
+sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p,
+	   struct sdr_model_decode *out)
+{
+	double ln_ok = 0, ln_nofail = 0;
+
+	if (p == 0) {
+		out->ok = 1;
+		out->fail = 0;
+		return;
+	}
+	if (s->kind == SDR_SCHEME_EC_MDS) {
+		out->ok = binom_range(kk + mm, 0, mm, p);
+		out->fail = binom_range(kk + mm, mm + 1, kk + mm, p);
+		return;
+	}
+	for (unsigned int i = 0; i < mm; i++) {
+		unsigned int g = (kk - i + mm - 1) / mm + 1;	/* data chunks of group i, + parity */
+
+		ln_ok += log(binom_range(g, 0, 1, p));
+		ln_nofail += log1p(-binom_range(g, 2, g, p));
+	}
+	out->ok = exp(ln_ok);
+	out->fail = -expm1(ln_nofail);
+}
+
 int
 sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model_decode *out)
 {
-	unsigned int n, g;
-	double gfail, gok;
 	int rc;
 
 	rc = sdr_scheme_check(s);
@@ -512,44 +543,41 @@ sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model
 		return -SDR_MODEL_E_BAD_SCHEME;
 	if (!(p_chunk >= 0 && p_chunk < 1))
 		return -SDR_MODEL_E_BAD_DROP;
-	if (p_chunk == 0) {
-		out->ok = 1;
-		out->fail = 0;
-		return 0;
-	}
-	if (s->kind == SDR_SCHEME_EC_MDS) {
-		n = s->k + s->m;
-		out->ok = binom_range(n, 0, s->m, p_chunk);
-		out->fail = binom_range(n, s->m + 1, n, p_chunk);
-		return 0;
-	}
-	/* XOR: m independent groups of g = k/m + 1 chunks, each survives one loss */
-	g = s->k / s->m + 1;
-	gok = binom_range(g, 0, 1, p_chunk);
-	gfail = binom_range(g, 2, g, p_chunk);
-	out->ok = exp(s->m * log(gok));
-	out->fail = -expm1(s->m * log1p(-gfail));
+	sub_decode(s, s->k, s->m, p_chunk, out);
 	return 0;
 }
 
+/*
+ * EC with SR fallback. The message is L = ceil(M / k) submessages: M div k full ones with m
+ * parity chunks each, and a short last one of M mod k chunks with the parity the
+ * reliability layer gives it (sdr_rel_sub_parity()). Undecodable submessages are repeated
+ * under SR after the fallback timeout.
+ */
 static int
 eval_ec(const struct sdr_model_params *p, const struct sdr_model_derived *d,
 	const struct sdr_scheme *s, struct sdr_model_choice *out)
 {
 	uint64_t m_chunks = (uint64_t)d->chunks;
-	double subs = (double)(m_chunks / s->k + (m_chunks % s->k != 0));	/* L */
-	double parity = ceil(d->chunks * s->m / s->k);				/* ceil(M / R) */
-	struct sdr_model_decode dec;
-	double fallback;
+	double nfull = (double)(m_chunks / s->k);
+	unsigned int kk = (unsigned int)(m_chunks % s->k), mm = sdr_rel_sub_parity(s, kk);
+	double parity = nfull * s->m + (kk ? mm : 0);
+	struct sdr_model_decode full, part = { .ok = 1, .fail = 0 };
+	double fallback, ln_nofail;
 	int rc;
 
-	rc = sdr_model_ec_decode(s, d->p_chunk, &dec);
+	rc = sdr_scheme_check(s);
 	if (rc != 0)
 		return rc;
-	out->exp_failures = subs * dec.fail;
-	out->p_fallback = dec.fail >= 1 ? 1 : -expm1(subs * log1p(-dec.fail));
-	rc = sdr_model_sr_mean(out->exp_failures * s->k, d->t_inj_s, p->rtt_s, d->rto_s,
-			       d->p_chunk, &fallback);
+	sub_decode(s, s->k, s->m, d->p_chunk, &full);
+	if (kk)
+		sub_decode(s, kk, mm, d->p_chunk, &part);
+	out->exp_failures = nfull * full.fail + part.fail;
+	ln_nofail = (full.fail >= 1 ? -INFINITY : nfull * log1p(-full.fail)) +
+		    (part.fail >= 1 ? -INFINITY : log1p(-part.fail));
+	out->p_fallback = -expm1(ln_nofail);
+	/* the fallback repeats the chunks of the submessages that failed */
+	rc = sdr_model_sr_mean(nfull * full.fail * s->k + part.fail * kk, d->t_inj_s, p->rtt_s,
+			       d->rto_s, d->p_chunk, &fallback);
 	if (rc != 0)
 		return rc;
 	out->mean_s = (d->chunks + parity) * d->t_inj_s +

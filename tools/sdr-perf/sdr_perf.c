@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libsdr.h"
 #include "units.h"
@@ -174,7 +175,7 @@ run(const struct opts *o)
 	uint8_t *buf;
 	double *lat, *done_at, t0, deadline;
 	uint32_t posted = 0, completed = 0, verified = 0, failed = 0, retx = 0, dec = 0;
-	uint32_t inflight = o->lat ? 1 : o->inflight;
+	uint32_t inflight = o->lat ? 1 : o->inflight, idle = 0;
 	uint32_t *slot_of, *free_slot, nfree;
 	char err[256];
 	int rc;
@@ -238,8 +239,14 @@ run(const struct opts *o)
 			fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
 			goto out;
 		}
-		if (rc != SDR_SUCCESS)
+		if (rc != SDR_SUCCESS) {
+			/* idle backoff: completion times are the dataplane's timestamps, so a
+			 * short sleep costs no accuracy and leaves the cores to the dataplanes */
+			if (++idle > 256)
+				usleep(idle > 16384 ? 200 : 20);
 			continue;
+		}
+		idle = 0;
 		if (c.cookie >= posted) {
 			fprintf(stderr, "sdr-perf: completion for unknown message %" PRIu64 "\n", c.cookie);
 			goto out;
