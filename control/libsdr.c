@@ -5,8 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_ring_elem.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
 
 #include "libsdr.h"
 #include "sdr_shm.h"
@@ -304,6 +310,26 @@ sdr_qp_destroy(struct sdr_qp *qp)
 
 /* ---- registered memory: first fit over the context's share of the arena ---- */
 
+/*
+ * Registration makes the region's pages resident, as ibv_reg_mr pins them: otherwise the
+ * dataplane's first write into each page of a fresh buffer pays for allocating and zeroing
+ * it (about 30 000 cycles, ten times the cost of the packet).
+ */
+static void
+make_resident(void *addr, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)addr & ~(page - 1), e = (uintptr_t)addr + len;
+
+	if (madvise((void *)a, e - a, MADV_POPULATE_WRITE) == 0)
+		return;
+	for (; a < e; a += page) {	/* older kernels: touch every page */
+		volatile uint8_t *p = (volatile uint8_t *)a;
+
+		*p = *p;
+	}
+}
+
 int
 sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out)
 {
@@ -329,6 +355,7 @@ sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out
 			ctx->free[i] = ctx->free[--ctx->nfree];
 		*addr = sdr_shm_at(ctx->shm, mr->off);
 		*out = mr;
+		make_resident(*addr, need);
 		return SDR_SUCCESS;
 	}
 	fail(ctx, "no room for %zu bytes in this context's %" PRIu64 "-byte share of the arena",

@@ -509,9 +509,11 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 			const struct dp_stage_stats *st = &ctx->stages[s];
 
 			put(o, "%s{\"stage\":\"%s\",\"calls\":%" PRIu64 ",\"packets\":%" PRIu64
-			    ",\"cycles\":%" PRIu64 ",\"cycles_per_packet\":%.1f}", s ? "," : "",
+			    ",\"cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64
+			    ",\"cycles_per_packet\":%.1f}", s ? "," : "",
 			    dp_stage_name((enum dp_stage)s), st->calls, st->pkts, st->cycles,
-			    st->pkts ? (double)st->cycles / (double)st->pkts : 0.0);
+			    st->busy_cycles,
+			    st->pkts ? (double)st->busy_cycles / (double)st->pkts : 0.0);
 		}
 		put(o, "]}\n");
 		return SDR_CTL_OK;
@@ -519,15 +521,17 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	put(o, "pipeline %s on %u lcores, %" PRIu64 " loops, %" PRIu64 " idle sleeps\n",
 	    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(), ctx->loops,
 	    ctx->idle_sleeps);
-	put(o, "%-24s %14s %14s %16s %12s %10s\n", "stage", "calls", "packets", "cycles",
-	    "cycles/pkt", "pkts/call");
+	put(o, "%-24s %14s %14s %16s %12s %10s %6s\n", "stage", "calls", "packets", "cycles",
+	    "cycles/pkt", "pkts/call", "idle%");
 	for (int s = 0; s < DP_NSTAGES; s++) {
 		const struct dp_stage_stats *st = &ctx->stages[s];
 
-		put(o, "%-24s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %12.1f %10.2f\n",
+		put(o, "%-24s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %12.1f %10.2f %6.1f\n",
 		    dp_stage_name((enum dp_stage)s), st->calls, st->pkts, st->cycles,
-		    st->pkts ? (double)st->cycles / (double)st->pkts : 0.0,
-		    st->calls ? (double)st->pkts / (double)st->calls : 0.0);
+		    st->pkts ? (double)st->busy_cycles / (double)st->pkts : 0.0,
+		    st->calls ? (double)st->pkts / (double)st->calls : 0.0,
+		    st->cycles ? 100.0 * (double)(st->cycles - st->busy_cycles) /
+				 (double)st->cycles : 0.0);
 	}
 	return SDR_CTL_OK;
 }

@@ -25,6 +25,7 @@
 #define DP_BURST_MAX 256
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
+#define DP_TX_PENDING 1024	/* frames held per port while its TX ring is full */
 /*
  * AF_XDP receive buffers: DPDK 22.11's net_af_xdp makes its UMEM of the receive pool, one
  * chunk per mbuf, and the kernel takes chunks of at most a page. 3072 bytes of data room
@@ -64,6 +65,10 @@ struct dp_port {
 	struct link_emu *link;		/* egress emulator, or NULL */
 	struct qpn_table *qpns;		/* local QPN -> connection index */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
+	/* frames the device's TX ring had no room for, sent first next time (backpressure:
+	 * the packetizer stops while this is nearly full; only overflow is dropped) */
+	struct rte_mbuf *tx_pending[DP_TX_PENDING];
+	uint16_t ntx_pending;
 	int exception;			/* port index for non-RoCE traffic, or -1 */
 	pcap_t *pcap;			/* capture = FILE: every frame in and out */
 	pcap_dumper_t *capture;
@@ -99,7 +104,8 @@ enum dp_stage {
 struct dp_stage_stats {
 	uint64_t calls;
 	uint64_t pkts;
-	uint64_t cycles;
+	uint64_t cycles;	/* every call, empty polls included */
+	uint64_t busy_cycles;	/* calls that handled at least one packet: the cost per packet */
 };
 
 struct dp_ctx {

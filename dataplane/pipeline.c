@@ -43,9 +43,13 @@ dp_now_ns(void)
 static inline void
 stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
 {
+	uint64_t dt = rte_get_tsc_cycles() - t0;
+
 	dp.stages[s].calls++;
 	dp.stages[s].pkts += pkts;
-	dp.stages[s].cycles += rte_get_tsc_cycles() - t0;
+	dp.stages[s].cycles += dt;
+	if (pkts)
+		dp.stages[s].busy_cycles += dt;
 }
 
 /* Verdicts that mean "some other protocol", not "broken RoCE". */
@@ -56,28 +60,65 @@ not_roce(enum roce_verdict r)
 	       r == ROCE_V_IP_FRAGMENT;
 }
 
+/* Hand frames to the device; @return how many it took. Counts what went out. */
+static uint16_t
+tx_burst(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(p->port_id, 0, m, n);
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < sent; i++)
+		bytes += m[i]->pkt_len;
+	p->counters[DP_PORT_TX_PKTS] += sent;
+	p->counters[DP_PORT_TX_BYTES] += bytes;
+	return sent;
+}
+
+/* Frames held back by a full TX ring go first, in order. @return frames sent. */
+static unsigned int
+tx_flush(struct dp_port *p)
+{
+	uint16_t sent;
+
+	if (p->ntx_pending == 0)
+		return 0;
+	sent = tx_burst(p, p->tx_pending, p->ntx_pending);
+	if (sent) {
+		memmove(p->tx_pending, p->tx_pending + sent,
+			(p->ntx_pending - sent) * sizeof(p->tx_pending[0]));
+		p->ntx_pending = (uint16_t)(p->ntx_pending - sent);
+	}
+	return sent;
+}
+
+/* Room for a burst in the port's TX path (the ring, then the pending frames). */
+static inline int
+tx_has_room(const struct dp_port *p, unsigned int burst)
+{
+	return p->ntx_pending + burst <= DP_TX_PENDING;
+}
+
 static void
 tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 {
-	uint64_t t0 = rte_get_tsc_cycles(), bytes = 0;
-	uint16_t sent = 0;
+	uint64_t t0 = rte_get_tsc_cycles();
+	uint16_t sent = 0, keep;
 
-	for (uint16_t i = 0; i < n; i++) {
-		bytes += m[i]->pkt_len;
-		if (unlikely(p->capture != NULL))
-			dp_capture(p, m[i], dp_now_ns());
+	for (uint16_t i = 0; unlikely(p->capture != NULL) && i < n; i++)
+		dp_capture(p, m[i], dp_now_ns());
+	tx_flush(p);
+	if (p->ntx_pending == 0)
+		sent = tx_burst(p, m, n);
+	/* what the ring did not take waits in order; beyond that the frames are dropped */
+	keep = (uint16_t)(n - sent);
+	if (keep > DP_TX_PENDING - p->ntx_pending)
+		keep = (uint16_t)(DP_TX_PENDING - p->ntx_pending);
+	memcpy(p->tx_pending + p->ntx_pending, m + sent, keep * sizeof(m[0]));
+	p->ntx_pending = (uint16_t)(p->ntx_pending + keep);
+	if (sent + keep < n) {
+		p->counters[DP_PORT_TX_FULL] += n - sent - keep;
+		rte_pktmbuf_free_bulk(m + sent + keep, n - sent - keep);
 	}
-	/* a full ring gets a few tries, then the packets are dropped (and counted) */
-	for (int tries = 0; sent < n && tries < 4; tries++)
-		sent += rte_eth_tx_burst(p->port_id, 0, m + sent, n - sent);
-	if (sent < n) {
-		for (uint16_t i = sent; i < n; i++)
-			bytes -= m[i]->pkt_len;
-		p->counters[DP_PORT_TX_FULL] += n - sent;
-		rte_pktmbuf_free_bulk(m + sent, n - sent);
-	}
-	p->counters[DP_PORT_TX_PKTS] += sent;
-	p->counters[DP_PORT_TX_BYTES] += bytes;
 	stage_add(DP_STAGE_TX, t0, n);
 }
 
@@ -122,7 +163,8 @@ link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
 
 	if (p->link == NULL)
 		return 0;
-	while ((n = link_emu_dequeue(p->link, now, out, burst)) > 0) {
+	/* a full device holds the frames in the emulator's queue, where they wait their turn */
+	while (tx_has_room(p, burst) && (n = link_emu_dequeue(p->link, now, out, burst)) > 0) {
 		tx_port(p, (struct rte_mbuf **)out, (uint16_t)n);
 		total += n;
 		if (n < burst)
@@ -305,6 +347,10 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		uint64_t t0;
 		uint32_t n;
 
+		/* backpressure: a port whose device is full gets nothing new; the chunks stay
+		 * with the reliability layer until there is room (no self-inflicted loss) */
+		if (p->link == NULL && !tx_has_room(p, burst))
+			break;
 		if (refill(w, burst) != 0) {
 			p->counters[DP_PORT_NO_MBUF]++;
 			break;
@@ -408,8 +454,10 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 		for (unsigned int i = 0; i < dp.nconns; i++)
 			if (dp.conns[i].ep != NULL)
 				work += output_stage(w, &dp.conns[i], now);
-		for (unsigned int i = 0; i < dp.nports; i++)
+		for (unsigned int i = 0; i < dp.nports; i++) {
+			work += tx_flush(&dp.ports[i]);
 			work += link_flush(&dp.ports[i], now, dp.cfg.burst);
+		}
 		if (!work)
 			idle_backoff(now, role);
 	}

@@ -275,6 +275,8 @@ dp_ports_close(struct dp_ctx *ctx)
 				rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
 			link_emu_destroy(p->link);
 		}
+		rte_pktmbuf_free_bulk(p->tx_pending, p->ntx_pending);
+		p->ntx_pending = 0;
 		qpn_table_destroy(p->qpns);
 		if (p->capture) {
 			pcap_dump_close(p->capture);

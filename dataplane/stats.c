@@ -203,6 +203,13 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			}
 			printf("}");
 		}
+		printf("},\"tsc_hz\":%" PRIu64 ",\"stages\":{", ctx->tsc_hz);
+		for (int st = 0; st < DP_NSTAGES; st++)
+			printf("%s\"%s\":{\"calls\":%" PRIu64 ",\"packets\":%" PRIu64
+			       ",\"cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64 "}", st ? "," : "",
+			       dp_stage_name((enum dp_stage)st), ctx->stages[st].calls,
+			       ctx->stages[st].pkts, ctx->stages[st].cycles,
+			       ctx->stages[st].busy_cycles);
 		printf("}}\n");
 		fflush(stdout);
 		return;

@@ -151,7 +151,9 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(sd, "calls", st->calls);
 		rte_tel_data_add_dict_u64(sd, "packets", st->pkts);
 		rte_tel_data_add_dict_u64(sd, "cycles", st->cycles);
-		rte_tel_data_add_dict_u64(sd, "cycles_per_packet", st->pkts ? st->cycles / st->pkts : 0);
+		rte_tel_data_add_dict_u64(sd, "busy_cycles", st->busy_cycles);
+		rte_tel_data_add_dict_u64(sd, "cycles_per_packet",
+					  st->pkts ? st->busy_cycles / st->pkts : 0);
 		rte_tel_data_add_dict_container(d, dp_stage_name((enum dp_stage)s), sd, 0);
 	}
 	return 0;
