@@ -1,0 +1,1888 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-verbs-peer: the far end of an sdr-dataplane connection on a host that has an RDMA NIC
+ * (RoCEv2) and no DPDK. It speaks the dataplane's wire protocol through libibverbs and runs
+ * the same reliability state machines (lib/rel_tx, lib/rel_rx) with the same glue as
+ * lib/sdr_endpoint.c — verbs work requests and completions in place of built and parsed
+ * frames. Roles as sdr-perf: --server receives and checks every message, the client sends.
+ *
+ * Queue pairs. Verbs cannot choose QPNs, so the connection has channels = 1 and
+ * generations = 1: one UC data QP and one UC control QP, whose NIC-chosen numbers the
+ * dataplane learns as remote_qpn and remote_ctrl_qpn. The data QP is connected to the
+ * dataplane's local_qpn (--peer-qpn), the control QP to the QPN after it. Every packet is
+ * a one-packet UC message, so the UC responder accepts it whatever its PSN.
+ *
+ * Memory regions.
+ *   server: the receive region — 2^id_bits slots of slot_span bytes — registered with
+ *           ibv_reg_mr_iova() at iova 0, so the RETH VA the dataplane sends
+ *           (msg_id * slot_span + pkt_off * mtu, zero-based per connection) is an offset in
+ *           it; its R_Key is the dataplane's remote_rkey. The NIC writes every packet there.
+ *           Control messages go out of a small registered ring of send buffers.
+ *   client: the message buffers (window x size), registered for local reads; control
+ *           messages arrive in a ring of MTU-sized receive buffers.
+ *
+ * Send side (client). sdr_tx gives each message its sequence number and slot exactly as
+ * the dataplane does, rel_tx decides which chunk goes out when (CTS credit, pacing,
+ * retransmissions). A REL_UNIT_DATA chunk becomes one IBV_WR_RDMA_WRITE_WITH_IMM per
+ * packet: SGE = the packet's bytes in the message buffer, remote address =
+ * sdr_conn_va(), R_Key = --peer-rkey, immediate = sdr_imm_pack(msg id, packet offset,
+ * fragment of the user immediate). Work requests are posted in chains of up to 64 with
+ * the last one signalled; a message buffer is reused only once the work requests that
+ * read it have completed. Control messages from the dataplane (CTS, ACK, NACK) arrive as
+ * receive completions on the control QP and go to sdr_ctrl_decode() and rel_tx_on_ctrl().
+ *
+ * Receive side (server). Each Write with Immediate consumes one receive WQE (no scatter
+ * entries) and yields a completion with the immediate and the byte count; the data is
+ * already in the region. The completion becomes the roce_view the dataplane's parser would
+ * have produced and goes through sdr_rx_place() — message table, length and duplicate
+ * checks, packet and chunk bitmaps, user-immediate fragments — which copies the accepted
+ * payload into the posted message buffer; its events drive rel_rx (rel_rx_on_chunk,
+ * rel_rx_on_late) exactly as sdr_ep_input() does. rel_rx's CTS, ACKs, NACKs and re-ACKs go
+ * out as UC SENDs on the control QP. Receives are posted in order (sdr_rx_post +
+ * rel_rx_post), checked on completion (sdr-perf's byte pattern and --seed, and the user
+ * immediate), then released (sdr_rx_complete + rel_rx_release).
+ *
+ * Because the NIC writes into the region and sdr_rx_place() copies into the message buffer,
+ * a late, duplicate or stale packet can only touch the region, never a message buffer: the
+ * dataplane's rule "a packet for a completed slot never writes a byte" holds here as well.
+ * What verbs do not tell: the RETH of a packet (a completion has no VA), so the peer reads
+ * a packet where its immediate says it is and cannot count va_mismatch.
+ *
+ * One generation. With generations = 1 the destination QPN cannot tell a retransmission of
+ * message k - 2^id_bits, still on its way after the sender missed an ACK, from a packet of
+ * message k in the same slot. The server therefore quarantines a released slot: it is not
+ * posted again until RTO + RTT after its release or after the last late packet addressed to
+ * it (by then the sender has the final ACK and its last retransmission has arrived). The
+ * client starts a message only once the writes of its slot's previous message have left the
+ * send queue. The dataplane receiving from the client has no such quarantine: keep
+ * 2^id_bits well above the messages in flight (the tool warns below 8x).
+ *
+ * Supported: sr and sr-nack. Erasure coding is refused (its encode/decode glue lives in
+ * lib/sdr_endpoint.c, private to frame-based endpoints).
+ *
+ * The loop polls one completion queue with a bounded idle backoff (usleep, 1 to 50 us,
+ * never past the next timer of the state machines) and every run is bounded by --timeout.
+ * Nothing is allocated after setup.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "rel_rx.h"
+#include "rel_tx.h"
+#include "roce_opcode.h"
+#include "roce_parse.h"
+#include "sdr_conn.h"
+#include "sdr_ctrl.h"
+#include "sdr_imm.h"
+#include "sdr_rel.h"
+#include "sdr_rx.h"
+#include "sdr_tx.h"
+#include "units.h"
+
+#define PROG		"sdr-verbs-peer"
+
+#define DATA_SQ_DEPTH	512	/* client: Writes with Immediate queued on the NIC (2 MiB at
+				 * 4 KiB: time there counts against the RTO) */
+#define DATA_RQ_DEPTH	8192	/* server: receive WQEs, one per arriving packet */
+#define CTRL_SQ_DEPTH	256	/* server: control messages queued on the NIC */
+#define CTRL_RQ_DEPTH	256	/* client: control receive buffers */
+#define CTRL_TX_LEN	256	/* a send buffer: >= SDR_CTRL_MAX_LEN */
+#define WR_BATCH	64	/* work requests per post call */
+#define CQ_BATCH	32	/* completions per poll call */
+#define TX_ROUND	256	/* data work requests per loop round, then poll again */
+#define IDLE_SPIN	16	/* empty rounds before the first sleep */
+#define IDLE_MAX_US	50	/* longest idle sleep (the dataplane's idle_sleep_us) */
+
+/* The peer's own counters: symbol, name. */
+#define PEER_COUNTERS(X) \
+	X(DATA_WRS,		"data_wrs_posted") \
+	X(DATA_SENT,		"data_send_completions") \
+	X(DATA_IN,		"data_pkts_in") \
+	X(DATA_BAD_OPCODE,	"data_bad_opcode") \
+	X(DATA_OUTSIDE,		"data_outside_region") \
+	X(CTRL_OUT,		"ctrl_pkts_out") \
+	X(CTRL_IN,		"ctrl_pkts_in") \
+	X(CTRL_BAD,		"ctrl_rejected") \
+	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
+	X(IMM_MISMATCH,		"user_imm_mismatch") \
+	X(CORRUPT,		"payload_mismatch")
+
+enum peer_counter {
+#define X(sym, name) PEER_##sym,
+	PEER_COUNTERS(X)
+#undef X
+	PEER_NCOUNTERS
+};
+
+static const char *const peer_counter_names[PEER_NCOUNTERS] = {
+#define X(sym, name) [PEER_##sym] = name,
+	PEER_COUNTERS(X)
+#undef X
+};
+
+struct opts {
+	const char *dev;
+	const char *peer_ip;
+	int server;
+	int lat;
+	int json;
+	int busy_poll;
+	int imm_traffic;	/* user immediate as sdr-dataplane --traffic, else as sdr-perf */
+	int gid_index;		/* -1: the first RoCEv2 GID of the peer's family */
+	uint8_t port;
+	uint32_t peer_qpn;
+	uint32_t peer_rkey;
+	uint64_t size;
+	uint64_t max_msg;	/* 0: --size */
+	uint32_t iters;
+	uint32_t inflight;
+	uint32_t mtu;
+	uint64_t chunk;
+	struct sdr_imm_split split;
+	struct sdr_scheme scheme;
+	uint64_t rtt_ns;
+	double rate_bps;
+	uint64_t seed;
+	double timeout_s;
+	/* as typed, for messages */
+	const char *mtu_s, *chunk_s, *split_s, *max_msg_s;
+};
+
+/* A message buffer of the window. */
+struct mbuf {
+	uint8_t busy;		/* its message is in flight */
+	uint8_t draining;	/* client: done, but work requests may still read it */
+	uint64_t last_wr;	/* client: data SQ position after the last one that reads it */
+};
+
+struct peer {
+	const struct opts *o;
+	struct sdr_conn_attr attr;
+	struct sdr_conn_geom geom;
+	struct sdr_rel_cfg rel;
+	uint32_t window;	/* messages in flight: --inflight, or 1 for write_lat */
+
+	/* verbs */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *data_qp;
+	struct ibv_qp *ctrl_qp;
+	struct ibv_mr *region_mr;	/* server: receive region at iova 0 */
+	struct ibv_mr *buf_mr;		/* client: message buffers */
+	struct ibv_mr *ctrl_mr;		/* control buffers */
+	char dev_name[IBV_SYSFS_NAME_MAX];
+	int gid_index;
+	int gid_tbl_len;
+	union ibv_gid gid;
+	uint32_t ndev_ifindex;
+	uint32_t data_sq_depth, data_rq_depth, ctrl_sq_depth, ctrl_rq_depth;
+
+	/* memory */
+	uint8_t *region;		/* server: 2^id_bits x slot_span */
+	uint64_t region_len;
+	uint8_t *bufs;			/* window x stride */
+	uint64_t bufs_len;
+	uint64_t stride;
+	uint8_t *ctrl_bufs;
+	uint64_t ctrl_bufs_len;
+	uint32_t ctrl_buf_len;
+
+	/* work requests, filled in place for every post: nothing allocated in the loop */
+	struct ibv_send_wr swr[WR_BATCH];
+	struct ibv_sge ssge[WR_BATCH];
+	struct ibv_recv_wr rwr[WR_BATCH];
+	struct ibv_sge rsge[WR_BATCH];
+	uint64_t data_sq_posted, data_sq_done;
+	uint64_t ctrl_sq_posted, ctrl_sq_done;
+	uint32_t data_rq_missing;	/* server: receive WQEs consumed, not yet reposted */
+	uint32_t *ctrl_repost;		/* client: control buffers to post again */
+	uint32_t n_ctrl_repost;
+
+	/* SDR state */
+	struct sdr_tx *tx;
+	struct rel_tx *rtx;
+	struct sdr_tx_msg *sends;	/* client, by rel_tx context */
+	uint32_t *buf_of_ctx;		/* client, by rel_tx context */
+	struct sdr_tx_job job;
+	int job_active;
+	uint64_t job_seq;
+	uint32_t job_buf;
+	struct sdr_rx *rx;
+	struct rel_rx *rrx;
+	/* one generation: slot reuse is made safe by time (server) and by the send queue
+	 * (client) instead of by the destination QPN */
+	uint64_t *slot_quiet;		/* server, by slot: not posted again before this time */
+	uint64_t quarantine_ns;
+	uint64_t *slot_last_wr;		/* client, by slot: data SQ position of its last write */
+
+	/* the window */
+	struct mbuf *mb;
+	uint32_t *free_buf;
+	uint32_t nfree;
+	uint32_t *draining;
+	uint32_t ndraining;
+	uint32_t *buf_of_msg;		/* by message number */
+
+	/* results */
+	uint32_t posted, completed, verified, failed, retx, dec;
+	double *lat;
+	double *done_at;
+	uint64_t t0_ns;
+	uint64_t counters[PEER_NCOUNTERS];
+};
+
+static volatile sig_atomic_t stop;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sdr-verbs-peer [options] --peer-ip IP [write_bw|write_lat]\n"
+"Be the far end of an sdr-dataplane connection on a host with an RDMA NIC and no\n"
+"DPDK: SDR messages as UC RDMA Writes with Immediate, one per packet, and SDR\n"
+"control messages as UC SENDs, through libibverbs (RoCEv2). Start it first: it\n"
+"prints the [conn] lines the dataplane needs, then waits for the dataplane.\n"
+"\n"
+"  -d, --dev NAME         RDMA device (default: the first one)\n"
+"      --port N           port of the device (default 1)\n"
+"      --gid-index N      GID to send from (default: the first RoCEv2 GID of the\n"
+"                         peer's address family)\n"
+"      --peer-ip IP       the dataplane port's IPv4 or IPv6 address (required)\n"
+"      --peer-qpn N       the dataplane connection's local_qpn (default 0x100);\n"
+"                         its control QPN is the next one\n"
+"      --peer-rkey N      R_Key of the RETHs we send: the dataplane connection's\n"
+"                         local_rkey (default 0)\n"
+"      --server           receive and check every message (default: send)\n"
+"  -s, --size SIZE        message size (default 1MiB)\n"
+"      --iters N          messages (default 100)\n"
+"      --inflight N       messages in flight (default 8; write_lat: 1)\n"
+"      --max-msg SIZE     the connection's max_msg (default: the message size)\n"
+"      --mtu SIZE         payload bytes per packet: 256 ... 4096 (default 4096)\n"
+"      --chunk SIZE       chunk size, a multiple of the mtu (default 64KiB)\n"
+"      --imm-split A,B,C  message id / packet offset / fragment widths of the\n"
+"                         immediate (default 10,18,4)\n"
+"      --channels N       must be 1: one data QP (the NIC picks QPNs)\n"
+"      --generations N    must be 1\n"
+"      --scheme NAME      sr or sr-nack (default sr); erasure coding is refused\n"
+"      --rtt TIME         round-trip time of the path (default 1ms)\n"
+"      --rate RATE        injection rate, e.g. 10G (default 0: unpaced)\n"
+"      --user-imm KIND    the user immediate of message n: perf (n, as sdr-perf\n"
+"                         sends) or traffic (as sdr-dataplane --traffic)\n"
+"                         (default perf)\n"
+"      --seed N           message contents seed (default 1; both sides the same)\n"
+"      --timeout TIME     give up after this long (default 120s)\n"
+"      --busy-poll        never sleep when idle (for benchmarks)\n"
+"      --json             one JSON object\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 when every message completed (and, on the server, verified),\n"
+"1 when not or when the RDMA device cannot be used, 2 on bad options.\n");
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* ---- message contents: the pattern of sdr-perf and sdr-dataplane --traffic ---- */
+
+static uint64_t
+word(uint64_t seed, uint64_t msg, uint64_t i)
+{
+	return (seed * 0xD6E8FEB86659FD93ull) ^ (msg << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+static void
+fill(uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = word(seed, msg, i / 8);
+		memcpy(p + i, &w, 8);
+	}
+	w = word(seed, msg, i / 8);
+	memcpy(p + i, &w, len - i);
+}
+
+static int
+check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = word(seed, msg, i / 8);
+		if (memcmp(p + i, &w, 8) != 0)
+			return 0;
+	}
+	w = word(seed, msg, i / 8);
+	return memcmp(p + i, &w, len - i) == 0;
+}
+
+/* The user immediate message @p n carries. */
+static uint32_t
+user_imm(const struct opts *o, uint64_t n)
+{
+	return o->imm_traffic ? (uint32_t)(word(o->seed, n, 0xFFFFFFFF) >> 16) : (uint32_t)n;
+}
+
+/* What the receiver can reassemble of it: a message of fewer packets than fragments
+ * carries only its packets' fragments. */
+static uint32_t
+user_imm_received(const struct peer *p, uint64_t n)
+{
+	uint32_t nfr = sdr_imm_nfrags(&p->attr.split);
+	uint32_t npkts = sdr_conn_msg_pkts(&p->geom, p->o->size);
+
+	if (nfr == 0)
+		return 0;
+	if (npkts < nfr)
+		return user_imm(p->o, n) &
+		       (uint32_t)((1ull << (npkts * p->attr.split.frag_bits)) - 1);
+	return user_imm(p->o, n);
+}
+
+/* ---- results, as sdr-perf prints them ---- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct(const double *v, uint32_t n, double q)
+{
+	uint32_t r = (uint32_t)ceil(q * n);
+
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+static void
+print_counters(const struct peer *p)
+{
+	const uint64_t *rxc = p->rx ? sdr_rx_counters(p->rx) : NULL;
+	int any = 0;
+
+	for (int i = 0; i < PEER_NCOUNTERS; i++)
+		if (p->counters[i]) {
+			printf("%s %s %" PRIu64, any ? "," : " counters:", peer_counter_names[i],
+			       p->counters[i]);
+			any = 1;
+		}
+	/* the receive side's drop reasons: every counter before "placed" */
+	for (int i = 0; rxc && i < SDR_RX_PLACED; i++)
+		if (rxc[i]) {
+			printf("%s %s %" PRIu64, any ? "," : " counters:",
+			       sdr_rx_counter_name((enum sdr_rx_counter)i), rxc[i]);
+			any = 1;
+		}
+	if (any)
+		printf("\n");
+}
+
+static void
+report(struct peer *p)
+{
+	const struct opts *o = p->o;
+	uint32_t n = p->completed, win = p->window > 1 ? p->window : 1;
+	double start = 0, elapsed, avg, peak, mean = 0;
+	double *sorted = malloc((n ? n : 1) * sizeof(double));
+
+	/* The server's clock starts with the first packet in, not when it started waiting;
+	 * the client's when it posted the first send. */
+	for (uint32_t i = 0; o->server && i < n; i++)
+		if (i == 0 || p->done_at[i] - p->lat[i] < start)
+			start = p->done_at[i] - p->lat[i];
+	elapsed = n ? p->done_at[n - 1] - start : (double)(now_ns() - p->t0_ns) * 1e-9;
+	avg = elapsed > 0 ? (double)n * (double)o->size * 8e-9 / elapsed : 0;
+	peak = avg;
+	/* peak: the best rate over any window of `inflight` consecutive completions */
+	for (uint32_t i = win; i < n; i++) {
+		double dt = p->done_at[i] - p->done_at[i - win];
+
+		if (dt > 0 && (double)win * (double)o->size * 8e-9 / dt > peak)
+			peak = (double)win * (double)o->size * 8e-9 / dt;
+	}
+	if (sorted == NULL) {
+		fprintf(stderr, PROG ": out of memory for the report\n");
+		return;
+	}
+	memcpy(sorted, p->lat, n * sizeof(double));
+	qsort(sorted, n, sizeof(double), cmp_double);
+	for (uint32_t i = 0; i < n; i++)
+		mean += p->lat[i];
+	mean = n ? mean / n : 0;
+	if (o->json) {
+		printf("{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
+		       "\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
+		       "\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,"
+		       "\"p50_s\":%.9g,\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,"
+		       "\"retransmitted_chunks\":%u,\"decoded_submessages\":%u}\n",
+		       o->lat ? "write_lat" : "write_bw", o->server ? "server" : "client",
+		       o->size, o->iters, n, p->verified, p->failed, peak, avg,
+		       elapsed > 0 ? n / elapsed * 1e-6 : 0, mean, pct(sorted, n, .5),
+		       pct(sorted, n, .99), pct(sorted, n, .999), n ? sorted[n - 1] : 0, p->retx,
+		       p->dec);
+	} else if (o->lat) {
+		char vbuf[32] = "-";
+
+		if (o->server)
+			snprintf(vbuf, sizeof(vbuf), "%u/%u", p->verified, n);
+		printf("---------------------------------------------------------------------------------------\n");
+		printf(" %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
+		       "#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
+		       "99%[us]", "99.9%[us]", "verified");
+		printf(" %-10" PRIu64 " %-12u %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f %-10s\n",
+		       o->size, n, n ? sorted[0] * 1e6 : 0, n ? sorted[n - 1] * 1e6 : 0,
+		       pct(sorted, n, .5) * 1e6, mean * 1e6, pct(sorted, n, .99) * 1e6,
+		       pct(sorted, n, .999) * 1e6, vbuf);
+		printf("---------------------------------------------------------------------------------------\n");
+		print_counters(p);
+	} else {
+		printf("---------------------------------------------------------------------------------------\n");
+		printf(" %-10s %-12s %-16s %-19s %-14s %-9s %-9s %-9s\n", "#bytes", "#iterations",
+		       "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "p50[ms]",
+		       "p99[ms]", "p99.9[ms]");
+		printf(" %-10" PRIu64 " %-12u %-16.3f %-19.3f %-14.6f %-9.2f %-9.2f %-9.2f\n",
+		       o->size, n, peak, avg, elapsed > 0 ? n / elapsed * 1e-6 : 0,
+		       pct(sorted, n, .5) * 1e3, pct(sorted, n, .99) * 1e3,
+		       pct(sorted, n, .999) * 1e3);
+		printf("---------------------------------------------------------------------------------------\n");
+		if (o->server)
+			printf(" verified %u of %u messages\n", p->verified, n);
+		print_counters(p);
+	}
+	free(sorted);
+}
+
+/* ---- verbs setup ---- */
+
+static enum ibv_mtu
+mtu_enum(uint32_t mtu)
+{
+	switch (mtu) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	default: return IBV_MTU_4096;
+	}
+}
+
+static int
+gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(g->raw, prefix, sizeof(prefix)) == 0;
+}
+
+static const char *
+gid_addr(const union ibv_gid *g, char *buf, size_t len)
+{
+	if (gid_is_v4(g))
+		return inet_ntop(AF_INET, g->raw + 12, buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
+}
+
+/* The peer's address as a GID: IPv4 as ::ffff:a.b.c.d. @return 0 or -1. */
+static int
+ip_to_gid(const char *ip, union ibv_gid *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (inet_pton(AF_INET, ip, g->raw + 12) == 1) {
+		g->raw[10] = 0xff;
+		g->raw[11] = 0xff;
+		return 0;
+	}
+	return inet_pton(AF_INET6, ip, g->raw) == 1 ? 0 : -1;
+}
+
+static int
+open_device(struct peer *p)
+{
+	const struct opts *o = p->o;
+	struct ibv_device **list;
+	struct ibv_device *dev = NULL;
+	char have[256] = "";
+	int n = 0;
+
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	if (list == NULL) {
+		/* ENOSYS: the kernel has no RDMA subsystem (no /sys/class/infiniband_verbs) */
+		fprintf(stderr, PROG ": no RDMA device found (ibv_get_device_list: %s)\n",
+			errno == ENOSYS ? "no RDMA support in the kernel" :
+			strerror(errno ? errno : ENODEV));
+		return -1;
+	}
+	if (n == 0) {
+		ibv_free_device_list(list);
+		fprintf(stderr, PROG ": no RDMA device found (ibv_get_device_list returned "
+			"none)\n");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+
+		if (o->dev == NULL || strcmp(name, o->dev) == 0) {
+			dev = list[i];
+			break;
+		}
+		snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+			 i ? ", " : "", name);
+	}
+	if (dev == NULL) {
+		ibv_free_device_list(list);
+		fprintf(stderr, PROG ": no RDMA device '%s' (have: %s)\n", o->dev, have);
+		return -1;
+	}
+	snprintf(p->dev_name, sizeof(p->dev_name), "%s", ibv_get_device_name(dev));
+	p->ctx = ibv_open_device(dev);
+	ibv_free_device_list(list);
+	if (p->ctx == NULL) {
+		fprintf(stderr, PROG ": cannot open %s: %s\n", p->dev_name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The port must be an active RoCE port whose MTU holds a packet. */
+static int
+check_port(struct peer *p)
+{
+	struct ibv_port_attr pa;
+	int rc = ibv_query_port(p->ctx, p->o->port, &pa);
+
+	if (rc != 0) {
+		fprintf(stderr, PROG ": %s has no port %u: %s\n", p->dev_name, p->o->port,
+			strerror(rc));
+		return -1;
+	}
+	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
+		fprintf(stderr, PROG ": %s port %u is not Ethernet (RoCE): the dataplane speaks "
+			"RoCEv2 only\n", p->dev_name, p->o->port);
+		return -1;
+	}
+	if (pa.state != IBV_PORT_ACTIVE) {
+		fprintf(stderr, PROG ": %s port %u is not active (%s)\n", p->dev_name, p->o->port,
+			ibv_port_state_str(pa.state));
+		return -1;
+	}
+	if (pa.active_mtu < mtu_enum(p->attr.mtu)) {
+		fprintf(stderr, PROG ": %s port %u carries at most %d payload bytes per packet, "
+			"less than --mtu %u (raise the interface MTU)\n", p->dev_name, p->o->port,
+			128 << pa.active_mtu, p->attr.mtu);
+		return -1;
+	}
+	if (p->o->gid_index >= 0 && p->o->gid_index >= pa.gid_tbl_len) {
+		fprintf(stderr, PROG ": --gid-index %d: %s port %u has %d GIDs\n", p->o->gid_index,
+			p->dev_name, p->o->port, pa.gid_tbl_len);
+		return -1;
+	}
+	p->gid_tbl_len = pa.gid_tbl_len;
+	return 0;
+}
+
+/* The GID to send from: RoCEv2, of the peer's address family. */
+static int
+pick_gid(struct peer *p, const union ibv_gid *peer_gid)
+{
+	int want_v4 = gid_is_v4(peer_gid), first = 0, last = p->gid_tbl_len - 1;
+	struct ibv_gid_entry e;
+
+	if (p->o->gid_index >= 0)
+		first = last = p->o->gid_index;
+	for (int i = first; i <= last; i++) {
+		if (ibv_query_gid_ex(p->ctx, p->o->port, (uint32_t)i, &e, 0) != 0)
+			continue;	/* an empty entry */
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_v4(&e.gid) == want_v4) {
+			p->gid_index = i;
+			p->gid = e.gid;
+			p->ndev_ifindex = e.ndev_ifindex;
+			return 0;
+		}
+		if (p->o->gid_index >= 0) {
+			fprintf(stderr, PROG ": --gid-index %d of %s port %u is %s, not a RoCEv2 "
+				"%s GID\n", i, p->dev_name, p->o->port,
+				e.gid_type == IBV_GID_TYPE_ROCE_V2 ? "RoCEv2" : "RoCEv1/IB",
+				want_v4 ? "IPv4" : "IPv6");
+			return -1;
+		}
+	}
+	if (p->o->gid_index >= 0)
+		fprintf(stderr, PROG ": --gid-index %d of %s port %u is empty\n", p->o->gid_index,
+			p->dev_name, p->o->port);
+	else
+		fprintf(stderr, PROG ": %s port %u has no RoCEv2 GID with an %s address (give "
+			"the interface one, or choose --gid-index)\n", p->dev_name, p->o->port,
+			want_v4 ? "IPv4" : "IPv6");
+	return -1;
+}
+
+static uint32_t
+clamp_u32(uint32_t v, int max)
+{
+	return max > 0 && v > (uint32_t)max ? (uint32_t)max : v;
+}
+
+static struct ibv_qp *
+create_qp(struct peer *p, uint32_t sq, uint32_t rq, uint32_t rq_sge)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = p->cq,
+		.recv_cq = p->cq,
+		.qp_type = IBV_QPT_UC,
+		.sq_sig_all = 0,
+		.cap = {
+			.max_send_wr = sq,
+			.max_recv_wr = rq,
+			.max_send_sge = 1,
+			.max_recv_sge = rq_sge,
+		},
+	};
+
+	return ibv_create_qp(p->pd, &ia);
+}
+
+static int
+create_queues(struct peer *p)
+{
+	struct ibv_device_attr da;
+	int rc = ibv_query_device(p->ctx, &da);
+	uint32_t cqe;
+
+	if (rc != 0) {
+		fprintf(stderr, PROG ": cannot query %s: %s\n", p->dev_name, strerror(rc));
+		return -1;
+	}
+	/* only the queues of the role are deep; the others hold one entry */
+	p->data_sq_depth = p->o->server ? 1 : clamp_u32(DATA_SQ_DEPTH, da.max_qp_wr);
+	p->data_rq_depth = p->o->server ? clamp_u32(DATA_RQ_DEPTH, da.max_qp_wr) : 1;
+	p->ctrl_sq_depth = p->o->server ? clamp_u32(CTRL_SQ_DEPTH, da.max_qp_wr) : 1;
+	p->ctrl_rq_depth = p->o->server ? 1 : clamp_u32(CTRL_RQ_DEPTH, da.max_qp_wr);
+	/* every work request that can complete has a CQE in reserve */
+	cqe = p->data_sq_depth + p->data_rq_depth + p->ctrl_sq_depth + p->ctrl_rq_depth;
+	if (da.max_cqe > 0 && cqe > (uint32_t)da.max_cqe) {
+		fprintf(stderr, PROG ": %s completion queues hold at most %d entries, %u needed\n",
+			p->dev_name, da.max_cqe, cqe);
+		return -1;
+	}
+	p->pd = ibv_alloc_pd(p->ctx);
+	if (p->pd == NULL) {
+		fprintf(stderr, PROG ": cannot allocate a protection domain on %s: %s\n",
+			p->dev_name, strerror(errno));
+		return -1;
+	}
+	p->cq = ibv_create_cq(p->ctx, (int)cqe, NULL, NULL, 0);
+	if (p->cq == NULL) {
+		fprintf(stderr, PROG ": cannot create a completion queue of %u entries on %s: %s\n",
+			cqe, p->dev_name, strerror(errno));
+		return -1;
+	}
+	p->data_qp = create_qp(p, p->data_sq_depth, p->data_rq_depth, 1);
+	if (p->data_qp == NULL) {
+		fprintf(stderr, PROG ": cannot create the UC data QP on %s: %s\n", p->dev_name,
+			strerror(errno));
+		return -1;
+	}
+	p->ctrl_qp = create_qp(p, p->ctrl_sq_depth, p->ctrl_rq_depth, 1);
+	if (p->ctrl_qp == NULL) {
+		fprintf(stderr, PROG ": cannot create the UC control QP on %s: %s\n", p->dev_name,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+map_zeroed(uint64_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static int
+register_memory(struct peer *p)
+{
+	char sz[32];
+
+	if (p->o->server) {
+		p->region_len = (uint64_t)p->geom.nslots * p->geom.slot_span;
+		units_fmt_size(p->region_len, sz, sizeof(sz));
+		p->region = map_zeroed(p->region_len);
+		if (p->region == NULL) {
+			fprintf(stderr, PROG ": cannot map the receive region of %s (2^%u slots of "
+				"max_msg): %s; lower --max-msg or the id bits of --imm-split\n", sz,
+				p->attr.split.id_bits, strerror(errno));
+			return -1;
+		}
+		p->region_mr = ibv_reg_mr_iova(p->pd, p->region, p->region_len, 0,
+					       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (p->region_mr == NULL) {
+			fprintf(stderr, PROG ": cannot register the receive region of %s at iova 0: "
+				"%s (check ulimit -l; it is 2^%u slots of max_msg: lower --max-msg "
+				"or the id bits of --imm-split)\n", sz, strerror(errno),
+				p->attr.split.id_bits);
+			return -1;
+		}
+		p->attr.local_rkey = p->region_mr->rkey;
+	} else {
+		units_fmt_size(p->bufs_len, sz, sizeof(sz));
+		p->buf_mr = ibv_reg_mr(p->pd, p->bufs, p->bufs_len, 0);
+		if (p->buf_mr == NULL) {
+			fprintf(stderr, PROG ": cannot register %s of message buffers: %s (check "
+				"ulimit -l)\n", sz, strerror(errno));
+			return -1;
+		}
+	}
+	p->ctrl_mr = ibv_reg_mr(p->pd, p->ctrl_bufs, p->ctrl_bufs_len, IBV_ACCESS_LOCAL_WRITE);
+	if (p->ctrl_mr == NULL) {
+		fprintf(stderr, PROG ": cannot register the control buffers: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* RESET -> INIT -> RTR (towards @p dqpn) -> RTS. */
+static int
+connect_qp(struct peer *p, struct ibv_qp *qp, const char *what, uint32_t dqpn, int access,
+	   const union ibv_gid *dgid)
+{
+	struct ibv_qp_attr a;
+	char ip[INET6_ADDRSTRLEN], ndev[IF_NAMESIZE];
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = p->o->port;
+	a.qp_access_flags = (unsigned int)access;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_ACCESS_FLAGS);
+	if (rc != 0) {
+		fprintf(stderr, PROG ": cannot bring the %s QP to INIT: %s\n", what, strerror(rc));
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu_enum(p->attr.mtu);
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = p->o->port;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = (uint8_t)p->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			   IBV_QP_RQ_PSN);
+	if (rc != 0) {
+		/* the kernel resolves the peer's MAC from its neighbour table for RoCE */
+		if (p->ndev_ifindex == 0 || if_indextoname(p->ndev_ifindex, ndev) == NULL)
+			snprintf(ndev, sizeof(ndev), "DEV");
+		fprintf(stderr, PROG ": cannot connect the %s QP to %s QPN 0x%x: %s (the kernel "
+			"must resolve the address and the dataplane answers no ARP: ip neigh "
+			"replace %s lladdr MAC dev %s)\n", what, p->o->peer_ip, dqpn, strerror(rc),
+			gid_addr(dgid, ip, sizeof(ip)), ndev);
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (rc != 0) {
+		fprintf(stderr, PROG ": cannot bring the %s QP to RTS: %s\n", what, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- work requests ---- */
+
+static int
+post_data_recvs(struct peer *p)
+{
+	struct ibv_recv_wr *bad;
+
+	while (p->data_rq_missing > 0) {
+		uint32_t n = p->data_rq_missing < WR_BATCH ? p->data_rq_missing : WR_BATCH;
+		int rc;
+
+		/* no scatter entry: a Write with Immediate places its data by its RETH */
+		for (uint32_t i = 0; i < n; i++)
+			p->rwr[i] = (struct ibv_recv_wr){
+				.wr_id = 0, .next = i + 1 < n ? &p->rwr[i + 1] : NULL,
+				.sg_list = NULL, .num_sge = 0,
+			};
+		rc = ibv_post_recv(p->data_qp, p->rwr, &bad);
+		if (rc != 0) {
+			fprintf(stderr, PROG ": cannot post receives on the data QP: %s\n",
+				strerror(rc));
+			return -1;
+		}
+		p->data_rq_missing -= n;
+	}
+	return 0;
+}
+
+static int
+post_ctrl_recvs(struct peer *p)
+{
+	struct ibv_recv_wr *bad;
+	uint32_t done = 0;
+
+	while (done < p->n_ctrl_repost) {
+		uint32_t n = p->n_ctrl_repost - done < WR_BATCH ? p->n_ctrl_repost - done : WR_BATCH;
+		int rc;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t b = p->ctrl_repost[done + i];
+
+			p->rsge[i] = (struct ibv_sge){
+				.addr = (uintptr_t)(p->ctrl_bufs + (uint64_t)b * p->ctrl_buf_len),
+				.length = p->ctrl_buf_len, .lkey = p->ctrl_mr->lkey,
+			};
+			p->rwr[i] = (struct ibv_recv_wr){
+				.wr_id = b, .next = i + 1 < n ? &p->rwr[i + 1] : NULL,
+				.sg_list = &p->rsge[i], .num_sge = 1,
+			};
+		}
+		rc = ibv_post_recv(p->ctrl_qp, p->rwr, &bad);
+		if (rc != 0) {
+			fprintf(stderr, PROG ": cannot post receives on the control QP: %s\n",
+				strerror(rc));
+			return -1;
+		}
+		done += n;
+	}
+	p->n_ctrl_repost = 0;
+	return 0;
+}
+
+/* One control message as a UC SEND Only on the control QP (room checked by the caller). */
+static int
+send_ctrl(struct peer *p, const struct sdr_ctrl *c)
+{
+	uint32_t b = (uint32_t)(p->ctrl_sq_posted % p->ctrl_sq_depth);
+	uint8_t *buf = p->ctrl_bufs + (uint64_t)b * p->ctrl_buf_len;
+	struct ibv_send_wr *bad;
+	int n = sdr_ctrl_encode(c, buf, p->ctrl_buf_len), rc;
+
+	if (n < 0)
+		return 0;	/* cannot happen: rel_rx builds valid messages */
+	p->ssge[0] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = (uint32_t)n,
+				       .lkey = p->ctrl_mr->lkey };
+	p->swr[0] = (struct ibv_send_wr){
+		.wr_id = p->ctrl_sq_posted + 1, .next = NULL, .sg_list = &p->ssge[0], .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	rc = ibv_post_send(p->ctrl_qp, &p->swr[0], &bad);
+	if (rc != 0) {
+		fprintf(stderr, PROG ": cannot post a control message: %s\n", strerror(rc));
+		return -1;
+	}
+	p->ctrl_sq_posted++;
+	p->counters[PEER_CTRL_OUT]++;
+	return 1;
+}
+
+static uint32_t
+data_sq_room(const struct peer *p)
+{
+	return p->data_sq_depth - (uint32_t)(p->data_sq_posted - p->data_sq_done);
+}
+
+/*
+ * Post the next packets of the job as RDMA Writes with Immediate, as many as the send
+ * queue takes (at most one chain). The last work request of the chain is signalled, so
+ * every work request is known to be done when the completion of its chain arrives.
+ * @return work requests posted, or -1.
+ */
+static int
+post_job(struct peer *p)
+{
+	const struct sdr_tx_msg *msg = p->job.msg;
+	const struct sdr_imm_split *sp = &p->attr.split;
+	uint32_t n = sdr_tx_job_left(&p->job), room = data_sq_room(p), mtu = p->attr.mtu;
+	struct ibv_send_wr *bad;
+	int rc;
+
+	if (n > room)
+		n = room;
+	if (n > WR_BATCH)
+		n = WR_BATCH;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = p->job.first_pkt + p->job.next + i;
+		uint64_t boff = (uint64_t)off << p->geom.mtu_shift;
+		uint32_t plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : mtu;
+		struct ibv_send_wr *wr = &p->swr[i];
+
+		p->ssge[i] = (struct ibv_sge){ .addr = (uintptr_t)(msg->buf + boff), .length = plen,
+					       .lkey = p->buf_mr->lkey };
+		*wr = (struct ibv_send_wr){
+			.wr_id = p->data_sq_posted + i + 1,
+			.next = i + 1 < n ? &p->swr[i + 1] : NULL,
+			.sg_list = plen ? &p->ssge[i] : NULL,
+			.num_sge = plen ? 1 : 0,
+			.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+			.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0,
+			.imm_data = htobe32(sdr_imm_pack(sp, msg->msg_id, off,
+							 sdr_imm_frag_of(sp, msg->user_imm, off))),
+		};
+		wr->wr.rdma.remote_addr = sdr_conn_va(&p->geom, msg->msg_id, off);
+		wr->wr.rdma.rkey = p->attr.remote_rkey;
+	}
+	if (n == 0)
+		return 0;
+	rc = ibv_post_send(p->data_qp, p->swr, &bad);
+	if (rc != 0) {
+		fprintf(stderr, PROG ": cannot post RDMA writes on the data QP: %s\n", strerror(rc));
+		return -1;
+	}
+	p->data_sq_posted += n;
+	p->job.next += n;
+	p->mb[p->job_buf].last_wr = p->data_sq_posted;
+	p->slot_last_wr[msg->msg_id] = p->data_sq_posted;
+	p->counters[PEER_DATA_WRS] += n;
+	return (int)n;
+}
+
+/* ---- completions ---- */
+
+/* A Write with Immediate arrived: what sdr_ep_input() does with a parsed data packet. */
+static void
+data_in(struct peer *p, uint32_t imm, uint32_t len, uint64_t now)
+{
+	struct sdr_imm_fields f = sdr_imm_unpack(&p->attr.split, imm);
+	uint64_t va = sdr_conn_va(&p->geom, f.msg_id, f.pkt_off);
+	struct sdr_rx_event ev;
+	sdr_rx_verdict r;
+
+	p->counters[PEER_DATA_IN]++;
+	if (va > p->region_len || len > p->region_len - va) {
+		/* the NIC kept the write inside the region; the immediate points elsewhere */
+		p->counters[PEER_DATA_OUTSIDE]++;
+		return;
+	}
+	{
+		/* The NIC checked the R_Key (it is the region's) and placed the data; the RETH
+		 * is not reported, so the packet is read where its immediate puts it. */
+		const struct roce_view v = {
+			.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM,
+			.imm = imm,
+			.va = va,
+			.rkey = p->attr.local_rkey,
+			.dma_len = len,
+			.payload = p->region + va,
+			.payload_len = len,
+		};
+
+		r = sdr_rx_place(p->rx, &v, 0, &ev);
+	}
+	if (r == SDR_RX_PLACED) {
+		if (ev.flags & SDR_RX_EV_CHUNK)
+			rel_rx_on_chunk(p->rrx, ev.slot, ev.chunk, now);
+		return;
+	}
+	/* the sender is still sending what we have: it may have missed an ACK */
+	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
+		rel_rx_on_late(p->rrx, f.msg_id, 0, now);
+	/* and as long as it does, its slot must not take a new message */
+	if (r == SDR_RX_LATE_PACKET)
+		p->slot_quiet[f.msg_id] = now + p->quarantine_ns;
+}
+
+/* A control message arrived: what the endpoint's input_ctrl() does. */
+static void
+ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
+{
+	struct sdr_ctrl c;
+
+	p->counters[PEER_CTRL_IN]++;
+	if (wc->opcode != IBV_WC_RECV || (wc->wc_flags & IBV_WC_WITH_IMM)) {
+		p->counters[PEER_CTRL_BAD_OPCODE]++;
+		return;
+	}
+	if (sdr_ctrl_decode(p->ctrl_bufs + wc->wr_id * p->ctrl_buf_len,
+			    wc->byte_len < p->ctrl_buf_len ? wc->byte_len : p->ctrl_buf_len,
+			    &c) != 0) {
+		p->counters[PEER_CTRL_BAD]++;
+		return;
+	}
+	rel_tx_on_ctrl(p->rtx, &c, now);
+}
+
+/* @return completions handled, or -1 on a completion error (the QP is then unusable). */
+static int
+poll_cq(struct peer *p, uint64_t now)
+{
+	struct ibv_wc wc[CQ_BATCH];
+	int n = ibv_poll_cq(p->cq, CQ_BATCH, wc);
+
+	if (n < 0) {
+		fprintf(stderr, PROG ": cannot poll the completion queue\n");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct ibv_wc *w = &wc[i];
+		int data = w->qp_num == p->data_qp->qp_num;
+
+		if (w->status != IBV_WC_SUCCESS) {
+			fprintf(stderr, PROG ": %s QP completion error: %s (vendor error 0x%x)\n",
+				data ? "data" : "control", ibv_wc_status_str(w->status), w->vendor_err);
+			return -1;
+		}
+		if (w->opcode & IBV_WC_RECV) {
+			if (data) {
+				p->data_rq_missing++;
+				if (w->opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+					data_in(p, be32toh(w->imm_data), w->byte_len, now);
+				else
+					p->counters[PEER_DATA_BAD_OPCODE]++;
+			} else {
+				if (w->opcode == IBV_WC_RECV || w->opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+					ctrl_in(p, w, now);
+				p->ctrl_repost[p->n_ctrl_repost++] = (uint32_t)w->wr_id;
+			}
+		} else if (data) {
+			p->data_sq_done = w->wr_id;	/* and every work request before it */
+			p->counters[PEER_DATA_SENT]++;
+		} else {
+			p->ctrl_sq_done = w->wr_id;
+		}
+	}
+	if (p->data_rq_missing && post_data_recvs(p) != 0)
+		return -1;
+	if (p->n_ctrl_repost && post_ctrl_recvs(p) != 0)
+		return -1;
+	return n;
+}
+
+/* ---- the two roles ---- */
+
+static void
+record(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
+{
+	uint64_t start = d->first_ns ? d->first_ns : d->start_ns;
+
+	p->lat[p->completed] = d->end_ns > start ? (double)(d->end_ns - start) * 1e-9 : 0;
+	p->done_at[p->completed] = (double)(now - p->t0_ns) * 1e-9;
+	p->completed++;
+}
+
+/* Server: a receive completed. Check it, release its slot, free its buffer. */
+static void
+recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
+{
+	uint32_t b, imm;
+
+	if (d->cookie >= p->posted)
+		return;		/* cannot happen: cookies are message numbers */
+	b = p->buf_of_msg[d->cookie];
+	record(p, d, now);
+	p->dec += d->decoded;
+	if (d->status != SDR_DONE_OK) {
+		p->failed++;
+	} else if (!check(p->bufs + b * p->stride, p->o->size, p->o->seed, d->cookie)) {
+		p->counters[PEER_CORRUPT]++;
+		p->failed++;
+	} else if (sdr_rx_imm_get(p->rx, d->slot, &imm) == 0 &&
+		   imm != user_imm_received(p, d->cookie)) {
+		p->counters[PEER_IMM_MISMATCH]++;
+		p->failed++;
+	} else {
+		p->verified++;
+	}
+	/* as sdr_ep_recv_release(): from now on the slot discards late packets */
+	if (sdr_rx_complete(p->rx, d->slot) == 0)
+		rel_rx_release(p->rrx, d->slot);
+	p->slot_quiet[d->slot] = now + p->quarantine_ns;
+	p->mb[b].busy = 0;
+	p->free_buf[p->nfree++] = b;
+}
+
+/* CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes. @return sent, -1. */
+static int
+flush_ctrl(struct peer *p, uint64_t now)
+{
+	struct sdr_ctrl c;
+	int sent = 0, rc;
+
+	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth &&
+	       rel_rx_next_ctrl(p->rrx, now, &c)) {
+		rc = send_ctrl(p, &c);
+		if (rc < 0)
+			return -1;
+		sent += rc;
+	}
+	return sent;
+}
+
+static int
+server_step(struct peer *p, uint64_t now)
+{
+	struct sdr_rel_done d;
+	struct rel_rx_decode dec;
+	int work, rc;
+
+	/* control first: a message's final ACK then leaves before its receive is released
+	 * (after the release it would wait in rel_rx's re-ACK ring) */
+	work = flush_ctrl(p, now);
+	if (work < 0)
+		return -1;
+	while (rel_rx_poll_done(p->rrx, &d)) {
+		recv_done(p, &d, now);
+		work++;
+	}
+	/* keep the window of posted receives full, in order */
+	while (p->posted < p->o->iters && p->nfree > 0) {
+		uint32_t b = p->free_buf[p->nfree - 1], slot;
+		uint64_t seq = sdr_rx_next_seq(p->rx);
+
+		if (now < p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)])
+			break;		/* its last message may still have packets on the way */
+		if (sdr_rx_post(p->rx, p->bufs + b * p->stride, p->o->size, NULL, NULL, &slot) != 0)
+			break;
+		rc = rel_rx_post(p->rrx, seq, slot, p->o->size, p->posted, now);
+		if (rc < 0) {
+			/* both halves have the same limits and are released together */
+			fprintf(stderr, PROG ": internal: rel_rx refused receive %u (%s)\n",
+				p->posted, strerror(-rc));
+			return -1;
+		}
+		p->mb[b].busy = 1;
+		p->buf_of_msg[p->posted++] = b;
+		p->nfree--;
+		work++;
+	}
+	/* the CTS of the receives just posted */
+	rc = flush_ctrl(p, now);
+	if (rc < 0)
+		return -1;
+	work += rc;
+	while (rel_rx_next_decode(p->rrx, &dec))
+		;	/* none without erasure coding */
+	return work;
+}
+
+/* A buffer whose message is done is free once no work request reads it any more. */
+static void
+sweep_draining(struct peer *p)
+{
+	for (uint32_t i = 0; i < p->ndraining;) {
+		uint32_t b = p->draining[i];
+
+		if (p->mb[b].last_wr <= p->data_sq_done) {
+			p->mb[b].draining = 0;
+			p->free_buf[p->nfree++] = b;
+			p->draining[i] = p->draining[--p->ndraining];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Client: a message was acknowledged complete (or failed). */
+static void
+send_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
+{
+	uint32_t b = p->buf_of_ctx[d->ctx];
+
+	if (p->job_active && p->job_seq == d->seq)
+		p->job_active = 0;	/* nothing more of it needs to go out */
+	sdr_tx_msg_retire(p->tx, &p->sends[d->ctx]);
+	record(p, d, now);
+	p->retx += d->retransmitted;
+	if (d->status != SDR_DONE_OK)
+		p->failed++;
+	p->mb[b].busy = 0;
+	p->mb[b].draining = 1;
+	p->draining[p->ndraining++] = b;
+}
+
+static int
+client_step(struct peer *p, uint64_t now)
+{
+	struct sdr_rel_done d;
+	struct rel_tx_unit u;
+	uint32_t budget = TX_ROUND;
+	int work = 0, rc;
+
+	while (rel_tx_poll_done(p->rtx, &d)) {
+		send_done(p, &d, now);
+		work++;
+	}
+	if (p->ndraining)
+		sweep_draining(p);
+	/* keep the window full: as sdr_ep_send() */
+	while (p->posted < p->o->iters && p->nfree > 0) {
+		uint32_t b = p->free_buf[p->nfree - 1];
+		uint8_t *buf = p->bufs + b * p->stride;
+		struct sdr_tx_msg msg;
+		int ctx;
+
+		/* the writes of the slot's previous message must have left the send queue */
+		if (p->slot_last_wr[sdr_conn_seq_slot(&p->attr, p->posted)] > p->data_sq_done)
+			break;
+		if (sdr_tx_msg_start(p->tx, buf, p->o->size, user_imm(p->o, p->posted), &msg) != 0)
+			break;
+		ctx = rel_tx_submit(p->rtx, p->o->size, p->posted, now);
+		if (ctx < 0) {
+			/* both halves have the same limits, so they agree */
+			fprintf(stderr, PROG ": internal: rel_tx refused message %u (%s)\n", p->posted,
+				strerror(-ctx));
+			return -1;
+		}
+		fill(buf, p->o->size, p->o->seed, msg.seq);
+		p->sends[ctx] = msg;
+		p->buf_of_ctx[ctx] = b;
+		p->mb[b].busy = 1;
+		p->buf_of_msg[p->posted++] = b;
+		p->nfree--;
+		work++;
+	}
+	/* the chunk being posted first, then whatever rel_tx says is due */
+	while (budget > 0) {
+		if (p->job_active) {
+			rc = post_job(p);
+			if (rc < 0)
+				return -1;
+			if (sdr_tx_job_left(&p->job) == 0)
+				p->job_active = 0;
+			if (rc == 0)
+				break;		/* the send queue is full */
+			budget = (uint32_t)rc < budget ? budget - (uint32_t)rc : 0;
+			work += rc;
+			continue;
+		}
+		if (!rel_tx_next(p->rtx, now, &u))
+			break;
+		if (u.kind == REL_UNIT_DATA) {
+			const struct sdr_tx_msg *msg = &p->sends[u.ctx];
+			uint32_t ppc = p->geom.pkts_per_chunk, first = u.index * ppc;
+			uint32_t n = msg->npkts - first < ppc ? msg->npkts - first : ppc;
+
+			if (sdr_tx_job_data(&p->job, msg, first, n) == 0) {
+				p->job_active = 1;
+				p->job_seq = u.seq;
+				p->job_buf = p->buf_of_ctx[u.ctx];
+			}
+		}
+		/* parity and encode units come only with erasure coding, refused at start */
+	}
+	return work;
+}
+
+/* ---- the [conn] section for the dataplane ---- */
+
+static void
+print_conn(struct peer *p, FILE *f)
+{
+	const struct sdr_conn_attr *a = &p->attr;
+	char ip[INET6_ADDRSTRLEN], ndev[IF_NAMESIZE] = "", mac[32] = "", scheme[SDR_SCHEME_NAME_MAX];
+	char region[32] = "";
+	FILE *m;
+
+	gid_addr(&p->gid, ip, sizeof(ip));
+	if (p->ndev_ifindex && if_indextoname(p->ndev_ifindex, ndev) != NULL) {
+		char path[64 + IF_NAMESIZE];
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/address", ndev);
+		m = fopen(path, "r");
+		if (m != NULL) {
+			if (fgets(mac, sizeof(mac), m) == NULL)
+				mac[0] = '\0';
+			mac[strcspn(mac, "\n")] = '\0';
+			fclose(m);
+		}
+	}
+	if (p->o->server)
+		units_fmt_size(p->region_len, region, sizeof(region));
+	fprintf(f, "; %s: %s port %u, GID %d (%s%s%s), data QPN 0x%x, control QPN 0x%x%s%s%s\n",
+		PROG, p->dev_name, p->o->port, p->gid_index, ip, ndev[0] ? " on " : "", ndev,
+		p->data_qp->qp_num, p->ctrl_qp->qp_num, p->o->server ? ", receive region " : "",
+		region, p->o->server ? " at iova 0" : "");
+	fprintf(f, "; the dataplane's connection to it (set port to the [port] facing this host):\n");
+	fprintf(f, "[conn verbs]\n");
+	fprintf(f, "peer_ip = %s\n", ip);
+	if (mac[0])
+		fprintf(f, "peer_mac = %s\n", mac);
+	else
+		fprintf(f, "; peer_mac = (not known here: the MAC of %s, or of the next hop)\n", ip);
+	fprintf(f, "local_qpn = 0x%x\n", a->remote_qpn);
+	fprintf(f, "remote_qpn = 0x%x\n", p->data_qp->qp_num);
+	fprintf(f, "remote_ctrl_qpn = 0x%x\n", p->ctrl_qp->qp_num);
+	if (p->o->server)
+		fprintf(f, "remote_rkey = 0x%x\n", a->local_rkey);
+	else
+		fprintf(f, "local_rkey = 0x%x\n", a->remote_rkey);
+	fprintf(f, "mtu = %u\n", a->mtu);
+	fprintf(f, "chunk = %u\n", a->chunk_size);
+	fprintf(f, "imm_split = %u,%u,%u\n", a->split.id_bits, a->split.off_bits,
+		a->split.frag_bits);
+	fprintf(f, "channels = 1\n");
+	fprintf(f, "generations = 1\n");
+	fprintf(f, "max_msg = %" PRIu64 "\n", a->max_msg_size);
+	fprintf(f, "inflight = %u\n", a->max_inflight);
+	fprintf(f, "dir = %s\n", p->o->server ? "send" : "recv");
+	fprintf(f, "scheme = %s\n", sdr_scheme_format(&p->rel.scheme, scheme, sizeof(scheme)));
+	fprintf(f, "rtt = %" PRIu64 "ns\n", p->rel.rtt_ns);
+	if (p->rel.rate_bps > 0)
+		fprintf(f, "rate = %.0f\n", p->rel.rate_bps);
+	if (p->rel.scheme.kind == SDR_SCHEME_SR_NACK)
+		fprintf(f, "nack_allowance = %" PRIu64 "ns\n", p->rel.nack_allowance_ns);
+	fflush(f);
+}
+
+/* ---- setup, loop, teardown ---- */
+
+static void
+peer_destroy(struct peer *p)
+{
+	if (p->ctrl_qp)
+		ibv_destroy_qp(p->ctrl_qp);
+	if (p->data_qp)
+		ibv_destroy_qp(p->data_qp);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->region_mr)
+		ibv_dereg_mr(p->region_mr);
+	if (p->buf_mr)
+		ibv_dereg_mr(p->buf_mr);
+	if (p->ctrl_mr)
+		ibv_dereg_mr(p->ctrl_mr);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->ctx)
+		ibv_close_device(p->ctx);
+	if (p->region)
+		munmap(p->region, p->region_len);
+	if (p->bufs)
+		munmap(p->bufs, p->bufs_len);
+	if (p->ctrl_bufs)
+		munmap(p->ctrl_bufs, p->ctrl_bufs_len);
+	sdr_tx_destroy(p->tx);
+	rel_tx_destroy(p->rtx);
+	sdr_rx_destroy(p->rx);
+	rel_rx_destroy(p->rrx);
+	free(p->sends);
+	free(p->buf_of_ctx);
+	free(p->mb);
+	free(p->free_buf);
+	free(p->draining);
+	free(p->buf_of_msg);
+	free(p->ctrl_repost);
+	free(p->slot_quiet);
+	free(p->slot_last_wr);
+	free(p->lat);
+	free(p->done_at);
+}
+
+/* Everything the loop needs, allocated once. */
+static int
+peer_alloc(struct peer *p)
+{
+	const struct opts *o = p->o;
+	uint32_t nctrl = o->server ? CTRL_SQ_DEPTH : CTRL_RQ_DEPTH;
+
+	p->stride = (o->size + 4095) / 4096 * 4096;
+	if (p->stride == 0)
+		p->stride = 4096;
+	p->bufs_len = p->stride * p->window;
+	p->bufs = map_zeroed(p->bufs_len);
+	p->ctrl_buf_len = o->server ? CTRL_TX_LEN : p->attr.mtu;
+	p->ctrl_bufs_len = (uint64_t)nctrl * p->ctrl_buf_len;
+	p->ctrl_bufs = map_zeroed(p->ctrl_bufs_len);
+	p->mb = calloc(p->window, sizeof(*p->mb));
+	p->free_buf = calloc(p->window, sizeof(uint32_t));
+	p->draining = calloc(p->window, sizeof(uint32_t));
+	p->buf_of_msg = calloc(o->iters, sizeof(uint32_t));
+	p->ctrl_repost = calloc(nctrl, sizeof(uint32_t));
+	p->lat = calloc(o->iters, sizeof(double));
+	p->done_at = calloc(o->iters, sizeof(double));
+	p->sends = calloc(p->attr.max_inflight, sizeof(*p->sends));
+	p->buf_of_ctx = calloc(p->attr.max_inflight, sizeof(uint32_t));
+	p->slot_quiet = calloc(p->geom.nslots, sizeof(uint64_t));
+	p->slot_last_wr = calloc(p->geom.nslots, sizeof(uint64_t));
+	if (!p->bufs || !p->ctrl_bufs || !p->mb || !p->free_buf || !p->draining ||
+	    !p->buf_of_msg || !p->ctrl_repost || !p->lat || !p->done_at || !p->sends ||
+	    !p->buf_of_ctx || !p->slot_quiet || !p->slot_last_wr) {
+		fprintf(stderr, PROG ": out of memory for %u message buffers of %" PRIu64 " bytes\n",
+			p->window, o->size);
+		return -1;
+	}
+	for (p->nfree = 0; p->nfree < p->window; p->nfree++)
+		p->free_buf[p->nfree] = p->window - 1 - p->nfree;
+	return 0;
+}
+
+static int
+sdr_state_create(struct peer *p)
+{
+	if (p->o->server) {
+		p->rx = sdr_rx_create(&p->attr);
+		p->rrx = rel_rx_create(&p->rel, &p->attr);
+	} else {
+		struct roce_path path;
+
+		memset(&path, 0, sizeof(path));	/* frames are never built: the NIC does */
+		p->tx = sdr_tx_create(&p->attr, &path);
+		p->rtx = rel_tx_create(&p->rel, &p->attr);
+	}
+	if (p->o->server ? (p->rx == NULL || p->rrx == NULL) : (p->tx == NULL || p->rtx == NULL)) {
+		fprintf(stderr, PROG ": cannot create the connection state (out of memory)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+peer_setup(struct peer *p)
+{
+	union ibv_gid dgid;
+
+	if (ip_to_gid(p->o->peer_ip, &dgid) != 0)
+		return -1;	/* checked with the options */
+	if (open_device(p) != 0 || check_port(p) != 0 || pick_gid(p, &dgid) != 0 ||
+	    create_queues(p) != 0 || peer_alloc(p) != 0 || register_memory(p) != 0)
+		return -1;
+	p->attr.local_qpn = p->data_qp->qp_num;
+	if (connect_qp(p, p->data_qp, "data", sdr_conn_data_qpn(p->attr.remote_qpn, &p->attr, 0, 0),
+		       p->o->server ? IBV_ACCESS_REMOTE_WRITE : 0, &dgid) != 0 ||
+	    connect_qp(p, p->ctrl_qp, "control", sdr_conn_ctrl_qpn(p->attr.remote_qpn, &p->attr),
+		       0, &dgid) != 0)
+		return -1;
+	if (sdr_state_create(p) != 0)
+		return -1;
+	/* receives before anything can arrive */
+	if (p->o->server) {
+		p->data_rq_missing = p->data_rq_depth;
+		if (post_data_recvs(p) != 0)
+			return -1;
+	} else {
+		for (uint32_t i = 0; i < p->ctrl_rq_depth; i++)
+			p->ctrl_repost[p->n_ctrl_repost++] = i;
+		if (post_ctrl_recvs(p) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sleep when idle, never past the next timer of the state machine. */
+static void
+idle_wait(struct peer *p, uint64_t now, uint32_t *sleep_us)
+{
+	uint64_t next = p->o->server ? rel_rx_next_time(p->rrx, now) : rel_tx_next_time(p->rtx, now);
+	uint64_t us = *sleep_us;
+
+	if (p->o->server && p->posted < p->o->iters && p->nfree > 0) {
+		uint64_t q = p->slot_quiet[sdr_conn_seq_slot(&p->attr, sdr_rx_next_seq(p->rx))];
+
+		if (q < next)
+			next = q;
+	}
+
+	if (next <= now)
+		return;
+	if (next != UINT64_MAX && (next - now) / 1000 < us)
+		us = (next - now) / 1000;
+	if (us > 0)
+		usleep((useconds_t)us);
+	*sleep_us = *sleep_us * 2 > IDLE_MAX_US ? IDLE_MAX_US : *sleep_us * 2;
+}
+
+static int
+peer_loop(struct peer *p)
+{
+	const struct opts *o = p->o;
+	uint64_t deadline, linger_end = UINT64_MAX, now;
+	/* the server stays a while after its last message to re-acknowledge late packets
+	 * (its final ACK may be lost): four retransmission timeouts, at least 20 ms */
+	uint64_t linger = 4 * sdr_rel_rto(&p->rel) > 20000000 ? 4 * sdr_rel_rto(&p->rel) : 20000000;
+	uint32_t idle = 0, sleep_us = 1;
+
+	p->t0_ns = now_ns();
+	deadline = p->t0_ns + (uint64_t)(o->timeout_s * 1e9);
+	for (;;) {
+		int work, step;
+
+		now = now_ns();
+		if (stop || now >= deadline)
+			break;
+		if (p->completed >= o->iters) {
+			if (!o->server)
+				break;
+			if (linger_end == UINT64_MAX)
+				linger_end = now + linger;
+			if (now >= linger_end && p->ctrl_sq_done == p->ctrl_sq_posted)
+				break;
+		}
+		work = poll_cq(p, now);
+		if (work < 0)
+			return -1;
+		step = o->server ? server_step(p, now) : client_step(p, now);
+		if (step < 0)
+			return -1;
+		work += step;
+		if (work > 0) {
+			idle = 0;
+			sleep_us = 1;
+		} else if (!o->busy_poll && ++idle >= IDLE_SPIN) {
+			idle_wait(p, now, &sleep_us);
+		}
+	}
+	return 0;
+}
+
+static int
+run(const struct opts *o, const struct sdr_conn_attr *attr, const struct sdr_rel_cfg *rel)
+{
+	struct peer p;
+	int rc = 1;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.attr = *attr;
+	p.rel = *rel;
+	p.window = o->lat ? 1 : o->inflight;
+	/* a stale retransmission can come until the sender has the final ACK and its last
+	 * retransmission has arrived: a retransmission timeout and a round trip */
+	p.quarantine_ns = sdr_rel_rto(&p.rel) + p.rel.rtt_ns;
+	sdr_conn_geometry(&p.attr, &p.geom);	/* checked with the options */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (peer_setup(&p) != 0)
+		goto out;
+	print_conn(&p, o->json ? stderr : stdout);
+	if (!o->server && p.geom.nslots < 8 * p.window)
+		fprintf(stderr, PROG ": warning: %u message ids for %u in flight and one generation: "
+			"a late retransmission can land in a slot the dataplane has reused (more id "
+			"bits in --imm-split make room)\n", p.geom.nslots, p.window);
+	if (peer_loop(&p) != 0)
+		goto out;
+	report(&p);
+	if (stop)
+		fprintf(stderr, PROG ": interrupted after %u of %u messages\n", p.completed, o->iters);
+	else if (p.completed < o->iters)
+		fprintf(stderr, PROG ": only %u of %u messages completed\n", p.completed, o->iters);
+	rc = p.completed == o->iters && p.failed == 0 && (!o->server || p.verified == p.completed) ?
+	     0 : 1;
+out:
+	peer_destroy(&p);
+	return rc;
+}
+
+/* ---- options ---- */
+
+static int
+bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, PROG ": bad --%s '%s'%s%s\n", opt, val, why ? ": " : "", why ? why : "");
+	return 2;
+}
+
+/* Which option a geometry error is about, for the message. */
+static int
+geometry_error(const struct opts *o, int err)
+{
+	const char *opt = NULL, *val = NULL;
+	char num[32];
+
+	switch (-err) {
+	case SDR_CONN_E_MTU: opt = "mtu"; val = o->mtu_s; break;
+	case SDR_CONN_E_CHUNK: opt = "chunk"; val = o->chunk_s; break;
+	case SDR_CONN_E_SPLIT: opt = "imm-split"; val = o->split_s; break;
+	case SDR_CONN_E_MAX_MSG: opt = "max-msg"; val = o->max_msg_s; break;
+	case SDR_CONN_E_INFLIGHT:
+		opt = "inflight";
+		snprintf(num, sizeof(num), "%u", o->inflight);
+		val = num;
+		break;
+	case SDR_CONN_E_QPN:
+		opt = "peer-qpn";
+		snprintf(num, sizeof(num), "0x%x", o->peer_qpn);
+		val = num;
+		break;
+	default: break;
+	}
+	if (opt == NULL) {
+		fprintf(stderr, PROG ": %s\n", sdr_conn_strerror(err));
+		return 2;
+	}
+	return bad(opt, val ? val : "(default)", sdr_conn_strerror(err));
+}
+
+/* Check the options together and derive the connection. @return 0 or an exit status. */
+static int
+build_conn(const struct opts *o, struct sdr_conn_attr *a, struct sdr_rel_cfg *rel)
+{
+	struct sdr_conn_geom g;
+	union ibv_gid gid;
+	int rc;
+
+	if (o->peer_ip == NULL) {
+		fprintf(stderr, PROG ": missing --peer-ip IP (the dataplane port's address)\n");
+		return 2;
+	}
+	if (ip_to_gid(o->peer_ip, &gid) != 0)
+		return bad("peer-ip", o->peer_ip, "not an IPv4 or IPv6 address");
+	sdr_conn_attr_default(a);
+	a->mtu = o->mtu;
+	if (o->chunk > UINT32_MAX)
+		return bad("chunk", o->chunk_s, "chunk size must be a non-zero multiple of the mtu, "
+			   "at most 1024 packets");
+	a->chunk_size = (uint32_t)o->chunk;
+	a->split = o->split;
+	a->channels = 1;
+	a->generations = 1;
+	a->max_msg_size = o->max_msg ? o->max_msg : (o->size ? o->size : 1);
+	a->max_inflight = o->inflight;
+	a->dir = o->server ? SDR_DIR_RECV : SDR_DIR_SEND;
+	a->local_qpn = 1;		/* the NIC's choice, known once the QP exists */
+	a->remote_qpn = o->peer_qpn;
+	a->remote_rkey = o->peer_rkey;
+	if (o->size > a->max_msg_size) {
+		fprintf(stderr, PROG ": --size %" PRIu64 " is larger than --max-msg %" PRIu64 "\n",
+			o->size, a->max_msg_size);
+		return 2;
+	}
+	rc = sdr_conn_geometry(a, &g);
+	if (rc != 0)
+		return geometry_error(o, rc);
+	sdr_rel_cfg_default(rel, o->rtt_ns);
+	rel->scheme = o->scheme;
+	rel->rate_bps = o->rate_bps;
+	rel->global_timeout_ns = 0;	/* --timeout bounds the run */
+	return 0;
+}
+
+static int
+parse_u32(const char *opt, const char *v, uint64_t min, uint64_t max, uint32_t *out)
+{
+	char why[64];
+	uint64_t x;
+
+	if (units_parse_u64(v, max, &x) != 0 || x < min) {
+		/* QPNs and R_Keys read best in hexadecimal */
+		snprintf(why, sizeof(why), strncmp(opt, "peer-", 5) == 0 ?
+			 "an integer 0x%" PRIx64 "..0x%" PRIx64 : "an integer %" PRIu64 "..%" PRIu64,
+			 min, max);
+		return bad(opt, v, why);
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_PORT = 256, O_GID, O_PEER_IP, O_PEER_QPN, O_PEER_RKEY, O_SERVER, O_ITERS,
+	       O_INFLIGHT, O_MAX_MSG, O_MTU, O_CHUNK, O_SPLIT, O_CHANNELS, O_GENERATIONS,
+	       O_SCHEME, O_RTT, O_RATE, O_USER_IMM, O_SEED, O_TIMEOUT, O_BUSY_POLL, O_JSON };
+	static const struct option lopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "gid-index", required_argument, NULL, O_GID },
+		{ "peer-ip", required_argument, NULL, O_PEER_IP },
+		{ "peer-qpn", required_argument, NULL, O_PEER_QPN },
+		{ "peer-rkey", required_argument, NULL, O_PEER_RKEY },
+		{ "server", no_argument, NULL, O_SERVER },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "inflight", required_argument, NULL, O_INFLIGHT },
+		{ "max-msg", required_argument, NULL, O_MAX_MSG },
+		{ "mtu", required_argument, NULL, O_MTU },
+		{ "chunk", required_argument, NULL, O_CHUNK },
+		{ "imm-split", required_argument, NULL, O_SPLIT },
+		{ "channels", required_argument, NULL, O_CHANNELS },
+		{ "generations", required_argument, NULL, O_GENERATIONS },
+		{ "scheme", required_argument, NULL, O_SCHEME },
+		{ "rtt", required_argument, NULL, O_RTT },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "user-imm", required_argument, NULL, O_USER_IMM },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "busy-poll", no_argument, NULL, O_BUSY_POLL },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = {
+		.gid_index = -1, .port = 1, .peer_qpn = 0x100, .size = 1 << 20, .iters = 100,
+		.inflight = 8, .mtu = 4096, .chunk = 65536, .split = SDR_IMM_SPLIT_DEFAULT,
+		.scheme = { .kind = SDR_SCHEME_SR }, .rtt_ns = 1000000, .seed = 1,
+		.timeout_s = 120,
+	};
+	struct sdr_conn_attr attr;
+	struct sdr_rel_cfg rel;
+	uint32_t u;
+	uint64_t v;
+	double d;
+	int c, rc;
+
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((c = getopt_long(argc, argv, ":d:s:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.dev = optarg; break;
+		case O_PORT:
+			if ((rc = parse_u32("port", optarg, 1, 255, &u)) != 0)
+				return rc;
+			o.port = (uint8_t)u;
+			break;
+		case O_GID:
+			if ((rc = parse_u32("gid-index", optarg, 0, 255, &u)) != 0)
+				return rc;
+			o.gid_index = (int)u;
+			break;
+		case O_PEER_IP: o.peer_ip = optarg; break;
+		case O_PEER_QPN:
+			/* its control QPN, the next one, must be a QPN too */
+			if ((rc = parse_u32("peer-qpn", optarg, 1, 0xFFFFFE, &o.peer_qpn)) != 0)
+				return rc;
+			break;
+		case O_PEER_RKEY:
+			if ((rc = parse_u32("peer-rkey", optarg, 0, UINT32_MAX, &o.peer_rkey)) != 0)
+				return rc;
+			break;
+		case O_SERVER: o.server = 1; break;
+		case 's':
+			if (units_parse_size(optarg, &o.size) != 0 || o.size > (1ull << 32))
+				return bad("size", optarg, NULL);
+			break;
+		case O_ITERS:
+			if ((rc = parse_u32("iters", optarg, 1, 10000000, &o.iters)) != 0)
+				return rc;
+			break;
+		case O_INFLIGHT:
+			if ((rc = parse_u32("inflight", optarg, 1, 65536, &o.inflight)) != 0)
+				return rc;
+			break;
+		case O_MAX_MSG:
+			o.max_msg_s = optarg;
+			if (units_parse_size(optarg, &o.max_msg) != 0 || o.max_msg == 0)
+				return bad("max-msg", optarg, NULL);
+			break;
+		case O_MTU:
+			o.mtu_s = optarg;
+			if (units_parse_size(optarg, &v) != 0 || v > UINT32_MAX)
+				return bad("mtu", optarg, NULL);
+			o.mtu = (uint32_t)v;
+			break;
+		case O_CHUNK:
+			o.chunk_s = optarg;
+			if (units_parse_size(optarg, &o.chunk) != 0)
+				return bad("chunk", optarg, NULL);
+			break;
+		case O_SPLIT:
+			o.split_s = optarg;
+			if (sdr_imm_split_parse(optarg, &o.split) != 0)
+				return bad("imm-split", optarg, "three widths A,B,C summing to 32");
+			break;
+		case O_CHANNELS:
+		case O_GENERATIONS:
+			if (units_parse_u64(optarg, 64, &v) != 0 || v != 1) {
+				fprintf(stderr, PROG ": --%s %s: a verbs peer has one data QP and one "
+					"control QP (the NIC picks QPNs), so %s must be 1\n",
+					c == O_CHANNELS ? "channels" : "generations", optarg,
+					c == O_CHANNELS ? "channels" : "generations");
+				return 2;
+			}
+			break;
+		case O_SCHEME:
+			if (sdr_scheme_parse(optarg, &o.scheme) != 0)
+				return bad("scheme", optarg, "sr or sr-nack");
+			if (sdr_scheme_is_ec(&o.scheme)) {
+				fprintf(stderr, PROG ": --scheme %s: erasure coding is not "
+					"supported by the verbs peer (sr or sr-nack)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_RTT:
+			if (units_parse_time(optarg, &d) != 0 || d <= 0 || d > 3600)
+				return bad("rtt", optarg,
+					   "a time such as 25ms, above 0 and at most 3600s");
+			o.rtt_ns = (uint64_t)(d * 1e9 + 0.5);
+			if (o.rtt_ns == 0)
+				return bad("rtt", optarg, "below a nanosecond");
+			break;
+		case O_RATE:
+			if (units_parse_rate(optarg, &o.rate_bps) != 0 || o.rate_bps > 10e12)
+				return bad("rate", optarg, "a rate such as 10G, at most 10T");
+			break;
+		case O_USER_IMM:
+			if (strcmp(optarg, "perf") == 0)
+				o.imm_traffic = 0;
+			else if (strcmp(optarg, "traffic") == 0)
+				o.imm_traffic = 1;
+			else
+				return bad("user-imm", optarg, "perf or traffic");
+			break;
+		case O_SEED:
+			if (units_parse_u64(optarg, UINT64_MAX, &o.seed) != 0)
+				return bad("seed", optarg, NULL);
+			break;
+		case O_TIMEOUT:
+			if (units_parse_time(optarg, &o.timeout_s) != 0 || o.timeout_s <= 0)
+				return bad("timeout", optarg, NULL);
+			break;
+		case O_BUSY_POLL: o.busy_poll = 1; break;
+		case O_JSON: o.json = 1; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, PROG ": option '%s' needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				fprintf(stderr, PROG ": unknown option '-%c' (see --help)\n", optopt);
+			else
+				fprintf(stderr, PROG ": unknown option '%s' (see --help)\n",
+					argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (optind + 1 != argc || (strcmp(argv[optind], "write_bw") != 0 &&
+					   strcmp(argv[optind], "write_lat") != 0)) {
+			fprintf(stderr, PROG ": expected at most one test: write_bw or write_lat\n");
+			return 2;
+		}
+		o.lat = strcmp(argv[optind], "write_lat") == 0;
+	}
+	rc = build_conn(&o, &attr, &rel);
+	if (rc != 0)
+		return rc;
+	return run(&o, &attr, &rel);
+}
