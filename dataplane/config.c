@@ -183,6 +183,44 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 
 /* ---- [port NAME] ---- */
 
+/* allow = 10.0.0.0/24, 10.1.0.7, fd00::/64: the sources a port takes RoCE packets from. */
+static int
+parse_allow(const struct where *w, const char *k, const char *v, struct dp_port_cfg *p)
+{
+	char buf[512], *save = NULL;
+
+	if (strlen(v) >= sizeof(buf))
+		return fail(w, k, "list longer than %zu characters", sizeof(buf) - 1);
+	strcpy(buf, v);
+	p->nallow = 0;
+	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		struct dp_prefix *a = &p->allow[p->nallow];
+		char *slash = strchr(t, '/');
+		uint64_t len;
+
+		if (p->nallow == DP_MAX_ALLOW)
+			return fail(w, k, "more than %d prefixes", DP_MAX_ALLOW);
+		if (slash)
+			*slash = '\0';
+		memset(a, 0, sizeof(*a));
+		if (inet_pton(AF_INET, t, a->ip) == 1)
+			a->version = 4;
+		else if (inet_pton(AF_INET6, t, a->ip) == 1)
+			a->version = 6;
+		else
+			return fail(w, k, "'%s' is not an IPv4 or IPv6 address", t);
+		len = a->version == 4 ? 32 : 128;
+		if (slash && (units_parse_u64(slash + 1, len, &len) != 0))
+			return fail(w, k, "'/%s' is not a prefix length of an IPv%u address", slash + 1,
+				    a->version);
+		a->len = (uint8_t)len;
+		p->nallow++;
+	}
+	if (p->nallow == 0)
+		return fail(w, k, "empty list (addresses or prefixes, comma-separated)");
+	return 0;
+}
+
 static int
 port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char *v)
 {
@@ -231,8 +269,10 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 			return fail(w, k, "'%s' is not a section name", v);
 		return 0;
 	}
+	if (strcmp(k, "allow") == 0)
+		return parse_allow(w, k, v, p);
 	return fail(w, k, "unknown key (expected device, mac, ipv4, ipv6, mtu, rx_queues, "
-		    "tx_queues, link, exception, capture)");
+		    "tx_queues, link, exception, capture, allow)");
 }
 
 /* ---- [link NAME]: the keys are the emulator's own words ---- */
@@ -366,10 +406,34 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return get_u32(w, k, v, 0, 1u << 20, &r->ack_every_chunks);
 	if (strcmp(k, "ack_interval") == 0)
 		return get_time_ns(w, k, v, &r->ack_every_ns);
-	if (strcmp(k, "nack_allowance") == 0)
+	if (strcmp(k, "nack_allowance") == 0) {
+		c->nack_allowance_set = 1;
 		return get_time_ns(w, k, v, &r->nack_allowance_ns);
+	}
 	if (strcmp(k, "global_timeout") == 0)
 		return get_time_ns(w, k, v, &r->global_timeout_ns);
+	if (strcmp(k, "peer_check") == 0) {
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			return fail(w, k, "'%s' is not yes or no", v);
+		c->peer_check = v[0] == 'y';
+		return 0;
+	}
+	if (strcmp(k, "peer_udp_sport") == 0) {
+		uint64_t lo, hi;
+		char los[16], his[16];
+
+		if (strcmp(v, "any") == 0) {
+			c->sport_lo = 0;
+			c->sport_hi = 65535;
+			return 0;
+		}
+		if (sscanf(v, "%15[^-]-%15s", los, his) != 2 || units_parse_u64(los, 65535, &lo) != 0 ||
+		    units_parse_u64(his, 65535, &hi) != 0 || lo > hi)
+			return fail(w, k, "'%s' is not a range LO-HI of UDP ports, or any", v);
+		c->sport_lo = (uint16_t)lo;
+		c->sport_hi = (uint16_t)hi;
+		return 0;
+	}
 	if (strcmp(k, "fallback") == 0) {
 		if (strcmp(v, "holes") != 0 && strcmp(v, "whole") != 0)
 			return fail(w, k, "'%s' is not holes or whole", v);
@@ -397,7 +461,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		    "remote_ctrl_qpn, "
 		    "local_rkey, remote_rkey, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
-		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey)");
+		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey, peer_check, "
+		    "peer_udp_sport)");
 }
 
 static void
@@ -409,6 +474,8 @@ conn_defaults(struct dp_conn_cfg *c)
 	sdr_rel_cfg_default(&c->ep.rel, 1000000);	/* 1 ms until the file says otherwise */
 	c->ep.rel.global_timeout_ns = 60ull * 1000000000;
 	memset(c->peer_mac, 0xFF, 6);
+	c->peer_check = 1;
+	c->sport_hi = 65535;
 }
 
 /* scheme = auto: the analytic model ranks the candidates for this connection's path. */
@@ -511,6 +578,9 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 			    geometry_values(c, rc));
 	if (c->ep.rel.rtt_ns == 0)
 		return fail(w, "rtt", "must be more than 0");
+	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us */
+		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
+					      c->ep.rel.rtt_ns / 100 : 20000;
 	return 0;
 }
 

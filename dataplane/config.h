@@ -19,6 +19,14 @@
 #define DP_MAX_LINKS	8
 #define DP_MAX_CONNS	64
 #define DP_DEVICE_LEN	256
+#define DP_MAX_ALLOW	16
+
+/** An address prefix of a port's allowlist. */
+struct dp_prefix {
+	uint8_t version;		/**< 4 or 6 */
+	uint8_t len;			/**< prefix length in bits */
+	uint8_t ip[16];
+};
 
 struct dp_link_cfg {
 	char name[DP_NAME_LEN];
@@ -40,6 +48,8 @@ struct dp_port_cfg {
 	char link[DP_NAME_LEN];		/**< [link NAME] on this port's egress, or empty */
 	char exception[DP_NAME_LEN];	/**< port that gets non-RoCE traffic, or empty (drop) */
 	char capture[256];		/**< pcap file of every frame in and out, or empty */
+	struct dp_prefix allow[DP_MAX_ALLOW];	/**< RoCE only from these sources (none: any) */
+	uint8_t nallow;
 };
 
 struct dp_conn_cfg {
@@ -49,6 +59,9 @@ struct dp_conn_cfg {
 	uint8_t peer_ip_version;
 	uint8_t peer_ip[16];
 	uint8_t scheme_auto;		/**< scheme = auto: the model picks at start */
+	uint8_t peer_check;		/**< drop packets not from peer_ip or with another P_Key */
+	uint8_t nack_allowance_set;	/**< nack_allowance given; else RTT/100 */
+	uint16_t sport_lo, sport_hi;	/**< accepted UDP source ports of the peer's packets */
 	struct sdr_ep_cfg ep;		/**< path addresses filled in from the port at start */
 };
 

@@ -1114,11 +1114,7 @@ dp_control_tick(struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < s->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
 		struct sdr_shm_port_stats *ps = &s->ports[i];
-		uint64_t drops = p->counters[DP_PORT_TX_FULL] + p->counters[DP_PORT_UNKNOWN_QPN] +
-				 p->counters[DP_PORT_NOT_ROCE];
-
-		for (int v = 1; v < ROCE_V_COUNT; v++)
-			drops += p->verdicts[v];
+		uint64_t drops = dp_port_drops(p);
 		snprintf(ps->name, sizeof(ps->name), "%s", p->cfg->name);
 		ps->rx_pkts = p->counters[DP_PORT_RX_PKTS];
 		ps->rx_bytes = p->counters[DP_PORT_RX_BYTES];

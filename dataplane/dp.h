@@ -47,7 +47,11 @@
 	X(EXCEPTION,		"not_roce_to_exception_port") \
 	X(UNKNOWN_QPN,		"unknown_qpn") \
 	X(MULTISEG,		"rx_multiseg_copied") \
-	X(TOO_BIG,		"rx_too_big")
+	X(TOO_BIG,		"rx_too_big") \
+	X(NOT_ALLOWED,		"source_not_allowed") \
+	X(WRONG_PEER,		"wrong_peer_address") \
+	X(WRONG_PKEY,		"wrong_pkey") \
+	X(WRONG_SPORT,		"udp_sport_out_of_range")
 
 enum dp_port_counter {
 #define X(sym, name) DP_PORT_##sym,
@@ -165,6 +169,10 @@ void dp_pipeline_release(void);
 int dp_telemetry_init(struct dp_ctx *ctx);
 
 /* stats.c */
+/** A port counter that counts frames dropped (not mere events such as multi-segment copies). */
+int dp_port_counter_is_drop(enum dp_port_counter c);
+/** Every frame the port dropped: parser verdicts other than ok and the drop counters. */
+uint64_t dp_port_drops(const struct dp_port *p);
 void dp_stats_line(const struct dp_ctx *ctx, double elapsed_s);
 void dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s);
 int dp_traffic_ok(const struct dp_ctx *ctx);

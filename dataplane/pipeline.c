@@ -52,6 +52,22 @@ stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
 		dp.stages[s].busy_cycles += dt;
 }
 
+/* The port's allowlist takes this source address. */
+static int
+source_allowed(const struct dp_port_cfg *pc, uint8_t version, const uint8_t *src)
+{
+	for (unsigned int i = 0; i < pc->nallow; i++) {
+		const struct dp_prefix *a = &pc->allow[i];
+		unsigned int full = a->len / 8, rest = a->len % 8;
+
+		if (a->version != version || memcmp(src, a->ip, full) != 0)
+			continue;
+		if (rest == 0 || ((src[full] ^ a->ip[full]) & (0xFF00 >> rest)) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Verdicts that mean "some other protocol", not "broken RoCE". */
 static int
 not_roce(enum roce_verdict r)
@@ -177,15 +193,38 @@ link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
 static void
 deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
 {
+	const uint8_t *src = v->payload - v->payload_off + v->l3_off + (v->ip_version == 4 ? 12 : 8);
+	const struct dp_conn_cfg *cc;
 	uint32_t ci, base, ch, gen;
 	struct dp_conn *c;
 	enum sdr_qpn_kind kind;
 
+	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src)) {
+		p->counters[DP_PORT_NOT_ALLOWED]++;
+		return;
+	}
 	if (qpn_table_lookup(p->qpns, v->dqpn, &ci, &base) != 0) {
 		p->counters[DP_PORT_UNKNOWN_QPN]++;
 		return;
 	}
 	c = &dp.conns[ci];
+	cc = c->cfg;
+	/* the connection's peer, and nobody else, may address its QPNs */
+	if (cc->peer_check) {
+		if (v->ip_version != cc->peer_ip_version ||
+		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0) {
+			p->counters[DP_PORT_WRONG_PEER]++;
+			return;
+		}
+		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF)) {
+			p->counters[DP_PORT_WRONG_PKEY]++;
+			return;
+		}
+	}
+	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi) {
+		p->counters[DP_PORT_WRONG_SPORT]++;
+		return;
+	}
 	kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, &gen);
 	sdr_ep_input(c->ep, v, kind, gen, now);
 }

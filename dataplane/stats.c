@@ -18,6 +18,24 @@ sum_verdict_drops(const struct dp_port *p)
 	return n;
 }
 
+int
+dp_port_counter_is_drop(enum dp_port_counter c)
+{
+	return c >= DP_PORT_TX_FULL && c != DP_PORT_NO_MBUF && c != DP_PORT_EXCEPTION &&
+	       c != DP_PORT_MULTISEG;
+}
+
+uint64_t
+dp_port_drops(const struct dp_port *p)
+{
+	uint64_t n = sum_verdict_drops(p);
+
+	for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+		if (dp_port_counter_is_drop((enum dp_port_counter)c))
+			n += p->counters[c];
+	return n;
+}
+
 void
 dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 {
@@ -32,8 +50,7 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 
 		printf(" %s rx %.2f tx %.2f Gbit/s drop %" PRIu64, p->cfg->name,
 		       (double)(rx - last_rx[i]) * 8e-9 / dt, (double)(tx - last_tx[i]) * 8e-9 / dt,
-		       sum_verdict_drops(p) + p->counters[DP_PORT_UNKNOWN_QPN] +
-		       p->counters[DP_PORT_TX_FULL]);
+		       dp_port_drops(p));
 		last_rx[i] = rx;
 		last_tx[i] = tx;
 	}
@@ -119,8 +136,8 @@ json_drops(const struct dp_ctx *ctx)
 			       roce_verdict_name((enum roce_verdict)v), p->verdicts[v]);
 			first = 0;
 		}
-		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++) {
-			if (!p->counters[c] || c == DP_PORT_EXCEPTION || c == DP_PORT_MULTISEG)
+		for (int c = 0; c < DP_PORT_NCOUNTERS; c++) {
+			if (!p->counters[c] || !dp_port_counter_is_drop((enum dp_port_counter)c))
 				continue;
 			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
 			       dp_port_counter_name((enum dp_port_counter)c), p->counters[c]);

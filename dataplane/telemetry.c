@@ -175,9 +175,10 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (int v = 1; v < ROCE_V_COUNT; v++)
 			rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
 						  p->verdicts[v]);
-		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++)
-			rte_tel_data_add_dict_u64(pd, dp_port_counter_name((enum dp_port_counter)c),
-						  p->counters[c]);
+		for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+			if (dp_port_counter_is_drop((enum dp_port_counter)c))
+				rte_tel_data_add_dict_u64(pd,
+					dp_port_counter_name((enum dp_port_counter)c), p->counters[c]);
 		rte_tel_data_add_dict_container(d, p->cfg->name, pd, 0);
 	}
 	for (unsigned int i = 0; i < dp.nconns; i++) {

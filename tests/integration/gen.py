@@ -9,7 +9,9 @@ Cases:
                every 100th with a bad ICRC; the receiver counts exactly what was sent, by
                verdict; a paced run never goes faster than asked; bad options exit 2
   dataplane    txonly into a dataplane: its port and connection counters match exactly
-               (received, ICRC good and bad, unknown QPN, slot not posted)
+               (received, ICRC good and bad, unknown QPN, slot not posted) and its peer
+               checks drop and count what does not come from the connection's peer (wrong
+               source address, P_Key, UDP source port, outside the port's allowlist)
   interactive  the prompt: set rate, start, show port stats, stop, quit
 """
 import json
@@ -116,7 +118,11 @@ def case_dataplane():
         sock = os.path.join(d, "m.sock")
         ini = os.path.join(d, "a.ini")
         text = open(os.path.join(SRC, "pmd-configs", "memif-a.ini")).read()
-        open(ini, "w").write(text.replace("/tmp/sdr-memif.sock", sock))
+        # RoCE NICs send from 49152..65535; ab takes nothing else
+        text = text.replace("/tmp/sdr-memif.sock", sock).replace(
+            "[conn ab]\n", "[conn ab]\npeer_udp_sport = 49152-65535\n").replace(
+            "link = wan\n", "link = wan\nallow = 10.1.0.0/24, 10.9.9.0/25\n")
+        open(ini, "w").write(text)
         name = "sdrt-gen-" + TAG
         dp = subprocess.Popen([DP, "-l", "1", "--no-huge", "-m", "1024", "--no-pci",
                                "--log-level", "lib.eal:error", "--file-prefix", name, "--",
@@ -130,15 +136,23 @@ def case_dataplane():
                 failures.append("the dataplane did not start: %s" % dp.stderr.read()[-500:])
                 return
             time.sleep(0.1)
-        # to connection ab (QPNs 0x100..0x103 of its 32, nothing posted), every 100th bad
-        rc1, out1, err1 = gen("0", "gtx", memif(sock, "client"),
-                              ["--count", "10000", "--size", "64", "--qpn", "0x100,4", "--msgs",
-                               "8", "--pkts-per-msg", "1", "--bad-icrc-every", "100", "--json"])
-        # to a QPN nobody owns
-        rc2, out2, err2 = gen("0", "gtx", memif(sock, "client"),
-                              ["--count", "300", "--size", "1024", "--qpn", "0x500", "--json"])
-        check(rc1 == 0 and rc2 == 0, "sdr-gen: %d %r / %d %r" % (rc1, err1[-300:], rc2,
-                                                                  err2[-300:]))
+        peer = ["--src-ip", "10.1.0.2", "--dst-ip", "10.1.0.1"]     # ab's peer, as it sends
+        runs = [
+            # to connection ab (QPNs 0x100..0x103 of its 32, nothing posted), every 100th bad
+            ["--count", "10000", "--size", "64", "--qpn", "0x100,4", "--msgs", "8",
+             "--pkts-per-msg", "1", "--bad-icrc-every", "100"] + peer,
+            # to a QPN nobody owns
+            ["--count", "300", "--size", "1024", "--qpn", "0x500"] + peer,
+            # to ab from somebody else, with another partition key, from an odd UDP port
+            ["--count", "200", "--size", "64", "--qpn", "0x100", "--src-ip", "10.9.9.9"],
+            ["--count", "70", "--size", "64", "--qpn", "0x100", "--pkey", "0x8001"] + peer,
+            ["--count", "30", "--size", "64", "--qpn", "0x100", "--udp-sport", "1000"] + peer,
+            # from outside the port's allowlist
+            ["--count", "50", "--size", "64", "--qpn", "0x100", "--src-ip", "10.9.9.200"],
+        ]
+        for args in runs:
+            rc, out, err = gen("0", "gtx", memif(sock, "client"), args + ["--json"])
+            check(rc == 0, "sdr-gen %s: %d %r" % (" ".join(args), rc, err[-300:]))
         time.sleep(0.3)
         p = subprocess.run([CTL, "-n", name, "--json", "port", "show", "m0"], capture_output=True,
                            text=True)
@@ -151,10 +165,11 @@ def case_dataplane():
             return
         port = json.loads(p.stdout)["ports"][0]
         rx = json.loads(c.stdout)["counters"]["receive"]
-        want = {"rx_pkts": 10300, "ok": 10200, "bad_icrc": 100, "unknown_qpn": 300}
+        want = {"rx_pkts": 10650, "ok": 10550, "source_not_allowed": 50, "bad_icrc": 100, "unknown_qpn": 300,
+                "wrong_peer_address": 200, "wrong_pkey": 70, "udp_sport_out_of_range": 30}
         for k, v in want.items():
             check(port.get(k) == v, "dataplane port %s = %s, want %d" % (k, port.get(k), v))
-        check(rx.get("slot_not_posted") == 9900,
+        check(rx.get("slot_not_posted") == 9900,  # the good ones of the first run
               "connection ab slot_not_posted = %s, want 9900" % rx.get("slot_not_posted"))
         print("ok: dataplane: counters match what sdr-gen sent: %s, slot_not_posted %d" %
               ({k: port.get(k) for k in want}, rx.get("slot_not_posted", -1)))

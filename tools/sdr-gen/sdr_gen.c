@@ -114,6 +114,8 @@ usage(FILE *f)
 "      --src-mac MAC --dst-mac MAC --src-ip IP --dst-ip IP\n"
 "                            addresses (default 02:00:5d:00:00:0a -> 02:00:5d:00:00:0b,\n"
 "                            10.0.0.1 -> 10.0.0.2; IPv6 addresses work too)\n"
+"      --pkey N              BTH partition key (default 0xffff)\n"
+"      --udp-sport N         UDP source port (default: derived from the QPN)\n"
 "      --bad-icrc-every N    every Nth packet carries a wrong ICRC (default 0: none)\n"
 "      --burst N             packets per burst, 1..256 (default 32)\n"
 "      --stats-period TIME   print the counters this often (e.g. 1s; default off)\n"
@@ -189,7 +191,7 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	enum { O_MODE = 256, O_PORT, O_COUNT, O_RATE, O_SIZE, O_QPN, O_MSGS, O_PPM, O_STRIDE,
 	       O_RKEY, O_IMM, O_SPLIT, O_SMAC, O_DMAC, O_SIP, O_DIP, O_BAD, O_BURST, O_STATS,
-	       O_DURATION, O_JSON };
+	       O_DURATION, O_JSON, O_PKEY, O_SPORT };
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "port", required_argument, NULL, O_PORT },
@@ -208,6 +210,8 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "src-ip", required_argument, NULL, O_SIP },
 		{ "dst-ip", required_argument, NULL, O_DIP },
 		{ "bad-icrc-every", required_argument, NULL, O_BAD },
+		{ "pkey", required_argument, NULL, O_PKEY },
+		{ "udp-sport", required_argument, NULL, O_SPORT },
 		{ "burst", required_argument, NULL, O_BURST },
 		{ "stats-period", required_argument, NULL, O_STATS },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -321,6 +325,16 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 		case O_DIP:
 			if (parse_ip(optarg, o->path.dst_ip, &dv) != 0)
 				return bad("--dst-ip", optarg, "an IPv4 or IPv6 address");
+			break;
+		case O_PKEY:
+			if (units_parse_u64(optarg, 0xFFFF, &v) != 0 || v == 0)
+				return bad("--pkey", optarg, "1..0xffff");
+			o->path.pkey = (uint16_t)v;
+			break;
+		case O_SPORT:
+			if (units_parse_u64(optarg, 0xFFFF, &v) != 0 || v == 0)
+				return bad("--udp-sport", optarg, "1..65535");
+			o->path.udp_sport = (uint16_t)v;
 			break;
 		case O_BAD:
 			if (units_parse_u64(optarg, UINT64_MAX, &o->bad_icrc_every) != 0)
