@@ -18,6 +18,12 @@
 #include "sdr_shm.h"
 
 #define SWQ 2048		/* per-QP software completion queue (power of two) */
+/*
+ * Sends and receives a context may have in the dataplane at once (posted, not yet completed
+ * or released). Half the queue depth: whatever waits for room in the dataplane then never
+ * blocks the "recv complete" that would make room.
+ */
+#define MAX_REQUESTS (SDR_SHM_QUEUE_DEPTH / 2)
 #define MAX_EXTENTS 256
 
 struct extent {
@@ -57,6 +63,7 @@ struct sdr_recv {
 	uint32_t nchunks;
 	uint32_t imm;
 	int imm_ok;
+	uint32_t imm_bits;
 	int done;
 	int abandoned;		/* completed by the application before the dataplane did */
 	uint32_t handle;	/* the dataplane's, from the completion */
@@ -70,6 +77,7 @@ struct sdr_context {
 	struct extent free[MAX_EXTENTS];
 	unsigned int nfree;
 	struct sdr_qp *qps;
+	uint32_t requests;	/* sends and receives in the dataplane (MAX_REQUESTS at most) */
 	char err[512];
 };
 
@@ -94,13 +102,19 @@ sdr_last_error(const struct sdr_context *ctx)
 static int
 alive(struct sdr_context *ctx)
 {
+	const struct sdr_shm_hdr *h = ctx->shm;
+
 	ctx->client->lease_ns = sdr_shm_mono_ns();
-	if (!sdr_shm_dp_alive(ctx->shm) || ctx->shm->epoch != ctx->epoch) {
-		fail(ctx, "dataplane '%s' stopped or restarted: destroy the context and create a "
-		     "new one", ctx->shm->name);
-		return 0;
-	}
-	return 1;
+	if (sdr_shm_dp_alive(h) && h->epoch == ctx->epoch &&
+	    __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) == SDR_CLIENT_ACTIVE)
+		return 1;
+	fail(ctx, "dataplane '%s' (pid %d) %s: destroy the context and create a new one", h->name,
+	     h->dp_pid, !h->alive ? "stopped" : h->epoch != ctx->epoch ? "restarted" :
+	     __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) != SDR_CLIENT_ACTIVE ?
+	     "reclaimed this client's slot (no sign of life within the lease)" :
+	     sdr_shm_age_ns(&h->heartbeat_ns) >= 2000000000ull ? "stopped answering (no heartbeat "
+	     "for 2 s)" : "is gone");
+	return 0;
 }
 
 int
@@ -405,6 +419,8 @@ arena_off(struct sdr_context *ctx, const void *p, uint64_t len)
 	return off;
 }
 
+static void pump(struct sdr_context *ctx);
+
 static int
 submit(struct sdr_qp *qp, const struct sdr_sdk_req *r)
 {
@@ -415,6 +431,22 @@ submit(struct sdr_qp *qp, const struct sdr_sdk_req *r)
 	if (rte_ring_sp_enqueue_elem(sq, (void *)(uintptr_t)r, sizeof(*r)) != 0)
 		return SDR_RETRY;
 	return SDR_SUCCESS;
+}
+
+/* A send: counted against MAX_REQUESTS until its completion comes. */
+static int
+submit_request(struct sdr_qp *qp, const struct sdr_sdk_req *r)
+{
+	int rc;
+
+	if (qp->ctx->requests >= MAX_REQUESTS)
+		pump(qp->ctx);
+	if (qp->ctx->requests >= MAX_REQUESTS)
+		return SDR_RETRY;	/* poll send completions (or complete receives) first */
+	rc = submit(qp, r);
+	if (rc == SDR_SUCCESS)
+		qp->ctx->requests++;
+	return rc;
 }
 
 int
@@ -429,7 +461,7 @@ sdr_send_post(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm, ui
 	r.off = arena_off(qp->ctx, buf, len);
 	if (r.off == 0)
 		return fail(qp->ctx, "the send buffer is not registered memory (sdr_mr_reg)");
-	return submit(qp, &r);
+	return submit_request(qp, &r);
 }
 
 int
@@ -446,7 +478,7 @@ sdr_send_stream_start(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t
 	r.off = arena_off(qp->ctx, buf, len);
 	if (r.off == 0)
 		return fail(qp->ctx, "the send buffer is not registered memory (sdr_mr_reg)");
-	rc = submit(qp, &r);
+	rc = submit_request(qp, &r);
 	if (rc == SDR_SUCCESS)
 		*s = (struct sdr_send_stream){ .qp = qp, .cookie = cookie, .len = len,
 					       .chunk = qp->info.chunk_size };
@@ -492,6 +524,10 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	r.off = arena_off(qp->ctx, buf, len);
 	if (r.off == 0)
 		return fail(qp->ctx, "the receive buffer is not registered memory (sdr_mr_reg)");
+	if (qp->ctx->requests >= MAX_REQUESTS)
+		pump(qp->ctx);
+	if (qp->ctx->requests >= MAX_REQUESTS)
+		return SDR_RETRY;	/* complete some receives (or poll sends) first */
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return fail(qp->ctx, "out of memory");
@@ -516,6 +552,7 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 		free(h);
 		return rc;
 	}
+	qp->ctx->requests++;
 	*handle = h;
 	return SDR_SUCCESS;
 }
@@ -533,6 +570,8 @@ pump(struct sdr_context *ctx)
 
 		for (qp = ctx->qps; qp && qp->conn != e.conn; qp = qp->next)
 			;
+		if (e.op == SDR_SDK_SEND && ctx->requests > 0)
+			ctx->requests--;	/* the dataplane is done with it */
 		if (e.op == SDR_SDK_RECV) {
 			struct sdr_recv *h = (struct sdr_recv *)(uintptr_t)e.cookie;
 
@@ -577,11 +616,13 @@ take(struct sdr_qp *qp, struct swq *q, struct sdr_completion *c)
 		h->done = 1;
 		h->handle = e.handle;
 		h->imm = e.imm;
-		h->imm_ok = (int)e.imm_ok;
+		h->imm_ok = e.imm_ok != 0;
+		h->imm_bits = e.imm_ok;
 		c->recv = h;
 		c->cookie = h->user_cookie;
 		c->imm = e.imm;
-		c->imm_ok = (int)e.imm_ok;
+		c->imm_ok = e.imm_ok != 0;
+		c->imm_bits = e.imm_ok;
 	} else {
 		c->cookie = e.cookie;
 	}
@@ -630,6 +671,12 @@ sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm)
 	return SDR_SUCCESS;
 }
 
+uint32_t
+sdr_recv_imm_bits(const struct sdr_recv *r)
+{
+	return r->done ? r->imm_bits : 0;
+}
+
 int
 sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 {
@@ -666,6 +713,8 @@ sdr_recv_complete(struct sdr_recv *r)
 
 	if (rc != SDR_SUCCESS)
 		return rc;
+	if (r->qp->ctx->requests > 0)
+		r->qp->ctx->requests--;
 	sdr_mr_dereg(r->bitmap);
 	/* a receive not yet completed gets one more completion (cancelled): free it then */
 	if (r->done)

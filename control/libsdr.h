@@ -150,6 +150,12 @@ struct sdr_completion {
 	struct sdr_recv *recv;		/**< receives: the handle to read and complete */
 	uint32_t imm;			/**< receives: the user immediate, if imm_ok */
 	int imm_ok;
+	/**
+	 * receives: how many low bits of imm the message carried. The immediate travels as a
+	 * fragment per packet (4 bits with the default split), so a message of fewer packets
+	 * than fragments (8) carries only its packets' fragments; the high bits read as 0.
+	 */
+	uint32_t imm_bits;
 	double time_s;			/**< first chunk on the wire (or in) to done */
 	uint32_t retransmitted;		/**< sends: chunks sent more than once */
 	uint32_t decoded;		/**< receives: submessages rebuilt by erasure decoding */
@@ -182,6 +188,9 @@ const volatile uint8_t *sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *
  *   packet carrying a fragment was rebuilt by erasure decoding), SDR_ERROR.
  */
 int sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm);
+
+/** Low bits of the receive's immediate that are valid (see sdr_completion::imm_bits). */
+uint32_t sdr_recv_imm_bits(const struct sdr_recv *r);
 
 /**
  * Per-packet view of one chunk: bit i of @p bits is packet i of the chunk.

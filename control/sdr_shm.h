@@ -71,7 +71,7 @@ struct sdr_sdk_cqe {
 	int32_t status;		/* 0 ok, else an SDR_ERR_* / sdr_done_status */
 	uint32_t slot;		/* receive: the handle for bitmap, imm and recv complete */
 	uint32_t imm;		/* receive: the user immediate when complete */
-	uint32_t imm_ok;
+	uint32_t imm_ok;	/* receive: low bits of imm that are valid (0: not all in) */
 	uint32_t decoded;
 	uint32_t retransmitted;
 	uint32_t handle;	/* receive: hand it back in RECV_DONE */

@@ -41,6 +41,17 @@ static uint32_t free_ops[MAX_OPS];
 static uint32_t nfree_ops;
 static uint32_t client_ops[SDR_SHM_MAX_CLIENTS];	/* ops in flight per client */
 static uint32_t conn_ops[DP_MAX_CONNS];			/* ops in flight per connection */
+/*
+ * Requests a connection had no room for yet (its in-flight limit), per client, in order:
+ * posts must keep their order (the k-th message lands in the k-th receive), but a client's
+ * "recv complete" must overtake them, since it is what frees the room.
+ */
+struct deferred {
+	struct sdr_sdk_req r[SDR_SHM_QUEUE_DEPTH];
+	uint32_t head;
+	uint32_t n;
+};
+static struct deferred deferred[SDR_SHM_MAX_CLIENTS];
 
 /* ---- output buffer ---- */
 
@@ -548,8 +559,8 @@ client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (json)
 		put(o, "[");
 	else
-		put(o, "%-5s %-8s %-8s %-6s %10s %6s %10s  %s\n", "slot", "pid", "state", "alive",
-		    "lease_age", "ops", "arena", "connections");
+		put(o, "%-5s %-8s %-8s %-6s %10s %6s %7s %10s  %s\n", "slot", "pid", "state", "alive",
+		    "lease_age", "ops", "waiting", "arena", "connections");
 	for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
 		const struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
 		uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
@@ -567,14 +578,14 @@ client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		alive = c->pid > 0 && (kill(c->pid, 0) == 0 || errno != ESRCH);
 		if (json) {
 			put(o, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"alive\":%s,"
-			    "\"lease_age_s\":%.3f,\"ops\":%u,\"arena_bytes\":%" PRIu64
+			    "\"lease_age_s\":%.3f,\"ops\":%u,\"waiting\":%u,\"arena_bytes\":%" PRIu64
 			    ",\"conns\":\"%s\"}", n ? "," : "", ci, c->pid,
 			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "true" : "false",
-			    age_s, client_ops[ci], c->arena_len, conns);
+			    age_s, client_ops[ci], deferred[ci].n, c->arena_len, conns);
 		} else {
-			put(o, "%-5u %-8d %-8s %-6s %10s %6u %10s  %s\n", ci, c->pid,
+			put(o, "%-5u %-8d %-8s %-6s %10s %6u %7u %10s  %s\n", ci, c->pid,
 			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "yes" : "no",
-			    units_fmt_time(age_s, age, sizeof(age)), client_ops[ci],
+			    units_fmt_time(age_s, age, sizeof(age)), client_ops[ci], deferred[ci].n,
 			    units_fmt_size(c->arena_len, arena, sizeof(arena)), conns[0] ? conns : "-");
 		}
 		n++;
@@ -844,7 +855,12 @@ complete_now(struct dp_ctx *ctx, struct sdr_shm_client *c, const struct sdr_sdk_
 	rte_ring_sp_enqueue_elem((struct rte_ring *)sdr_shm_at(ctx->shm, c->cq_off), &e, sizeof(e));
 }
 
-static void
+/*
+ * One request of client @p ci. @return 0 when it was handled (done, refused or failed: a
+ * completion says so), -EAGAIN when the connection has no room for it now: it stays at
+ * the head of the client's queue (the SDK's "retry", as the dataplane sees it).
+ */
+static int
 sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 	    const struct sdr_sdk_req *r, uint64_t now)
 {
@@ -855,7 +871,7 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 
 	if (conn == NULL || conn->ep == NULL || conn->owner != (int)ci) {
 		complete_now(ctx, c, r, -EBADF);
-		return;
+		return 0;
 	}
 	if (r->op == SDR_SDK_STREAM_ADD || r->op == SDR_SDK_STREAM_END) {
 		/* a stream that is over already (completed, failed) ignores late additions */
@@ -865,7 +881,7 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 			sdr_ep_stream_add(conn->ep, &ops[i].st, r->off, r->len);
 		else if (i >= 0)
 			sdr_ep_stream_end(conn->ep, &ops[i].st);
-		return;
+		return 0;
 	}
 	if (r->op == SDR_SDK_RECV_DONE) {
 		/* the handle of the receive's completion, else (given up early) a search */
@@ -885,7 +901,7 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 			sdr_ep_recv_release(conn->ep, ops[i].slot);
 			op_free((uint32_t)i);
 		}
-		return;
+		return 0;
 	}
 	buf = arena_ptr(ctx, c, r->off, r->len);
 	if (r->bm_off) {
@@ -895,13 +911,11 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 	}
 	if (buf == NULL || (r->bm_off && bm == NULL)) {
 		complete_now(ctx, c, r, -EFAULT);	/* outside the client's memory: refused */
-		return;
+		return 0;
 	}
 	op = op_alloc((uint8_t)ci, r->conn);
-	if (op < 0) {
-		complete_now(ctx, c, r, -EAGAIN);
-		return;
-	}
+	if (op < 0)
+		return -EAGAIN;
 	ops[op].op = (uint8_t)(r->op == SDR_SDK_STREAM ? SDR_SDK_SEND : r->op);
 	ops[op].cookie = r->cookie;
 	if (r->op == SDR_SDK_SEND) {
@@ -917,11 +931,28 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
 	}
 	if (rc != 0) {
 		op_free((uint32_t)op);
+		if (rc == -EAGAIN)
+			return rc;	/* in-flight limit or slot still busy: later */
 		complete_now(ctx, c, r, rc);
-		return;
+		return 0;
 	}
 	if (r->op == SDR_SDK_RECV)
 		ops[op].slot = slot;
+	return 0;
+}
+
+/* Bits of the user immediate a message carries: a fragment per packet, up to all 32. */
+static uint32_t
+imm_bits(const struct dp_conn *conn, uint32_t slot)
+{
+	const struct sdr_imm_split *sp = &conn->cfg->ep.attr.split;
+	struct sdr_rx_msg_info info;
+	uint32_t frags = sdr_imm_nfrags(sp), bits;
+
+	if (sdr_rx_msg_info(sdr_ep_rx(conn->ep), slot, &info) == 0 && info.npkts < frags)
+		frags = info.npkts;
+	bits = frags * sp->frag_bits;
+	return bits > 32 ? 32 : bits;
 }
 
 /* Completions of SDK connections, routed to the client that asked. */
@@ -950,7 +981,8 @@ sdk_completions(struct dp_ctx *ctx)
 
 			n++;
 			if (d.is_recv) {
-				e.imm_ok = sdr_rx_imm_get(sdr_ep_rx(conn->ep), d.slot, &e.imm) == 0;
+				e.imm_ok = sdr_rx_imm_get(sdr_ep_rx(conn->ep), d.slot, &e.imm) == 0 ?
+					   imm_bits(conn, d.slot) : 0;
 				op->done = 1;
 				op->slot = d.slot;
 				if (op->orphan) {
@@ -972,6 +1004,62 @@ sdk_completions(struct dp_ctx *ctx)
 	return n;
 }
 
+static struct sdr_sdk_req *
+deferred_at(struct deferred *d, uint32_t i)
+{
+	return &d->r[(d->head + i) % SDR_SHM_QUEUE_DEPTH];
+}
+
+/* A receive given up while its post still waits: it never reaches the endpoint. */
+static int
+deferred_cancel(struct dp_ctx *ctx, struct sdr_shm_client *c, struct deferred *d,
+		const struct sdr_sdk_req *done)
+{
+	for (uint32_t i = 0; i < d->n; i++) {
+		struct sdr_sdk_req *r = deferred_at(d, i);
+
+		if (r->op != SDR_SDK_RECV || r->conn != done->conn || r->cookie != done->cookie)
+			continue;
+		complete_now(ctx, c, r, -ECANCELED);
+		for (uint32_t j = i; j + 1 < d->n; j++)
+			*deferred_at(d, j) = *deferred_at(d, j + 1);
+		d->n--;
+		return 1;
+	}
+	return 0;
+}
+
+/* One client's requests: the deferred ones first, then its queue. @return requests handled. */
+static unsigned int
+sdk_client_queue(struct dp_ctx *ctx, unsigned int ci, struct sdr_shm_client *c,
+		 struct rte_ring *sq, uint64_t now)
+{
+	struct deferred *d = &deferred[ci];
+	struct sdr_sdk_req r;
+	unsigned int n = 0;
+
+	while (d->n > 0 && sdk_request(ctx, ci, c, deferred_at(d, 0), now) == 0) {
+		d->head = (d->head + 1) % SDR_SHM_QUEUE_DEPTH;
+		d->n--;
+		n++;
+	}
+	/* back-pressure: a client with a full set of operations, or of deferred requests,
+	 * waits in its queue */
+	while (client_ops[ci] < SDR_SHM_QUEUE_DEPTH - 1 && d->n < SDR_SHM_QUEUE_DEPTH &&
+	       rte_ring_sc_dequeue_elem(sq, &r, sizeof(r)) == 0) {
+		n++;
+		if (r.op == SDR_SDK_RECV_DONE && deferred_cancel(ctx, c, d, &r))
+			continue;
+		if (r.op != SDR_SDK_RECV_DONE && d->n > 0) {
+			*deferred_at(d, d->n++) = r;	/* behind the ones already waiting */
+			continue;
+		}
+		if (sdk_request(ctx, ci, c, &r, now) != 0)
+			*deferred_at(d, d->n++) = r;
+	}
+	return n;
+}
+
 static unsigned int
 sdk_poll(struct dp_ctx *ctx, uint64_t now)
 {
@@ -980,18 +1068,12 @@ sdk_poll(struct dp_ctx *ctx, uint64_t now)
 	for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
 		struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
 		struct rte_ring *sq;
-		struct sdr_sdk_req r;
 
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SDR_CLIENT_ACTIVE ||
 		    c->sdk_conns == 0)
 			continue;
 		sq = sdr_shm_at(ctx->shm, c->sq_off);
-		/* back-pressure: a client with a full set of operations waits in its queue */
-		while (client_ops[ci] < SDR_SHM_QUEUE_DEPTH - 1 &&
-		       rte_ring_sc_dequeue_elem(sq, &r, sizeof(r)) == 0) {
-			sdk_request(ctx, ci, c, &r, now);
-			n++;
-		}
+		n += sdk_client_queue(ctx, ci, c, sq, now);
 	}
 	return n;
 }
@@ -1028,6 +1110,7 @@ reclaim(struct dp_ctx *ctx, unsigned int ci)
 	struct sdr_shm_client *c = sdr_shm_client(ctx->shm, ci);
 
 	__atomic_store_n(&c->state, SDR_CLIENT_CLOSING, __ATOMIC_RELEASE);
+	deferred[ci].n = 0;
 	for (unsigned int i = 0; i < ctx->nconns; i++)
 		if (ctx->conns[i].owner == (int)ci || (c->sdk_conns & (1ull << i)))
 			release_conn(ctx, ci, i);

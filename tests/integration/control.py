@@ -431,13 +431,18 @@ def case_perf():
         b = start(memif_ini(d, "b", sock), name=INST + "b", args=link, lcores="1")
         if a is None or b is None:
             return
+        # the last field: options of the client only; (both) options of both sides
         runs = [("write_bw", "sr", "1MiB", 30, []), ("write_bw", "ec-mds:8,2", "512KiB", 30, []),
+                # more in flight than the connection takes (16): the rest wait in order
+                ("write_bw", "sr", "64KiB", 300, ["(both)", "--inflight", "100"]),
                 ("write_bw", "sr-nack", "64KiB", 100, []),
                 ("write_lat", "ec-xor:8,2", "256KiB", 20, []),
                 ("write_bw", "sr", "1MiB", 20, ["--stream"]),
                 ("write_bw", "ec-mds:8,2", "1MiB", 20, ["--stream"])]
         for test, scheme, size, iters, extra in runs:
             common = ["--scheme", scheme, "--size", size, "--iters", str(iters), "--json", test]
+            if extra[:1] == ["(both)"]:
+                common, extra = extra[1:] + common, []
             srv = subprocess.Popen([PERF, "-n", INST + "b", "-c", "ba", "--server"] + common,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             procs.append(srv)

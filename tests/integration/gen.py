@@ -153,9 +153,13 @@ def case_dataplane():
         for args in runs:
             rc, out, err = gen("0", "gtx", memif(sock, "client"), args + ["--json"])
             check(rc == 0, "sdr-gen %s: %d %r" % (" ".join(args), rc, err[-300:]))
-        time.sleep(0.3)
-        p = subprocess.run([CTL, "-n", name, "--json", "port", "show", "m0"], capture_output=True,
-                           text=True)
+        # every frame sdr-gen sent is counted once the dataplane has drained its ring
+        for _ in range(100):
+            p = subprocess.run([CTL, "-n", name, "--json", "port", "show", "m0"],
+                               capture_output=True, text=True)
+            if p.returncode != 0 or json.loads(p.stdout)["ports"][0]["rx_pkts"] >= 10650:
+                break
+            time.sleep(0.1)
         c = subprocess.run([CTL, "-n", name, "--json", "conn", "show", "ab"], capture_output=True,
                            text=True)
         dp.send_signal(signal.SIGINT)

@@ -115,7 +115,8 @@ main(int argc, char **argv)
 			       c.decoded, total[c.cookie], partial[c.cookie]);
 			bad += !ok;
 			done[c.cookie] = 1;
-			sdr_recv_complete(c.recv);
+			while (sdr_recv_complete(c.recv) == SDR_RETRY)
+				;	/* the request queue is full for a moment */
 			recvs++;
 		} else if (rc == SDR_ERROR) {
 			fprintf(stderr, "sdr-example: %s\n", sdr_last_error(ctx));
