@@ -6,6 +6,17 @@
 #include "dp.h"
 
 /* Bring up connection @p i from its configuration: endpoint, QPNs on its port. */
+/* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
+static unsigned int
+mtu_fitting(unsigned int room)
+{
+	unsigned int m = 4096;
+
+	while (m > 256 && m > room)
+		m /= 2;
+	return m;
+}
+
 int
 dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 {
@@ -21,6 +32,16 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 	c->owner = -1;
 	c->port = (unsigned int)dp_config_port(cfg, cc->port);
 	p = &ctx->ports[c->port];
+	/* a data packet: IP, UDP, BTH, RETH, ImmDt, payload, ICRC */
+	if (cc->ep.attr.mtu + (cc->peer_ip_version == 6 ? 40u : 20u) + 8 + 12 + 16 + 4 + 4 >
+	    p->l3_mtu) {
+		snprintf(err, errlen, "[conn %s] mtu %u makes %u-byte IP packets; port %s carries at "
+			 "most %u (set the connection's mtu to %u or less)", cc->name,
+			 cc->ep.attr.mtu, cc->ep.attr.mtu + (cc->peer_ip_version == 6 ? 40u : 20u) + 44,
+			 cc->port, p->l3_mtu, mtu_fitting(p->l3_mtu - (cc->peer_ip_version == 6 ? 40u :
+									20u) - 44));
+		return -1;
+	}
 	memcpy(path->src_mac, p->mac.addr_bytes, 6);
 	memcpy(path->dst_mac, cc->peer_mac, 6);
 	path->ip_version = cc->peer_ip_version;

@@ -69,6 +69,7 @@ struct dp_port {
 	struct link_emu *link;		/* egress emulator, or NULL */
 	struct qpn_table *qpns;		/* local QPN -> connection index */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
+	uint32_t l3_mtu;		/* largest IP packet the device takes */
 	/* frames the device's TX ring had no room for, sent first next time (backpressure:
 	 * the packetizer stops while this is nearly full; only overflow is dropped) */
 	struct rte_mbuf *tx_pending[DP_TX_PENDING];

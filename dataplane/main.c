@@ -282,6 +282,23 @@ tick(const struct app_opts *o, double *next_stats)
 		dp.quit = 1;
 }
 
+/*
+ * net_tap asks the kernel for a real-time signal per received frame (for interrupt mode,
+ * which the poll loops do not use). Under load thousands queue up and the polling thread
+ * spends its time taking them. With the real-time signals ignored before EAL starts, the
+ * PMD finds none free, says so once, and is simply polled.
+ */
+static void
+ignore_tap_signals(const struct dp_cfg *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nports; i++)
+		if (strncmp(cfg->ports[i].device, "net_tap", 7) == 0) {
+			for (int sig = SIGRTMIN + 1; sig <= SIGRTMAX; sig++)
+				signal(sig, SIG_IGN);
+			return;
+		}
+}
+
 static int
 check_only(const struct app_opts *o)
 {
@@ -424,6 +441,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 
+		ignore_tap_signals(&dp.cfg);
 		eal_argc = sep ? sep : argc;
 		rc = rte_eal_init(eal_argc, argv);
 		if (rc < 0) {

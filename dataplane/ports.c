@@ -151,8 +151,28 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 			return -1;
 		}
 	}
-	/* not every virtual device has an MTU; the frames we build fit the mbufs anyway */
-	rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu);
+	/* not every device takes the MTU asked for: then what it takes is the port's limit,
+	 * and a connection whose packets would not fit is refused when it starts */
+	p->l3_mtu = p->cfg->mtu;
+	/*
+	 * Only net_tap is known to enforce what it reports (in DPDK 22.11 it takes 1504-byte
+	 * packets and refuses longer ones on transmit); memif, ring and af_packet report 1500
+	 * yet carry 4 KiB frames, so their reports are not a limit.
+	 */
+	if (rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu) != 0 &&
+	    strncmp(p->cfg->device, "net_tap", 7) == 0) {
+		/* ethdev's own rule: a frame is the MTU plus the Ethernet header and FCS */
+		uint32_t max = info.max_mtu;
+
+		if (info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN &&
+		    info.max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN < max)
+			max = info.max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
+		if (max < p->cfg->mtu) {
+			p->l3_mtu = max;
+			fprintf(stderr, "sdr-dataplane: port %s: the device carries at most %u-byte "
+				"IP packets (mtu = %u asked)\n", p->cfg->name, max, p->cfg->mtu);
+		}
+	}
 	rc = rte_eth_dev_start(p->port_id);
 	/* a memif client cannot start before its server has made the socket: wait for it */
 	for (int tries = 0; rc != 0 && strncmp(p->cfg->device, "net_memif", 9) == 0 &&
