@@ -142,6 +142,14 @@ class Demo:
             else:
                 raise RuntimeError("dataplane %s did not come up" % node)
 
+    def set_loss(self, loss):
+        """Change the packet loss of both links (and what the model is asked about)."""
+        self.a.loss = loss
+        words = ["delay", "%gms" % (self.a.rtt / 2 * 1e3), "rate", "%g" % self.a.rate, "loss",
+                 "%g" % loss, "seed", "1"]
+        for node in ("a", "b"):
+            self.ctl(node, "link", "set", "m0", *words)
+
     def model(self, scheme, size):
         """The model's mean for a message alone on the link, and what `auto` resolves to."""
         cmd = [self.bin("tools", "sdr-model"), "--json", "--size", str(size), "--drop",

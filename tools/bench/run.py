@@ -8,7 +8,10 @@ baseline, baseline_value, ratio and better; every figure is measured beside its 
 in the same run (ratio = value / baseline_value), because absolute numbers on a shared
 machine drift from run to run.
 
-usage: run.py [--build DIR] [--out DIR] [--only GROUP[,GROUP]] [--scale X]
+The end-to-end groups (fwd, memif, longhaul: real dataplanes, testpmd, sdr-gen, the link
+emulator, kernel TCP) come from e2e.py, which also writes their tables and plots.
+
+usage: run.py [--build DIR] [--out DIR] [--only GROUP[,GROUP]] [--scale X] [--quick]
 """
 import argparse
 import datetime
@@ -90,6 +93,7 @@ def main():
     ap.add_argument("--out", default="docs")
     ap.add_argument("--only", default="")
     ap.add_argument("--scale", default="1", help="iteration multiplier (smaller = faster)")
+    ap.add_argument("--quick", action="store_true", help="short end-to-end runs")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
 
@@ -115,6 +119,26 @@ def main():
                 elif line.strip():
                     print("  " + line, file=sys.stderr)
 
+    e2e_md = ""
+    e2e_groups = [g for g in ("fwd", "memif", "longhaul") if not only or g in only]
+    if e2e_groups:
+        frag = os.path.join(args.out, ".e2e.md")
+        cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "e2e.py"), "--build",
+               args.build, "--md", frag, "--img", os.path.join(args.out, "img"), "--only",
+               ",".join(e2e_groups)] + (["--quick"] if args.quick else [])
+        print("bench: %s" % " ".join(cmd), file=sys.stderr)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        for line in p.stdout:
+            if line.startswith("{"):
+                rec = json.loads(line)
+                records.append(rec)
+                print("  %-55s %10s %-10s ratio %s" % (rec["name"], fmt(rec["value"]),
+                      rec["unit"], fmt(rec["ratio"])), file=sys.stderr)
+        if p.wait() != 0:
+            sys.exit("bench: e2e.py failed")
+        e2e_md = open(frag).read()
+        os.unlink(frag)
+
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
         json.dump([{k: r[k] for k in ("group", "name", "value", "unit", "baseline",
@@ -130,11 +154,11 @@ def main():
           "shared 2-core machine; ratios are what to compare between runs.", "",
           "## Machine", ""]
     md += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in machine()] + [""]
-    for group, _, desc in GROUPS:
+    for group, desc in [(g, d) for g, _, d in GROUPS] + [(g, None) for g in e2e_groups]:
         rows = [r for r in records if r["group"] == group]
         if not rows:
             continue
-        md += ["## %s" % group, "", desc, "",
+        md += (["## %s" % group, "", desc, ""] if desc else ["## %s: figures" % group, ""]) + [
                "| benchmark | value | unit | baseline | baseline value | ratio | better |",
                "|---|---:|---|---|---:|---:|---|"]
         for r in rows:
@@ -142,6 +166,7 @@ def main():
                 r["name"], fmt(r["value"]), r["unit"], r["baseline"],
                 fmt(r["baseline_value"]), fmt(r["ratio"]), r["better"]))
         md.append("")
+    md.append(e2e_md)
     md.append("Run time: %.0f s." % (time.time() - started))
     with open(os.path.join(args.out, "benchmarks.md"), "w") as f:
         f.write("\n".join(md) + "\n")

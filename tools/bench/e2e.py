@@ -1,0 +1,464 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""End-to-end benchmarks of sdr-dataplane, each beside a baseline measured in the same run:
+
+  fwd       per-packet cost of the dataplane's stages (both nodes of pmd-configs/loopback.ini
+            on one core, busy polling, no emulator), as a table like VPP's `show runtime`,
+            beside dpdk-testpmd io forwarding on the same kind of device (net_ring);
+  memif     goodput of 1 MiB messages between two dataplanes over a memif pair, beside
+            dpdk-testpmd txonly -> rxonly over the same memif pair;
+  longhaul  message completion time over the emulated long-haul link (two dataplanes, memif,
+            the link emulator on both egresses) against drop rate and against message size,
+            for every scheme and auto, beside the analytic model and the simulator, and
+            kernel TCP (CUBIC, BBR) over the same emulator (tcp_bench.py) when it can run.
+
+Prints JSON Lines records (the format of the other benchmark programs) on stdout and writes
+a Markdown fragment (tables, plots in IMG_DIR) to --md.
+
+usage: e2e.py --build DIR --md FILE --img DIR [--only GROUP,...] [--quick]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import demo  # noqa: E402  (tools/demo.py: the two-dataplane long-haul set-up)
+
+EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
+SCHEMES = ["sr", "sr-nack", "ec-xor:32,8", "ec-mds:32,8", "auto"]
+records = []
+md = []
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def record(group, name, value, unit, baseline, baseline_value, better):
+    r = {"group": group, "name": name, "value": value, "unit": unit, "baseline": baseline,
+         "baseline_value": baseline_value,
+         "ratio": value / baseline_value if value is not None and baseline_value else None,
+         "better": better}
+    records.append(r)
+    print(json.dumps(r), flush=True)
+
+
+def run(cmd, timeout=300, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+# ------------------------------------------------------------------------------ fwd
+
+def testpmd_io_cycles(pkt_len):
+    """testpmd io forwarding between two net_ring ports: CPU cycles per packet."""
+    r = subprocess.run("(sleep 5; echo) | dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci "
+                       "--file-prefix sdrb-tp%d --vdev net_ring0 --vdev net_ring1 "
+                       "--log-level lib.eal:error -- --forward-mode=io --tx-first "
+                       "--record-core-cycles --mbuf-size=4352 --total-num-mbufs=16384 "
+                       "--txpkts=%d" % (os.getpid(), pkt_len), shell=True, capture_output=True,
+                       text=True, timeout=60)
+    m = re.search(r"CPU cycles/packet=([\d.]+)", r.stdout)
+    return float(m.group(1)) if m else None
+
+
+def dataplane_stages(build, size, count):
+    """Both nodes of loopback.ini on one lcore, busy polling, unpaced, no emulator."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "lb.ini")
+        text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
+        open(ini, "w").write(text.replace("rate = 8G", "rate = 400G"))
+        r = run([os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0"] + EAL +
+                ["--file-prefix", "sdrb-fwd%d" % os.getpid(), "--", "-f", ini, "--traffic",
+                 "size=%s,count=%d,inflight=16" % (size, count), "--link", "wan=off",
+                 "--busy-poll", "--exit-when-done", "--json"])
+        rows = [x for x in r.stdout.splitlines() if x.startswith("{")]
+        if r.returncode != 0 or not rows:
+            raise RuntimeError("dataplane loopback %s: %s" % (size, r.stderr[-500:]))
+        return json.loads(rows[-1])
+
+
+def bench_fwd(a):
+    hz = None
+    base = {64: testpmd_io_cycles(64), 4096: testpmd_io_cycles(4160)}
+    log("testpmd io-fwd net_ring: %s cycles/packet" % base)
+    md.extend(["## fwd", "",
+               "Per-packet cost of each pipeline stage of `sdr-dataplane`, both nodes of "
+               "`pmd-configs/loopback.ini` (a `net_ring` pair) on **one core**, busy polling, "
+               "no link emulator, unpaced, every message verified — like VPP's `show "
+               "runtime`. `cycles/packet` counts the calls that handled packets (the cost "
+               "of a packet); `idle %` is the share of a stage's cycles spent in empty "
+               "polls. The baseline is `dpdk-testpmd` io forwarding between two `net_ring` "
+               "ports on the same machine in the same run (`--record-core-cycles`): pointer "
+               "passing, no byte touched; the SDR stages parse and check every header, "
+               "compute the ICRC over every byte, copy every payload into place and keep "
+               "per-packet and per-chunk state. The byte-touching floor is in the `rx` "
+               "group above.", ""])
+    for size, count, label in (("1MiB", a.count_big, "1 MiB messages (256 packets of 4 KiB)"),
+                               ("64", a.count_small, "64 B messages (1 data packet + CTS + ACK)")):
+        j = dataplane_stages(a.build, size, count)
+        hz = j["tsc_hz"]
+        st = j["stages"]
+        md.extend(["### %s" % label, "",
+                   "%d messages, %.2f Gbit/s of messages, mean completion %.1f us." % (
+                       count, j["goodput_gbps"], j["mean_s"] * 1e6), "",
+                   "| stage | calls | packets | cycles/packet | packets/call | idle % |",
+                   "|---|---:|---:|---:|---:|---:|"])
+        for name, v in st.items():
+            if name == "traffic":
+                continue
+            md.append("| %s | %d | %d | %.1f | %.2f | %.1f |" % (
+                name, v["calls"], v["packets"], v["busy_cycles"] / max(1, v["packets"]),
+                v["packets"] / max(1, v["calls"]),
+                100.0 * (v["cycles"] - v["busy_cycles"]) / max(1, v["cycles"])))
+        md.append("")
+        key = 4096 if size == "1MiB" else 64
+        npk = max(1, st["parse_icrc"]["packets"])
+        busy = lambda k: st[k]["busy_cycles"]  # noqa: E731
+        rx = (busy("rx") + busy("parse_icrc") + busy("receive_backend")) / npk
+        tx = (busy("reliability_packetizer") + busy("link_emulator") + busy("tx")) / npk
+        what = "4 KiB writes" if key == 4096 else "64 B messages"
+        record("fwd", "receive path (rx+parse+ICRC+placement), %s" % what, rx, "cycles/pkt",
+               "testpmd io-fwd net_ring", base[key], "lower")
+        record("fwd", "receive path, %s, per core" % what, hz / rx / 1e6, "Mpps",
+               "testpmd io-fwd net_ring", hz / base[key] / 1e6 if base[key] else None, "higher")
+        record("fwd", "send path (reliability+packetizer+tx), %s" % what, tx, "cycles/pkt",
+               "testpmd io-fwd net_ring", base[key], "lower")
+        record("fwd", "both nodes on one core, %s: goodput" % what, j["goodput_gbps"], "Gbit/s",
+               "-", None, "higher")
+
+
+# ------------------------------------------------------------------------------ memif
+
+def gen_memif(build, count, size):
+    """sdr-gen txonly -> sdr-gen rxonly over a memif pair: raw SDR data packets (headers and
+    ICRC built and checked, no reliability, no placement). @return receiver Gbit/s of frames.
+    (dpdk-testpmd txonly over memif stalls after its first burst with DPDK 22.11 here.)"""
+    d = tempfile.mkdtemp()
+    sock = os.path.join(d, "g.sock")
+    gen = os.path.join(build, "tools", "sdr-gen")
+    eal = ["--no-huge", "-m", "512", "--no-pci", "--log-level", "lib.eal:error"]
+    rx = subprocess.Popen([gen, "-l", "1"] + eal + ["--file-prefix", "sdrb-gr%d" % os.getpid(),
+                          "--vdev", "net_memif0,role=server,socket=%s,bsize=8192,rsize=11" % sock,
+                          "--", "--mode", "rxonly", "--count", str(count), "--duration", "120s",
+                          "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    tx = run([gen, "-l", "0"] + eal + ["--file-prefix", "sdrb-gt%d" % os.getpid(), "--vdev",
+             "net_memif0,role=client,socket=%s,bsize=8192,rsize=11" % sock, "--", "--count",
+             str(count), "--size", str(size), "--qpn", "0x100,8", "--msgs", "16", "--json"])
+    out, _ = rx.communicate(timeout=180)
+    shutil.rmtree(d, ignore_errors=True)
+    rows = [x for x in out.splitlines() if x.startswith("{")]
+    if tx.returncode != 0 or not rows:
+        return None
+    r = json.loads(rows[-1])
+    # payload bits, as the SDR goodput counts message bytes only
+    return r["rx_pkts"] * size * 8e-9 / r["elapsed_s"] if r["rx_pkts"] == count else None
+
+
+def bench_memif(a):
+    base = gen_memif(a.build, 400000 if not a.quick else 40000, 4096)
+    d = tempfile.mkdtemp()
+    sock = os.path.join(d, "m.sock")
+    inis = []
+    for node in ("a", "b"):
+        text = open(os.path.join(SRC, "pmd-configs", "memif-%s.ini" % node)).read()
+        ini = os.path.join(d, "%s.ini" % node)
+        open(ini, "w").write(text.replace("/tmp/sdr-memif.sock", sock).replace("rate = 8G",
+                                                                              "rate = 400G"))
+        inis.append(ini)
+    t = "size=1MiB,count=%d,inflight=16" % a.count_memif
+    pa = subprocess.Popen([os.path.join(a.build, "dataplane", "sdr-dataplane"), "-l", "0"] + EAL +
+                          ["--file-prefix", "sdrb-ma%d" % os.getpid(), "--", "-f", inis[0],
+                           "--traffic", t + ",role=send", "--link", "wan=off", "--busy-poll",
+                           "--exit-when-done", "--json"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    rb = run([os.path.join(a.build, "dataplane", "sdr-dataplane"), "-l", "1"] + EAL +
+             ["--file-prefix", "sdrb-mb%d" % os.getpid(), "--", "-f", inis[1], "--traffic",
+              t + ",role=recv", "--link", "wan=off", "--busy-poll", "--exit-when-done",
+              "--json"])
+    oa, ea = pa.communicate(timeout=300)
+    shutil.rmtree(d, ignore_errors=True)
+    sa = json.loads([x for x in oa.splitlines() if x.startswith("{")][-1])
+    sb = json.loads([x for x in rb.stdout.splitlines() if x.startswith("{")][-1])
+    if not (sa["ok"] and sb["ok"] and sb["verified"] == a.count_memif):
+        raise RuntimeError("memif run failed: %s %s" % (sa, sb))
+    md.extend(["## memif", "",
+               "Two `sdr-dataplane` processes, one core each, over a memif pair: %d messages "
+               "of 1 MiB, 16 in flight, unpaced, no emulator, every message verified. "
+               "Baseline: `sdr-gen` txonly on one core into `sdr-gen` rxonly on the other "
+               "over the same kind of memif pair: SDR data packets with 4 KiB payloads, "
+               "headers and ICRC built and checked, but no reliability, no placement, no "
+               "verification — what the pair carries for this packet size. (`dpdk-testpmd` "
+               "txonly into rxonly over memif stops after its first burst with DPDK 22.11 on "
+               "this machine, so it cannot be the baseline here.)" % a.count_memif, ""])
+    record("memif", "SDR goodput, 1 MiB messages, sr, two dataplanes", sb["goodput_gbps"],
+           "Gbit/s", "sdr-gen txonly->rxonly, memif, 4 KiB writes", base, "higher")
+    record("memif", "SDR mean completion, 1 MiB messages, 16 in flight", sa["mean_s"] * 1e3,
+           "ms", "-", None, "lower")
+
+
+# ------------------------------------------------------------------------------ longhaul
+
+def sim_means(build, size, drop, rtt, rate, trials, schemes):
+    cmd = [os.path.join(build, "tools", "sdr-sim"), "--size", str(size), "--drop", "%g" % drop,
+           "--rtt", "%gs" % rtt, "--bandwidth", "%g" % rate, "--trials", str(trials),
+           "--ctrl-loss", "%g" % drop, "--json"]
+    for s in schemes:
+        cmd += ["--scheme", s]
+    r = run(cmd)
+    if r.returncode != 0:
+        return {}
+    j = json.loads(r.stdout)
+    pts = j.get("points") or [j]
+    out = {}
+    for p in pts:
+        for s in p.get("schemes", []):
+            out[s["scheme"]] = s["mean_s"]
+    return out
+
+
+def tcp_rows(a, sizes, drops, fresh):
+    """Kernel TCP over the same emulator (tcp_bench.py). @return (rows, why not)."""
+    tool = os.path.join(HERE, "tcp_bench.py")
+    if not os.path.exists(tool):
+        return [], "tools/bench/tcp_bench.py is not there"
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "tcp.json")
+        cmd = ["/usr/bin/python3", tool, "--build", a.build, "--rtt", "%gms" % (a.rtt * 1e3),
+               "--rate", "%gG" % (a.rate * 1e-9), "--sizes",
+               ",".join(demo.fmt_size(s) for s in sizes), "--drops",
+               ",".join("%g" % x for x in drops), "--budget", "%g" % a.budget,
+               "--run-timeout", "120", "--json", out] + ([] if fresh else ["--no-fresh"])
+        if a.quick:
+            cmd.append("--quick")
+        r = run(cmd, timeout=3600)
+        if r.returncode != 0 or not os.path.exists(out):
+            why = (r.stdout + r.stderr).strip().splitlines()
+            return [], why[-1] if why else "tcp_bench.py failed"
+        rows = json.load(open(out))
+        return (rows if isinstance(rows, list) else rows.get("runs", [])), None
+
+
+def model_curve(build, scheme, size, drop, rtt, rate):
+    r = run([os.path.join(build, "tools", "sdr-model"), "--json", "--size", str(size), "--drop",
+             "%g" % drop, "--rtt", "%gs" % rtt, "--bandwidth", "%g" % rate, "--scheme", scheme])
+    if r.returncode != 0:
+        return None
+    return json.loads(r.stdout)["schemes"][0]["mean_s"]
+
+
+def logspace(lo, hi, n):
+    return [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+
+
+def gnuplot(path, title, xlabel, series, logx=True, xtics=None):
+    """series: (label, [(x, y_seconds)], style)"""
+    with tempfile.TemporaryDirectory() as d:
+        lines = []
+        for i, (label, pts, style) in enumerate(series):
+            f = os.path.join(d, "s%d.dat" % i)
+            with open(f, "w") as fh:
+                for x, y in sorted(pts):
+                    if y:
+                        fh.write("%g %g\n" % (x, y * 1e3))
+            lines.append("'%s' using 1:2 with %s title '%s'" % (f, style, label))
+        script = ["set terminal pngcairo size 900,560 font 'DejaVu Sans,10'",
+                  "set output '%s'" % path, "set title '%s'" % title,
+                  "set xlabel '%s'" % xlabel, "set ylabel 'mean completion time (ms)'",
+                  "set logscale y", "set grid", "set key outside right"]
+        if logx:
+            script.append("set logscale x")
+        if xtics:
+            script.append("set xtics (%s)" % xtics)
+        script.append("plot " + ", ".join(lines))
+        r = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", capture_output=True,
+                           text=True)
+        return r.returncode == 0
+
+
+def bench_longhaul(a):
+    args = argparse.Namespace(build=a.build, rtt=a.rtt, loss=a.drops[0], rate=a.rate,
+                              sizes=a.sizes, schemes=SCHEMES, budget=a.budget, count=0,
+                              json=None, quick=False)
+    d = demo.Demo(args)
+    measured = {}       # (scheme, size, drop) -> row
+    points = sorted({(z, x) for z in a.drop_sizes for x in a.drops} |
+                    {(z, a.size_sweep_drop) for z in a.sizes})
+    t0 = time.time()
+    try:
+        d.start()
+        total = len(points) * len(SCHEMES)
+        i = 0
+        for drop in sorted({x for _, x in points}):
+            d.set_loss(drop)
+            for size in sorted(z for z, x in points if x == drop):
+                for scheme in SCHEMES:
+                    i += 1
+                    est = d.model("sr", size) or (a.rtt + size * 8 / a.rate)
+                    count = max(8 if not a.quick else 4,
+                                min(300, int(a.budget / est)))
+                    row = d.run_one(i, total, scheme, size, count)
+                    row["drop"] = drop
+                    measured[(scheme, size, drop)] = row
+    finally:
+        d.cleanup()
+    log("longhaul: %d runs in %.0f s" % (len(measured), time.time() - t0))
+    bad = [r for r in measured.values() if r["verified"] != r["count"] or r["failed"]]
+    if bad:
+        raise RuntimeError("longhaul: messages failed: %s" % bad[:3])
+    sims = {}
+    for size, drop in points:
+        schemes = [x for x in SCHEMES if x != "auto"]
+        picked = measured.get(("auto", size, drop), {}).get("picked")
+        if picked and picked not in schemes:
+            schemes.append(picked)
+        sims[(size, drop)] = sim_means(a.build, size, drop, a.rtt, a.rate * 0.95,
+                                       200 if not a.quick else 20, schemes)
+    # TCP: the drop sweep, and the size sweep up to 16 MiB (CUBIC needs seconds per message
+    # there already), with fresh connections too, which is what a naive user gets
+    tcp, tcp_why = tcp_rows(a, a.drop_sizes, a.drops, False)
+    more, why2 = tcp_rows(a, [z for z in a.sizes if z <= (16 << 20)], [a.size_sweep_drop], True)
+    tcp += more
+    tcp_why = tcp_why or why2
+    tcp_map = {}
+    for r in tcp:
+        if r.get("mean_s"):
+            tr = r["transport"] + (" fresh" if r.get("fresh_connection") else "")
+            tcp_map[(tr, r["size"], r["loss"])] = r
+
+    for r in measured.values():
+        if r["model_mean_s"]:
+            record("longhaul", "%s %s drop %g: mean completion" % (
+                r["scheme"] if r["scheme"] != "auto" else "auto(%s)" % r["picked"],
+                demo.fmt_size(r["size"]), r["drop"]), r["mean_s"] * 1e3, "ms",
+                "model", r["model_mean_s"] * 1e3, "lower")
+    for (tr, size, drop), r in sorted(tcp_map.items()):
+        best = min((m["mean_s"] for (s, z, x), m in measured.items() if z == size and x == drop),
+                   default=None)
+        record("longhaul", "%s %s drop %g: mean completion" % (tr, demo.fmt_size(size), drop),
+               r["mean_s"] * 1e3, "ms", "best SDR scheme", best * 1e3 if best else None,
+               "lower")
+
+    md.extend(["## longhaul", "",
+               "Message completion time over the emulated long-haul link: two `sdr-dataplane` "
+               "processes over a memif pair, the link emulator on both egresses (%g ms RTT, "
+               "i.i.d. packet loss each way, %g Gbit/s; connections paced at 95 %%), "
+               "messages sent one at a time with `sdr-perf write_lat` and verified by the "
+               "receiver, the connection set per run with `sdrctl` (what `make demo` does). "
+               "Each cell: **measured mean** / model / simulator (`sdr-sim`, the real state "
+               "machines on a virtual clock, 200 trials, control packets lost like data) in "
+               "ms; `n` messages per run; `auto` names the scheme the model picked. Kernel "
+               "TCP runs over the same emulator between two network namespaces joined by the "
+               "dataplane's TAP ports (tools/bench/tcp_bench.py): one persistent connection, "
+               "messages one at a time, completion at the receiver's 1-byte reply." % (
+                   a.rtt * 1e3, a.rate * 1e-9), ""])
+    if tcp_why:
+        md.extend(["TCP rows: not measured in this run (%s)." % tcp_why, ""])
+
+    def cell(size, drop, scheme):
+        r = measured.get((scheme, size, drop))
+        if not r:
+            return "—"
+        s = sims.get((size, drop), {}).get(r["picked"] if scheme == "auto" else scheme)
+        lab = "" if scheme != "auto" else " (%s)" % r["picked"]
+        return "**%.1f** / %s / %s%s" % (r["mean_s"] * 1e3,
+                                        "%.1f" % (r["model_mean_s"] * 1e3) if r["model_mean_s"]
+                                        else "—", "%.1f" % (s * 1e3) if s else "—", lab)
+
+    def tcell(size, drop, tr):
+        r = tcp_map.get((tr, size, drop))
+        return "%.1f" % (r["mean_s"] * 1e3) if r else "—"
+
+    trs = sorted({t for t, _, _ in tcp_map})
+    for title, rows in (("Against drop rate", [(z, x) for z in a.drop_sizes for x in a.drops]),
+                        ("Against message size at drop %g" % a.size_sweep_drop,
+                         [(z, a.size_sweep_drop) for z in a.sizes])):
+        md.extend(["### %s" % title, "",
+                   "| size | drop | n | " + " | ".join(SCHEMES + trs) + " |",
+                   "|---|---|---:|" + "---|" * (len(SCHEMES) + len(trs))])
+        for size, drop in rows:
+            n = measured.get(("sr", size, drop), {}).get("count", 0)
+            md.append("| %s | %g | %d | %s |" % (
+                demo.fmt_size(size), drop, n,
+                " | ".join([cell(size, drop, s) for s in SCHEMES] +
+                           [tcell(size, drop, t) for t in trs])))
+        md.append("")
+
+    # plots: the model as curves, measured and simulated means as points, TCP dashed
+    os.makedirs(a.img, exist_ok=True)
+    colors = {"sr": 1, "sr-nack": 2, "ec-xor:32,8": 3, "ec-mds:32,8": 4}
+    bw = a.rate * 0.95
+
+    def plot(name, title, xlabel, xs, dense, at, xtics=None):
+        series = []
+        for sch in SCHEMES[:-1]:
+            c = colors[sch]
+            series.append(("%s model" % sch, [(x, model_curve(a.build, sch, *at(x), a.rtt, bw))
+                                              for x in dense], "lines lc %d" % c))
+            series.append(("%s measured" % sch, [(x, measured.get((sch,) + at(x), {}).get(
+                "mean_s")) for x in xs], "points pt 7 ps 1.2 lc %d" % c))
+            series.append(("%s simulated" % sch, [(x, sims.get(at(x), {}).get(sch))
+                                                  for x in xs], "points pt 2 ps 1.2 lc %d" % c))
+        for t in trs:
+            series.append((t, [(x, tcp_map.get((t,) + at(x), {}).get("mean_s")) for x in xs],
+                           "linespoints dt 2 pt 5"))
+        if gnuplot(os.path.join(a.img, name), title, xlabel, series, xtics=xtics):
+            md.extend(["![%s](img/%s)" % (title, name), ""])
+
+    for size in a.drop_sizes:
+        plot("longhaul-drop-%s.png" % demo.fmt_size(size),
+             "%s messages, %g ms RTT, %g Gbit/s" % (demo.fmt_size(size), a.rtt * 1e3,
+                                                   a.rate * 1e-9),
+             "packet loss (each way)", a.drops, logspace(min(a.drops), max(a.drops), 25),
+             lambda x, z=size: (z, x))
+    plot("longhaul-size.png", "drop %g, %g ms RTT, %g Gbit/s" % (a.size_sweep_drop,
+                                                                 a.rtt * 1e3, a.rate * 1e-9),
+         "message size (bytes)", a.sizes, [int(x) for x in logspace(min(a.sizes), max(a.sizes), 25)],
+         lambda z: (z, a.size_sweep_drop),
+         xtics=", ".join("'%s' %d" % (demo.fmt_size(z), z) for z in a.sizes))
+    within = [r["mean_s"] / r["model_mean_s"] for r in measured.values() if r["model_mean_s"]]
+    if within:
+        md.extend(["Measured mean over model: median %.2f, from %.2f to %.2f over %d runs." % (
+            sorted(within)[len(within) // 2], min(within), max(within), len(within)), ""])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--img", required=True)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    a.rtt, a.rate, a.budget = 0.025, 2e9, 3.0
+    a.drops = [1e-5, 1e-4, 1e-3, 1e-2]
+    a.drop_sizes = [1 << 20, 8 << 20]
+    a.sizes = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 32 << 20]
+    a.size_sweep_drop = 1e-3
+    a.count_big, a.count_small, a.count_memif = 2000, 200000, 400
+    if a.quick:
+        a.drops, a.drop_sizes, a.sizes = [1e-3, 1e-2], [1 << 20], [64 << 10, 1 << 20]
+        a.budget, a.count_big, a.count_small, a.count_memif = 0.5, 200, 5000, 40
+    only = set(filter(None, a.only.split(",")))
+    for name, fn in (("fwd", bench_fwd), ("memif", bench_memif), ("longhaul", bench_longhaul)):
+        if only and name not in only:
+            continue
+        log("e2e: %s" % name)
+        fn(a)
+    with open(a.md, "w") as f:
+        f.write("\n".join(md) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
