@@ -15,6 +15,8 @@ Cases:
   replay     a capture of foreign and malformed RoCEv2 replayed into a dataplane moves only
              the right counters
   telemetry  /sdr/ commands answer through dpdk-telemetry.py
+  dumpcap    with hugepages (reserved for the test, then given back), dpdk-dumpcap captures a
+             port of a running dataplane (rte_pdump) and every frame passes sdr-dump
   config     bad files and options: one line naming file, section and key, exit 2
   afpacket   two namespaces joined by a veth pair (needs root): crafted frames sent from a
              raw socket reach a dataplane on AF_PACKET with sdr-dump's verdicts; then two
@@ -28,6 +30,7 @@ Cases:
 The namespace cases print "SKIP: <reason>" and pass when namespaces, clang or XDP are not
 available; they always delete their namespaces and kill what they started.
 """
+import glob
 import json
 import os
 import shutil
@@ -277,6 +280,78 @@ def case_telemetry():
     check(sum((answers.get("/sdr/hist,ab", {}).get("/sdr/hist") or {"x": 0}).values()) > 0,
           "telemetry: /sdr/hist %s" % answers.get("/sdr/hist,ab"))
     print("ok: telemetry: %d commands answered" % len(answers))
+
+
+def hugepages_reserve(n):
+    """Make @n 2 MiB hugepages free and hugetlbfs mounted. @return (undo, why not)."""
+    nr = "/proc/sys/vm/nr_hugepages"
+    try:
+        open("/proc/sys/vm/compact_memory", "w").write("1")     # room for 2 MiB pages
+        before = int(open(nr).read())
+        free = int([x for x in open("/proc/meminfo") if x.startswith("HugePages_Free")][0]
+                   .split()[1])
+        if free < n:
+            open(nr, "w").write(str(before + n - free))
+        free = int([x for x in open("/proc/meminfo") if x.startswith("HugePages_Free")][0]
+                   .split()[1])
+    except (OSError, ValueError, IndexError) as e:
+        return None, "cannot reserve hugepages: %s" % e
+    if free < n:
+        open(nr, "w").write(str(before))
+        return None, "only %d of %d hugepages could be reserved" % (free, n)
+    mounted = any(x.split()[2] == "hugetlbfs" for x in open("/proc/mounts") if len(x.split()) > 2)
+    if not mounted:
+        os.makedirs("/dev/hugepages", exist_ok=True)
+        if subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"]).returncode:
+            open(nr, "w").write(str(before))
+            return None, "cannot mount hugetlbfs"
+
+    def undo():
+        if not mounted:
+            subprocess.run(["umount", "/dev/hugepages"])
+        open(nr, "w").write(str(before))
+    return undo, None
+
+
+def case_dumpcap():
+    tool = shutil.which("dpdk-dumpcap")
+    if tool is None:
+        print("SKIP: dpdk-dumpcap not installed")
+        return
+    undo, why = hugepages_reserve(300)
+    if undo is None:
+        print("SKIP: %s" % why)
+        return
+    prefix = "sdrt-dcap%d" % os.getpid()
+    try:
+        p = subprocess.Popen([DP, "-l", "0-1", "-m", "512", "--no-pci", "--log-level",
+                              "lib.eal:error", "--file-prefix", prefix, "--", "-f",
+                              os.path.join(CFG, "loopback.ini"), "--traffic",
+                              "size=256KiB,count=0", "-q", "--duration", "20s"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(p)
+        time.sleep(3)
+        with tempfile.TemporaryDirectory() as d:
+            cap = os.path.join(d, "a.pcapng")
+            r = subprocess.run([tool, "--file-prefix", prefix, "-i", "0", "-c", "200", "-s",
+                                "9000", "-w", cap], capture_output=True, text=True, timeout=60)
+            out = subprocess.run([DUMP, "--json", cap], capture_output=True, text=True)
+            lines = [json.loads(x) for x in out.stdout.splitlines()] if out.returncode == 0 else []
+            summary = lines[-1]["summary"] if lines else {}
+            # -c stops after the burst that reaches the count
+            n = summary.get("packets", 0)
+            check(r.returncode == 0 and n >= 200 and summary.get("verdicts") == {"ok": n},
+                  "dumpcap: rc %d %r, sdr-dump %s" % (r.returncode, r.stderr[-300:], summary))
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        check(p.returncode == 0, "dumpcap: the dataplane exited %s" % p.returncode)
+        print("ok: dumpcap: %d frames captured from a running dataplane, every one ok" % n)
+    finally:
+        cleanup()
+        # a secondary process needs the hugepage files, so EAL leaves them: remove ours
+        for f in glob.glob("/dev/hugepages/%smap_*" % prefix):
+            os.unlink(f)
+        undo()
 
 
 def case_config():
@@ -759,6 +834,7 @@ try:
     {"loopback": case_loopback, "memif": case_memif, "split": case_split,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
      "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
+     "dumpcap": case_dumpcap,
      "mlx5": case_mlx5}[CASE]()
 finally:
     cleanup()
