@@ -108,6 +108,20 @@ alive(struct sdr_context *ctx)
 	if (sdr_shm_dp_alive(h) && h->epoch == ctx->epoch &&
 	    __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) == SDR_CLIENT_ACTIVE)
 		return 1;
+	if (!h->alive || !sdr_shm_dp_alive(h)) {
+		/* a new dataplane under the same name has a new segment: say which it is */
+		char e[128];
+		struct sdr_shm_hdr *n = sdr_shm_attach(h->name, e, sizeof(e));
+
+		if (n != NULL && n->epoch != ctx->epoch && sdr_shm_dp_alive(n)) {
+			fail(ctx, "dataplane '%s' restarted (pid %d, now pid %d): destroy the context "
+			     "and create a new one", h->name, h->dp_pid, n->dp_pid);
+			sdr_shm_detach(n);
+			return 0;
+		}
+		if (n != NULL)
+			sdr_shm_detach(n);
+	}
 	fail(ctx, "dataplane '%s' (pid %d) %s: destroy the context and create a new one", h->name,
 	     h->dp_pid, !h->alive ? "stopped" : h->epoch != ctx->epoch ? "restarted" :
 	     __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) != SDR_CLIENT_ACTIVE ?
@@ -540,7 +554,14 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	/* the bitmap lives in shared memory: the dataplane sets a byte as each chunk lands */
 	rc = sdr_mr_reg(qp->ctx, h->nchunks, &bm, &h->bitmap);
 	if (rc != SDR_SUCCESS) {
+		uint32_t nchunks = h->nchunks;
+
 		free(h);
+		/* nothing in flight could give memory back: waiting would be forever */
+		if (rc == SDR_RETRY && qp->ctx->requests == 0)
+			return fail(qp->ctx, "no room for the receive's %u-byte chunk bitmap: the "
+				    "context's %" PRIu64 "-byte share of the arena is all registered",
+				    nchunks, qp->ctx->client->arena_len);
 		return rc;
 	}
 	memset(bm, 0, h->nchunks);

@@ -222,6 +222,7 @@ sdr_shm_claim(struct sdr_shm_hdr *h)
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		c->pid = getpid();
+		c->start_time = sdr_shm_proc_start(c->pid);
 		c->lease_ns = sdr_shm_mono_ns();
 		c->cmd_seq = c->reply_seq = 0;
 		c->sdk_conns = 0;
@@ -247,6 +248,42 @@ sdr_shm_release(struct sdr_shm_hdr *h, int slot)
 	/* a nudge so the slot is freed at once; if the ring is full the dataplane's periodic
 	 * sweep finds it */
 	rte_ring_mp_enqueue_elem(sdr_shm_cmd_ring(h), &id, sizeof(id));
+}
+
+uint64_t
+sdr_shm_proc_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the name may hold spaces and parentheses: fields count from the last ')' */
+	p = strrchr(buf, ')');
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+				"%*d %*d %*d %*d %*d %llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+int
+sdr_shm_client_alive(const struct sdr_shm_client *c)
+{
+	uint64_t st;
+
+	if (c->pid <= 0 || (kill(c->pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	st = sdr_shm_proc_start(c->pid);
+	return st == 0 || c->start_time == 0 || st == c->start_time;
 }
 
 void

@@ -24,7 +24,7 @@
 #include <rte_ring.h>
 
 #define SDR_SHM_MAGIC		0x5344525F4354524Cull	/* "SDR_CTRL" */
-#define SDR_SHM_VERSION		2
+#define SDR_SHM_VERSION		3
 #define SDR_SHM_NAME_MAX	64
 #define SDR_SHM_MAX_CLIENTS	16
 #define SDR_SHM_CMD_LEN		2048
@@ -95,6 +95,7 @@ enum sdr_client_state {
 struct sdr_shm_client {
 	volatile uint32_t state;	/* enum sdr_client_state */
 	int32_t pid;
+	uint64_t start_time;		/* the process's start (/proc/PID/stat): a reused pid differs */
 	volatile uint64_t lease_ns;	/* CLOCK_MONOTONIC of the last sign of life */
 	volatile uint32_t cmd_seq;	/* the client bumps it after writing cmd */
 	volatile uint32_t reply_seq;	/* the dataplane sets it to cmd_seq after replying */
@@ -226,6 +227,12 @@ void sdr_shm_release(struct sdr_shm_hdr *h, int slot);
 
 /** The dataplane's side: free a CLOSING slot once nothing of its client is left. */
 void sdr_shm_free_slot(struct sdr_shm_hdr *h, unsigned int slot);
+
+/** The process that claimed the slot is still there (same pid, same start time). */
+int sdr_shm_client_alive(const struct sdr_shm_client *c);
+
+/** Start time of process @p pid in clock ticks since boot, or 0 if unknown. */
+uint64_t sdr_shm_proc_start(int pid);
 
 /**
  * Run one command on the dataplane: write it, signal the dataplane, wait for the reply.

@@ -52,6 +52,7 @@ struct deferred {
 	uint32_t n;
 };
 static struct deferred deferred[SDR_SHM_MAX_CLIENTS];
+static uint64_t claiming_since[SDR_SHM_MAX_CLIENTS];	/* first sweep that saw it claiming */
 
 /* ---- output buffer ---- */
 
@@ -569,22 +570,22 @@ client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		size_t cl = 0;
 		int alive;
 
-		if (st != SDR_CLIENT_ACTIVE && st != SDR_CLIENT_CLOSING)
+		if (st != SDR_CLIENT_ACTIVE && st != SDR_CLIENT_CLOSING && st != SDR_CLIENT_CLAIMING)
 			continue;
 		for (unsigned int i = 0; i < ctx->nconns && cl + 2 < sizeof(conns); i++)
 			if (ctx->conns[i].ep && ctx->conns[i].owner == (int)ci)
 				cl += (size_t)snprintf(conns + cl, sizeof(conns) - cl, "%s%s",
 						       cl ? "," : "", ctx->conns[i].cfg->name);
-		alive = c->pid > 0 && (kill(c->pid, 0) == 0 || errno != ESRCH);
+		alive = sdr_shm_client_alive(c);
 		if (json) {
 			put(o, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"alive\":%s,"
 			    "\"lease_age_s\":%.3f,\"ops\":%u,\"waiting\":%u,\"arena_bytes\":%" PRIu64
 			    ",\"conns\":\"%s\"}", n ? "," : "", ci, c->pid,
-			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "true" : "false",
+			    st == SDR_CLIENT_ACTIVE ? "active" : st == SDR_CLIENT_CLOSING ? "closing" : "claiming", alive ? "true" : "false",
 			    age_s, client_ops[ci], deferred[ci].n, c->arena_len, conns);
 		} else {
 			put(o, "%-5u %-8d %-8s %-6s %10s %6u %7u %10s  %s\n", ci, c->pid,
-			    st == SDR_CLIENT_ACTIVE ? "active" : "closing", alive ? "yes" : "no",
+			    st == SDR_CLIENT_ACTIVE ? "active" : st == SDR_CLIENT_CLOSING ? "closing" : "claiming", alive ? "yes" : "no",
 			    units_fmt_time(age_s, age, sizeof(age)), client_ops[ci], deferred[ci].n,
 			    units_fmt_size(c->arena_len, arena, sizeof(arena)), conns[0] ? conns : "-");
 		}
@@ -1174,8 +1175,21 @@ dp_control_poll(struct dp_ctx *ctx, uint64_t now)
 
 			if (st == SDR_CLIENT_CLOSING ||
 			    (st == SDR_CLIENT_ACTIVE && sdr_shm_age_ns(&c->lease_ns) > SDR_SHM_LEASE_NS &&
-			     (c->pid <= 0 || (kill(c->pid, 0) != 0 && errno == ESRCH))))
+			     !sdr_shm_client_alive(c)))
 				reclaim(ctx, ci);
+			/* a client that died inside its claim (microseconds long): seen claiming on
+			 * two sweeps 2 s apart with its process gone, the slot is free again */
+			if (st != SDR_CLIENT_CLAIMING) {
+				claiming_since[ci] = 0;
+			} else if (claiming_since[ci] == 0) {
+				claiming_since[ci] = now;
+			} else if (now - claiming_since[ci] > 2000000000ull && !sdr_shm_client_alive(c)) {
+				uint32_t claiming = SDR_CLIENT_CLAIMING;
+
+				claiming_since[ci] = 0;
+				__atomic_compare_exchange_n(&c->state, &claiming, SDR_CLIENT_FREE, 0,
+							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+			}
 		}
 	}
 	return n;

@@ -299,6 +299,25 @@ ignore_tap_signals(const struct dp_cfg *cfg)
 		}
 }
 
+/*
+ * An emulated link holds its bandwidth-delay product in mbufs. If that is most of the pool,
+ * the packetizer and the control messages starve while the link is full: say so at start.
+ */
+static void
+warn_link_bdp(const struct dp_cfg *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nlinks; i++) {
+		const struct link_emu_config *e = &cfg->links[i].emu;
+		double frames = (double)e->rate_bps * (double)e->delay_ns * 1e-9 / (8.0 * 4200);
+
+		if (e->rate_bps && frames > cfg->mbufs / 2.0)
+			fprintf(stderr, "sdr-dataplane: warning: [link %s] keeps about %.0f frames in "
+				"flight (rate x delay); with mbufs = %u the rest of the dataplane "
+				"starves while it is full: raise [dataplane] mbufs to %.0f or more\n",
+				cfg->links[i].name, frames, cfg->mbufs, 2 * frames + 4096);
+	}
+}
+
 static int
 check_only(const struct app_opts *o)
 {
@@ -442,6 +461,7 @@ main(int argc, char **argv)
 		}
 
 		ignore_tap_signals(&dp.cfg);
+		warn_link_bdp(&dp.cfg);
 		eal_argc = sep ? sep : argc;
 		rc = rte_eal_init(eal_argc, argv);
 		if (rc < 0) {

@@ -214,6 +214,8 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	struct rxm *m;
 	uint32_t ctx;
 
+	if (len > rx->attr.max_msg_size)
+		return -EMSGSIZE;	/* its chunks would not fit the bitmaps */
 	if (rx->nfree == 0 || rx->ndone >= rx->attr.max_inflight || slot >= rx->geom.nslots ||
 	    rx->ctx_of_slot[slot] != 0)
 		return -EAGAIN;
@@ -493,6 +495,25 @@ next_hole(const struct rxm *m, uint32_t limit)
 {
 	return sdr_bitmap_next_zero(m->have, m->cum > m->nack_cursor ? m->cum : m->nack_cursor,
 				    limit);
+}
+
+uint64_t
+rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
+{
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		/* nothing of these ever went out: no final ACK owed either */
+		if (m->state == RXM_POSTED && m->seq >= lo && m->seq < hi && m->have_data == 0) {
+			m->state = RXM_FAILED;
+			m->due = 0;
+			rx->counters[REL_RX_SKIPPED]++;
+			push_done(rx, m, SDR_DONE_FAILED, now);
+		}
+	}
+	if (hi > rx->next_seq)
+		rx->next_seq = hi;
+	return rx->next_seq;
 }
 
 /* Fire the timers of one message. */

@@ -45,7 +45,8 @@
 	X(EC_NACKS,		"ec_nacks_sent") \
 	X(CTS,			"cts_sent") \
 	X(REACKS,		"late_reacks_sent") \
-	X(FTO_FIRED,		"fallback_timeouts")
+	X(FTO_FIRED,		"fallback_timeouts") \
+	X(SKIPPED,		"recvs_skipped_by_sender")
 
 enum rel_rx_counter {
 #define X(sym, name) REL_RX_##sym,
@@ -75,7 +76,8 @@ void rel_rx_destroy(struct rel_rx *rx);
 
 /**
  * A receive was posted (sdr_rx_post() gave the slot of sequence number @p seq).
- * @return context index (>= 0) or -EAGAIN (no context free).
+ * @return context index (>= 0), -EAGAIN (no context free) or -EMSGSIZE (@p len above
+ *   the connection's max_msg_size).
  */
 int rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64_t cookie,
 		uint64_t now);
@@ -102,6 +104,13 @@ void rel_rx_release(struct rel_rx *rx, uint32_t slot);
 
 /** The next control message to send at @p now. @return 1 with @p c filled, or 0. */
 int rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c);
+
+/**
+ * The sender gave up messages [@p lo, @p hi) before sending any of them (SKIP): receives
+ * posted for them fail (they would wait for nothing), and receives are numbered from @p hi
+ * on. Returns the sequence number the receive side must number from (@p hi or beyond).
+ */
+uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now);
 
 /** The next submessage to decode. @return 1 with @p d filled, or 0. */
 int rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d);

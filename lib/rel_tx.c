@@ -86,6 +86,8 @@ struct rel_tx {
 	uint32_t max_sub;
 	uint64_t next_seq;
 	uint64_t credit;		/* receives the peer has posted */
+	uint64_t skip_lo, skip_hi;	/* messages given up before any receive was posted */
+	uint64_t skip_next_ns;		/* when SKIP goes out (again) */
 	uint32_t inflight;
 	struct txm *msgs;
 	uint32_t *order;		/* contexts in sequence order (ring) */
@@ -528,6 +530,30 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 }
 
 /* Fire expired retransmission timers, silence timeouts and global timeouts. */
+/*
+ * The message at order position @p from timed out waiting for its receive, which the peer
+ * never posted. It and every message behind it (all waiting for later receives) end, and
+ * their sequence numbers are given back: none went out, so the next message submitted lands
+ * in the next receive the peer posts, as order-based matching promises.
+ */
+static void
+give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
+{
+	uint64_t seq = tx->msgs[tx->order[(tx->order_head + from) % tx->attr.max_inflight]].seq;
+
+	while (tx->inflight > from) {
+		uint32_t ctx = tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight];
+
+		finish(tx, ctx, SDR_DONE_TIMEOUT, now);
+	}
+	/* the receiver learns with SKIP: it numbers its next receives from next_seq */
+	if (tx->skip_hi <= tx->credit)
+		tx->skip_lo = seq;
+	tx->skip_hi = tx->next_seq;
+	tx->skip_next_ns = now;
+	tx->counters[REL_TX_NO_RECEIVE]++;
+}
+
 static void
 run_timers(struct rel_tx *tx, uint64_t now)
 {
@@ -547,6 +573,10 @@ run_timers(struct rel_tx *tx, uint64_t now)
 		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
 		struct txm *m = &tx->msgs[ctx];
 
+		if (m->deadline_ns <= now && m->state == TXM_WAIT_CTS) {
+			give_back(tx, i, now);
+			break;
+		}
 		if (m->deadline_ns <= now) {
 			finish(tx, ctx, SDR_DONE_TIMEOUT, now);
 			i--;
@@ -757,6 +787,8 @@ rel_tx_next_time(struct rel_tx *tx, uint64_t now)
 	}
 	if ((e = ring_front(&tx->timers)) != NULL && e->sent_ns + tx->rto < t)
 		t = e->sent_ns + tx->rto;
+	if (tx->skip_hi > tx->credit && tx->skip_next_ns < t)
+		t = tx->skip_next_ns > now ? tx->skip_next_ns : now;
 	for (uint32_t i = 0; i < tx->inflight; i++) {
 		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
 
@@ -776,6 +808,27 @@ rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d)
 	*d = tx->done[tx->done_head];
 	tx->done_head = (tx->done_head + 1) % tx->attr.max_inflight;
 	tx->ndone--;
+	return 1;
+}
+
+uint64_t
+rel_tx_next_seq(const struct rel_tx *tx)
+{
+	return tx->next_seq;
+}
+
+int
+rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
+{
+	/* until the peer's CTS show it numbers receives past the skipped messages */
+	if (tx->skip_hi <= tx->credit || tx->skip_next_ns > now)
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->type = SDR_CTRL_SKIP;
+	c->cum = (uint32_t)tx->skip_hi;
+	c->win_start = (uint32_t)tx->skip_lo;
+	tx->skip_next_ns = now + tx->rto;
+	tx->counters[REL_TX_SKIPS_SENT]++;
 	return 1;
 }
 

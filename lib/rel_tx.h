@@ -43,6 +43,8 @@
 	X(CTRL_UNKNOWN_MSG,	"ctrl_for_unknown_message") \
 	X(TIMER_FULL,		"timer_ring_full") \
 	X(STREAM_RESENDS,	"stream_chunks_resent") \
+	X(NO_RECEIVE,		"no_receive_timeouts") \
+	X(SKIPS_SENT,		"skips_sent") \
 	X(PACED_WAITS,		"paced_waits")
 
 enum rel_tx_counter {
@@ -128,6 +130,16 @@ int rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d);
 
 /** Messages submitted and not yet completed. */
 uint32_t rel_tx_inflight(const struct rel_tx *tx);
+
+/** The sequence number the next message gets. */
+uint64_t rel_tx_next_seq(const struct rel_tx *tx);
+
+/**
+ * A control message the sender owes the receiver, if any: SKIP, while messages that ended
+ * waiting for receives the peer never posted are not yet known to it (repeated every RTO).
+ * @return 1 with @p c filled, or 0.
+ */
+int rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c);
 
 const uint64_t *rel_tx_counters(const struct rel_tx *tx);
 

@@ -42,6 +42,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_NACK: return "NACK";
 	case SDR_CTRL_EC_NACK: return "EC-NACK";
 	case SDR_CTRL_CTS: return "CTS";
+	case SDR_CTRL_SKIP: return "SKIP";
 	default: return "?";
 	}
 }
@@ -76,7 +77,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_CTS)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SKIP)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -95,7 +96,8 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_FLAGS;
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
-	if ((c->type != SDR_CTRL_CTS && c->value != 0) || (c->type == SDR_CTRL_CTS && c->nwords))
+	if ((c->type != SDR_CTRL_CTS && c->value != 0) ||
+	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
 	for (unsigned int i = 0; i < c->nwords; i++)
 		c->win[i] = roce_get32(buf + SDR_CTRL_HDR_LEN + 4 * i);

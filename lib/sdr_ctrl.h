@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SDR control messages: the payload of a UC SEND Only packet to a connection's control QPN.
- * The receiver of data sends them to the sender of data:
+ * The receiver of data sends the first four to the sender of data:
  *
  *   ACK      cumulative chunk + selective window of received chunks; flag COMPLETE when
  *            every data chunk of the message is in (the sender retires the message)
@@ -9,6 +9,13 @@
  *   EC_NACK  data submessages that could not be decoded before the fallback timeout
  *   CTS      a receive was posted (clear to send): its sequence number, length and the
  *            number of receives posted so far (a cumulative credit)
+ *
+ * and the sender of data sends the last one to the receiver:
+ *
+ *   SKIP     messages [window start, cumulative) ended at the sender before any of them went
+ *            out (their global timeout fired while no receive was posted for them): the
+ *            receiver fails receives it has for them and numbers its next receives from
+ *            the cumulative point, so the next message lands in the next receive posted
  *
  * Layout (network byte order), 24 bytes + 4 bytes per window word:
  *
@@ -19,7 +26,8 @@
  *   24 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
  *
  * CTS uses cumulative = receives posted so far (low 32 bits) and window start = the posted
- * receive's sequence number (low 32 bits).
+ * receive's sequence number (low 32 bits). SKIP uses cumulative = the first sequence number
+ * still wanted and window start = the first given up (low 32 bits); no window, no value.
  */
 #ifndef SDR_CTRL_H
 #define SDR_CTRL_H
@@ -38,6 +46,7 @@ enum sdr_ctrl_type {
 	SDR_CTRL_NACK = 2,
 	SDR_CTRL_EC_NACK = 3,
 	SDR_CTRL_CTS = 4,
+	SDR_CTRL_SKIP = 5,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
@@ -65,7 +74,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or flags on a type without any") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS")
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS or SKIP")
 
 enum sdr_ctrl_err {
 	SDR_CTRL_OK = 0,
@@ -106,7 +115,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 	c->win[i / 32] |= 1u << (31 - i % 32);
 }
 
-/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS"). */
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

@@ -283,6 +283,23 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 	return 0;
 }
 
+/*
+ * SKIP from the sender: messages it gave up before a receive was posted for them. The
+ * 32-bit points are taken nearest to the receive side's own count, as CTS credits are.
+ */
+static void
+on_skip(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
+{
+	uint64_t base = sdr_rx_next_seq(ep->rx), hi = (base & ~0xFFFFFFFFull) | c->cum, lo;
+
+	if (hi + 0x80000000ull < base)
+		hi += 0x100000000ull;
+	else if (hi > base + 0x80000000ull && hi >= 0x100000000ull)
+		hi -= 0x100000000ull;
+	lo = hi - (uint32_t)(c->cum - c->win_start);
+	sdr_rx_skip_to(ep->rx, rel_rx_on_skip(ep->rrx, lo, hi, now));
+}
+
 static void
 input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 {
@@ -298,6 +315,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	if (rc != 0) {
 		ep->counters[SDR_EP_CTRL_BAD]++;
 		ep->ctrl_err[-rc]++;
+		return;
+	}
+	if (c.type == SDR_CTRL_SKIP) {
+		on_skip(ep, &c, now);
 		return;
 	}
 	rel_tx_on_ctrl(ep->rtx, &c, now);
@@ -608,6 +629,8 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 	uint32_t out = 0;
 
 	while (out < n && rel_rx_next_ctrl(ep->rrx, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (rel_rx_next_decode(ep->rrx, &d))
 		decode(ep, &d, now);

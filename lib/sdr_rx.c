@@ -484,3 +484,10 @@ sdr_rx_next_seq(const struct sdr_rx *rx)
 {
 	return rx->next_seq;
 }
+
+void
+sdr_rx_skip_to(struct sdr_rx *rx, uint64_t seq)
+{
+	if (seq > rx->next_seq)
+		rx->next_seq = seq;
+}

@@ -199,4 +199,7 @@ uint32_t sdr_rx_posted(const struct sdr_rx *rx);
 /** Sequence number the next sdr_rx_post() will use. */
 uint64_t sdr_rx_next_seq(const struct sdr_rx *rx);
 
+/** The sender gave up the messages below @p seq: the next receive posted gets @p seq. */
+void sdr_rx_skip_to(struct sdr_rx *rx, uint64_t seq);
+
 #endif /* SDR_RX_H */

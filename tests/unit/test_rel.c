@@ -506,6 +506,46 @@ test_no_cts_global_timeout(void **state)
 	assert_int_equal(d.cookie, 42);
 	assert_int_equal(rel_tx_inflight(tx), 0);
 	assert_int_equal(rel_tx_counters(tx)[REL_TX_TIMEOUTS], 1);
+	/* the receiver is told with SKIP, repeated every RTO until its CTS count past it */
+	{
+		struct sdr_ctrl c;
+
+		assert_int_equal(rel_tx_next_ctrl(tx, 5 * RTT, &c), 1);
+		assert_int_equal(c.type, SDR_CTRL_SKIP);
+		assert_int_equal(c.win_start, 0);
+		assert_int_equal(c.cum, 1);
+		assert_int_equal(rel_tx_next_ctrl(tx, 5 * RTT, &c), 0);
+	}
+
+	/* three queued behind a receive that never comes: the first times out, the two behind
+	 * it end with it (they could only land in later receives) */
+	assert_true(rel_tx_submit(tx, 1000, 1, 6 * RTT) >= 0);
+	assert_true(rel_tx_submit(tx, 1000, 2, 7 * RTT) >= 0);
+	assert_true(rel_tx_submit(tx, 1000, 3, 8 * RTT) >= 0);
+	assert_int_equal(rel_tx_next_seq(tx), 4);
+	assert_int_equal(rel_tx_next(tx, 11 * RTT, &u), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+		assert_int_equal(d.status, SDR_DONE_TIMEOUT);
+	}
+	assert_int_equal(rel_tx_inflight(tx), 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_NO_RECEIVE], 2);
+	{
+		struct sdr_ctrl c = { .type = SDR_CTRL_CTS };
+
+		/* one SKIP covers both rounds: [0, 4) */
+		assert_int_equal(rel_tx_next_ctrl(tx, 11 * RTT, &c), 1);
+		assert_int_equal(c.win_start, 0);
+		assert_int_equal(c.cum, 4);
+		/* the receiver posts past them: no more SKIP */
+		memset(&c, 0, sizeof(c));
+		c.type = SDR_CTRL_CTS;
+		c.cum = 5;
+		c.win_start = 4;
+		c.value = 1000;
+		rel_tx_on_ctrl(tx, &c, 12 * RTT);
+		assert_int_equal(rel_tx_next_ctrl(tx, 20 * RTT, &c), 0);
+	}
 	rel_tx_destroy(tx);
 }
 

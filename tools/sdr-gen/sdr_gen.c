@@ -869,6 +869,10 @@ main(int argc, char **argv)
 		show_port_stats(stdout);
 	rc = failed ? 1 : opts.mode == MODE_TXONLY && opts.count && st.tx_pkts < opts.count ? 1 :
 	     opts.mode == MODE_RXONLY && opts.count && st.rx_pkts < opts.count ? 1 : 0;
+	/* frames the device took may still sit in its ring (memif: until the peer reads
+	 * them); stopping the port now would drop them, so give the peer a moment */
+	if (opts.mode == MODE_TXONLY && st.tx_pkts)
+		usleep(200000);
 	rte_eth_dev_stop(opts.port);
 	rte_eth_dev_close(opts.port);
 	free(psn);

@@ -183,6 +183,7 @@ run(const struct opts *o)
 	double *lat, *done_at, t0, deadline;
 	uint32_t posted = 0, completed = 0, verified = 0, failed = 0, retx = 0, dec = 0;
 	uint32_t inflight = o->lat ? 1 : o->inflight, idle = 0;
+	int reported = 0;
 	uint32_t *slot_of, *free_slot, nfree;
 	char err[256];
 	int rc;
@@ -235,6 +236,7 @@ run(const struct opts *o)
 				break;
 			if (rc != SDR_SUCCESS) {
 				fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+				reported = 1;
 				goto out;
 			}
 			slot_of[posted] = w;
@@ -244,6 +246,7 @@ run(const struct opts *o)
 		rc = o->server ? sdr_recv_poll(qp, &c) : sdr_send_poll(qp, &c);
 		if (rc == SDR_ERROR) {
 			fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
+			reported = 1;
 			goto out;
 		}
 		if (rc != SDR_SUCCESS) {
@@ -256,6 +259,7 @@ run(const struct opts *o)
 		idle = 0;
 		if (c.cookie >= posted) {
 			fprintf(stderr, "sdr-perf: completion for unknown message %" PRIu64 "\n", c.cookie);
+			reported = 1;
 			goto out;
 		}
 		free_slot[nfree++] = slot_of[c.cookie];
@@ -349,7 +353,7 @@ out:
 		free(sorted);
 	}
 	rc = completed == o->iters && failed == 0 && (!o->server || verified == completed) ? 0 : 1;
-	if (completed < o->iters)
+	if (completed < o->iters && !reported)	/* one line says why, not two */
 		fprintf(stderr, "sdr-perf: only %u of %u messages completed\n", completed, o->iters);
 	sdr_mr_dereg(mr);
 	sdr_context_destroy(ctx);
