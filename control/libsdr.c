@@ -148,7 +148,7 @@ sdr_context_create(const char *instance, struct sdr_context **out, char *err, si
 		free(ctx);
 		return SDR_ERROR;
 	}
-	if (!sdr_shm_dp_alive(ctx->shm) || (ctx->slot = sdr_shm_claim(ctx->shm)) < 0) {
+	if (!sdr_shm_dp_alive(ctx->shm) || (ctx->slot = sdr_shm_claim(ctx->shm, 1)) < 0) {
 		if (err)
 			snprintf(err, errlen, "instance '%s': %s", instance,
 				 sdr_shm_dp_alive(ctx->shm) ? "all client slots are taken" :

@@ -66,8 +66,8 @@ compute_layout(struct shm_layout *L, uint64_t arena_size)
 	L->stats_off = off;
 	off += ALIGN64(sizeof(struct sdr_shm_stats));
 	L->arena_off = (off + 4095) & ~4095ull;
-	L->arena_share = (arena_size / SDR_SHM_MAX_CLIENTS) & ~4095ull;
-	L->total = L->arena_off + L->arena_share * SDR_SHM_MAX_CLIENTS;
+	L->arena_share = (arena_size / SDR_SHM_SDK_CLIENTS) & ~4095ull;
+	L->total = L->arena_off + L->arena_share * SDR_SHM_SDK_CLIENTS;
 }
 
 struct sdr_shm_hdr *
@@ -113,14 +113,14 @@ sdr_shm_create(const char *instance, uint64_t arena_size, char *err, size_t errl
 	h->clients_off = L.clients_off;
 	h->stats_off = L.stats_off;
 	h->arena_off = L.arena_off;
-	h->arena_size = L.arena_share * SDR_SHM_MAX_CLIENTS;
+	h->arena_size = L.arena_share * SDR_SHM_SDK_CLIENTS;
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
 		struct sdr_shm_client *c = sdr_shm_client(h, i);
 
 		c->sq_off = L.queues_off + i * L.qpair;
 		c->cq_off = c->sq_off + L.sq_size;
-		c->arena_off = L.arena_off + i * L.arena_share;
-		c->arena_len = L.arena_share;
+		c->arena_off = i < SDR_SHM_SDK_CLIENTS ? L.arena_off + i * L.arena_share : 0;
+		c->arena_len = i < SDR_SHM_SDK_CLIENTS ? L.arena_share : 0;
 	}
 	if (rte_ring_init(sdr_shm_cmd_ring(h), "sdr_cmd", CMD_RING_SIZE, RING_F_SC_DEQ) != 0) {
 		snprintf(err, errlen, "cannot initialise the command ring");
@@ -212,9 +212,12 @@ sdr_shm_dp_alive(const struct sdr_shm_hdr *h)
 }
 
 int
-sdr_shm_claim(struct sdr_shm_hdr *h)
+sdr_shm_claim(struct sdr_shm_hdr *h, int sdk)
 {
-	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
+	unsigned int lo = sdk ? 0 : SDR_SHM_SDK_CLIENTS, hi = sdk ? SDR_SHM_SDK_CLIENTS :
+							      SDR_SHM_MAX_CLIENTS;
+
+	for (unsigned int i = lo; i < hi; i++) {
 		struct sdr_shm_client *c = sdr_shm_client(h, i);
 		uint32_t free_state = SDR_CLIENT_FREE;
 

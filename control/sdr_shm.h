@@ -26,7 +26,9 @@
 #define SDR_SHM_MAGIC		0x5344525F4354524Cull	/* "SDR_CTRL" */
 #define SDR_SHM_VERSION		3
 #define SDR_SHM_NAME_MAX	64
-#define SDR_SHM_MAX_CLIENTS	16
+#define SDR_SHM_MAX_CLIENTS	32
+#define SDR_SHM_SDK_CLIENTS	16	/* slots 0..15: applications, each with an arena share;
+					 * 16..31: sdrctl, no arena */
 #define SDR_SHM_CMD_LEN		2048
 #define SDR_SHM_REPLY_LEN	(128 * 1024)
 #define SDR_SHM_QUEUE_DEPTH	1024		/* SDK queue entries, a power of two */
@@ -214,10 +216,10 @@ int sdr_shm_dp_alive(const struct sdr_shm_hdr *h);
 
 /**
  * Claim a client slot (CAS FREE -> CLAIMING), set its lease, reset its queues, then make it
- * ACTIVE.
+ * ACTIVE: an application's (@p sdk: one with a share of the arena) or sdrctl's.
  * @return slot index, or -1 when every slot is taken.
  */
-int sdr_shm_claim(struct sdr_shm_hdr *h);
+int sdr_shm_claim(struct sdr_shm_hdr *h, int sdk);
 
 /**
  * Leave: mark the slot CLOSING and tell the dataplane, which releases what the client held

@@ -20,7 +20,7 @@
 #include "units.h"
 
 #define MAX_WORDS 96
-#define MAX_OPS (SDR_SHM_MAX_CLIENTS * SDR_SHM_QUEUE_DEPTH)
+#define MAX_OPS (SDR_SHM_SDK_CLIENTS * SDR_SHM_QUEUE_DEPTH)
 
 /* An SDK request in flight; its index is the endpoint cookie. */
 struct sdk_op {
@@ -1128,11 +1128,11 @@ commands(struct dp_ctx *ctx, uint64_t now)
 	unsigned int n = 0;
 	uint32_t id;
 
+	/* a few commands per loop (each may take a while); clients leaving cost nothing */
 	while (n < 4 && rte_ring_sc_dequeue_elem(r, &id, sizeof(id)) == 0) {
 		struct sdr_shm_client *c;
 		uint32_t seq;
 
-		n++;
 		if (id >= SDR_SHM_MAX_CLIENTS)
 			continue;
 		c = sdr_shm_client(ctx->shm, id);
@@ -1145,6 +1145,7 @@ commands(struct dp_ctx *ctx, uint64_t now)
 		default:
 			continue;
 		}
+		n++;
 		seq = __atomic_load_n(&c->cmd_seq, __ATOMIC_ACQUIRE);
 		c->cmd[SDR_SHM_CMD_LEN - 1] = '\0';
 		c->reply_rc = exec_line(ctx, c->cmd_flags & SDR_CMD_F_SDK ? (int)id : -1, c->cmd,

@@ -103,6 +103,20 @@ find_or_create(const char *spec, uint16_t *port_id, char *err, size_t errlen)
 	return 0;
 }
 
+/* Wait up to @p ms for the port's link to come up. @return 1 if it is up. */
+static int
+link_up(uint16_t port_id, unsigned int ms)
+{
+	struct rte_eth_link link;
+
+	for (unsigned int t = 0; t <= ms; t += 50) {
+		if (rte_eth_link_get_nowait(port_id, &link) == 0 && link.link_status)
+			return 1;
+		rte_delay_us_sleep(50000);
+	}
+	return 0;
+}
+
 static int
 start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen)
 {
@@ -187,6 +201,22 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
+	/*
+	 * A memif client whose connection attempt raced the server's start can be left with
+	 * the socket connected and the handshake never finished (seen about once in ten starts
+	 * under load): the link then stays down for good. Give it 2 s, then connect again.
+	 */
+	if (strncmp(p->cfg->device, "net_memif", 9) == 0 && strstr(p->cfg->device, "role=client"))
+		for (int tries = 0; tries < 5 && !link_up(p->port_id, 2000); tries++) {
+			fprintf(stderr, "sdr-dataplane: port %s: the memif link did not come up; "
+				"connecting again\n", p->cfg->name);
+			rte_eth_dev_stop(p->port_id);
+			rc = rte_eth_dev_start(p->port_id);
+			for (int t = 0; rc != 0 && t < 50; t++) {
+				rte_delay_us_sleep(100000);
+				rc = rte_eth_dev_start(p->port_id);
+			}
+		}
 	rte_eth_promiscuous_enable(p->port_id);
 	if (p->cfg->has_mac)
 		memcpy(p->mac.addr_bytes, p->cfg->mac, 6);

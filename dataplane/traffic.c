@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg_pattern.h"
 #include "traffic.h"
 #include "units.h"
 
@@ -117,46 +118,6 @@ traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The pattern: 8-byte words that depend on seed, message number and position. */
-static uint64_t
-pattern_word(uint64_t seed, uint64_t seq, uint64_t i)
-{
-	return (seed * 0xD6E8FEB86659FD93ull) ^ (seq << 40) ^ (i * 0x9E3779B97F4A7C15ull);
-}
-
-static void
-fill(uint8_t *p, uint64_t len, uint64_t seed, uint64_t seq)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = pattern_word(seed, seq, i / 8);
-		memcpy(p + i, &w, 8);
-	}
-	w = pattern_word(seed, seq, i / 8);
-	memcpy(p + i, &w, len - i);
-}
-
-static int
-check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t seq)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = pattern_word(seed, seq, i / 8);
-		if (memcmp(p + i, &w, 8) != 0)
-			return 0;
-	}
-	w = pattern_word(seed, seq, i / 8);
-	return memcmp(p + i, &w, len - i) == 0;
-}
-
-static uint32_t
-user_imm(uint64_t seed, uint64_t seq)
-{
-	return (uint32_t)(pattern_word(seed, seq, 0xFFFFFFFF) >> 16);
-}
-
 struct traffic *
 traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int recv)
 {
@@ -254,7 +215,8 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 	{
 		struct tbuf *b = &t->rbuf[d->cookie];
 		uint32_t imm;
-		int ok = d->status == SDR_DONE_OK && check(b->data, t->cfg.size, t->cfg.seed, b->seq);
+		int ok = d->status == SDR_DONE_OK &&
+			 sdr_pattern_check(b->data, t->cfg.size, t->cfg.seed, b->seq);
 
 		t->recvs_done++;
 		t->st.received++;
@@ -264,7 +226,7 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 			uint32_t nfr = sdr_imm_nfrags(&sdr_ep_config(t->ep)->attr.split);
 			uint32_t npkts = (uint32_t)((t->cfg.size + sdr_ep_config(t->ep)->attr.mtu - 1) /
 						    sdr_ep_config(t->ep)->attr.mtu);
-			uint32_t want = user_imm(t->cfg.seed, b->seq);
+			uint32_t want = sdr_pattern_imm(t->cfg.seed, b->seq);
 
 			if (npkts < nfr)	/* short messages carry only their fragments */
 				want &= (uint32_t)((1ull << (npkts * sdr_ep_config(t->ep)->attr.split.frag_bits)) - 1);
@@ -316,8 +278,9 @@ traffic_step(struct traffic *t, uint64_t now)
 		if (b->busy)
 			continue;
 		b->seq = t->next_send;
-		fill(b->data, t->cfg.size, t->cfg.seed, b->seq);
-		if (sdr_ep_send(t->ep, b->data, t->cfg.size, user_imm(t->cfg.seed, b->seq), i, now) != 0)
+		sdr_pattern_fill(b->data, 0, t->cfg.size, t->cfg.seed, b->seq);
+		if (sdr_ep_send(t->ep, b->data, t->cfg.size, sdr_pattern_imm(t->cfg.seed, b->seq), i,
+				now) != 0)
 			break;
 		b->busy = 1;
 		t->next_send++;

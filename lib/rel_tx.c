@@ -88,6 +88,7 @@ struct rel_tx {
 	uint64_t credit;		/* receives the peer has posted */
 	uint64_t skip_lo, skip_hi;	/* messages given up before any receive was posted */
 	uint64_t skip_next_ns;		/* when SKIP goes out (again) */
+	uint64_t skip_gap_ns;		/* then the next one: RTO, doubling up to 64 RTO */
 	uint32_t inflight;
 	struct txm *msgs;
 	uint32_t *order;		/* contexts in sequence order (ring) */
@@ -551,6 +552,7 @@ give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
 		tx->skip_lo = seq;
 	tx->skip_hi = tx->next_seq;
 	tx->skip_next_ns = now;
+	tx->skip_gap_ns = tx->rto;
 	tx->counters[REL_TX_NO_RECEIVE]++;
 }
 
@@ -827,7 +829,10 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 	c->type = SDR_CTRL_SKIP;
 	c->cum = (uint32_t)tx->skip_hi;
 	c->win_start = (uint32_t)tx->skip_lo;
-	tx->skip_next_ns = now + tx->rto;
+	/* a peer that is gone hears less and less of it */
+	tx->skip_next_ns = now + tx->skip_gap_ns;
+	if (tx->skip_gap_ns < 64 * tx->rto)
+		tx->skip_gap_ns *= 2;
 	tx->counters[REL_TX_SKIPS_SENT]++;
 	return 1;
 }

@@ -73,7 +73,8 @@ def run(prefix, args, timeout=120, env=None, eal=()):
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
-        failures.append("%s: timed out after %ds" % (" ".join(args), timeout))
+        failures.append("%s: timed out after %ds; its stderr ends: %s" % (
+            " ".join(args), timeout, err.strip()[-600:]))
     summary = None
     for line in out.splitlines():
         if line.startswith("{"):

@@ -785,9 +785,9 @@ def slot_table(name):
         m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
     try:
         coff = struct.unpack_from("<Q", m, 120)[0]
-        size = 40 + 2048 + 128 * 1024 + 40
+        size = 48 + 2048 + 128 * 1024 + 40
         out = []
-        for i in range(16):
+        for i in range(32):
             st, pid = struct.unpack_from("<Ii", m, coff + i * size)
             if st != 0:
                 out.append((i, {1: "ACTIVE", 2: "CLOSING", 3: "CLAIMING"}.get(st, st), pid,

@@ -10,7 +10,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include "libsdr.h"
+#include "msg_pattern.h"
+#include "perf_report.h"
 #include "units.h"
 
 struct opts {
@@ -73,26 +74,6 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t
-word(uint64_t seed, uint64_t msg, uint64_t i)
-{
-	return (seed * 0xD6E8FEB86659FD93ull) ^ (msg << 40) ^ (i * 0x9E3779B97F4A7C15ull);
-}
-
-/* Bytes [off, off + len) of message @p msg; @p off is a multiple of 8. */
-static void
-fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed, uint64_t msg)
-{
-	uint64_t i, w;
-
-	for (i = off; i + 8 <= off + len; i += 8) {
-		w = word(seed, msg, i / 8);
-		memcpy(p + i, &w, 8);
-	}
-	w = word(seed, msg, i / 8);
-	memcpy(p + i, &w, off + len - i);
-}
-
 /*
  * A streamed send: the message is written a piece at a time, each piece declared ready as
  * soon as it is written, so the first chunks are on the wire while the rest is produced.
@@ -111,7 +92,7 @@ send_streamed(struct sdr_qp *qp, uint8_t *b, const struct opts *o, uint32_t msg)
 	for (off = 0; off < o->size; off += piece) {
 		uint64_t len = o->size - off < piece ? o->size - off : piece;
 
-		fill(b, off, len, o->seed, msg);
+		sdr_pattern_fill(b, off, len, o->seed, msg);
 		while ((rc = sdr_send_stream_continue(&st, off, len)) == SDR_RETRY)
 			;
 		if (rc != SDR_SUCCESS)
@@ -122,41 +103,11 @@ send_streamed(struct sdr_qp *qp, uint8_t *b, const struct opts *o, uint32_t msg)
 	return rc;
 }
 
-static int
-check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = word(seed, msg, i / 8);
-		if (memcmp(p + i, &w, 8) != 0)
-			return 0;
-	}
-	w = word(seed, msg, i / 8);
-	return memcmp(p + i, &w, len - i) == 0;
-}
-
 /* The low @p bits of the immediate that a message carried (short ones carry fewer). */
 static uint32_t
 imm_mask(uint32_t bits)
 {
 	return bits >= 32 ? UINT32_MAX : (1u << bits) - 1;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-pct(const double *v, uint32_t n, double q)
-{
-	uint32_t r = (uint32_t)ceil(q * n);
-
-	return n ? v[r ? r - 1 : 0] : 0;
 }
 
 /* Change the connection before using it (it must be idle). */
@@ -228,7 +179,7 @@ run(const struct opts *o)
 				if (o->stream) {
 					rc = send_streamed(qp, b, o, posted);
 				} else {
-					fill(b, 0, o->size, o->seed, posted);
+					sdr_pattern_fill(b, 0, o->size, o->seed, posted);
 					rc = sdr_send_post(qp, b, o->size, (uint32_t)posted, posted);
 				}
 			}
@@ -273,7 +224,7 @@ run(const struct opts *o)
 		} else if (o->server) {
 			uint32_t w = slot_of[c.cookie], imm;
 
-			if (check(buf + (size_t)w * o->size, o->size, o->seed, c.cookie) &&
+			if (sdr_pattern_check(buf + (size_t)w * o->size, o->size, o->seed, c.cookie) &&
 			    (sdr_recv_imm_get(c.recv, &imm) != SDR_SUCCESS ||
 			     imm == ((uint32_t)c.cookie & imm_mask(c.imm_bits))))
 				verified++;
@@ -286,71 +237,14 @@ run(const struct opts *o)
 	}
 out:
 	{
-		/* The server's clock starts with the first packet in, not when it started
-		 * waiting; the client's when it posted the first send. */
-		double start = 0, elapsed;
+		struct perf_result res = {
+			.lat = o->lat, .server = o->server, .size = o->size, .iters = o->iters,
+			.completed = completed, .verified = verified, .failed = failed,
+			.window = inflight, .retransmitted = retx, .decoded = dec, .lat_s = lat,
+			.done_s = done_at, .elapsed_s = now_s() - t0,
+		};
 
-		for (uint32_t i = 0; o->server && i < completed; i++)
-			if (i == 0 || done_at[i] - lat[i] < start)
-				start = done_at[i] - lat[i];
-		elapsed = completed ? done_at[completed - 1] - start : now_s() - t0;
-		double avg = elapsed > 0 ? (double)completed * (double)o->size * 8e-9 / elapsed : 0;
-		double peak = avg, mean = 0;
-		uint32_t win = inflight > 1 ? inflight : 1;
-		double *sorted = malloc((completed ? completed : 1) * sizeof(double));
-
-		/* peak: the best rate over any window of `inflight` consecutive completions */
-		for (uint32_t i = win; i < completed; i++) {
-			double dt = done_at[i] - done_at[i - win];
-
-			if (dt > 0 && (double)win * (double)o->size * 8e-9 / dt > peak)
-				peak = (double)win * (double)o->size * 8e-9 / dt;
-		}
-		memcpy(sorted, lat, completed * sizeof(double));
-		qsort(sorted, completed, sizeof(double), cmp_double);
-		for (uint32_t i = 0; i < completed; i++)
-			mean += lat[i];
-		mean = completed ? mean / completed : 0;
-		if (o->json) {
-			printf("{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
-			       "\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
-			       "\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,"
-			       "\"p50_s\":%.9g,\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,"
-			       "\"retransmitted_chunks\":%u,\"decoded_submessages\":%u}\n",
-			       o->lat ? "write_lat" : "write_bw", o->server ? "server" : "client",
-			       o->size, o->iters, completed, verified, failed, peak, avg,
-			       elapsed > 0 ? completed / elapsed * 1e-6 : 0, mean, pct(sorted, completed, .5),
-			       pct(sorted, completed, .99), pct(sorted, completed, .999),
-			       completed ? sorted[completed - 1] : 0, retx, dec);
-		} else if (o->lat) {
-			char vbuf[32] = "-";
-
-			if (o->server)
-				snprintf(vbuf, sizeof(vbuf), "%u/%u", verified, completed);
-			printf("---------------------------------------------------------------------------------------\n");
-			printf(" %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
-			       "#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
-			       "99%[us]", "99.9%[us]", "verified");
-			printf(" %-10" PRIu64 " %-12u %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f %-10s\n",
-			       o->size, completed, completed ? sorted[0] * 1e6 : 0,
-			       completed ? sorted[completed - 1] * 1e6 : 0, pct(sorted, completed, .5) * 1e6,
-			       mean * 1e6, pct(sorted, completed, .99) * 1e6,
-			       pct(sorted, completed, .999) * 1e6, vbuf);
-			printf("---------------------------------------------------------------------------------------\n");
-		} else {
-			printf("---------------------------------------------------------------------------------------\n");
-			printf(" %-10s %-12s %-16s %-19s %-14s %-9s %-9s %-9s\n", "#bytes", "#iterations",
-			       "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "p50[ms]",
-			       "p99[ms]", "p99.9[ms]");
-			printf(" %-10" PRIu64 " %-12u %-16.3f %-19.3f %-14.6f %-9.2f %-9.2f %-9.2f\n",
-			       o->size, completed, peak, avg, elapsed > 0 ? completed / elapsed * 1e-6 : 0,
-			       pct(sorted, completed, .5) * 1e3, pct(sorted, completed, .99) * 1e3,
-			       pct(sorted, completed, .999) * 1e3);
-			printf("---------------------------------------------------------------------------------------\n");
-			if (o->server)
-				printf(" verified %u of %u messages\n", verified, completed);
-		}
-		free(sorted);
+		perf_report_print(stdout, &res, o->json);
 	}
 	rc = completed == o->iters && failed == 0 && (!o->server || verified == completed) ? 0 : 1;
 	if (completed < o->iters && !reported)	/* one line says why, not two */

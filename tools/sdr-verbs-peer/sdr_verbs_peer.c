@@ -81,6 +81,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "msg_pattern.h"
+#include "perf_report.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
 #include "roce_opcode.h"
@@ -312,44 +314,11 @@ on_signal(int sig)
 
 /* ---- message contents: the pattern of sdr-perf and sdr-dataplane --traffic ---- */
 
-static uint64_t
-word(uint64_t seed, uint64_t msg, uint64_t i)
-{
-	return (seed * 0xD6E8FEB86659FD93ull) ^ (msg << 40) ^ (i * 0x9E3779B97F4A7C15ull);
-}
-
-static void
-fill(uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = word(seed, msg, i / 8);
-		memcpy(p + i, &w, 8);
-	}
-	w = word(seed, msg, i / 8);
-	memcpy(p + i, &w, len - i);
-}
-
-static int
-check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = word(seed, msg, i / 8);
-		if (memcmp(p + i, &w, 8) != 0)
-			return 0;
-	}
-	w = word(seed, msg, i / 8);
-	return memcmp(p + i, &w, len - i) == 0;
-}
-
 /* The user immediate message @p n carries. */
 static uint32_t
 user_imm(const struct opts *o, uint64_t n)
 {
-	return o->imm_traffic ? (uint32_t)(word(o->seed, n, 0xFFFFFFFF) >> 16) : (uint32_t)n;
+	return o->imm_traffic ? sdr_pattern_imm(o->seed, n) : (uint32_t)n;
 }
 
 /* What the receiver can reassemble of it: a message of fewer packets than fragments
@@ -369,22 +338,6 @@ user_imm_received(const struct peer *p, uint64_t n)
 }
 
 /* ---- results, as sdr-perf prints them ---- */
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-pct(const double *v, uint32_t n, double q)
-{
-	uint32_t r = (uint32_t)ceil(q * n);
-
-	return n ? v[r ? r - 1 : 0] : 0;
-}
 
 static void
 print_counters(const struct peer *p)
@@ -413,75 +366,19 @@ static void
 report(struct peer *p)
 {
 	const struct opts *o = p->o;
-	uint32_t n = p->completed, win = p->window > 1 ? p->window : 1;
-	double start = 0, elapsed, avg, peak, mean = 0;
-	double *sorted = malloc((n ? n : 1) * sizeof(double));
+	struct perf_result res = {
+		.lat = o->lat, .server = o->server, .size = o->size, .iters = o->iters,
+		.completed = p->completed, .verified = p->verified, .failed = p->failed,
+		.window = p->window, .retransmitted = p->retx, .decoded = p->dec, .lat_s = p->lat,
+		.done_s = p->done_at, .elapsed_s = (double)(now_ns() - p->t0_ns) * 1e-9,
+	};
 
-	/* The server's clock starts with the first packet in, not when it started waiting;
-	 * the client's when it posted the first send. */
-	for (uint32_t i = 0; o->server && i < n; i++)
-		if (i == 0 || p->done_at[i] - p->lat[i] < start)
-			start = p->done_at[i] - p->lat[i];
-	elapsed = n ? p->done_at[n - 1] - start : (double)(now_ns() - p->t0_ns) * 1e-9;
-	avg = elapsed > 0 ? (double)n * (double)o->size * 8e-9 / elapsed : 0;
-	peak = avg;
-	/* peak: the best rate over any window of `inflight` consecutive completions */
-	for (uint32_t i = win; i < n; i++) {
-		double dt = p->done_at[i] - p->done_at[i - win];
-
-		if (dt > 0 && (double)win * (double)o->size * 8e-9 / dt > peak)
-			peak = (double)win * (double)o->size * 8e-9 / dt;
-	}
-	if (sorted == NULL) {
+	if (perf_report_print(stdout, &res, o->json) != 0) {
 		fprintf(stderr, PROG ": out of memory for the report\n");
 		return;
 	}
-	memcpy(sorted, p->lat, n * sizeof(double));
-	qsort(sorted, n, sizeof(double), cmp_double);
-	for (uint32_t i = 0; i < n; i++)
-		mean += p->lat[i];
-	mean = n ? mean / n : 0;
-	if (o->json) {
-		printf("{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
-		       "\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
-		       "\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,"
-		       "\"p50_s\":%.9g,\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,"
-		       "\"retransmitted_chunks\":%u,\"decoded_submessages\":%u}\n",
-		       o->lat ? "write_lat" : "write_bw", o->server ? "server" : "client",
-		       o->size, o->iters, n, p->verified, p->failed, peak, avg,
-		       elapsed > 0 ? n / elapsed * 1e-6 : 0, mean, pct(sorted, n, .5),
-		       pct(sorted, n, .99), pct(sorted, n, .999), n ? sorted[n - 1] : 0, p->retx,
-		       p->dec);
-	} else if (o->lat) {
-		char vbuf[32] = "-";
-
-		if (o->server)
-			snprintf(vbuf, sizeof(vbuf), "%u/%u", p->verified, n);
-		printf("---------------------------------------------------------------------------------------\n");
-		printf(" %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
-		       "#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
-		       "99%[us]", "99.9%[us]", "verified");
-		printf(" %-10" PRIu64 " %-12u %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f %-10s\n",
-		       o->size, n, n ? sorted[0] * 1e6 : 0, n ? sorted[n - 1] * 1e6 : 0,
-		       pct(sorted, n, .5) * 1e6, mean * 1e6, pct(sorted, n, .99) * 1e6,
-		       pct(sorted, n, .999) * 1e6, vbuf);
-		printf("---------------------------------------------------------------------------------------\n");
+	if (!o->json)
 		print_counters(p);
-	} else {
-		printf("---------------------------------------------------------------------------------------\n");
-		printf(" %-10s %-12s %-16s %-19s %-14s %-9s %-9s %-9s\n", "#bytes", "#iterations",
-		       "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "p50[ms]",
-		       "p99[ms]", "p99.9[ms]");
-		printf(" %-10" PRIu64 " %-12u %-16.3f %-19.3f %-14.6f %-9.2f %-9.2f %-9.2f\n",
-		       o->size, n, peak, avg, elapsed > 0 ? n / elapsed * 1e-6 : 0,
-		       pct(sorted, n, .5) * 1e3, pct(sorted, n, .99) * 1e3,
-		       pct(sorted, n, .999) * 1e3);
-		printf("---------------------------------------------------------------------------------------\n");
-		if (o->server)
-			printf(" verified %u of %u messages\n", p->verified, n);
-		print_counters(p);
-	}
-	free(sorted);
 }
 
 /* ---- verbs setup ---- */
@@ -1115,7 +1012,7 @@ recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 	p->dec += d->decoded;
 	if (d->status != SDR_DONE_OK) {
 		p->failed++;
-	} else if (!check(p->bufs + b * p->stride, p->o->size, p->o->seed, d->cookie)) {
+	} else if (!sdr_pattern_check(p->bufs + b * p->stride, p->o->size, p->o->seed, d->cookie)) {
 		p->counters[PEER_CORRUPT]++;
 		p->failed++;
 	} else if (sdr_rx_imm_get(p->rx, d->slot, &imm) == 0 &&
@@ -1265,7 +1162,7 @@ client_step(struct peer *p, uint64_t now)
 				strerror(-ctx));
 			return -1;
 		}
-		fill(buf, p->o->size, p->o->seed, msg.seq);
+		sdr_pattern_fill(buf, 0, p->o->size, p->o->seed, msg.seq);
 		p->sends[ctx] = msg;
 		p->buf_of_ctx[ctx] = b;
 		p->mb[b].busy = 1;

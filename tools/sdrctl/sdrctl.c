@@ -334,10 +334,10 @@ main(int argc, char **argv)
 		sdr_shm_detach(shm);
 		return 1;
 	}
-	slot = sdr_shm_claim(shm);
+	slot = sdr_shm_claim(shm, 0);
 	if (slot < 0) {
 		fprintf(stderr, "sdrctl: instance '%s': all %d client slots are taken\n", name,
-			SDR_SHM_MAX_CLIENTS);
+			SDR_SHM_MAX_CLIENTS - SDR_SHM_SDK_CLIENTS);
 		sdr_shm_detach(shm);
 		return 1;
 	}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Printing a perftest-style result (see perf_report.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_report.h"
+
+#define RULE "---------------------------------------------------------------------------------------\n"
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of @p n sorted values (nearest rank). */
+static double
+pct(const double *v, uint32_t n, double q)
+{
+	uint32_t r = (uint32_t)ceil(q * n);
+
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+int
+perf_report_print(FILE *f, const struct perf_result *r, int json)
+{
+	uint32_t n = r->completed, win = r->window > 1 ? r->window : 1;
+	double start = 0, elapsed, avg, peak, mean = 0, rate;
+	double *s = malloc((n ? n : 1) * sizeof(double));
+
+	if (s == NULL)
+		return -1;
+	/* the server's clock starts with the first packet in, not when it started waiting */
+	for (uint32_t i = 0; r->server && i < n; i++)
+		if (i == 0 || r->done_s[i] - r->lat_s[i] < start)
+			start = r->done_s[i] - r->lat_s[i];
+	elapsed = n ? r->done_s[n - 1] - start : r->elapsed_s;
+	avg = elapsed > 0 ? (double)n * (double)r->size * 8e-9 / elapsed : 0;
+	rate = elapsed > 0 ? n / elapsed * 1e-6 : 0;
+	/* peak: the best rate over any window of `inflight` consecutive completions */
+	peak = avg;
+	for (uint32_t i = win; i < n; i++) {
+		double dt = r->done_s[i] - r->done_s[i - win];
+
+		if (dt > 0 && (double)win * (double)r->size * 8e-9 / dt > peak)
+			peak = (double)win * (double)r->size * 8e-9 / dt;
+	}
+	memcpy(s, r->lat_s, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	for (uint32_t i = 0; i < n; i++)
+		mean += r->lat_s[i];
+	mean = n ? mean / n : 0;
+	if (json) {
+		fprintf(f, "{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
+			"\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
+			"\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,\"p50_s\":%.9g,"
+			"\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,\"retransmitted_chunks\":%u,"
+			"\"decoded_submessages\":%u}\n", r->lat ? "write_lat" : "write_bw",
+			r->server ? "server" : "client", r->size, r->iters, n, r->verified, r->failed,
+			peak, avg, rate, mean, pct(s, n, .5), pct(s, n, .99), pct(s, n, .999),
+			n ? s[n - 1] : 0, r->retransmitted, r->decoded);
+	} else if (r->lat) {
+		char vbuf[32] = "-";
+
+		if (r->server)
+			snprintf(vbuf, sizeof(vbuf), "%u/%u", r->verified, n);
+		fprintf(f, RULE);
+		fprintf(f, " %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
+			"#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
+			"99%[us]", "99.9%[us]", "verified");
+		fprintf(f, " %-10" PRIu64 " %-12u %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f "
+			"%-10s\n", r->size, n, n ? s[0] * 1e6 : 0, n ? s[n - 1] * 1e6 : 0,
+			pct(s, n, .5) * 1e6, mean * 1e6, pct(s, n, .99) * 1e6, pct(s, n, .999) * 1e6,
+			vbuf);
+		fprintf(f, RULE);
+	} else {
+		fprintf(f, RULE);
+		fprintf(f, " %-10s %-12s %-16s %-19s %-14s %-9s %-9s %-9s\n", "#bytes", "#iterations",
+			"BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]", "p50[ms]", "p99[ms]",
+			"p99.9[ms]");
+		fprintf(f, " %-10" PRIu64 " %-12u %-16.3f %-19.3f %-14.6f %-9.2f %-9.2f %-9.2f\n",
+			r->size, n, peak, avg, rate, pct(s, n, .5) * 1e3, pct(s, n, .99) * 1e3,
+			pct(s, n, .999) * 1e3);
+		fprintf(f, RULE);
+		if (r->server)
+			fprintf(f, " verified %u of %u messages\n", r->verified, n);
+	}
+	free(s);
+	return 0;
+}
