@@ -75,44 +75,9 @@ SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33   # <asm-generic/socket.h>; not in Pytho
 HDR = struct.Struct("!Q")       # message number at the head of every message
 
 
-def parse_size(s):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(B|K|KiB|k|M|MiB|G|GiB)?", s)
-    if not m:
-        raise argparse.ArgumentTypeError("'%s' is not a size such as 1MiB" % s)
-    mult = {None: 1, "B": 1, "K": 1024, "KiB": 1024, "k": 1024, "M": 1 << 20, "MiB": 1 << 20,
-            "G": 1 << 30, "GiB": 1 << 30}[m.group(2)]
-    return int(float(m.group(1)) * mult)
-
-
-def parse_time(s):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|ms|us)?", s)
-    if not m:
-        raise argparse.ArgumentTypeError("'%s' is not a time such as 25ms" % s)
-    return float(m.group(1)) * {None: 1, "s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
-
-
-def parse_rate(s):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMG])?(?:bit|bps)?", s)
-    if not m:
-        raise argparse.ArgumentTypeError("'%s' is not a rate such as 2G" % s)
-    return float(m.group(1)) * {None: 1, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
-
-
-def parse_prob(s):
-    try:
-        v = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError("'%s' is not a probability such as 1e-3" % s)
-    if not 0 <= v < 1:
-        raise argparse.ArgumentTypeError("'%s' is not in [0, 1)" % s)
-    return v
-
-
-def fmt_size(n):
-    for unit, v in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= v and n % v == 0:
-            return "%d%s" % (n // v, unit)
-    return "%dB" % n
+# the command-line quantities are parsed as tools/demo.py parses them
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from demo import fmt_size, parse_prob, parse_rate, parse_size, parse_time  # noqa: E402
 
 
 def pct(sorted_v, q):
