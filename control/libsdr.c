@@ -67,6 +67,7 @@ struct sdr_recv {
 	int done;
 	int abandoned;		/* completed by the application before the dataplane did */
 	uint32_t handle;	/* the dataplane's, from the completion */
+	struct sdr_recv *prev, *next;	/* the context's live receive handles */
 };
 
 struct sdr_context {
@@ -78,6 +79,7 @@ struct sdr_context {
 	unsigned int nfree;
 	struct sdr_qp *qps;
 	uint32_t requests;	/* sends and receives in the dataplane (MAX_REQUESTS at most) */
+	struct sdr_recv *recvs;	/* receive handles not freed yet: freed with the context */
 	char err[512];
 };
 
@@ -165,6 +167,8 @@ sdr_context_create(const char *instance, struct sdr_context **out, char *err, si
 	return SDR_SUCCESS;
 }
 
+static void recv_free(struct sdr_context *ctx, struct sdr_recv *h);
+
 void
 sdr_context_destroy(struct sdr_context *ctx)
 {
@@ -172,6 +176,13 @@ sdr_context_destroy(struct sdr_context *ctx)
 		return;
 	while (ctx->qps)
 		sdr_qp_destroy(ctx->qps);
+	/* receives still out (the application did not complete them, or their last
+	 * completion never came because the dataplane went away) go with the context */
+	while (ctx->recvs) {
+		if (ctx->recvs->bitmap)
+			sdr_mr_dereg(ctx->recvs->bitmap);
+		recv_free(ctx, ctx->recvs);
+	}
 	sdr_shm_release(ctx->shm, ctx->slot);
 	sdr_shm_detach(ctx->shm);
 	free(ctx);
@@ -574,8 +585,24 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 		return rc;
 	}
 	qp->ctx->requests++;
+	h->next = qp->ctx->recvs;
+	if (h->next)
+		h->next->prev = h;
+	qp->ctx->recvs = h;
 	*handle = h;
 	return SDR_SUCCESS;
+}
+
+static void
+recv_free(struct sdr_context *ctx, struct sdr_recv *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		ctx->recvs = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	free(h);
 }
 
 /* Move the context's completions into the queues of their QPs. */
@@ -598,7 +625,7 @@ pump(struct sdr_context *ctx)
 
 			/* the last word about a receive the application already let go of */
 			if (h->abandoned) {
-				free(h);
+				recv_free(ctx, h);
 				continue;
 			}
 		}
@@ -737,9 +764,10 @@ sdr_recv_complete(struct sdr_recv *r)
 	if (r->qp->ctx->requests > 0)
 		r->qp->ctx->requests--;
 	sdr_mr_dereg(r->bitmap);
+	r->bitmap = NULL;
 	/* a receive not yet completed gets one more completion (cancelled): free it then */
 	if (r->done)
-		free(r);
+		recv_free(r->qp->ctx, r);
 	else
 		r->abandoned = 1;
 	return SDR_SUCCESS;

@@ -719,12 +719,16 @@ exec_words(struct dp_ctx *ctx, int client, int argc, char **argv, int json, stru
 	if (strcmp(w0, "conn") == 0) {
 		if (strcmp(w1, "show") == 0)
 			return conn_show(ctx, argc, argv, json, o);
-		if (strcmp(w1, "add") == 0)
-			return conn_add(ctx, argc, argv, o);
-		if (strcmp(w1, "del") == 0)
-			return conn_del(ctx, argc, argv, o);
-		if (strcmp(w1, "set") == 0)
-			return conn_set(ctx, argc, argv, o);
+		if (strcmp(w1, "add") == 0 || strcmp(w1, "del") == 0 || strcmp(w1, "set") == 0) {
+			int rc;
+
+			/* the connections change: other threads must not be reading them */
+			rte_spinlock_lock(&ctx->conns_lock);
+			rc = w1[0] == 'a' ? conn_add(ctx, argc, argv, o) :
+			     w1[0] == 'd' ? conn_del(ctx, argc, argv, o) : conn_set(ctx, argc, argv, o);
+			rte_spinlock_unlock(&ctx->conns_lock);
+			return rc;
+		}
 		return bad(o, "conn: unknown '%s' (expected show, add, set or del)", w1);
 	}
 	if (strcmp(w0, "port") == 0) {
@@ -1204,6 +1208,7 @@ dp_control_tick(struct dp_ctx *ctx)
 	if (ctx->shm == NULL)
 		return;
 	ctx->shm->heartbeat_ns = sdr_shm_mono_ns();
+	rte_spinlock_lock(&ctx->conns_lock);	/* the poll loop may be deleting one */
 	s = sdr_shm_stats(ctx->shm);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);	/* odd: writing */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -1248,6 +1253,7 @@ dp_control_tick(struct dp_ctx *ctx)
 		cs->decoded = ec[SDR_EP_DECODES];
 		cs->rx_drops = rxd;
 	}
+	rte_spinlock_unlock(&ctx->conns_lock);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);	/* even: done */
 }

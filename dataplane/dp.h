@@ -12,6 +12,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_spinlock.h>
 #include <rte_ring.h>
 
 #include "config.h"
@@ -129,6 +130,12 @@ struct dp_ctx {
 	volatile int quit;
 	int stats_lcore;
 	struct sdr_shm_hdr *shm;	/* the control segment */
+	/*
+	 * Held by the poll loop while it adds, rebuilds or deletes a connection, and by the
+	 * other threads (main: stats snapshot and line; telemetry) while they read connections.
+	 * Never taken on the packet path.
+	 */
+	rte_spinlock_t conns_lock;
 };
 
 extern struct dp_ctx dp;

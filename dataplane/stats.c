@@ -44,6 +44,7 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	double dt = elapsed_s - last_s > 0 ? elapsed_s - last_s : 1;
 
 	printf("[%7.1fs]", elapsed_s);
+	rte_spinlock_lock((rte_spinlock_t *)&ctx->conns_lock);	/* see dp.h */
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
 		uint64_t rx = p->counters[DP_PORT_RX_BYTES], tx = p->counters[DP_PORT_TX_BYTES];
@@ -68,6 +69,7 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 		printf(" retx %" PRIu64 " dec %" PRIu64, rt[REL_TX_RETRANSMITS],
 		       sdr_ep_counters(c->ep)[SDR_EP_DECODES]);
 	}
+	rte_spinlock_unlock((rte_spinlock_t *)&ctx->conns_lock);
 	printf("\n");
 	fflush(stdout);
 	last_s = elapsed_s;

@@ -221,18 +221,39 @@ tel_hist(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * The telemetry thread reads connections the poll loop may delete or rebuild at any moment
+ * (sdrctl conn del / set): every command that looks at them holds the connections' lock.
+ */
+#define LOCKED(fn) \
+static int \
+fn##_locked(const char *cmd, const char *params, struct rte_tel_data *d) \
+{ \
+	int rc; \
+	rte_spinlock_lock(&dp.conns_lock); \
+	rc = fn(cmd, params, d); \
+	rte_spinlock_unlock(&dp.conns_lock); \
+	return rc; \
+}
+LOCKED(tel_conns)
+LOCKED(tel_conn)
+LOCKED(tel_drops)
+LOCKED(tel_hist)
+
 int
 dp_telemetry_init(struct dp_ctx *ctx)
 {
 	(void)ctx;
 	return rte_telemetry_register_cmd("/sdr/ports", tel_ports,
 					  "Ports with their counters and parser verdicts") |
-	       rte_telemetry_register_cmd("/sdr/conns", tel_conns, "Connections and their schemes") |
-	       rte_telemetry_register_cmd("/sdr/conn", tel_conn,
+	       rte_telemetry_register_cmd("/sdr/conns", tel_conns_locked,
+					  "Connections and their schemes") |
+	       rte_telemetry_register_cmd("/sdr/conn", tel_conn_locked,
 					  "One connection in detail. Parameters: connection name") |
 	       rte_telemetry_register_cmd("/sdr/stages", tel_stages,
 					  "Per-stage calls, packets, cycles, cycles per packet") |
-	       rte_telemetry_register_cmd("/sdr/drops", tel_drops, "Every drop counter by reason") |
-	       rte_telemetry_register_cmd("/sdr/hist", tel_hist,
+	       rte_telemetry_register_cmd("/sdr/drops", tel_drops_locked,
+					  "Every drop counter by reason") |
+	       rte_telemetry_register_cmd("/sdr/hist", tel_hist_locked,
 					  "Completion-time histogram. Parameters: connection name");
 }

@@ -303,7 +303,7 @@ test_random_bytes(void **state)
 			memcpy(buf, base[b], len);
 			for (int k = 0; k < 1 + (int)(x >> 60); k++) {
 				x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-				buf[(x >> 8) % 80] = (uint8_t)x;
+				buf[(x >> 8) % len] = (uint8_t)x;	/* flip bytes inside the frame */
 			}
 		}
 		r = roce_parse(buf, len, ROCE_PARSE_VERIFY_ICRC, &v);
