@@ -566,6 +566,8 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	    c->ep.attr.mtu > 2048)
 		return fail(w, "mtu", "%u: port %s is AF_XDP, whose frames must fit a 4 KiB page: "
 			    "at most 2048", c->ep.attr.mtu, c->port);
+	if (c->ep.rel.rtt_ns == 0)	/* before the model sees it */
+		return fail(w, "rtt", "must be more than 0");
 	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
 		return -1;
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
@@ -576,8 +578,6 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	if (rc != 0)
 		return fail(w, geometry_key(rc), "%s (%s)", sdr_conn_strerror(rc),
 			    geometry_values(c, rc));
-	if (c->ep.rel.rtt_ns == 0)
-		return fail(w, "rtt", "must be more than 0");
 	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us */
 		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
 					      c->ep.rel.rtt_ns / 100 : 20000;

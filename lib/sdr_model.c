@@ -42,6 +42,7 @@ static const struct sdr_scheme default_candidates[] = {
 #define SR_MIN_STEPS_PER_ROUND	32
 #define SR_STEP_BUDGET		(1u << 22)
 #define SR_TAIL_TOL		1e-13
+#define SR_WORK_BUDGET		(1u << 22)	/* groups summed in all: ~0.1 s on one core */
 #define SR_LOG_TABLE		512
 #define SR_MAX_CHUNKS		9007199254740992.0	/* 2^53: counts stay exact */
 
@@ -344,6 +345,7 @@ struct sr_tail {
 	double o;		/* O = RTO + T_INJ */
 	double p;		/* P */
 	double ln_p;
+	uint64_t work;		/* groups summed so far, against SR_WORK_BUDGET */
 	double lg[SR_LOG_TABLE];	/* -log1p(-P^(q + 1)) */
 };
 
@@ -355,6 +357,7 @@ sr_tail_init(struct sr_tail *c, double m, double t, double o, double p)
 	c->o = o;
 	c->p = p;
 	c->ln_p = log(p);
+	c->work = 0;
 	for (int q = 0; q < SR_LOG_TABLE; q++)
 		c->lg[q] = -log1p(-exp((q + 1) * c->ln_p));
 }
@@ -368,13 +371,14 @@ sr_neg_log_ok(const struct sr_tail *c, double q)
 	return -log1p(-exp((q + 1) * c->ln_p));
 }
 
-/* -log P(max_i X_i <= M T + s) for s >= 0. */
+/* -log P(max_i X_i <= M T + s) for s >= 0. Counts its groups in c->work. */
 static double
-sr_neg_log_cdf(const struct sr_tail *c, double s)
+sr_neg_log_cdf(struct sr_tail *c, double s)
 {
 	double q = floor(s / c->o), lo = 0, acc = 0;
 
 	while (lo < c->m) {
+		c->work++;
 		double hi = ceil(((q + 1) * c->o - s) / c->t);
 
 		if (hi > c->m)
@@ -409,7 +413,7 @@ sr_rounds_estimate(const struct sr_tail *c, double rtt)
  * -log F (lambda drops at least by P per round), is below SR_TAIL_TOL of the total.
  */
 static int
-sr_tail_integral(const struct sr_tail *c, double rtt, double *out)
+sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 {
 	double rounds = sr_rounds_estimate(c, rtt), h, sum = 0;
 	double k = SR_STEPS_PER_ROUND;
@@ -428,6 +432,9 @@ sr_tail_integral(const struct sr_tail *c, double rtt, double *out)
 			*out = sum;
 			return 0;
 		}
+		/* many chunks per RTO round (an RTO near zero) make every step long: stop */
+		if (c->work > SR_WORK_BUDGET)
+			return -SDR_MODEL_E_TOO_COSTLY;
 	}
 	return -SDR_MODEL_E_TOO_LOSSY;
 }

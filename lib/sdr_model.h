@@ -40,7 +40,8 @@
 	X(BAD_CHUNKS,		"bad_chunks",		"chunk count is negative or not finite") \
 	X(BAD_TIME,		"bad_time",		"time argument is negative or not finite") \
 	X(BAD_DC_COUNT,		"bad_dc_count",		"Ring Allreduce needs at least one datacenter") \
-	X(TOO_LOSSY,		"too_lossy",		"chunk drop probability too close to 1 for the tail sum")
+	X(TOO_LOSSY,		"too_lossy",		"chunk drop probability too close to 1 for the tail sum") \
+	X(TOO_COSTLY,		"too_costly",		"tail sum over its work budget: RTO tiny against the injection time of the message")
 
 enum sdr_model_err {
 #define X(sym, name, doc) SDR_MODEL_E_##sym,
@@ -184,10 +185,12 @@ double sdr_model_chunk_drop(double p_pkt, double n);
  * E[T_SR] for @p chunks chunks: E[max_i X_i] + RTT with X_i = i T_INJ + O (Y_i - 1), as the
  * discretised tail sum (docs/model.md). A non-integer @p chunks interpolates linearly
  * between floor and ceil; 0 chunks give RTT. Cost grows with the number of RTO rounds the
- * tail needs, not with the chunk count.
+ * tail needs times the chunks injected per round (chunks * t_inj_s / O), and is bounded:
+ * a few hundred milliseconds at most.
  * @param rto_s	RTT + alpha * RTT (RTT for SR-NACK); O = rto_s + t_inj_s.
- * @return 0, or a negated error (-SDR_MODEL_E_TOO_LOSSY when p_chunk is so close to 1 that
- *	the sum would need more than a few million steps).
+ * @return 0, or a negated error: -SDR_MODEL_E_TOO_LOSSY when p_chunk is so close to 1 that
+ *	the sum would need more than a few million steps, -SDR_MODEL_E_TOO_COSTLY when the
+ *	sum would go over its work budget (an RTO tiny against the message's injection time).
  */
 int sdr_model_sr_mean(double chunks, double t_inj_s, double rtt_s, double rto_s,
 		      double p_chunk, double *mean_s);

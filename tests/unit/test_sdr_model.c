@@ -279,6 +279,10 @@ test_sr_large_and_fractional(void **state)
 	/* so close to 1 that the tail cannot be summed */
 	assert_int_equal(sdr_model_sr_mean(1000, T_400G, RTT, 3 * RTT, 1 - 1e-9, &a),
 			 -SDR_MODEL_E_TOO_LOSSY);
+	/* an RTO of zero: every chunk its own group at every step; refused, not summed for
+	 * minutes (the dataplane asks the model on its poll loop) */
+	assert_int_equal(sdr_model_sr_mean(1e6, T_400G, 0, 0, 0.99, &a),
+			 -SDR_MODEL_E_TOO_COSTLY);
 }
 
 /* ---------------------------------------------------------------- EC */
