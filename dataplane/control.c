@@ -769,6 +769,13 @@ exec_line(struct dp_ctx *ctx, int client, const char *line, int json, char *outb
 
 	outbuf[0] = '\0';
 	snprintf(buf, sizeof(buf), "%s", line);
+	/* commands are printable ASCII: a reply that echoes a word must not carry a newline or
+	 * a terminal escape to whoever reads it */
+	for (const char *c = buf; *c; c++) {
+		if ((*c < 0x20 && *c != '\t') || *c >= 0x7f || *c < 0)
+			return bad(&o, "byte 0x%02x at column %d: commands are printable ASCII",
+				   (unsigned char)*c, (int)(c - buf) + 1);
+	}
 	for (char *w = strtok_r(buf, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
 		if (argc == MAX_WORDS)
 			return bad(&o, "more than %d words", MAX_WORDS);

@@ -33,6 +33,11 @@ Cases:
                    42), then 5 with the command surely in flight (the dataplane paused) and 3
                    inside the slot claim (an LD_PRELOAD shim): the dataplane answers, no dead
                    client is left after the lease, all 16 slots can be taken
+  random_commands  1000 command lines drawn at random (seed 7) from the grammar's words, values
+                   at and past every limit, junk bytes, 100-word and 5000-byte lines, sent
+                   through the control ring: every one answered with exit 0, or exit 2 and one
+                   line; a refused one changes nothing (conn and link show before and after);
+                   the dataplane answers throughout and exits cleanly
 Every case asserts exact outcomes (bytes verified, counters), never a speed; every wait is
 bounded; every case kills what it started and removes its shared-memory files.
 """
@@ -893,9 +898,13 @@ def case_sdrctl_killed_mid_command():
         cc = shutil.which("cc") and subprocess.run(["cc", "-shared", "-fPIC", "-o", so, src],
                                                    capture_output=True, text=True)
         if cc and cc.returncode == 0:
+            # an ASan build wants its runtime first among the preloaded: let the shim go first
+            asan = ":".join(x for x in [os.environ.get("ASAN_OPTIONS"),
+                                        "verify_asan_link_order=0"] if x)
             for _ in range(3):
                 r = subprocess.run([CTL, "-n", name, "conn", "show"], capture_output=True,
-                                   env=dict(os.environ, LD_PRELOAD=so), timeout=30)
+                                   env=dict(os.environ, LD_PRELOAD=so, ASAN_OPTIONS=asan),
+                                   timeout=30)
                 shimmed += r.returncode == -signal.SIGKILL
             check(shimmed == 3, "the claim shim did not kill sdrctl inside the claim")
         else:
@@ -934,11 +943,128 @@ def case_sdrctl_killed_mid_command():
     stop(p)
 
 
+# Words and values for random command lines: the grammar's own, values at and past their
+# limits, and junk
+RC_W0 = ["conn", "port", "link", "pipeline", "client", "stats", "help", "sdk", "Conn", "c0nn"]
+RC_W1 = ["show", "add", "set", "del", "open", "expand", "imm", "watch", "sh"]
+RC_NAMES = ["ab", "ba", "a", "b", "n1", "n2", "x" * 40, "x" * 300, "ab\x01", "\u00e9t\u00e9"]
+RC_KEYS = ["port", "peer-ip", "peer-mac", "local-qpn", "remote-qpn", "remote-ctrl-qpn", "mtu",
+           "chunk", "imm-split", "channels", "generations", "max-msg", "inflight", "dir",
+           "scheme", "rtt", "rate", "alpha", "beta", "ack-every", "nack-allowance",
+           "global-timeout", "peer-check", "peer-udp-sport", "pkey", "delay", "loss", "burst",
+           "reorder", "dup", "corrupt", "seed", "off", "--json", "--watch", "bogus"]
+RC_LINK_KEYS = ["delay", "rate", "loss", "burst", "reorder", "dup", "corrupt", "seed", "off"]
+RC_VALUES = ["0", "1", "-1", "2", "256", "4096", "4097", "65536", "64KiB", "1GiB", "17EiB",
+             "4294967296", "18446744073709551616", "0x100", "0xffffff", "0x1000000", "1e-3",
+             "1e309", "-0", "nan", "inf", "1,1", "2,1,1", "8,2,6", "99,99,99", "25ms", "0s",
+             "1ns", "100000h", "400G", "1bit", "sr", "sr-nack", "auto", "ec-mds:32,8",
+             "ec-xor:32,8", "ec-xor:5,3", "ec-mds:0,0", "ec-mds:255,1", "ec-mds:1024,1024",
+             "10.0.0.1", "10.0.0.256", "fe80::1", "::", "1.2.3", "02:00:00:00:00:01",
+             "02:00:00:00:00", "send", "recv", "both", "a", "b", "on", "off", "0.5,0.5",
+             "0.1,0.9,0.5,0.5", "0.5,1ms", "", " ", "%s%s%n", "'", "\"", "\t", "=", "\x7f"]
+
+
+def random_line(rnd):
+    """A command line's words: mostly near the grammar, some junk, some over every limit."""
+    kind = rnd.random()
+    if kind < 0.03:
+        return ["conn", "show"] + ["w%d" % i for i in range(100)]
+    if kind < 0.06:
+        return ["conn", "add", "n1", "port", "a" * 5000]
+    if kind < 0.12:
+        return ["".join(chr(rnd.randrange(1, 256)) for _ in range(rnd.randrange(1, 40)))
+                for _ in range(rnd.randrange(1, 6))]
+    if kind < 0.30:             # valid shapes with random values: many are taken
+        pick = rnd.random()
+        if pick < 0.4:
+            return ["link", "set", rnd.choice("ab"), rnd.choice(RC_LINK_KEYS),
+                    rnd.choice(RC_VALUES)]
+        if pick < 0.7:
+            return ["conn", "set", rnd.choice(["ab", "ba", "n1"]), rnd.choice(RC_KEYS),
+                    rnd.choice(RC_VALUES)]
+        if pick < 0.9:
+            words = ["conn", "add", "n1", "port", "a", "peer-ip", "10.0.0.9", "peer-mac",
+                     "02:00:5d:00:00:99", "local-qpn", "0x400", "remote-qpn", "0x401"]
+            for _ in range(rnd.randrange(0, 3)):
+                words += [rnd.choice(RC_KEYS), rnd.choice(RC_VALUES)]
+            return words
+        return ["conn", "del", "n1"]
+    words = [rnd.choice(RC_W0), rnd.choice(RC_W1)]
+    if rnd.random() < 0.8:
+        words.append(rnd.choice(RC_NAMES))
+    for _ in range(rnd.randrange(0, 8)):
+        words.append(rnd.choice(RC_KEYS))
+        if rnd.random() < 0.9:
+            words.append(rnd.choice(RC_VALUES))
+    if rnd.random() < 0.1:      # a word replaced by junk
+        words[rnd.randrange(len(words))] = "".join(chr(rnd.randrange(1, 256))
+                                                   for _ in range(rnd.randrange(1, 20)))
+    return words
+
+
+def case_random_commands():
+    name = TAG + "-rc"
+    p = start(LOOPBACK, name)
+    if p is None:
+        return
+
+    def run(words):
+        r = subprocess.run([CTL, "-n", name] + [w.encode("utf-8", "surrogateescape")
+                                                  for w in words], capture_output=True,
+                           timeout=30)
+        return r.returncode, r.stdout, r.stderr
+
+    def state():
+        """What a command may change: connections (no counter moves without traffic) and
+        the link emulators."""
+        a, b = run(["--json", "conn", "show"]), run(["--json", "link", "show"])
+        check(a[0] == 0 and b[0] == 0, "random_commands: conn/link show fail: %r %r" %
+              (a[2], b[2]))
+        return a[1], b[1]
+
+    rnd = random.Random(7)
+    before = state()
+    answered = refused = changed = 0
+    for i in range(1000):
+        words = random_line(rnd)
+        rc, out, err = run(words)
+        lines = err.split(b"\n")[:-1] if err.endswith(b"\n") else [err]
+        if rc == 0:
+            answered += 1
+            now = state()
+            changed += now != before
+            before = now
+        elif rc == 2:
+            refused += 1
+            if not check(len(lines) == 1 and out == b"",
+                         "random_commands: refusal of %r is not one line: %r %r" %
+                         (words, err[:300], out[:300])):
+                continue
+            now = state()
+            check(now == before, "random_commands: refused %r changed the dataplane" %
+                  (words,))
+            before = now
+        else:
+            check(False, "random_commands: %r: exit %d: %r" % (words, rc, err[:300]))
+        if p.poll() is not None:
+            check(False, "random_commands: the dataplane died on %r" % (words,))
+            break
+        if len(failures) > 10:
+            break
+    check(refused > 300 and answered > 50 and changed > 20,
+          "random_commands: %d answered and %d refused: the mix does not test both" %
+          (answered, refused))
+    ok("random_commands: %d lines answered (%d changed a connection or link), %d refused in "
+       "one line with nothing changed; the dataplane alive" % (answered, changed, refused))
+    stop(p)
+
+
 CASES = {"restart": case_restart, "sdk_queue_full": case_sdk_queue_full,
          "cmd_flood": case_cmd_flood, "mbuf_exhaustion": case_mbuf_exhaustion,
          "link_outage": case_link_outage, "no_receiver": case_no_receiver,
          "heavy_loss": case_heavy_loss, "garbage_flood": case_garbage_flood,
-         "sdrctl_killed_mid_command": case_sdrctl_killed_mid_command}
+         "sdrctl_killed_mid_command": case_sdrctl_killed_mid_command,
+         "random_commands": case_random_commands}
 
 t0 = time.time()
 try:
