@@ -3,7 +3,9 @@
 # Build the libFuzzer targets with clang + ASan + UBSan and run each for a bounded time.
 # Any crash, leak or sanitizer report fails the run. Crashing inputs are left in
 # build-fuzz/artifacts/; add them to tests/fuzz/regressions/<target>/ so they replay forever.
-#   FUZZ_SECONDS  seconds per target (default 10; 60 when CI=true)
+# A target may have a seed script tests/fuzz/seeds/<target>.sh and a libFuzzer dictionary
+# tests/fuzz/<target>.dict.
+#   FUZZ_SECONDS  seconds per target (default 10; 45 when CI=true)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,7 @@ if ! command -v clang >/dev/null; then
 	echo "run-fuzz: SKIP: clang not installed, fuzz targets not built"
 	exit 0
 fi
-secs=${FUZZ_SECONDS:-$([ "${CI:-}" = true ] && echo 60 || echo 10)}
+secs=${FUZZ_SECONDS:-$([ "${CI:-}" = true ] && echo 45 || echo 10)}
 bdir=build-fuzz
 if [ ! -f "$bdir/build.ninja" ]; then
 	CC=clang meson setup "$bdir" -Dfuzz=true -Dtests=disabled -Ddataplane=disabled \
@@ -36,9 +38,13 @@ for exe in "$bdir"/tests/fuzz/fuzz_*; do
 		"$exe" "tests/fuzz/regressions/$t"/* >/dev/null 2>&1 || {
 			echo "run-fuzz: $t: a committed regression input fails"; exit 1; }
 	fi
+	dict=()
+	if [ -f "tests/fuzz/$t.dict" ]; then
+		dict=(-dict="tests/fuzz/$t.dict")
+	fi
 	echo "run-fuzz: $t for ${secs}s"
 	"$exe" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$bdir/artifacts/$t-" \
-		"$corpus" 2>"$bdir/fuzz-$t.log" || {
+		${dict[@]+"${dict[@]}"} "$corpus" 2>"$bdir/fuzz-$t.log" || {
 		tail -40 "$bdir/fuzz-$t.log"; echo "run-fuzz: $t FAILED"; exit 1; }
 	grep -E "stat::number_of_executed_units|stat::peak_rss" "$bdir/fuzz-$t.log" | sed "s/^/  $t /"
 done
