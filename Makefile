@@ -3,7 +3,8 @@
 #   make demo    the main job on its default settings (make demo ARGS="--rtt 50ms --loss 1e-2")
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make test-asan  the test suite again on an ASan + UBSan build (build-asan/)
-#   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json
+#   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, and the
+#                simulator section of docs/model.md
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
@@ -62,6 +63,7 @@ demo: build
 
 bench: build
 	$(PYTHON) tools/bench/run.py --build $(BUILD)
+	$(PYTHON) tools/bench/sim_report.py --build $(BUILD)
 
 fuzz: deps
 	tools/run-fuzz.sh

@@ -510,9 +510,9 @@ main(int argc, char **argv)
 	}
 	bench_encode("mds:32,8", 4096, scale, 1);
 	bench_encode("xor:32,8", 4096, scale, 1);
-	for (size_t l = 0; l < 2; l++) {
-		bench_decode("mds:32,8", lens[l], scale);
-		bench_decode("xor:32,8", lens[l], scale);
+	for (size_t c = 0; c < sizeof(codes) / sizeof(codes[0]); c++) {
+		for (size_t l = 0; l < 2; l++)
+			bench_decode(codes[c], lens[l], scale);
 	}
 	bench_note(GROUP, "cores to encode 400 Gbit/s of data, mds:32,8, 4 KiB chunks",
 		   TARGET_BPS / (rate[0] * 1e9), "cores", PUBLISHED);

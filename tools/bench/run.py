@@ -33,9 +33,10 @@ GROUPS = [
      "Encode of mds:32,8, mds:10,4, mds:8,2 and xor:32,8 against raw ISA-L on the same buffers "
      "(`ec_encode_data` for mds, `xor_gen` per parity group for xor; target ratio >= 0.95) and "
      "against Jerasure (`cauchy_original_coding_matrix` + `jerasure_matrix_encode`, w=8; "
-     "`jerasure_do_parity` per group for xor). Decode of mds:32,8 with 8 data chunks lost, "
-     "cold (a new erasure pattern every call, tables built) and warm (tables cached), against "
-     "ISA-L rebuilding from prebuilt tables and, cold, Jerasure `jerasure_matrix_decode`; "
+     "`jerasure_do_parity` per group for xor). Decode of each mds code with m data chunks "
+     "lost, cold (a new erasure pattern every call, tables built) and warm (tables cached), "
+     "against ISA-L rebuilding from prebuilt tables and, cold, Jerasure "
+     "`jerasure_matrix_decode` (which has no table cache: it inverts on every call); "
      "xor:32,8 decode with one loss per group against `xor_gen`. The last rows give the cores "
      "needed to encode 400 Gbit/s beside the published figures (see docs/fec.md)."),
     ("rx", ["tools/bench/bench-rx"],

@@ -652,7 +652,8 @@ def main():
     ap.add_argument("--rate", type=parse_rate, default=2e9, help="link rate (2G)")
     ap.add_argument("--sizes", default="64KiB,1MiB,8MiB", help="message sizes")
     ap.add_argument("--drops", help="loss values to sweep, e.g. 0,1e-4,1e-3 (replaces --loss)")
-    ap.add_argument("--cc", default="cubic,bbr", help="congestion controls (cubic,bbr)")
+    ap.add_argument("--cc", default=None,
+                    help="congestion controls (default cubic, and bbr where the kernel has it)")
     ap.add_argument("--budget", type=float, default=4.0,
                     help="seconds of measured messages per run, at least 8 and at most 400 "
                     "messages (default 4)")
@@ -674,7 +675,7 @@ def main():
     ap.add_argument("--fresh-conn", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.role:
-        a.cc = a.cc.split(",")[0]
+        a.cc = (a.cc or "cubic").split(",")[0]
         return {"server": role_server, "client": role_client, "sink": role_sink,
                 "source": role_source}[a.role](a)
 
@@ -694,8 +695,19 @@ def main():
         ap.error("--rate must be 1K to 100T")
     if a.count < 0 or a.warmup < 0 or a.budget <= 0:
         ap.error("--count and --warmup must be >= 0, --budget > 0")
-    a.cc = [c for c in a.cc.split(",") if c]
-    avail = open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split()
+    explicit = a.cc is not None
+    a.cc = [c for c in (a.cc or "cubic,bbr").split(",") if c]
+    avail_path = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+    avail = open(avail_path).read().split()
+    if any(c not in avail for c in a.cc):      # a module not loaded yet (tcp_bbr)
+        for c in a.cc:
+            if c not in avail:
+                subprocess.run(["modprobe", "tcp_" + c], capture_output=True)
+        avail = open(avail_path).read().split()
+    if not explicit and "bbr" not in avail:
+        print("tcp_bench: BBR is not available in this kernel (%s): CUBIC only" %
+              " ".join(avail), file=sys.stderr)
+        a.cc = [c for c in a.cc if c in avail]
     bad = [c for c in a.cc if c not in avail]
     if bad or not a.cc:
         ap.error("congestion control '%s' is not available (%s)" % (
