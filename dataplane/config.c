@@ -178,7 +178,19 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 			return fail(w, k, "'%s' is not rtc (all stages on one lcore) or split", v);
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected mode)");
+	if (strcmp(k, "fec") == 0) {
+		if (strcmp(v, "inline") == 0)
+			c->fec_lcore = 0;
+		else if (strcmp(v, "lcore") == 0)
+			c->fec_lcore = 1;
+		else
+			return fail(w, k, "'%s' is not inline (in the packetizer's loop) or lcore "
+				    "(a FEC worker lcore, fed through rings)", v);
+		return 0;
+	}
+	if (strcmp(k, "fec_jobs") == 0)
+		return get_u32(w, k, v, 1, DP_MAX_FEC_JOBS, &c->fec_jobs);
+	return fail(w, k, "unknown key (expected mode, fec or fec_jobs)");
 }
 
 /* ---- [port NAME] ---- */
@@ -749,6 +761,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->burst = 32;
 	cfg->idle_sleep_us = 50;
 	cfg->arena_bytes = 1ull << 30;
+	cfg->fec_jobs = 8;
 	f = rte_cfgfile_load(file, 0);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,

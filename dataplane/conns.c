@@ -63,6 +63,8 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 			 rc == -EEXIST ? "overlap another connection" : "invalid range");
 		return -1;
 	}
+	/* [pipeline] fec = lcore: the endpoint hands its encodes and decodes out as jobs */
+	cc->ep.fec_jobs = cfg->fec_lcore ? cfg->fec_jobs : 0;
 	c->ep = sdr_ep_create(&cc->ep);
 	if (c->ep == NULL) {
 		qpn_table_del(p->qpns, i);

@@ -514,9 +514,11 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	if (argc > 2)
 		return bad(o, "pipeline show: unexpected '%s'", argv[2]);
 	if (json) {
-		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"loops\":%" PRIu64 ",\"idle_sleeps\":%"
-		    PRIu64 ",\"stages\":[", ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
-		    rte_lcore_count(), ctx->loops, ctx->idle_sleeps);
+		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"fec\":\"%s\",\"fec_jobs_out\":%" PRIu64
+		    ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64 ",\"stages\":[",
+		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(),
+		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
+		    ctx->idle_sleeps);
 		for (int s = 0; s < DP_NSTAGES; s++) {
 			const struct dp_stage_stats *st = &ctx->stages[s];
 
@@ -530,9 +532,10 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		put(o, "]}\n");
 		return SDR_CTL_OK;
 	}
-	put(o, "pipeline %s on %u lcores, %" PRIu64 " loops, %" PRIu64 " idle sleeps\n",
+	put(o, "pipeline %s on %u lcores, %" PRIu64 " loops, %" PRIu64 " idle sleeps, fec %s\n",
 	    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(), ctx->loops,
-	    ctx->idle_sleeps);
+	    ctx->idle_sleeps, ctx->cfg.fec_lcore ? "on its own lcore (jobs in the fec_worker "
+	    "row)" : "inline");
 	put(o, "%-24s %14s %14s %16s %12s %10s %6s\n", "stage", "calls", "packets", "cycles",
 	    "cycles/pkt", "pkts/call", "idle%");
 	for (int s = 0; s < DP_NSTAGES; s++) {

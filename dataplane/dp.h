@@ -98,7 +98,8 @@ struct dp_conn {
 	X(APP,		"traffic") \
 	X(OUTPUT,	"reliability_packetizer") \
 	X(LINK,		"link_emulator") \
-	X(TX,		"tx")
+	X(TX,		"tx") \
+	X(FEC,		"fec_worker")
 
 enum dp_stage {
 #define X(sym, name) DP_STAGE_##sym,
@@ -122,6 +123,9 @@ struct dp_ctx {
 	struct dp_conn conns[DP_MAX_CONNS];
 	unsigned int nconns;
 	struct rte_ring *split_ring;	/* split pipeline: parsed mbufs, rx lcore -> tx lcore */
+	/* [pipeline] fec = lcore: erasure-coding jobs to the FEC lcore and back */
+	struct rte_ring *fec_in, *fec_out;
+	uint64_t fec_out_jobs;		/* jobs in the rings or running (poll loop's count) */
 	struct dp_stage_stats stages[DP_NSTAGES];
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
@@ -172,6 +176,13 @@ void dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc);
 
 /** Return the calling lcore's spare mbufs to the pool. */
 void dp_pipeline_release(void);
+
+/** The FEC worker ([pipeline] fec = lcore): run jobs from dp.fec_in until dp.quit or the
+ * TSC reaches @p until_tsc (0: never). */
+void dp_fec_run(uint64_t until_tsc);
+
+/** lcore entry of the FEC worker. */
+int dp_fec_worker(void *arg);
 
 /* telemetry.c */
 int dp_telemetry_init(struct dp_ctx *ctx);

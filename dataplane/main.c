@@ -350,13 +350,50 @@ app_args_start(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * [pipeline] fec = lcore: the rings to and from the FEC worker, and where it runs — the
+ * lcore after the pipeline's, or the main lcore when the pipeline runs on one worker and
+ * the main lcore would only tick. @return the FEC lcore, RTE_MAX_LCORE for the main one,
+ * or -1 (said why).
+ */
+static int
+fec_setup(unsigned int after)
+{
+	unsigned int l = after < RTE_MAX_LCORE ? rte_get_next_lcore(after, 1, 0) : RTE_MAX_LCORE;
+	unsigned int size = 2 * DP_MAX_CONNS * DP_MAX_FEC_JOBS;
+
+	if (l >= RTE_MAX_LCORE && (dp.cfg.mode == DP_PIPE_SPLIT || after >= RTE_MAX_LCORE)) {
+		fprintf(stderr, "sdr-dataplane: [pipeline] fec = lcore needs one more lcore than "
+			"the pipeline (e.g. -l 0-%d)\n", dp.cfg.mode == DP_PIPE_SPLIT ? 2 : 1);
+		return -1;
+	}
+	dp.fec_in = rte_ring_create("sdr_fec_in", size, (int)rte_socket_id(),
+				    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	dp.fec_out = rte_ring_create("sdr_fec_out", size, (int)rte_socket_id(),
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (dp.fec_in == NULL || dp.fec_out == NULL) {
+		fprintf(stderr, "sdr-dataplane: cannot create the FEC rings: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return (int)l;
+}
+
 static int
 launch(const struct app_opts *o)
 {
 	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
 	double next_stats = dp.cfg.stats_period_s;
 	enum dp_worker_role main_role = DP_WORKER_ALL;
-	int main_works = 1;
+	int main_works = 1, fec = -1;
+
+	if (dp.cfg.fec_lcore) {
+		fec = fec_setup(worker);
+		if (fec < 0)
+			return 2;
+		if (fec < RTE_MAX_LCORE)
+			rte_eal_remote_launch(dp_fec_worker, NULL, (unsigned int)fec);
+	}
 
 	if (dp.cfg.mode == DP_PIPE_SPLIT) {
 		if (worker >= RTE_MAX_LCORE) {
@@ -386,7 +423,10 @@ launch(const struct app_opts *o)
 		dp_pipeline_release();
 	} else {
 		while (!dp.quit) {
-			usleep(100000);
+			if (fec == RTE_MAX_LCORE)	/* the FEC worker, between ticks */
+				dp_fec_run(rte_get_tsc_cycles() + dp.tsc_hz / 10);
+			else
+				usleep(100000);
 			tick(o, &next_stats);
 		}
 	}

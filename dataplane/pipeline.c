@@ -372,6 +372,46 @@ refill(struct worker *w, unsigned int want)
 	return 0;
 }
 
+/*
+ * [pipeline] fec = lcore: hand the encodes and decodes the endpoint made to the FEC lcore.
+ * The rings hold every job of every connection (DP_MAX_FEC_JOBS each), so they never fill.
+ */
+static void
+fec_hand_out(struct dp_conn *c)
+{
+	struct sdr_fec_job *jobs[DP_BURST_MAX];
+	uint32_t n;
+
+	while ((n = sdr_ep_fec_take(c->ep, jobs, DP_BURST_MAX)) > 0) {
+		unsigned int e = rte_ring_sp_enqueue_burst(dp.fec_in, (void **)jobs, n, NULL);
+
+		dp.fec_out_jobs += e;
+		if (unlikely(e < n)) {	/* cannot happen (see above): run them here */
+			for (uint32_t i = e; i < n; i++) {
+				sdr_fec_job_run(jobs[i]);
+				sdr_ep_fec_done(c->ep, jobs[i], dp_now_ns());
+			}
+		}
+	}
+}
+
+/* Jobs the FEC lcore finished, back to their endpoints. */
+static unsigned int
+fec_collect(uint64_t now)
+{
+	struct sdr_fec_job *jobs[DP_BURST_MAX];
+	unsigned int n, total = 0;
+
+	while ((n = rte_ring_sc_dequeue_burst(dp.fec_out, (void **)jobs, DP_BURST_MAX,
+					      NULL)) > 0) {
+		for (unsigned int i = 0; i < n; i++)
+			sdr_ep_fec_done(sdr_fec_job_ep(jobs[i]), jobs[i], now);
+		dp.fec_out_jobs -= n;
+		total += n;
+	}
+	return total;
+}
+
 /* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
 static unsigned int
 output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
@@ -416,6 +456,8 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		if (n < burst)
 			break;
 	}
+	if (dp.fec_in != NULL)
+		fec_hand_out(c);
 	return total;
 }
 
@@ -430,8 +472,8 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	uint64_t next = now + (uint64_t)dp.cfg.idle_sleep_us * 1000;
 	struct timespec ts;
 
-	if (dp.cfg.idle_sleep_us == 0)
-		return;
+	if (dp.cfg.idle_sleep_us == 0 || (role != DP_WORKER_RX && dp.fec_out_jobs))
+		return;		/* (a FEC job comes back any moment) */
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
 		uint64_t t;
 
@@ -490,6 +532,8 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 				work += traffic_step(dp.conns[i].traffic, now);
 		stage_add(DP_STAGE_APP, t0, 0);
 		work += dp_control_poll(&dp, now);
+		if (dp.fec_out != NULL)
+			work += fec_collect(now);
 		for (unsigned int i = 0; i < dp.nconns; i++)
 			if (dp.conns[i].ep != NULL)
 				work += output_stage(w, &dp.conns[i], now);
@@ -516,5 +560,43 @@ dp_pipeline_worker(void *arg)
 {
 	dp_pipeline_run((enum dp_worker_role)(uintptr_t)arg, 0);
 	dp_pipeline_release();
+	return 0;
+}
+
+void
+dp_fec_run(uint64_t until_tsc)
+{
+	struct sdr_fec_job *jobs[DP_BURST_MAX];
+
+	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
+		unsigned int n = rte_ring_sc_dequeue_burst(dp.fec_in, (void **)jobs, DP_BURST_MAX,
+							   NULL);
+		uint64_t t0 = rte_get_tsc_cycles();
+
+		if (n == 0) {
+			stage_add(DP_STAGE_FEC, t0, 0);
+			if (dp.cfg.idle_sleep_us) {
+				/* a short nap: a decode waits behind it */
+				struct timespec ts = { 0, 1000L * (dp.cfg.idle_sleep_us < 10 ?
+								   dp.cfg.idle_sleep_us : 10) };
+
+				nanosleep(&ts, NULL);
+			}
+			continue;
+		}
+		for (unsigned int i = 0; i < n; i++)
+			sdr_fec_job_run(jobs[i]);
+		stage_add(DP_STAGE_FEC, t0, n);
+		/* the rings hold every job: the way back has room */
+		while (rte_ring_sp_enqueue_bulk(dp.fec_out, (void **)jobs, n, NULL) == 0 && !dp.quit)
+			rte_pause();
+	}
+}
+
+int
+dp_fec_worker(void *arg)
+{
+	(void)arg;
+	dp_fec_run(0);
 	return 0;
 }

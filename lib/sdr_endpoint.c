@@ -38,6 +38,32 @@ struct enc_wait {
 	uint64_t seq;
 };
 
+/* An offloaded encode or decode (cfg.fec_jobs > 0); see sdr_endpoint.h. */
+enum { FEC_ENCODE = 1, FEC_DECODE };
+
+struct sdr_fec_job {
+	struct sdr_ep *ep;
+	const struct ec_codec *codec;
+	uint8_t kind;
+	uint32_t k;			/* data chunks: encode's parity starts at ptr[k] */
+	int rc;				/* ec_decode()'s */
+	uint32_t len;			/* chunk bytes */
+	struct ec_mask mask;		/* decode: the chunks present */
+	uint8_t *ptr[EC_MAX_CHUNKS];	/* encode: k data then m parity; decode: k + m */
+	uint8_t *stage;			/* m + 1 chunks: rebuilt data, the padded short chunk */
+	/* what it is for */
+	uint32_t ctx;
+	uint64_t seq;
+	uint32_t sub;
+	int16_t par_buf;		/* encode */
+	struct rel_rx_decode d;		/* decode */
+	uint64_t rx_seq;		/* decode: the receive's sequence number */
+	int32_t region;			/* decode: the parity region read */
+	uint32_t nmiss;			/* decode: data chunks rebuilt into the stage */
+	uint32_t miss[EC_MAX_CHUNKS];	/* their chunk numbers, stage order */
+	uint32_t next_free;
+};
+
 struct sdr_ep {
 	struct sdr_ep_cfg cfg;
 	struct sdr_conn_geom geom;
@@ -61,6 +87,20 @@ struct sdr_ep {
 	uint32_t n_rx_par_free;
 	uint8_t *scratch;		/* one chunk: the short last chunk, zero padded */
 	uint8_t *zeros;			/* one chunk of zeros: chunks past the message end */
+	/* offloaded erasure coding */
+	struct sdr_fec_job *jobs;	/* cfg.fec_jobs */
+	uint32_t job_free;		/* free list head (UINT32_MAX: none) */
+	struct sdr_fec_job **ready;	/* made, not taken yet: a FIFO */
+	uint32_t ready_head, nready;
+	uint32_t jobs_out;		/* taken, not back */
+	uint8_t *tx_par_busy;		/* per parity buffer: 1 encode out, 2 also orphaned */
+	uint32_t *enc_out;		/* per send context: encodes out */
+	uint32_t *rx_par_jobs;		/* per parity region: decodes out */
+	uint8_t *rx_par_orphan;		/* per region: released while decodes were out */
+	struct rel_rx_decode *dec_wait;	/* decodes waiting for a job */
+	uint32_t dec_head, n_dec_wait;
+	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
+	int held;
 	/* the chunk being packetized */
 	struct sdr_tx_job job;
 	int job_active;
@@ -94,6 +134,16 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->rx_par_free);
 	free(ep->scratch);
 	free(ep->zeros);
+	if (ep->jobs != NULL)
+		for (uint32_t i = 0; i < ep->cfg.fec_jobs; i++)
+			free(ep->jobs[i].stage);
+	free(ep->jobs);
+	free(ep->ready);
+	free(ep->tx_par_busy);
+	free(ep->enc_out);
+	free(ep->rx_par_jobs);
+	free(ep->rx_par_orphan);
+	free(ep->dec_wait);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -101,6 +151,35 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	rel_rx_destroy(ep->rrx);
 	ec_codec_destroy(ep->codec);
 	free(ep);
+}
+
+static int
+alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub)
+{
+	uint32_t n = ep->cfg.fec_jobs;
+
+	ep->jobs = calloc(n, sizeof(*ep->jobs));
+	ep->ready = calloc(n, sizeof(*ep->ready));
+	ep->tx_par_busy = calloc(nbuf, 1);
+	ep->enc_out = calloc(inflight, sizeof(uint32_t));
+	ep->rx_par_jobs = calloc(inflight, sizeof(uint32_t));
+	ep->rx_par_orphan = calloc(inflight, 1);
+	ep->dec_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->dec_wait));
+	if (!ep->jobs || !ep->ready || !ep->tx_par_busy || !ep->enc_out || !ep->rx_par_jobs ||
+	    !ep->rx_par_orphan || !ep->dec_wait)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		ep->jobs[i].ep = ep;
+		ep->jobs[i].codec = ep->codec;
+		ep->jobs[i].len = ep->chunk;
+		ep->jobs[i].k = ep->k;
+		ep->jobs[i].stage = malloc((uint64_t)(ep->m + 1) * ep->chunk);
+		if (ep->jobs[i].stage == NULL)
+			return -1;
+		ep->jobs[i].next_free = i + 1 < n ? i + 1 : UINT32_MAX;
+	}
+	ep->job_free = 0;
+	return 0;
 }
 
 static int
@@ -127,6 +206,8 @@ alloc_ec(struct sdr_ep *ep)
 		return -1;
 	for (uint32_t i = 0; i < nbuf; i++)
 		ep->tx_par_free[ep->n_tx_par_free++] = (int16_t)i;
+	if (c->fec_jobs && alloc_jobs(ep, nbuf, inflight, max_sub) != 0)
+		return -1;
 	for (uint32_t i = 0; i < inflight; i++) {
 		ep->rx_par_free[ep->n_rx_par_free++] = (int32_t)i;
 		ep->sends[i].par_buf = malloc(max_sub * sizeof(int16_t));
@@ -171,6 +252,8 @@ fail:
 	return NULL;
 }
 
+static void collect_done(struct sdr_ep *ep);
+
 static int
 send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 	    uint64_t cookie, uint64_t now, struct sdr_ep_stream *st)
@@ -180,6 +263,10 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 
 	if (len > ep->cfg.attr.max_msg_size)
 		return -EMSGSIZE;
+	/* completions first: a context the sender freed may be reused below */
+	collect_done(ep);
+	if (ep->held)
+		return -EAGAIN;	/* a completion waits for its encodes (next_tx_done()) */
 	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
 		return -EAGAIN;	/* unread completions: keep room for every message in flight */
 	/* both halves apply the same rules (in-flight limit, slot reuse), so they agree */
@@ -277,8 +364,13 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 		return rc;
 	rel_rx_release(ep->rrx, slot);
 	if (ep->ec && ep->rx_par_of_slot[slot] >= 0) {
-		ep->rx_par_free[ep->n_rx_par_free++] = ep->rx_par_of_slot[slot];
+		int32_t r = ep->rx_par_of_slot[slot];
+
 		ep->rx_par_of_slot[slot] = -1;
+		if (ep->rx_par_jobs != NULL && ep->rx_par_jobs[r] != 0)
+			ep->rx_par_orphan[r] = 1;	/* a decode reads it: freed when back */
+		else
+			ep->rx_par_free[ep->n_rx_par_free++] = r;
 	}
 	return 0;
 }
@@ -354,21 +446,19 @@ sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kin
 		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
 }
 
-/* Data chunk c of a message: where its bytes are, padded to a full chunk when short. */
+/* Data chunk c of a message: where its bytes are, padded into @p pad when short. */
 static uint8_t *
-chunk_ptr(struct sdr_ep *ep, const uint8_t *base, uint64_t len, uint32_t c, int *padded)
+chunk_ptr(struct sdr_ep *ep, const uint8_t *base, uint64_t len, uint32_t c, uint8_t *pad)
 {
 	uint64_t off = (uint64_t)c * ep->chunk;
 
-	*padded = 0;
 	if (off >= len && !(len == 0 && c == 0))
 		return ep->zeros;		/* past the end of a short last submessage */
 	if (len - off >= ep->chunk)
 		return (uint8_t *)(uintptr_t)(base + off);
-	*padded = 1;
-	memcpy(ep->scratch, base + off, len - off);
-	memset(ep->scratch + (len - off), 0, ep->chunk - (len - off));
-	return ep->scratch;
+	memcpy(pad, base + off, len - off);
+	memset(pad + (len - off), 0, ep->chunk - (len - off));
+	return pad;
 }
 
 static uint8_t *
@@ -377,25 +467,71 @@ tx_par_chunk(struct sdr_ep *ep, int16_t buf, uint32_t j)
 	return ep->tx_par + ((uint64_t)buf * ep->m + j) * ep->chunk;
 }
 
-/* Compute the parity of submessage @p sub; 0 when done, -1 when no buffer is free. */
+static struct sdr_fec_job *
+job_get(struct sdr_ep *ep)
+{
+	struct sdr_fec_job *j;
+
+	if (ep->job_free == UINT32_MAX)
+		return NULL;
+	j = &ep->jobs[ep->job_free];
+	ep->job_free = j->next_free;
+	return j;
+}
+
+static void
+job_put(struct sdr_ep *ep, struct sdr_fec_job *j)
+{
+	j->next_free = ep->job_free;
+	ep->job_free = (uint32_t)(j - ep->jobs);
+}
+
+static void
+job_ready(struct sdr_ep *ep, struct sdr_fec_job *j)
+{
+	ep->ready[(ep->ready_head + ep->nready) % ep->cfg.fec_jobs] = j;
+	ep->nready++;
+	ep->counters[SDR_EP_FEC_JOBS]++;
+}
+
+/* Compute the parity of submessage @p sub (or hand it out as a job); 0 when done or handed
+ * out, -1 when no parity buffer (or no job) is free. */
 static int
 encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 {
 	struct ep_send *s = &ep->sends[ctx];
 	const uint8_t *data[EC_MAX_CHUNKS];
 	uint8_t *par[EC_MAX_CHUNKS];
+	struct sdr_fec_job *job = NULL;
 	int16_t b;
-	int padded;
 
 	if (ep->n_tx_par_free == 0)
 		return -1;
+	if (ep->cfg.fec_jobs && (job = job_get(ep)) == NULL)
+		return -1;
 	b = ep->tx_par_free[--ep->n_tx_par_free];
+	s->par_buf[sub] = b;
+	if (job != NULL) {
+		for (uint32_t j = 0; j < ep->k; j++)
+			job->ptr[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j,
+						job->stage);
+		for (uint32_t j = 0; j < ep->m; j++)
+			job->ptr[ep->k + j] = tx_par_chunk(ep, b, j);
+		job->kind = FEC_ENCODE;
+		job->ctx = ctx;
+		job->seq = seq;
+		job->sub = sub;
+		job->par_buf = b;
+		ep->tx_par_busy[b] = 1;
+		ep->enc_out[ctx]++;
+		job_ready(ep, job);
+		return 0;
+	}
 	for (uint32_t j = 0; j < ep->k; j++)
-		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j, &padded);
+		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j, ep->scratch);
 	for (uint32_t j = 0; j < ep->m; j++)
 		par[j] = tx_par_chunk(ep, b, j);
 	ec_encode(ep->codec, data, par, ep->chunk);
-	s->par_buf[sub] = b;
 	ep->counters[SDR_EP_ENCODES]++;
 	rel_tx_parity_ready(ep->rtx, ctx, seq, sub);
 	return 0;
@@ -405,11 +541,16 @@ static void
 release_par(struct sdr_ep *ep, uint32_t ctx, uint32_t sub)
 {
 	struct ep_send *s = &ep->sends[ctx];
+	int16_t b = s->par_buf[sub];
 
-	if (s->par_buf[sub] >= 0) {
-		ep->tx_par_free[ep->n_tx_par_free++] = s->par_buf[sub];
-		s->par_buf[sub] = -1;
+	if (b < 0)
+		return;
+	s->par_buf[sub] = -1;
+	if (ep->tx_par_busy != NULL && ep->tx_par_busy[b]) {
+		ep->tx_par_busy[b] = 2;		/* its encode is out: freed when it returns */
+		return;
 	}
+	ep->tx_par_free[ep->n_tx_par_free++] = b;
 }
 
 /* Encodes that waited for a parity buffer, in order. */
@@ -435,7 +576,8 @@ request_encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 
 	if (ep->n_enc_wait == 0 && encode(ep, ctx, seq, sub) == 0)
 		return;
-	ep->counters[SDR_EP_PARITY_WAITS]++;
+	/* what it waits for: a parity buffer, or (offload) a job */
+	ep->counters[ep->n_tx_par_free ? SDR_EP_FEC_JOB_WAITS : SDR_EP_PARITY_WAITS]++;
 	if (ep->n_enc_wait < cap) {
 		ep->enc_wait[(ep->enc_head + ep->n_enc_wait) % cap] =
 			(struct enc_wait){ .ctx = ctx, .sub = sub, .seq = seq };
@@ -443,68 +585,256 @@ request_encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 	}
 }
 
-/* Rebuild the missing data chunks of a submessage in the receive buffer. */
-static void
-decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
+/*
+ * The k + m chunk pointers and presence mask for decoding submessage @p d. Data chunks point
+ * into the receive buffer, except the short last chunk, which is worked on padded in
+ * @p pad; with @p stage (offload) every missing data chunk points into the stage instead
+ * and *nmiss/miss[] say which. @return 0 with the slot's message info, -1 when the
+ * receive is gone, -2 when more data chunks are missing than the stage holds.
+ */
+static int
+decode_setup(struct sdr_ep *ep, const struct rel_rx_decode *d, uint8_t **ptr,
+	     struct ec_mask *mask, uint8_t *pad, uint8_t *stage, uint32_t *nmiss, uint32_t *miss,
+	     struct sdr_rx_msg_info *info)
 {
-	uint8_t *ptr[EC_MAX_CHUNKS], *dst = NULL;
 	const uint64_t *bits = sdr_rx_chunk_bits(ep->rx, d->slot);
-	struct sdr_rx_msg_info info;
-	struct ec_mask mask;
-	uint32_t short_len = 0, short_c = 0;
-	int rc;
 
-	if (bits == NULL || sdr_rx_msg_info(ep->rx, d->slot, &info) != 0)
-		return;
-	ec_mask_zero(&mask);
+	if (bits == NULL || sdr_rx_msg_info(ep->rx, d->slot, info) != 0)
+		return -1;
+	ec_mask_zero(mask);
+	*nmiss = 0;
 	for (uint32_t j = 0; j < ep->k; j++) {
 		uint32_t c = d->first + j, len;
 		uint8_t *p;
+		int have;
 
-		if (c >= info.nchunks) {
+		if (c >= info->nchunks) {
 			ptr[j] = ep->zeros;
-			ec_mask_set(&mask, j);
+			ec_mask_set(mask, j);
 			continue;
 		}
+		have = sdr_bit_test(bits, c);
 		sdr_rx_chunk_span(ep->rx, d->slot, c, &p, &len);
 		ptr[j] = p;
 		if (len < ep->chunk) {		/* the short last chunk: work on a padded copy */
-			ptr[j] = ep->scratch;
-			memset(ep->scratch, 0, ep->chunk);
-			dst = p;
-			short_len = len;
-			short_c = c;
-			if (sdr_bit_test(bits, c))
-				memcpy(ep->scratch, p, len);
+			ptr[j] = pad;
+			memset(pad, 0, ep->chunk);
+			if (have)
+				memcpy(pad, p, len);
+		} else if (!have && stage != NULL) {
+			if (*nmiss == ep->m)
+				return -2;	/* more lost than any code of m parity rebuilds */
+			ptr[j] = stage + (uint64_t)*nmiss * ep->chunk;
+			miss[(*nmiss)++] = c;
 		}
-		if (sdr_bit_test(bits, c))
-			ec_mask_set(&mask, j);
+		if (have)
+			ec_mask_set(mask, j);
 	}
 	for (uint32_t i = 0; i < ep->m; i++) {
 		uint32_t pc = d->sub * ep->m + i, len;
 
 		ptr[ep->k + i] = NULL;
-		if (sdr_bit_test(bits, info.nchunks + pc)) {
+		if (sdr_bit_test(bits, info->nchunks + pc)) {
 			sdr_rx_parity_span(ep->rx, d->slot, pc, &ptr[ep->k + i], &len);
-			ec_mask_set(&mask, ep->k + i);
+			ec_mask_set(mask, ep->k + i);
 		}
 	}
-	rc = ec_decode(ep->codec, &mask, ptr, ep->chunk);
-	if (rc < 0) {
+	return 0;
+}
+
+/* Rebuilt chunk @p c from @p src into the receive buffer, unless it arrived meanwhile. */
+static void
+recovered(struct sdr_ep *ep, uint32_t slot, uint32_t c, const uint8_t *src)
+{
+	const uint64_t *bits = sdr_rx_chunk_bits(ep->rx, slot);
+	struct sdr_rx_event ev;
+	uint32_t len;
+	uint8_t *p;
+
+	if (bits == NULL || sdr_bit_test(bits, c))
+		return;
+	sdr_rx_chunk_span(ep->rx, slot, c, &p, &len);
+	if (src != p)
+		memcpy(p, src, len);
+	/* the receive state machine learns of these from rel_rx_decoded() */
+	sdr_rx_chunk_recovered(ep->rx, slot, c, &ev);
+}
+
+/* Rebuild the missing data chunks of a submessage in the receive buffer. */
+static void
+decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
+{
+	uint8_t *ptr[EC_MAX_CHUNKS];
+	struct sdr_rx_msg_info info;
+	struct ec_mask mask;
+	uint32_t nmiss;
+
+	if (decode_setup(ep, d, ptr, &mask, ep->scratch, NULL, &nmiss, NULL, &info) != 0)
+		return;
+	if (ec_decode(ep->codec, &mask, ptr, ep->chunk) < 0) {
 		ep->counters[SDR_EP_DECODE_FAILED]++;
 		return;
 	}
-	if (dst != NULL && !sdr_bit_test(bits, short_c))
-		memcpy(dst, ep->scratch, short_len);
-	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++) {
-		struct sdr_rx_event ev;
-
-		/* the receive state machine learns of these from rel_rx_decoded() below */
-		if (!sdr_bit_test(bits, d->first + j))
-			sdr_rx_chunk_recovered(ep->rx, d->slot, d->first + j, &ev);
-	}
+	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++)
+		recovered(ep, d->slot, d->first + j, ptr[j]);
 	ep->counters[SDR_EP_DECODES]++;
 	rel_rx_decoded(ep->rrx, d->ctx, d->seq, d->sub, now);
+}
+
+/* The same as a job: 0 handed out (or nothing to do), -1 no job free. */
+static int
+decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
+{
+	struct sdr_fec_job *job = job_get(ep);
+	struct sdr_rx_msg_info info;
+	int rc;
+
+	if (job == NULL)
+		return -1;
+	/* the short chunk's padded copy sits after the m staging chunks */
+	rc = decode_setup(ep, d, job->ptr, &job->mask, job->stage + (uint64_t)ep->m * ep->chunk,
+			  job->stage, &job->nmiss, job->miss, &info);
+	if (rc != 0) {
+		/* the receive is gone (as decode() ignores it), or the loss is beyond the code */
+		job_put(ep, job);
+		if (rc == -2)
+			ep->counters[SDR_EP_DECODE_FAILED]++;
+		return 0;
+	}
+	job->kind = FEC_DECODE;
+	job->d = *d;
+	job->rx_seq = info.seq;
+	job->region = ep->rx_par_of_slot[d->slot];
+	if (job->region >= 0)
+		ep->rx_par_jobs[job->region]++;
+	job_ready(ep, job);
+	return 0;
+}
+
+/* Decodes the receive state machine asks for: run now, or hand out (in order). */
+static void
+run_decodes(struct sdr_ep *ep, uint64_t now)
+{
+	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+	struct rel_rx_decode d;
+
+	if (!ep->cfg.fec_jobs) {
+		while (rel_rx_next_decode(ep->rrx, &d))
+			decode(ep, &d, now);
+		return;
+	}
+	while (ep->n_dec_wait && decode_job(ep, &ep->dec_wait[ep->dec_head]) == 0) {
+		ep->dec_head = (ep->dec_head + 1) % cap;
+		ep->n_dec_wait--;
+	}
+	while (rel_rx_next_decode(ep->rrx, &d)) {
+		if (ep->n_dec_wait == 0 && decode_job(ep, &d) == 0)
+			continue;
+		ep->counters[SDR_EP_FEC_JOB_WAITS]++;
+		if (ep->n_dec_wait < cap)
+			ep->dec_wait[(ep->dec_head + ep->n_dec_wait++) % cap] = d;
+	}
+}
+
+uint32_t
+sdr_ep_fec_take(struct sdr_ep *ep, struct sdr_fec_job **jobs, uint32_t n)
+{
+	uint32_t got = 0;
+
+	while (got < n && ep->nready) {
+		jobs[got++] = ep->ready[ep->ready_head];
+		ep->ready_head = (ep->ready_head + 1) % ep->cfg.fec_jobs;
+		ep->nready--;
+	}
+	ep->jobs_out += got;
+	return got;
+}
+
+void
+sdr_fec_job_run(struct sdr_fec_job *job)
+{
+	if (job->kind == FEC_ENCODE)
+		job->rc = ec_encode(job->codec, (const uint8_t *const *)job->ptr,
+				    job->ptr + job->k, job->len);
+	else
+		job->rc = ec_decode((struct ec_codec *)(uintptr_t)job->codec, &job->mask, job->ptr,
+				    job->len);
+}
+
+struct sdr_ep *
+sdr_fec_job_ep(const struct sdr_fec_job *job)
+{
+	return job->ep;
+}
+
+uint32_t
+sdr_ep_fec_outstanding(const struct sdr_ep *ep)
+{
+	return ep->jobs_out;
+}
+
+static void
+encode_done(struct sdr_ep *ep, struct sdr_fec_job *job)
+{
+	struct ep_send *s = &ep->sends[job->ctx];
+	int16_t b = job->par_buf;
+
+	ep->enc_out[job->ctx]--;
+	if (ep->tx_par_busy[b] == 2) {		/* the message ended meanwhile */
+		ep->tx_par_busy[b] = 0;
+		ep->tx_par_free[ep->n_tx_par_free++] = b;
+		ep->counters[SDR_EP_FEC_STALE]++;
+		return;
+	}
+	ep->tx_par_busy[b] = 0;
+	if (s->msg.seq != job->seq || s->par_buf[job->sub] != b) {
+		ep->counters[SDR_EP_FEC_STALE]++;	/* cannot happen: the buffer is held */
+		return;
+	}
+	ep->counters[SDR_EP_ENCODES]++;
+	rel_tx_parity_ready(ep->rtx, job->ctx, job->seq, job->sub);
+}
+
+static void
+decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
+{
+	const struct rel_rx_decode *d = &job->d;
+	struct sdr_rx_msg_info info;
+	int32_t r = job->region;
+
+	if (r >= 0 && --ep->rx_par_jobs[r] == 0 && ep->rx_par_orphan[r]) {
+		ep->rx_par_orphan[r] = 0;
+		ep->rx_par_free[ep->n_rx_par_free++] = r;
+	}
+	/* the receive may have completed, failed or been released meanwhile */
+	if (sdr_rx_msg_info(ep->rx, d->slot, &info) != 0 || info.seq != job->rx_seq ||
+	    ep->rx_par_of_slot[d->slot] != r) {
+		ep->counters[SDR_EP_FEC_STALE]++;
+		return;
+	}
+	if (job->rc < 0) {
+		ep->counters[SDR_EP_DECODE_FAILED]++;
+		return;
+	}
+	for (uint32_t i = 0; i < job->nmiss; i++)
+		recovered(ep, d->slot, job->miss[i], job->stage + (uint64_t)i * ep->chunk);
+	/* the short last chunk, when it was the one missing */
+	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++)
+		if (job->ptr[j] == job->stage + (uint64_t)ep->m * ep->chunk)
+			recovered(ep, d->slot, d->first + j, job->ptr[j]);
+	ep->counters[SDR_EP_DECODES]++;
+	rel_rx_decoded(ep->rrx, d->ctx, d->seq, d->sub, now);
+}
+
+void
+sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
+{
+	ep->jobs_out--;
+	if (job->kind == FEC_ENCODE)
+		encode_done(ep, job);
+	else
+		decode_done(ep, job, now);
+	job_put(ep, job);
 }
 
 static void
@@ -528,12 +858,30 @@ push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 		ep->counters[d->status == SDR_DONE_OK ? SDR_EP_SEND_OK : SDR_EP_SEND_FAILED]++;
 }
 
+/*
+ * The next send completion, held back while encodes of its message are out (they read the
+ * message's buffer, which is the application's again after its completion). No new send
+ * starts while one is held: its context would be reused.
+ */
+static int
+next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
+{
+	if (!ep->held && !rel_tx_poll_done(ep->rtx, &ep->held_tx))
+		return 0;
+	ep->held = 1;
+	if (ep->enc_out != NULL && ep->enc_out[ep->held_tx.ctx] != 0)
+		return 0;
+	ep->held = 0;
+	*d = ep->held_tx;
+	return 1;
+}
+
 static void
 collect_done(struct sdr_ep *ep)
 {
 	struct sdr_rel_done d;
 
-	while (rel_tx_poll_done(ep->rtx, &d)) {
+	while (next_tx_done(ep, &d)) {
 		struct ep_send *s = &ep->sends[d.ctx];
 
 		if (ep->ec)
@@ -623,7 +971,6 @@ uint32_t
 sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
 	      uint16_t *lens, uint32_t n)
 {
-	struct rel_rx_decode d;
 	struct rel_tx_unit u;
 	struct sdr_ctrl c;
 	uint32_t out = 0;
@@ -632,8 +979,8 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
-	while (rel_rx_next_decode(ep->rrx, &d))
-		decode(ep, &d, now);
+	if (ep->ec)
+		run_decodes(ep, now);
 	collect_done(ep);
 	if (ep->ec)
 		retry_encodes(ep);
@@ -664,9 +1011,14 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 uint64_t
 sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 {
+	int job_free = !ep->cfg.fec_jobs || ep->job_free != UINT32_MAX;
 	uint64_t t, r;
 
-	if (ep->job_active || ep->n_enc_wait)
+	if (ep->job_active || ep->nready)
+		return now;
+	/* waits that only a returning FEC job or a freed parity buffer ends are not due now:
+	 * the one ends with sdr_ep_fec_done(), the other with output or input */
+	if ((ep->n_enc_wait && ep->n_tx_par_free && job_free) || (ep->n_dec_wait && job_free))
 		return now;
 	t = rel_tx_next_time(ep->rtx, now);
 	r = rel_rx_next_time(ep->rrx, now);
@@ -688,7 +1040,8 @@ sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d)
 int
 sdr_ep_busy(const struct sdr_ep *ep)
 {
-	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0;
+	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
+	       ep->held || ep->nready != 0 || ep->jobs_out != 0;
 }
 
 const struct sdr_rx *

@@ -26,6 +26,13 @@ struct sdr_ep_cfg {
 	struct sdr_rel_cfg rel;		/**< scheme and timing */
 	struct roce_path path;		/**< addresses towards the peer */
 	uint32_t tx_parity_bufs;	/**< sender parity buffers (m chunks each); 0: 4 */
+	/**
+	 * 0: sdr_ep_output() encodes and decodes itself. Else erasure coding is offloaded: the
+	 * endpoint hands out up to this many jobs at a time (sdr_ep_fec_take()) for another
+	 * thread to run (sdr_fec_job_run()) and takes each back with sdr_ep_fec_done(), so
+	 * injection never waits on a decode.
+	 */
+	uint32_t fec_jobs;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -43,7 +50,10 @@ struct sdr_ep_cfg {
 	X(SEND_OK,		"sends_ok") \
 	X(SEND_FAILED,		"sends_failed") \
 	X(RECV_OK,		"recvs_ok") \
-	X(RECV_FAILED,		"recvs_failed")
+	X(RECV_FAILED,		"recvs_failed") \
+	X(FEC_JOBS,		"fec_jobs_offloaded") \
+	X(FEC_JOB_WAITS,	"fec_job_waits") \
+	X(FEC_STALE,		"fec_results_discarded")
 
 enum sdr_ep_counter {
 #define X(sym, name) SDR_EP_##sym,
@@ -146,7 +156,38 @@ uint64_t sdr_ep_next_time(struct sdr_ep *ep, uint64_t now);
 /** Take one completion. @return 1 or 0. */
 int sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d);
 
-/** Anything in flight: messages being sent or receives posted. */
+/*
+ * Offloaded erasure coding (cfg.fec_jobs > 0). The thread that drives the endpoint takes
+ * jobs after sdr_ep_output() and passes them (a ring) to a FEC thread, which runs them and
+ * passes them back; the driving thread then calls sdr_ep_fec_done(). Meanwhile the endpoint
+ * keeps sending and receiving:
+ *  - an encode reads the message and writes a parity buffer the endpoint holds back until
+ *    the job returns; the message's send completion waits for its encodes;
+ *  - a decode writes only into the job's own staging chunks; sdr_ep_fec_done() copies the
+ *    recovered chunks into the receive buffer if the receive is still the one the job was
+ *    made for (a result for a receive completed or released meanwhile is discarded and
+ *    counted), and the parity region it read stays reserved until it returns.
+ * Jobs of one endpoint must not run concurrently with each other (the codec's decode-table
+ * cache): give each endpoint one FEC thread.
+ */
+struct sdr_fec_job;
+
+/** Take up to @p n jobs ready to run. @return how many. */
+uint32_t sdr_ep_fec_take(struct sdr_ep *ep, struct sdr_fec_job **jobs, uint32_t n);
+
+/** Run a job: ISA-L encode or decode, on any thread. Touches no endpoint state. */
+void sdr_fec_job_run(struct sdr_fec_job *job);
+
+/** The endpoint a job belongs to. */
+struct sdr_ep *sdr_fec_job_ep(const struct sdr_fec_job *job);
+
+/** A job that ran comes back (on the endpoint's thread). */
+void sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now);
+
+/** Jobs taken and not yet back. */
+uint32_t sdr_ep_fec_outstanding(const struct sdr_ep *ep);
+
+/** Anything in flight: messages being sent, receives posted, FEC jobs out. */
 int sdr_ep_busy(const struct sdr_ep *ep);
 
 /** The receive side, for bitmaps and the user immediate of posted messages. */

@@ -131,10 +131,11 @@ def case_sdrctl():
     rc, out, err = ctl("port", "show", "a")
     check(rc == 0 and "ring:lo:0" in out, "port show a: %r" % out)
     rc, pipe, err = ctl("pipeline", "show", js=True)
-    check(rc == 0 and pipe["mode"] == "rtc" and
+    check(rc == 0 and pipe["mode"] == "rtc" and pipe["fec"] == "inline" and
+          pipe["fec_jobs_out"] == 0 and
           [s["stage"] for s in pipe["stages"]] == ["rx", "parse_icrc", "receive_backend",
                                                    "traffic", "reliability_packetizer",
-                                                   "link_emulator", "tx"],
+                                                   "link_emulator", "tx", "fec_worker"],
           "pipeline show --json: %s" % pipe)
     rc, out, err = ctl("pipeline", "show")
     check(rc == 0 and out.startswith("pipeline rtc on 2 lcores") and "cycles/pkt" in out,

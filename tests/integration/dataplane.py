@@ -63,9 +63,10 @@ def cleanup(*_):
 signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
 
 
-def run(prefix, args, timeout=120, env=None, eal=()):
+def run(prefix, args, timeout=120, env=None, eal=(), lcores=None):
     """Run the dataplane to the end; return (rc, parsed JSON summary or None, stderr)."""
-    cmd = [DP] + EAL + list(eal) + ["--file-prefix", prefix, "--"] + args
+    cmd = [DP] + (["--lcores", lcores] + EAL[2:] if lcores else EAL) + list(eal) + [
+        "--file-prefix", prefix, "--"] + args
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     procs.append(p)
     try:
@@ -182,6 +183,40 @@ def case_split():
                                         "--link", "wan=loss 1e-3", "--exit-when-done", "--json"])
         if verified("split pipeline", rc, s, 10):
             print("ok: split pipeline: mean %.1f ms" % (1e3 * s["mean_s"]))
+
+
+def case_fec_lcore():
+    """[pipeline] fec = lcore: erasure coding on a FEC worker fed through rings — on the main
+    lcore beside a run-to-completion worker, and on a third lcore beside a split pipeline."""
+    # (the third lcore shares a CPU with the first: this machine may have two)
+    runs = [("rtc", "0-1", "ec-mds:8,2", "loss 1e-2 reorder 0.02,100us", "300KiB", 20),
+            ("rtc", "0-1", "ec-xor:32,8", "loss 1e-2 dup 0.01", "2MiB", 8),
+            ("split", "0@0,1@1,2@0", "ec-mds:32,8", "loss 1e-2", "2MiB", 8)]
+    with tempfile.TemporaryDirectory() as d:
+        text = open(os.path.join(CFG, "loopback.ini")).read()
+        for mode, lcores, scheme, link, size, count in runs:
+            ini = os.path.join(d, "fec-%s.ini" % mode)
+            open(ini, "w").write(text + "\n[pipeline]\nmode = %s\nfec = lcore\n" % mode)
+            name = "fec lcore, %s pipeline on lcores %s, %s [%s] %s" % (mode, lcores, scheme,
+                                                                       link, size)
+            rc, s, err = run("sdrt-fec", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s" %
+                                          (size, count, scheme), "--link", "wan=" + link,
+                                          "--exit-when-done", "--json"], lcores=lcores)
+            if not verified(name, rc, s, count):
+                print(err[-2000:])
+                continue
+            jobs = s["stages"]["fec_worker"]["packets"]
+            # every submessage is encoded on the worker, every decode too
+            check(jobs >= s["decoded_submessages"] > 0,
+                  "%s: %d jobs on the FEC worker, %d decoded" % (name, jobs,
+                                                                 s["decoded_submessages"]))
+            print("ok: %s: mean %.1f ms, %d FEC jobs on the worker, %d decoded" %
+                  (name, 1e3 * s["mean_s"], jobs, s["decoded_submessages"]))
+        # a split pipeline on two lcores has none left for the FEC worker: said, exit 2
+        ini = os.path.join(d, "fec-split.ini")
+        rc, s, err = run("sdrt-fec", ["-f", ini, "--traffic", "size=64KiB,count=1"])
+        check(rc == 2 and "fec = lcore needs one more lcore" in err,
+              "fec lcore on a 2-lcore split pipeline: rc %s %r" % (rc, err[-300:]))
 
 
 def case_capture():
@@ -832,7 +867,7 @@ def case_mlx5():
 
 
 try:
-    {"loopback": case_loopback, "memif": case_memif, "split": case_split,
+    {"loopback": case_loopback, "memif": case_memif, "split": case_split, "fec_lcore": case_fec_lcore,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
      "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
      "dumpcap": case_dumpcap,

@@ -5,6 +5,7 @@
  * and the user immediates; completions arrive on both sides.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,10 +172,71 @@ stream_step(struct streamer *s, struct sdr_ep *a, uint8_t *const *src, const uin
 	}
 }
 
+/*
+ * Offloaded erasure coding (fec_jobs > 0): a FEC "thread" that takes the jobs of both
+ * endpoints and gives each back after a random latency, mostly short, sometimes longer
+ * than the RTT (a busy worker), so results come back out of order and some after their
+ * message completed by retransmission.
+ */
+struct fec_pending {
+	struct sdr_fec_job *job;
+	uint64_t due;
+};
+
+struct fec_thread {
+	struct fec_pending q[512];
+	uint32_t n;
+	uint64_t late;			/* results back later than one RTT */
+};
+
+static void
+fec_take(struct fec_thread *f, struct sdr_ep *ep, struct sdr_rng *rng, uint64_t now,
+	 uint64_t rtt)
+{
+	struct sdr_fec_job *jobs[16];
+	uint32_t n;
+
+	while ((n = sdr_ep_fec_take(ep, jobs, 16)) > 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t lat = sdr_rng_unit(rng) < 0.1 ? rtt + sdr_rng_next(rng) % (4 * rtt) :
+				       sdr_rng_next(rng) % (rtt / 4);
+
+			assert_true(f->n < 512);
+			assert_ptr_equal(sdr_fec_job_ep(jobs[i]), ep);
+			f->q[f->n++] = (struct fec_pending){ jobs[i], now + lat };
+			f->late += lat > rtt;
+		}
+	}
+}
+
+/* Run and return the jobs due by @p now; @return the next due time. */
+static uint64_t
+fec_step(struct fec_thread *f, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (uint32_t i = 0; i < f->n;) {
+		if (f->q[i].due <= now) {
+			struct sdr_fec_job *j = f->q[i].job;
+
+			f->q[i] = f->q[--f->n];
+			sdr_fec_job_run(j);
+			sdr_ep_fec_done(sdr_fec_job_ep(j), j, now);
+			continue;
+		}
+		if (f->q[i].due < next)
+			next = f->q[i].due;
+		i++;
+	}
+	return next;
+}
+
 /* A sends @p nmsg messages to B over a lossy wire; every byte and immediate arrives. */
 static void
-run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed, int stream)
+run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed, int stream,
+		  uint32_t fec_jobs)
 {
+	struct fec_thread *fec = calloc(1, sizeof(*fec));
 	struct streamer sm = { 0 };
 	struct side_cfg c;
 	struct sdr_ep *a, *b;
@@ -187,6 +249,7 @@ run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 
 	assert_true(nmsg <= 64);
 	make_cfgs(&c, scheme, 2 * w.delay);
+	c.a.fec_jobs = c.b.fec_jobs = fec_jobs;
 	a = sdr_ep_create(&c.a);
 	b = sdr_ep_create(&c.b);
 	assert_non_null(a);
@@ -249,6 +312,10 @@ run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 32)) > 0)
 			for (uint32_t i = 0; i < n; i++)
 				wire_put(&w, fr[i], fl[i], 0, now);
+		if (fec_jobs) {
+			fec_take(fec, a, &w.rng, now, 2 * w.delay);
+			fec_take(fec, b, &w.rng, now, 2 * w.delay);
+		}
 		while (sdr_ep_poll(a, &d)) {
 			assert_int_equal(d.status, SDR_DONE_OK);
 			assert_false(d.is_recv);
@@ -280,6 +347,9 @@ run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		/* next event: a frame arriving or a timer */
 		t = sdr_ep_next_time(a, now);
 		tb = sdr_ep_next_time(b, now);
+		if (tb < t)
+			t = tb;
+		tb = fec_step(fec, now);
 		if (tb < t)
 			t = tb;
 		for (uint32_t i = 0; i < w.n; i++)
@@ -314,6 +384,30 @@ run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		assert_true(sdr_ep_counters(b)[SDR_EP_DECODES] > 0);
 	if (stream)
 		assert_true(sm.resends > 0);
+	if (fec_jobs) {
+		/* every job came back; the code was exercised both ways */
+		while (fec->n)
+			fec_step(fec, UINT64_MAX);
+		assert_int_equal(sdr_ep_fec_outstanding(a), 0);
+		assert_int_equal(sdr_ep_fec_outstanding(b), 0);
+		assert_true(sdr_ep_counters(a)[SDR_EP_FEC_JOBS] > 0);
+		assert_int_equal(sdr_ep_counters(a)[SDR_EP_ENCODES] +
+				 sdr_ep_counters(a)[SDR_EP_FEC_STALE],
+				 sdr_ep_counters(a)[SDR_EP_FEC_JOBS]);
+		assert_int_equal(sdr_ep_counters(b)[SDR_EP_DECODES] +
+				 sdr_ep_counters(b)[SDR_EP_FEC_STALE],
+				 sdr_ep_counters(b)[SDR_EP_FEC_JOBS]);
+		assert_true(fec->late > 0);
+		print_message("offload %s: jobs %" PRIu64 " + %" PRIu64 ", results discarded %"
+			      PRIu64 " + %" PRIu64 ", %" PRIu64 " back later than the RTT\n",
+			      sdr_scheme_format(&scheme, name, sizeof(name)),
+			      sdr_ep_counters(a)[SDR_EP_FEC_JOBS], sdr_ep_counters(b)[SDR_EP_FEC_JOBS],
+			      sdr_ep_counters(a)[SDR_EP_FEC_STALE],
+			      sdr_ep_counters(b)[SDR_EP_FEC_STALE], fec->late);
+		assert_false(sdr_ep_busy(a));
+		assert_false(sdr_ep_busy(b));
+	}
+	free(fec);
 	for (uint32_t i = 0; i < nmsg; i++) {
 		free(src[i]);
 		free(dst[i]);
@@ -328,9 +422,26 @@ run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 }
 
 static void
+run_transfer_mode(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed, int stream)
+{
+	run_transfer_full(scheme, loss, nmsg, seed, stream, 0);
+}
+
+static void
 run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed)
 {
 	run_transfer_mode(scheme, loss, nmsg, seed, 0);
+}
+
+/* The same transfers with erasure coding offloaded to a (simulated) FEC thread. */
+static void
+test_fec_offload(void **state)
+{
+	(void)state;
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 40, 21, 0, 4);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.02, 40, 22, 0, 2);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4 }, 0.10, 30, 23, 0, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.02, 24, 24, 1, 3);
 }
 
 static void
@@ -381,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_ec_xor),
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_fec_offload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
