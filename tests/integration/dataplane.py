@@ -143,7 +143,9 @@ def case_memif():
     d = tempfile.mkdtemp()
     sock = os.path.join(d, "memif.sock")
     ini_a, ini_b = memif_ini(d, "a", sock), memif_ini(d, "b", sock)
-    for scheme, link in [("sr", "loss 1e-3"), ("ec-mds:32,8", "loss 1e-2")]:
+    for scheme, link in [("sr", "loss 1e-3"), ("ec-mds:32,8", "loss 1e-2"),
+                         ("sr-nack", "delay 2ms loss 1e-2 reorder 0.02,100us dup 0.01"),
+                         ("ec-xor:32,8", "delay 2ms loss 1e-3 reorder 0.01,100us dup 0.02")]:
         if os.path.exists(sock):
             os.unlink(sock)
         t = "size=1MiB,count=16,scheme=%s" % scheme
@@ -746,6 +748,69 @@ def afpacket_steps(d):
               pb["tx_pkts"], pa["rx_pkts"], 1e3 * sa["mean_s"]))
 
 
+def case_exception():
+    """tap.ini's exception path on a veth pair: the peer namespace pings an address of the
+    kernel behind the dataplane. ARP and ICMP are not RoCEv2: the wire port hands them to the
+    TAP port, the kernel answers through the TAP, and the TAP port hands the answers back to
+    the wire — both ways through the dataplane, counted on both ports."""
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            netns_pair(9000, None)
+            r = sh("ip", "addr", "add", "10.2.0.2/24", "dev", IFS[1], ns=NS[1])
+            if r.returncode != 0:
+                raise Skip("cannot address %s: %s" % (IFS[1], r.stderr.strip()))
+            exception_steps(d)
+        except Skip as e:
+            print("SKIP: %s" % e)
+        finally:
+            cleanup()
+            netns_del()
+
+
+def exception_steps(d):
+    ctl = os.path.join(os.path.dirname(os.path.dirname(DP)), "tools", "sdrctl")
+    ini = os.path.join(d, "tap.ini")
+    # the wire port on our veth end; the connection is not used
+    open(ini, "w").write(ini_text("tap.ini", IFS[0]))
+    name = "sdrt-ta-" + TAG
+    p = start_in(NS[0], "0", "sdrt-ta", ini, ["--duration", "20s", "-q"])
+
+    def tap_up():
+        return sh("ip", "link", "show", "sdr-tap0", ns=NS[0]).returncode == 0
+
+    if not wait_until(p, tap_up, "exception: the TAP interface in " + NS[0]):
+        if not os.path.exists("/dev/net/tun"):
+            raise Skip("no /dev/net/tun: TAP ports cannot be made here")
+        rc, s, err = finish(p, "exception")
+        check(False, "exception: the dataplane did not bring up its TAP port: rc %s %s" % (
+            rc, err.strip()[-600:]))
+        return
+    for cmd in (["ip", "addr", "add", "10.2.0.1/24", "dev", "sdr-tap0"],
+                ["ip", "link", "set", "sdr-tap0", "up"]):
+        r = sh(*cmd, ns=NS[0])
+        check(r.returncode == 0, "exception: %s: %s" % (" ".join(cmd), r.stderr.strip()))
+    if not wait_until(p, packet_socket_open, "exception: AF_PACKET socket in " + NS[0]):
+        return
+    got, how = ping(NS[1], "10.2.0.1", 5)
+    r = subprocess.run([ctl, "-n", name, "--json", "port", "show"], capture_output=True,
+                       text=True, timeout=30)
+    ports = {x["name"]: x for x in json.loads(r.stdout)["ports"]} if r.returncode == 0 else {}
+    p.send_signal(signal.SIGINT)
+    rc, s, err = finish(p, "exception")
+    check(rc == 0, "exception: dataplane exit %s: %s" % (rc, err[-500:]))
+    check(got == 5, "exception: %d of 5 echo replies from the kernel behind the dataplane "
+          "(%s)" % (got, how))
+    key = "not_roce_to_exception_port"
+    w, h = ports.get("wire", {}), ports.get("host", {})
+    # at least the 5 requests (and an ARP) in, the 5 replies (and an ARP) out
+    check(w.get(key, 0) >= 6 and h.get(key, 0) >= 6 and w.get("not_roce_dropped", 0) == 0,
+          "exception: wire %d, host %d frames handed over, wire dropped %d not-RoCE" % (
+              w.get(key, 0), h.get(key, 0), w.get("not_roce_dropped", 0)))
+    if not failures:
+        print("ok: exception path: %d of 5 echo replies through the dataplane (%s); %d frames "
+              "wire -> TAP, %d TAP -> wire" % (got, how, w[key], h[key]))
+
+
 def case_afxdp():
     """AF_XDP with sdr_xdp.o on one end of a veth pair, AF_PACKET on the other."""
     xdp = os.path.join(os.path.dirname(DP), "sdr_xdp.o")
@@ -867,7 +932,8 @@ def case_mlx5():
 
 
 try:
-    {"loopback": case_loopback, "memif": case_memif, "split": case_split, "fec_lcore": case_fec_lcore,
+    {"loopback": case_loopback, "memif": case_memif, "split": case_split,
+     "fec_lcore": case_fec_lcore, "exception": case_exception,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
      "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
      "dumpcap": case_dumpcap,

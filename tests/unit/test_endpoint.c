@@ -14,7 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "rel_tx.h"
 #include "roce_parse.h"
+#include "sdr_tx.h"
 #include "sdr_endpoint.h"
 #include "sdr_sim.h"
 
@@ -433,6 +435,98 @@ run_transfer(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t seed
 	run_transfer_mode(scheme, loss, nmsg, seed, 0);
 }
 
+/*
+ * A send that comes after the sender's reliability layer finished a message (the ACK was
+ * taken in) but before the application polled: the finished message's context is free for
+ * the new one, and the old completion must not retire the new message.
+ */
+static void
+test_send_between_ack_and_poll(void **state)
+{
+	struct side_cfg c;
+	struct wire w = { .delay = 100000 };
+	struct sdr_ep *a, *b;
+	uint8_t src[2][8192], dst[2][8192], *fr[32];
+	uint16_t fl[32];
+	uint64_t now = 0;
+	uint32_t slot, sent_ok = 0, recv_ok = 0, n;
+	struct sdr_ep_done d;
+	int second = 0;
+
+	(void)state;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 2 * w.delay);
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, 31);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (int i = 0; i < 2; i++) {
+		pattern(src[i], sizeof(src[i]), (uint64_t)i);
+		assert_int_equal(sdr_ep_recv(b, dst[i], sizeof(dst[i]), NULL, (uint64_t)i, now,
+					     &slot), 0);
+	}
+	assert_int_equal(sdr_ep_send(a, src[0], sizeof(src[0]), 0, 0, now), 0);
+	for (int step = 0; step < 100000 && (sent_ok < 2 || recv_ok < 2); step++) {
+		uint64_t t = UINT64_MAX;
+
+		/* the first message done inside a, not polled: send the second right now */
+		if (!second && sdr_ep_rel_tx_counters(a)[REL_TX_COMPLETED] == 1) {
+			assert_int_equal(sdr_ep_send(a, src[1], sizeof(src[1]), 1, 1, now), 0);
+			second = 1;
+		}
+		while ((n = sdr_ep_output(a, now, fr, FRAME, fl, 32)) > 0)
+			for (uint32_t i = 0; i < n; i++)
+				wire_put(&w, fr[i], fl[i], 1, now);
+		while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 32)) > 0)
+			for (uint32_t i = 0; i < n; i++)
+				wire_put(&w, fr[i], fl[i], 0, now);
+		if (second) {
+			while (sdr_ep_poll(a, &d)) {
+				assert_int_equal(d.status, SDR_DONE_OK);
+				assert_int_equal(d.cookie, sent_ok);
+				sent_ok++;
+			}
+		}
+		while (sdr_ep_poll(b, &d)) {
+			assert_int_equal(d.status, SDR_DONE_OK);
+			assert_memory_equal(dst[d.cookie], src[d.cookie], sizeof(src[0]));
+			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
+			recv_ok++;
+		}
+		t = sdr_ep_next_time(a, now) < sdr_ep_next_time(b, now) ?
+			    sdr_ep_next_time(a, now) : sdr_ep_next_time(b, now);
+		for (uint32_t i = 0; i < w.n; i++)
+			if (w.f[i].t < t)
+				t = w.f[i].t;
+		if (t == UINT64_MAX)
+			break;
+		now = t > now ? t : now;
+		for (uint32_t i = 0; i < w.n;) {
+			if (w.f[i].t <= now) {
+				struct wire_frame f = w.f[i];
+
+				w.f[i] = w.f[--w.n];
+				deliver(f.to_b ? b : a, f.to_b ? QPN_B : QPN_A, f.to_b ? &c.b.attr :
+					&c.a.attr, f.b, f.len, now);
+			} else {
+				i++;
+			}
+		}
+	}
+	assert_int_equal(sent_ok, 2);
+	assert_int_equal(recv_ok, 2);
+	/* each message retired once, by its own completion: none left holding its message id
+	 * (a stuck id stalls the connection when the ids wrap around) */
+	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_STARTED], 2);
+	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_RETIRED], 2);
+	for (int i = 0; i < 32; i++)
+		free(fr[i]);
+	free(w.f);
+	sdr_ep_destroy(a);
+	sdr_ep_destroy(b);
+}
+
 /* The same transfers with erasure coding offloaded to a (simulated) FEC thread. */
 static void
 test_fec_offload(void **state)
@@ -493,6 +587,7 @@ main(void)
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),
+		cmocka_unit_test(test_send_between_ack_and_poll),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pacer.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
 #include "sdr_ctrl.h"
@@ -549,10 +550,61 @@ test_no_cts_global_timeout(void **state)
 	rel_tx_destroy(tx);
 }
 
+/*
+ * The pacer: a greedy sender of 4 KiB frames at 10 Gbit/s with a 16 KiB bucket. After a
+ * long idle spell it bursts at most bucket + one frame; over any span it sends the rate
+ * times the span, give or take the bucket and one frame; ready_at() is the exact moment
+ * the credit is back to zero; unpaced it is always ready.
+ */
+static void
+test_pacer(void **state)
+{
+	const double rate = 10e9, bpns = rate / 8e9;
+	const uint32_t frame = 4096, bucket = 16384;
+	struct pacer p;
+	uint64_t now = 5000000, sent = 0, t0;
+	uint32_t burst = 0;
+
+	(void)state;
+	pacer_init(&p, rate, bucket, 0);
+	/* idle for 5 ms: the credit is capped at the bucket */
+	while (pacer_ready(&p, now)) {
+		pacer_consume(&p, frame);
+		burst += frame;
+	}
+	assert_true(burst <= bucket + frame);
+	assert_true(burst >= bucket);
+	/* then greedy for 10 ms, moving the clock only to ready_at() */
+	t0 = now;
+	while (now < t0 + 10000000) {
+		uint64_t at = pacer_ready_at(&p, now);
+
+		assert_true(at >= now);
+		if (at > now) {
+			assert_false(pacer_ready(&p, at - 1));
+			now = at;
+		}
+		assert_true(pacer_ready(&p, now));
+		pacer_consume(&p, frame);
+		sent += frame;
+	}
+	/* the rate, to within a frame (and no burst: the bucket was spent at t0) */
+	assert_true((double)sent <= bpns * (double)(now - t0) + frame);
+	assert_true((double)sent >= bpns * (double)(now - t0) - frame);
+	/* unpaced */
+	pacer_init(&p, 0, 0, 0);
+	for (int i = 0; i < 1000; i++) {
+		assert_true(pacer_ready(&p, 0));
+		pacer_consume(&p, frame);
+	}
+	assert_int_equal(pacer_ready_at(&p, 7), 7);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pacer),
 		cmocka_unit_test(test_sr_no_loss),
 		cmocka_unit_test(test_sr_last_chunk_lost),
 		cmocka_unit_test(test_sr_final_ack_lost),
