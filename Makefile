@@ -66,7 +66,6 @@ demo: build
 
 bench: build
 	$(PYTHON) tools/bench/run.py --build $(BUILD)
-	$(PYTHON) tools/bench/sim_report.py --build $(BUILD)
 
 fuzz: deps
 	tools/run-fuzz.sh

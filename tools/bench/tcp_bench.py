@@ -162,7 +162,7 @@ def role_client(o):
     t_start = time.monotonic()
     t_measured = None
     i = 0
-    err = None
+    err = cut = None
 
     def connect(timeout):
         s = socket.socket()
@@ -218,7 +218,12 @@ def role_client(o):
             print("m %d %.9f %.9f" % (i, t, tc), flush=True)
             i += 1
     except (OSError, socket.timeout) as e:
-        err = "message %d: %s" % (i, e or type(e).__name__)
+        if isinstance(e, socket.timeout) and time.monotonic() - t_start >= o.run_timeout - 0.5:
+            # the run's time ran out with this message on the way: a cut, not a failure
+            cut = "cut at the %g s run limit after %d messages; message %d, in flight, is " \
+                  "not counted" % (o.run_timeout, i, i)
+        else:
+            err = "message %d: %s" % (i, e or type(e).__name__)
     if c is not None:
         try:
             account(c, info)
@@ -228,7 +233,7 @@ def role_client(o):
     # whole connection(s), warm-up included, and the measured messages alone
     for k in ("total_retrans", "rwnd_limited_us", "sndbuf_limited_us"):
         info[k.replace("total_", "") + "_measured"] = info[k] - warm[k]
-    print("r " + json.dumps({"error": err, "tcp": info}), flush=True)
+    print("r " + json.dumps({"error": err, "cut": cut, "tcp": info}), flush=True)
     return 0 if err is None else 1
 
 
@@ -579,7 +584,8 @@ class Bench:
             "max_s": s[-1] if s else 0.0,
             "goodput_gbps": size * 8e-9 / mean if mean else 0.0,
             "connect_mean_s": sum(conn) / n if fresh and n else None,
-            "error": summary.get("error"), "tcp": summary.get("tcp", {}),
+            "error": summary.get("error"), "cut": summary.get("cut"),
+            "tcp": summary.get("tcp", {}),
             "emulator": {"data_a_to_b": d, "reply_b_to_a": emu["reply"]},
             "measured_loss": d["dropped_loss"] / d["packets_in"] if d["packets_in"] else 0.0,
             "host_drops": emu["host_drops"], "path_ceiling_gbps": self.ceiling,
@@ -638,7 +644,8 @@ def table(rows, a, ceiling):
             r["p99_s"] * 1e3, r["p999_s"] * 1e3, r["goodput_gbps"],
             r["tcp"].get("total_retrans", "-"), e["data_a_to_b"]["packets_in"],
             e["data_a_to_b"]["dropped_loss"], e["reply_b_to_a"]["dropped_loss"],
-            "  FAILED: " + r["error"] if r["error"] else ""))
+            "  FAILED: " + r["error"] if r["error"] else
+            "  (%s)" % r["cut"] if r.get("cut") else ""))
     return "\n".join(out)
 
 
