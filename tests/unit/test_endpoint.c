@@ -128,6 +128,41 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 	}
 }
 
+/* Everything both endpoints have to send now, onto the wire. */
+static void
+outputs(struct wire *w, struct sdr_ep *a, struct sdr_ep *b, uint8_t *const *fr, uint64_t now)
+{
+	uint16_t fl[32];
+	uint32_t n;
+
+	while ((n = sdr_ep_output(a, now, fr, FRAME, fl, 32)) > 0)
+		for (uint32_t i = 0; i < n; i++)
+			wire_put(w, fr[i], fl[i], 1, now);
+	while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 32)) > 0)
+		for (uint32_t i = 0; i < n; i++)
+			wire_put(w, fr[i], fl[i], 0, now);
+}
+
+/* The frames due by @p now, to their endpoints. */
+static void
+arrivals(struct wire *w, struct sdr_ep *a, struct sdr_ep *b, const struct side_cfg *c,
+	 uint64_t now)
+{
+	for (uint32_t i = 0; i < w->n;) {
+		if (w->f[i].t <= now) {
+			struct wire_frame f = w->f[i];
+
+			w->f[i] = w->f[--w->n];
+			if (f.to_b)
+				deliver(b, QPN_B, &c->b.attr, f.b, f.len, now);
+			else
+				deliver(a, QPN_A, &c->a.attr, f.b, f.len, now);
+		} else {
+			i++;
+		}
+	}
+}
+
 /*
  * Streamed sends: the application writes a message chunk by chunk in a random order and
  * declares each chunk ready as it writes it, sometimes declaring a chunk again (a resend).
@@ -246,7 +281,6 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 	uint8_t *src[64], *dst[64], *fr[32];
 	uint64_t lens[64], now = 0;
 	uint32_t sent = 0, posted = 0, send_done = 0, recv_done = 0, slots[64];
-	uint16_t fl[32];
 	char name[32];
 
 	assert_true(nmsg <= 64);
@@ -287,7 +321,6 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 	while ((send_done < nmsg || recv_done < nmsg) && now < 60ull * 1000000000) {
 		struct sdr_ep_done d;
 		uint64_t t, tb;
-		uint32_t n;
 
 		while (posted < nmsg && sdr_ep_recv(b, dst[posted], lens[posted], NULL, posted, now,
 						    &slots[posted]) == 0)
@@ -308,12 +341,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 							  0xC0DE0000u + sent, sent, now) == 0)
 				sent++;
 		}
-		while ((n = sdr_ep_output(a, now, fr, FRAME, fl, 32)) > 0)
-			for (uint32_t i = 0; i < n; i++)
-				wire_put(&w, fr[i], fl[i], 1, now);
-		while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 32)) > 0)
-			for (uint32_t i = 0; i < n; i++)
-				wire_put(&w, fr[i], fl[i], 0, now);
+		outputs(&w, a, b, fr, now);
 		if (fec_jobs) {
 			fec_take(fec, a, &w.rng, now, 2 * w.delay);
 			fec_take(fec, b, &w.rng, now, 2 * w.delay);
@@ -362,19 +390,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		if (t == UINT64_MAX)
 			break;
 		now = t > now ? t : now;
-		for (uint32_t i = 0; i < w.n;) {
-			if (w.f[i].t <= now) {
-				struct wire_frame f = w.f[i];
-
-				w.f[i] = w.f[--w.n];
-				if (f.to_b)
-					deliver(b, QPN_B, &c.b.attr, f.b, f.len, now);
-				else
-					deliver(a, QPN_A, &c.a.attr, f.b, f.len, now);
-			} else {
-				i++;
-			}
-		}
+		arrivals(&w, a, b, &c, now);
 	}
 	if (send_done != nmsg || recv_done != nmsg)
 		fail_msg("%s loss %g: %u/%u sends, %u/%u receives done at %.3f s",
@@ -447,9 +463,8 @@ test_send_between_ack_and_poll(void **state)
 	struct wire w = { .delay = 100000 };
 	struct sdr_ep *a, *b;
 	uint8_t src[2][8192], dst[2][8192], *fr[32];
-	uint16_t fl[32];
 	uint64_t now = 0;
-	uint32_t slot, sent_ok = 0, recv_ok = 0, n;
+	uint32_t slot, sent_ok = 0, recv_ok = 0;
 	struct sdr_ep_done d;
 	int second = 0;
 
@@ -475,12 +490,7 @@ test_send_between_ack_and_poll(void **state)
 			assert_int_equal(sdr_ep_send(a, src[1], sizeof(src[1]), 1, 1, now), 0);
 			second = 1;
 		}
-		while ((n = sdr_ep_output(a, now, fr, FRAME, fl, 32)) > 0)
-			for (uint32_t i = 0; i < n; i++)
-				wire_put(&w, fr[i], fl[i], 1, now);
-		while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 32)) > 0)
-			for (uint32_t i = 0; i < n; i++)
-				wire_put(&w, fr[i], fl[i], 0, now);
+		outputs(&w, a, b, fr, now);
 		if (second) {
 			while (sdr_ep_poll(a, &d)) {
 				assert_int_equal(d.status, SDR_DONE_OK);
@@ -502,17 +512,7 @@ test_send_between_ack_and_poll(void **state)
 		if (t == UINT64_MAX)
 			break;
 		now = t > now ? t : now;
-		for (uint32_t i = 0; i < w.n;) {
-			if (w.f[i].t <= now) {
-				struct wire_frame f = w.f[i];
-
-				w.f[i] = w.f[--w.n];
-				deliver(f.to_b ? b : a, f.to_b ? QPN_B : QPN_A, f.to_b ? &c.b.attr :
-					&c.a.attr, f.b, f.len, now);
-			} else {
-				i++;
-			}
-		}
+		arrivals(&w, a, b, &c, now);
 	}
 	assert_int_equal(sent_ok, 2);
 	assert_int_equal(recv_ok, 2);
