@@ -33,6 +33,7 @@ available; they always delete their namespaces and kill what they started.
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -219,6 +220,50 @@ def case_fec_lcore():
         rc, s, err = run("sdrt-fec", ["-f", ini, "--traffic", "size=64KiB,count=1"])
         check(rc == 2 and "fec = lcore needs one more lcore" in err,
               "fec lcore on a 2-lcore split pipeline: rc %s %r" % (rc, err[-300:]))
+
+
+def case_lifecycle():
+    """The terminal and the exit: --stats-period prints a line per period with the ports'
+    rates (none with -q); SIGTERM stops a dataplane in the middle of an endless transfer
+    (count=0) with exit 0 and the summary; nothing is left behind (control segment, EAL
+    runtime directory)."""
+    ini = os.path.join(CFG, "loopback.ini")
+    line = re.compile(r"^\[\s*\d+\.\d+s\] a rx [\d.]+ tx ([\d.]+) Gbit/s drop \d+ b rx ")
+    for quiet in (False, True):
+        name = "sdrt-life-%d%s" % (os.getpid(), "-q" if quiet else "")
+        cmd = [DP] + EAL + ["--file-prefix", name, "--", "-f", ini, "-n", name,
+                            "--traffic", "size=256KiB,count=0", "--stats-period", "0.2s"]
+        p = subprocess.Popen(cmd + (["-q"] if quiet else []), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(p)
+        time.sleep(2.5)
+        p.send_signal(signal.SIGTERM)
+        try:
+            out, err = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            failures.append("lifecycle: no exit within 20 s of SIGTERM")
+        what = "lifecycle%s" % (" -q" if quiet else "")
+        check(p.returncode == 0, "%s: exit %s after SIGTERM: %s" % (what, p.returncode,
+                                                                    err[-500:]))
+        stats = [m for m in (line.match(x) for x in out.splitlines()) if m]
+        banner = "sdr-dataplane %s: 2 ports, 2 connections" % name
+        # the summary at the end is printed either way (-q drops the banner and the lines)
+        check("=== sdr-dataplane %s:" % name in out and "failed 0" in out,
+              "%s: summary %r" % (what, out[-400:]))
+        if quiet:
+            check(not stats and banner not in out, "%s: -q printed %r" % (what, out[:300]))
+        else:
+            check(out.startswith(banner), "%s: banner %r" % (what, out[:200]))
+            # a line every 0.2 s (on a 100 ms tick) for about 2.5 s, showing the transfer
+            check(len(stats) >= 6 and any(float(m.group(1)) > 0 for m in stats),
+                  "%s: %d stats lines: %r" % (what, len(stats), out[:600]))
+        for path in ("/dev/shm/sdr-" + name, "/var/run/dpdk/" + name):
+            check(not os.path.exists(path), "%s: %s left behind" % (what, path))
+        if not failures:
+            print("ok: %s: %d stats lines, exit 0 on SIGTERM, nothing left behind" % (
+                what, len(stats)))
 
 
 def case_capture():
@@ -933,7 +978,7 @@ def case_mlx5():
 
 try:
     {"loopback": case_loopback, "memif": case_memif, "split": case_split,
-     "fec_lcore": case_fec_lcore, "exception": case_exception,
+     "fec_lcore": case_fec_lcore, "exception": case_exception, "lifecycle": case_lifecycle,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
      "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
      "dumpcap": case_dumpcap,
