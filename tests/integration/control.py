@@ -22,6 +22,7 @@ import json
 import mmap
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,11 +46,22 @@ def check(cond, msg):
     return cond
 
 
+started = set()       # (instance, file prefix) of the dataplanes started
+
+
 def cleanup(*_):
+    """Kill what is still running; a killed dataplane leaves its control segment and EAL
+    runtime directory: remove them."""
     for p in procs:
         if p.poll() is None:
             p.kill()
             p.wait()
+    for name, prefix in started:
+        for path in ("/dev/shm/sdr-" + name, "/var/run/dpdk/" + prefix):
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.exists(path):
+                os.unlink(path)
 
 
 signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
@@ -59,6 +71,7 @@ def start(ini, name=INST, prefix=None, args=(), lcores="0-1"):
     """Start a dataplane on @ini as instance @name; wait until sdrctl reaches it."""
     eal = list(EAL)
     eal[1] = lcores
+    started.add((name, prefix or name))
     p = subprocess.Popen([DP] + eal + ["--file-prefix", prefix or name, "--", "-f", ini,
                                        "-n", name, "-q", "--duration", "120s"] + list(args),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
