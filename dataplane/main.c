@@ -5,9 +5,7 @@
  * main.c parses arguments, loads the configuration, brings up ports and connections and
  * launches the poll loops; the work is in the other files of this directory.
  */
-#include <ftw.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "control.h"
+#include "eal_exit.h"
 #include "dp.h"
 #include "units.h"
 
@@ -436,29 +435,6 @@ launch(const struct app_opts *o)
 	return 0;
 }
 
-static int
-remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-/*
- * EAL leaves its runtime directory (/var/run/dpdk/<file prefix>: the shared configuration,
- * the multi-process socket) behind at exit. Secondary processes (dpdk-dumpcap) only use it
- * while the dataplane runs: remove it, so runs leave nothing behind.
- */
-static void
-remove_runtime_dir(const char *dir)
-{
-	if (dir[0] == '\0' || strstr(dir, "dpdk") == NULL)
-		return;		/* not a directory EAL made */
-	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -588,12 +564,6 @@ out:
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
 	dp_ports_close(&dp);
-	{
-		char dir[PATH_MAX];
-
-		snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-		rte_eal_cleanup();
-		remove_runtime_dir(dir);
-	}
+	sdr_eal_exit();
 	return rc;
 }

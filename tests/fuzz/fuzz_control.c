@@ -14,7 +14,6 @@
  * input; a refusal is one line; the connections the dataplane runs are always the valid
  * ones its configuration lists.
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include <rte_log.h>
 
 #include "control.h"
+#include "eal_exit.h"
 #include "dp.h"
 #include "sdr_shm.h"
 
@@ -44,16 +44,13 @@ static struct dp_cfg pristine;
 static struct link_emu_config links[DP_MAX_PORTS];
 static char reply[SDR_SHM_REPLY_LEN];
 
-static char runtime_dir[PATH_MAX];
-
 static void
 teardown(void)
 {
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
 	dp_ports_close(&dp);
-	rte_eal_cleanup();
-	rmdir(runtime_dir);	/* --no-shconf leaves it empty */
+	sdr_eal_exit();
 }
 
 int
@@ -81,7 +78,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_control: %s\n", err);
 		abort();
 	}
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	pristine = dp.cfg;
 	for (unsigned int i = 0; i < dp.nports; i++)
 		if (dp.ports[i].link)

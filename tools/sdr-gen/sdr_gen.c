@@ -37,6 +37,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "eal_exit.h"
 #include "roce_build.h"
 #include "roce_opcode.h"
 #include "roce_parse.h"
@@ -782,13 +783,13 @@ main(int argc, char **argv)
 	}
 	argv[eal] = argv[0];
 	if (parse_args(argc - eal, argv + eal, &opts) != 0) {
-		rte_eal_cleanup();
+		sdr_eal_exit();
 		return 2;
 	}
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (opts.interactive && worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "sdr-gen: --interactive needs two lcores (e.g. -l 0-1)\n");
-		rte_eal_cleanup();
+		sdr_eal_exit();
 		return 2;
 	}
 	pool = rte_pktmbuf_pool_create("sdr_gen", 8192, 256, 0, RTE_PKTMBUF_HEADROOM + FRAME_ROOM,
@@ -797,11 +798,11 @@ main(int argc, char **argv)
 	if (pool == NULL || psn == NULL) {
 		fprintf(stderr, "sdr-gen: cannot create 8192 mbufs: %s (give EAL more memory with -m)\n",
 			rte_strerror(rte_errno));
-		rte_eal_cleanup();
+		sdr_eal_exit();
 		return 1;
 	}
 	if (port_init() != 0) {
-		rte_eal_cleanup();
+		sdr_eal_exit();
 		return 1;
 	}
 	live_rate_pps = opts.rate_pps > 0 ? opts.rate_pps :
@@ -876,6 +877,6 @@ main(int argc, char **argv)
 	rte_eth_dev_stop(opts.port);
 	rte_eth_dev_close(opts.port);
 	free(psn);
-	rte_eal_cleanup();
+	sdr_eal_exit();
 	return rc;
 }
