@@ -67,6 +67,8 @@ def testpmd_io_cycles(pkt_len):
                        "--record-core-cycles --mbuf-size=4352 --total-num-mbufs=16384 "
                        "--txpkts=%d" % (os.getpid(), pkt_len), shell=True, capture_output=True,
                        text=True, timeout=60)
+    # testpmd leaves its EAL runtime directory behind
+    shutil.rmtree("/var/run/dpdk/sdrb-tp%d" % os.getpid(), ignore_errors=True)
     m = re.search(r"CPU cycles/packet=([\d.]+)", r.stdout)
     return float(m.group(1)) if m else None
 
