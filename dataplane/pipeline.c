@@ -374,25 +374,20 @@ refill(struct worker *w, unsigned int want)
 
 /*
  * [pipeline] fec = lcore: hand the encodes and decodes the endpoint made to the FEC lcore.
- * The rings hold every job of every connection (DP_MAX_FEC_JOBS each), so they never fill.
+ * The rings hold every job of every connection (DP_MAX_FEC_JOBS each), so there is always
+ * room; jobs are taken only as far as there is, all the same: a job may run nowhere else
+ * (the FEC lcore owns the connection's codec).
  */
 static void
 fec_hand_out(struct dp_conn *c)
 {
 	struct sdr_fec_job *jobs[DP_BURST_MAX];
+	unsigned int room;
 	uint32_t n;
 
-	while ((n = sdr_ep_fec_take(c->ep, jobs, DP_BURST_MAX)) > 0) {
-		unsigned int e = rte_ring_sp_enqueue_burst(dp.fec_in, (void **)jobs, n, NULL);
-
-		dp.fec_out_jobs += e;
-		if (unlikely(e < n)) {	/* cannot happen (see above): run them here */
-			for (uint32_t i = e; i < n; i++) {
-				sdr_fec_job_run(jobs[i]);
-				sdr_ep_fec_done(c->ep, jobs[i], dp_now_ns());
-			}
-		}
-	}
+	while ((room = rte_ring_free_count(dp.fec_in)) > 0 &&
+	       (n = sdr_ep_fec_take(c->ep, jobs, room < DP_BURST_MAX ? room : DP_BURST_MAX)) > 0)
+		dp.fec_out_jobs += rte_ring_sp_enqueue_burst(dp.fec_in, (void **)jobs, n, NULL);
 }
 
 /* Jobs the FEC lcore finished, back to their endpoints. */

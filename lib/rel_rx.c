@@ -398,6 +398,18 @@ rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
 	return 1;
 }
 
+int
+rel_rx_decode_wanted(const struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub)
+{
+	const struct rxm *m;
+
+	if (ctx >= rx->attr.max_inflight)
+		return 0;
+	m = &rx->msgs[ctx];
+	return m->state == RXM_POSTED && m->seq == seq && sub < m->nsub &&
+	       !sdr_bit_test(m->sub_ok, sub);
+}
+
 void
 rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint64_t now)
 {

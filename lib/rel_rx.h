@@ -96,6 +96,13 @@ int rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t n
  */
 void rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
 
+/**
+ * Is the decode of submessage @p sub of message @p seq (in context @p ctx) still wanted:
+ * the receive still open and the submessage not done? A decode that ran elsewhere asks
+ * before its result goes into the buffer.
+ */
+int rel_rx_decode_wanted(const struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub);
+
 /** The data chunks of a submessage were rebuilt (after a rel_rx_next_decode() request). */
 void rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint64_t now);
 

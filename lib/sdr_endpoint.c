@@ -101,6 +101,9 @@ struct sdr_ep {
 	uint32_t dec_head, n_dec_wait;
 	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
 	int held;
+	uint32_t *dec_out;		/* per receive slot: decodes out */
+	struct sdr_rel_done *held_rx;	/* receive completions waiting for decodes: a FIFO */
+	uint32_t held_rx_head, n_held_rx;
 	/* the chunk being packetized */
 	struct sdr_tx_job job;
 	int job_active;
@@ -144,6 +147,8 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->rx_par_jobs);
 	free(ep->rx_par_orphan);
 	free(ep->dec_wait);
+	free(ep->dec_out);
+	free(ep->held_rx);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -165,8 +170,10 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	ep->rx_par_jobs = calloc(inflight, sizeof(uint32_t));
 	ep->rx_par_orphan = calloc(inflight, 1);
 	ep->dec_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->dec_wait));
+	ep->dec_out = calloc(ep->geom.nslots, sizeof(uint32_t));
+	ep->held_rx = calloc(inflight, sizeof(*ep->held_rx));
 	if (!ep->jobs || !ep->ready || !ep->tx_par_busy || !ep->enc_out || !ep->rx_par_jobs ||
-	    !ep->rx_par_orphan || !ep->dec_wait)
+	    !ep->rx_par_orphan || !ep->dec_wait || !ep->dec_out || !ep->held_rx)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		ep->jobs[i].ep = ep;
@@ -562,7 +569,10 @@ retry_encodes(struct sdr_ep *ep)
 	while (ep->n_enc_wait) {
 		struct enc_wait *w = &ep->enc_wait[ep->enc_head];
 
-		if (ep->sends[w->ctx].msg.seq == w->seq && encode(ep, w->ctx, w->seq, w->sub) != 0)
+		/* (not for a message already finished, its completion held for other encodes) */
+		if (ep->sends[w->ctx].msg.seq == w->seq &&
+		    !(ep->held && ep->held_tx.ctx == w->ctx && ep->held_tx.seq == w->seq) &&
+		    encode(ep, w->ctx, w->seq, w->sub) != 0)
 			return;
 		ep->enc_head = (ep->enc_head + 1) % cap;
 		ep->n_enc_wait--;
@@ -685,10 +695,14 @@ decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
 static int
 decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 {
-	struct sdr_fec_job *job = job_get(ep);
+	struct sdr_fec_job *job;
 	struct sdr_rx_msg_info info;
 	int rc;
 
+	/* a request that waited may be for a receive that has ended since */
+	if (!rel_rx_decode_wanted(ep->rrx, d->ctx, d->seq, d->sub))
+		return 0;
+	job = job_get(ep);
 	if (job == NULL)
 		return -1;
 	/* the short chunk's padded copy sits after the m staging chunks */
@@ -707,6 +721,7 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	job->region = ep->rx_par_of_slot[d->slot];
 	if (job->region >= 0)
 		ep->rx_par_jobs[job->region]++;
+	ep->dec_out[d->slot]++;		/* its completion waits: the job reads its buffer */
 	job_ready(ep, job);
 	return 0;
 }
@@ -806,8 +821,10 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 		ep->rx_par_orphan[r] = 0;
 		ep->rx_par_free[ep->n_rx_par_free++] = r;
 	}
+	ep->dec_out[d->slot]--;
 	/* the receive may have completed, failed or been released meanwhile */
-	if (sdr_rx_msg_info(ep->rx, d->slot, &info) != 0 || info.seq != job->rx_seq ||
+	if (!rel_rx_decode_wanted(ep->rrx, d->ctx, d->seq, d->sub) ||
+	    sdr_rx_msg_info(ep->rx, d->slot, &info) != 0 || info.seq != job->rx_seq ||
 	    ep->rx_par_of_slot[d->slot] != r) {
 		ep->counters[SDR_EP_FEC_STALE]++;
 		return;
@@ -835,6 +852,7 @@ sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 	else
 		decode_done(ep, job, now);
 	job_put(ep, job);
+	collect_done(ep);	/* a decode may have completed its message */
 }
 
 static void
@@ -893,8 +911,21 @@ collect_done(struct sdr_ep *ep)
 		s->msg.seq = UINT64_MAX;
 		push_done(ep, &d, 0);
 	}
-	while (rel_rx_poll_done(ep->rrx, &d))
+	/* receive completions, in order, each once no decode reads its buffer any more */
+	while (ep->n_held_rx && ep->dec_out[ep->held_rx[ep->held_rx_head].slot] == 0) {
+		push_done(ep, &ep->held_rx[ep->held_rx_head], 1);
+		ep->held_rx_head = (ep->held_rx_head + 1) % ep->cfg.attr.max_inflight;
+		ep->n_held_rx--;
+	}
+	while (rel_rx_poll_done(ep->rrx, &d)) {
+		if (ep->dec_out != NULL && (ep->n_held_rx || ep->dec_out[d.slot] != 0) &&
+		    ep->n_held_rx < ep->cfg.attr.max_inflight) {
+			ep->held_rx[(ep->held_rx_head + ep->n_held_rx++) %
+				    ep->cfg.attr.max_inflight] = d;
+			continue;
+		}
 		push_done(ep, &d, 1);
+	}
 }
 
 static uint32_t
@@ -1016,6 +1047,10 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 
 	if (ep->job_active || ep->nready)
 		return now;
+	/* a completion held for a FEC job that has come back: collect_done() delivers it */
+	if ((ep->held && ep->enc_out[ep->held_tx.ctx] == 0) ||
+	    (ep->n_held_rx && ep->dec_out[ep->held_rx[ep->held_rx_head].slot] == 0))
+		return now;
 	/* waits that only a returning FEC job or a freed parity buffer ends are not due now:
 	 * the one ends with sdr_ep_fec_done(), the other with output or input */
 	if ((ep->n_enc_wait && ep->n_tx_par_free && job_free) || (ep->n_dec_wait && job_free))
@@ -1041,7 +1076,7 @@ int
 sdr_ep_busy(const struct sdr_ep *ep)
 {
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
-	       ep->held || ep->nready != 0 || ep->jobs_out != 0;
+	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0;
 }
 
 const struct sdr_rx *

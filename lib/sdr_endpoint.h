@@ -164,9 +164,10 @@ int sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d);
  *  - an encode reads the message and writes a parity buffer the endpoint holds back until
  *    the job returns; the message's send completion waits for its encodes;
  *  - a decode writes only into the job's own staging chunks; sdr_ep_fec_done() copies the
- *    recovered chunks into the receive buffer if the receive is still the one the job was
- *    made for (a result for a receive completed or released meanwhile is discarded and
- *    counted), and the parity region it read stays reserved until it returns.
+ *    recovered chunks into the receive buffer if the receive still wants them (a result for
+ *    a receive completed, failed or released meanwhile is discarded and counted); the
+ *    receive's completion waits for its decodes (they read its buffer), and the parity
+ *    region a decode reads stays reserved until it returns.
  * Jobs of one endpoint must not run concurrently with each other (the codec's decode-table
  * cache): give each endpoint one FEC thread.
  */

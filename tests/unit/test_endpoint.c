@@ -246,11 +246,13 @@ fec_take(struct fec_thread *f, struct sdr_ep *ep, struct sdr_rng *rng, uint64_t 
 	}
 }
 
-/* Run and return the jobs due by @p now; @return the next due time. */
+/* Run and return the jobs due by @p now; @return the next due time (@p now again when a
+ * job came back: the endpoints have something new to say). */
 static uint64_t
 fec_step(struct fec_thread *f, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
+	int ran = 0;
 
 	for (uint32_t i = 0; i < f->n;) {
 		if (f->q[i].due <= now) {
@@ -259,13 +261,14 @@ fec_step(struct fec_thread *f, uint64_t now)
 			f->q[i] = f->q[--f->n];
 			sdr_fec_job_run(j);
 			sdr_ep_fec_done(sdr_fec_job_ep(j), j, now);
+			ran = 1;
 			continue;
 		}
 		if (f->q[i].due < next)
 			next = f->q[i].due;
 		i++;
 	}
-	return next;
+	return ran ? now : next;
 }
 
 /* A sends @p nmsg messages to B over a lossy wire; every byte and immediate arrives. */
