@@ -32,6 +32,7 @@
 #include "rel_rx.h"
 #include "rel_tx.h"
 #include "sdr_ctrl.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,26 +71,6 @@ struct state {
 	struct sent sent[INFLIGHT];
 	uint32_t k, m;
 };
-
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint32_t
-take(struct input *in, unsigned int bytes)
-{
-	uint32_t v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->n) {
-			v |= *in->p++;
-			in->n--;
-		}
-	}
-	return v;
-}
 
 static const uint64_t lens[INFLIGHT] = { MAX_MSG, 1000, 0, 5000 };
 

@@ -45,6 +45,7 @@
 #include "sdr_bitmap.h"
 #include "sdr_ctrl.h"
 #include "sdr_endpoint.h"
+#include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -154,26 +155,6 @@ struct state {
 	uint8_t frame[FRAME_CAP];
 	uint8_t out[NOUT][FRAME_CAP];
 };
-
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint32_t
-take(struct input *in, unsigned int bytes)
-{
-	uint32_t v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->n) {
-			v |= *in->p++;
-			in->n--;
-		}
-	}
-	return v;
-}
 
 static const struct sdr_imm_split splits[4] = {
 	{ 2, 26, 4 }, { 3, 21, 8 }, { 2, 30, 0 }, { 4, 27, 1 },

@@ -128,6 +128,16 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 	}
 }
 
+static void
+teardown(struct wire *w, uint8_t **fr, struct sdr_ep *a, struct sdr_ep *b)
+{
+	for (int i = 0; i < 32; i++)
+		free(fr[i]);
+	free(w->f);
+	sdr_ep_destroy(a);
+	sdr_ep_destroy(b);
+}
+
 /* Everything both endpoints have to send now, onto the wire. */
 static void
 outputs(struct wire *w, struct sdr_ep *a, struct sdr_ep *b, uint8_t *const *fr, uint64_t now)
@@ -435,11 +445,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		free(sm.ref[i]);
 		free(sm.order[i]);
 	}
-	for (int i = 0; i < 32; i++)
-		free(fr[i]);
-	free(w.f);
-	sdr_ep_destroy(a);
-	sdr_ep_destroy(b);
+	teardown(&w, fr, a, b);
 }
 
 static void
@@ -523,11 +529,7 @@ test_send_between_ack_and_poll(void **state)
 	 * (a stuck id stalls the connection when the ids wrap around) */
 	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_STARTED], 2);
 	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_RETIRED], 2);
-	for (int i = 0; i < 32; i++)
-		free(fr[i]);
-	free(w.f);
-	sdr_ep_destroy(a);
-	sdr_ep_destroy(b);
+	teardown(&w, fr, a, b);
 }
 
 /* The same transfers with erasure coding offloaded to a (simulated) FEC thread. */
