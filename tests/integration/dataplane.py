@@ -461,6 +461,9 @@ def case_config():
             "[conn ab] scheme: erasure code k,m must be")
         bad(base.replace("scheme = sr\n", "scheme = ec-rs:3,2\n", 1), "[conn ab] scheme: 'ec-rs:3,2'")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
+        bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
+        bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",
+            "[pipeline] fec_jobs: '65' is not an integer in 1..64")
         r = subprocess.run([DP, "--", "-f", "/nonexistent.ini", "--check"], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "/nonexistent.ini" in r.stderr, "config: missing file %r" %
