@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit parsing for command lines and configuration files. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@ parse_with_suffix(const char *s, const struct suffix *table, double *out)
 	char *end;
 	double v;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+	/* strtod() would skip any leading white space (\t, \v, ...) and then take a sign */
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
@@ -108,7 +110,8 @@ units_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+	/* strtod() would skip any leading white space (\t, \v, ...) and then take a sign */
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || isspace((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);

@@ -60,6 +60,10 @@ test_times_rates_probs(void **state)
 	assert_int_equal(units_parse_prob("0.5%", &d), 0);
 	assert_float_equal(d, 0.005, 1e-15);
 	assert_int_equal(units_parse_prob("1.5", &d), -EINVAL);
+	/* white space then a sign, which strtod() would take: -0 printed back as "-0" */
+	assert_int_equal(units_parse_prob("\v-0", &d), -EINVAL);
+	assert_int_equal(units_parse_time("\t-0", &d), -EINVAL);
+	assert_int_equal(units_parse_prob("-0", &d), -EINVAL);
 	assert_int_equal(units_parse_u64("0x10", 100, &u), 0);
 	assert_int_equal(u, 16);
 	assert_int_equal(units_parse_u64("101", 100, &u), -EINVAL);
