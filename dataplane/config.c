@@ -190,7 +190,9 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 	}
 	if (strcmp(k, "fec_jobs") == 0)
 		return get_u32(w, k, v, 1, DP_MAX_FEC_JOBS, &c->fec_jobs);
-	return fail(w, k, "unknown key (expected mode, fec or fec_jobs)");
+	if (strcmp(k, "rx_lcores") == 0)
+		return get_u32(w, k, v, 1, DP_MAX_RX_LCORES, &c->rx_lcores);
+	return fail(w, k, "unknown key (expected mode, rx_lcores, fec or fec_jobs)");
 }
 
 /* ---- [port NAME] ---- */
@@ -746,6 +748,21 @@ check_refs(struct dp_cfg *cfg, struct where *w)
 	return 0;
 }
 
+/* Settings of [pipeline] that depend on the rest of the file. */
+static int
+check_pipeline(const struct dp_cfg *cfg, struct where *w)
+{
+	w->section = "pipeline";
+	if (cfg->rx_lcores > 1 && cfg->mode != DP_PIPE_SPLIT)
+		return fail(w, "rx_lcores", "%u receive lcores need mode = split", cfg->rx_lcores);
+	for (unsigned int i = 0; cfg->rx_lcores > 1 && i < cfg->nports; i++)
+		if (cfg->ports[i].capture[0])
+			return fail(w, "rx_lcores", "%u receive lcores cannot share [port %s]'s "
+				    "capture file (use rx_lcores = 1, or dpdk-dumpcap)",
+				    cfg->rx_lcores, cfg->ports[i].name);
+	return 0;
+}
+
 int
 dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 {
@@ -762,6 +779,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->idle_sleep_us = 50;
 	cfg->arena_bytes = 1ull << 30;
 	cfg->fec_jobs = 8;
+	cfg->rx_lcores = 1;
 	f = rte_cfgfile_load(file, 0);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,
@@ -796,6 +814,8 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 		goto out;
 	}
 	rc = check_refs(cfg, &w);
+	if (rc == 0)
+		rc = check_pipeline(cfg, &w);
 out:
 	for (int i = 0; secs && i < n; i++)
 		free(secs[i]);

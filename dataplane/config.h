@@ -18,6 +18,7 @@
 #define DP_MAX_PORTS	8
 #define DP_MAX_LINKS	8
 #define DP_MAX_CONNS	64
+#define DP_MAX_RX_LCORES 8	/* receive workers of a split pipeline */
 #define DP_MAX_FEC_JOBS	64	/* per connection: the FEC rings hold every job of every one */
 #define DP_DEVICE_LEN	256
 #define DP_MAX_ALLOW	16
@@ -82,6 +83,7 @@ struct dp_cfg {
 	enum dp_pipeline_mode mode;
 	uint8_t fec_lcore;		/**< erasure coding on its own lcore (else inline) */
 	uint32_t fec_jobs;		/**< with fec_lcore: jobs out per connection at most */
+	uint32_t rx_lcores;		/**< split: receive workers (RX queue q: worker q % n) */
 	struct dp_port_cfg ports[DP_MAX_PORTS];
 	unsigned int nports;
 	struct dp_link_cfg links[DP_MAX_LINKS];

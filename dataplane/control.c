@@ -392,10 +392,10 @@ port_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    p->mac.addr_bytes[5]);
 			for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 				put(o, ",\"%s\":%" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
-				    p->counters[c]);
+				    dp_port_counter(p, c));
 			for (int v = 0; v < ROCE_V_COUNT; v++)
 				put(o, ",\"%s\":%" PRIu64, roce_verdict_name((enum roce_verdict)v),
-				    p->verdicts[v]);
+				    dp_port_verdict(p, v));
 			put(o, "}");
 		} else {
 			put(o, "port %s (%s, id %u, %02x:%02x:%02x:%02x:%02x:%02x)\n", p->cfg->name,
@@ -405,12 +405,12 @@ port_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			put(o, " ");
 			for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 				put(o, " %s %" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
-				    p->counters[c]);
+				    dp_port_counter(p, c));
 			put(o, "\n  verdicts:");
 			for (int v = 0; v < ROCE_V_COUNT; v++)
-				if (p->verdicts[v])
+				if (dp_port_verdict(p, v))
 					put(o, " %s %" PRIu64, roce_verdict_name((enum roce_verdict)v),
-					    p->verdicts[v]);
+					    dp_port_verdict(p, v));
 			put(o, "\n");
 		}
 		first = 0;
@@ -508,19 +508,52 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 	return SDR_CTL_OK;
 }
 
+/*
+ * Split pipeline: what each receive worker did — its lcore, packets received and the cost
+ * of each in rx + parse/ICRC (its own slot of the stage table).
+ */
+static void
+rx_workers_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	if (ctx->cfg.mode != DP_PIPE_SPLIT)
+		return;
+	put(o, json ? ",\"rx_workers\":[" : "%-9s %6s %14s %16s\n", "rx_worker", "lcore",
+	    "packets", "cycles/pkt");
+	for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++) {
+		struct dp_stage_stats rx = dp_stage_sum(ctx, DP_STAGE_RX, (int)(1 + k));
+		struct dp_stage_stats pa = dp_stage_sum(ctx, DP_STAGE_PARSE, (int)(1 + k));
+		double cpp = rx.pkts ? (double)(rx.busy_cycles + pa.busy_cycles) /
+				       (double)rx.pkts : 0.0;
+
+		if (json)
+			put(o, "%s{\"worker\":%u,\"lcore\":%u,\"packets\":%" PRIu64
+			    ",\"cycles_per_packet\":%.1f}", k ? "," : "", k, ctx->rx_lcore_id[k],
+			    rx.pkts, cpp);
+		else
+			put(o, "%-9u %6u %14" PRIu64 " %16.1f\n", k, ctx->rx_lcore_id[k], rx.pkts,
+			    cpp);
+	}
+	if (json)
+		put(o, "]");
+}
+
 static int
 pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	if (argc > 2)
 		return bad(o, "pipeline show: unexpected '%s'", argv[2]);
 	if (json) {
-		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"fec\":\"%s\",\"fec_jobs_out\":%" PRIu64
-		    ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64 ",\"stages\":[",
+		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"rx_lcores\":%u,\"fec\":\"%s\","
+		    "\"fec_jobs_out\":%" PRIu64 ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64,
 		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(),
+		    ctx->cfg.mode == DP_PIPE_SPLIT ? ctx->cfg.rx_lcores : 0,
 		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
 		    ctx->idle_sleeps);
+		rx_workers_show(ctx, json, o);
+		put(o, ",\"stages\":[");
 		for (int s = 0; s < DP_NSTAGES; s++) {
-			const struct dp_stage_stats *st = &ctx->stages[s];
+			struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
+			const struct dp_stage_stats *st = &sum;
 
 			put(o, "%s{\"stage\":\"%s\",\"calls\":%" PRIu64 ",\"packets\":%" PRIu64
 			    ",\"cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64
@@ -532,14 +565,19 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		put(o, "]}\n");
 		return SDR_CTL_OK;
 	}
-	put(o, "pipeline %s on %u lcores, %" PRIu64 " loops, %" PRIu64 " idle sleeps, fec %s\n",
-	    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(), ctx->loops,
+	put(o, "pipeline %s on %u lcores", ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
+	    rte_lcore_count());
+	if (ctx->cfg.mode == DP_PIPE_SPLIT)
+		put(o, " (%u receive worker%s)", ctx->cfg.rx_lcores,
+		    ctx->cfg.rx_lcores > 1 ? "s" : "");
+	put(o, ", %" PRIu64 " loops, %" PRIu64 " idle sleeps, fec %s\n", ctx->loops,
 	    ctx->idle_sleeps, ctx->cfg.fec_lcore ? "on its own lcore (jobs in the fec_worker "
 	    "row)" : "inline");
 	put(o, "%-24s %14s %14s %16s %12s %10s %6s\n", "stage", "calls", "packets", "cycles",
 	    "cycles/pkt", "pkts/call", "idle%");
 	for (int s = 0; s < DP_NSTAGES; s++) {
-		const struct dp_stage_stats *st = &ctx->stages[s];
+		struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
+		const struct dp_stage_stats *st = &sum;
 
 		put(o, "%-24s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %12.1f %10.2f %6.1f\n",
 		    dp_stage_name((enum dp_stage)s), st->calls, st->pkts, st->cycles,
@@ -548,6 +586,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		    st->cycles ? 100.0 * (double)(st->cycles - st->busy_cycles) /
 				 (double)st->cycles : 0.0);
 	}
+	rx_workers_show(ctx, json, o);
 	return SDR_CTL_OK;
 }
 
@@ -1229,10 +1268,10 @@ dp_control_tick(struct dp_ctx *ctx)
 		struct sdr_shm_port_stats *ps = &s->ports[i];
 		uint64_t drops = dp_port_drops(p);
 		snprintf(ps->name, sizeof(ps->name), "%s", p->cfg->name);
-		ps->rx_pkts = p->counters[DP_PORT_RX_PKTS];
-		ps->rx_bytes = p->counters[DP_PORT_RX_BYTES];
-		ps->tx_pkts = p->counters[DP_PORT_TX_PKTS];
-		ps->tx_bytes = p->counters[DP_PORT_TX_BYTES];
+		ps->rx_pkts = dp_port_counter(p, DP_PORT_RX_PKTS);
+		ps->rx_bytes = dp_port_counter(p, DP_PORT_RX_BYTES);
+		ps->tx_pkts = dp_port_counter(p, DP_PORT_TX_PKTS);
+		ps->tx_bytes = dp_port_counter(p, DP_PORT_TX_BYTES);
 		ps->drops = drops;
 	}
 	s->nconns = 0;

@@ -26,7 +26,16 @@
 #define DP_BURST_MAX 256
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
-#define DP_TX_PENDING 1024	/* frames held per port while its TX ring is full */
+#define DP_TX_PENDING 1024	/* frames held per port while its TX rings are full */
+/*
+ * Counter slots: the lcores that write a port's counters and the stage table each write
+ * their own slot (no shared cache line, no atomics), and readers add the slots up.
+ * Slot 0 is the poll loop that owns the endpoints (rtc, or the send half of split),
+ * 1..rx_lcores the receive workers, the last one the FEC worker.
+ */
+#define DP_SLOT_MAIN 0
+#define DP_SLOT_FEC (DP_MAX_RX_LCORES + 1)
+#define DP_NSLOTS (DP_MAX_RX_LCORES + 2)
 /*
  * AF_XDP receive buffers: DPDK 22.11's net_af_xdp makes its UMEM of the receive pool, one
  * chunk per mbuf, and the kernel takes chunks of at most a page. 3072 bytes of data room
@@ -63,6 +72,18 @@ enum dp_port_counter {
 
 const char *dp_port_counter_name(enum dp_port_counter c);
 
+/* One lcore's counters of one port. */
+struct dp_port_stats {
+	uint64_t counters[DP_PORT_NCOUNTERS];
+	uint64_t verdicts[ROCE_V_COUNT];
+} __rte_cache_aligned;
+
+/* One TX queue's frames that the device had no room for, sent first next time. */
+struct dp_txq {
+	uint16_t n;
+	struct rte_mbuf *pending[DP_TX_PENDING];
+};
+
 struct dp_port {
 	const struct dp_port_cfg *cfg;
 	uint16_t port_id;
@@ -71,15 +92,15 @@ struct dp_port {
 	struct qpn_table *qpns;		/* local QPN -> connection index */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	uint32_t l3_mtu;		/* largest IP packet the device takes */
-	/* frames the device's TX ring had no room for, sent first next time (backpressure:
-	 * the packetizer stops while this is nearly full; only overflow is dropped) */
-	struct rte_mbuf *tx_pending[DP_TX_PENDING];
-	uint16_t ntx_pending;
+	/* per TX queue, frames the device had no room for, sent first next time
+	 * (backpressure: the packetizer stops while they are nearly DP_TX_PENDING in all;
+	 * only overflow is dropped) */
+	struct dp_txq *txq;		/* cfg->tx_queues of them */
+	unsigned int ntx_pending;	/* over every queue */
 	int exception;			/* port index for non-RoCE traffic, or -1 */
 	pcap_t *pcap;			/* capture = FILE: every frame in and out */
 	pcap_dumper_t *capture;
-	uint64_t counters[DP_PORT_NCOUNTERS];
-	uint64_t verdicts[ROCE_V_COUNT];
+	struct dp_port_stats stats[DP_NSLOTS];	/* read with dp_port_counter/dp_port_verdict */
 };
 
 struct dp_conn {
@@ -122,14 +143,16 @@ struct dp_ctx {
 	unsigned int nports;
 	struct dp_conn conns[DP_MAX_CONNS];
 	unsigned int nconns;
-	struct rte_ring *split_ring;	/* split pipeline: parsed mbufs, rx lcore -> tx lcore */
+	/* split pipeline: parsed mbufs, one SP/SC ring per receive worker to the send lcore */
+	struct rte_ring *split_rings[DP_MAX_RX_LCORES];
+	unsigned int rx_lcore_id[DP_MAX_RX_LCORES];	/* the lcore of each receive worker */
 	/* [pipeline] fec = lcore: erasure-coding jobs to the FEC lcore and back */
 	struct rte_ring *fec_in, *fec_out;
 	uint64_t fec_out_jobs;		/* jobs in the rings or running (poll loop's count) */
-	struct dp_stage_stats stages[DP_NSTAGES];
+	struct dp_stage_stats stages[DP_NSLOTS][DP_NSTAGES];	/* read with dp_stage_sum */
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
-	uint64_t loops;
+	uint64_t loops;			/* of the main poll loop (slot 0) */
 	uint64_t idle_sleeps;
 	volatile int quit;
 	int stats_lcore;
@@ -164,8 +187,8 @@ void dp_conn_stop(struct dp_ctx *ctx, unsigned int i);
 /* pipeline.c */
 enum dp_worker_role {
 	DP_WORKER_ALL,		/* run to completion */
-	DP_WORKER_RX,		/* split: rx + parse */
 	DP_WORKER_TX,		/* split: everything after parse */
+	DP_WORKER_RX,		/* split: rx + parse; receive worker k runs DP_WORKER_RX + k */
 };
 
 /** lcore entry: run @p arg (a role) until dp.quit. */
@@ -183,6 +206,12 @@ void dp_fec_run(uint64_t until_tsc);
 
 /** lcore entry of the FEC worker. */
 int dp_fec_worker(void *arg);
+
+/* stats.c: counters added up over the lcores that write them */
+uint64_t dp_port_counter(const struct dp_port *p, enum dp_port_counter c);
+uint64_t dp_port_verdict(const struct dp_port *p, enum roce_verdict v);
+/** Stage @p s over every slot (@p slot < 0), or one slot's. */
+struct dp_stage_stats dp_stage_sum(const struct dp_ctx *ctx, enum dp_stage s, int slot);
 
 /* telemetry.c */
 int dp_telemetry_init(struct dp_ctx *ctx);

@@ -365,7 +365,8 @@ fec_setup(unsigned int after)
 
 	if (l >= RTE_MAX_LCORE && (dp.cfg.mode == DP_PIPE_SPLIT || after >= RTE_MAX_LCORE)) {
 		fprintf(stderr, "sdr-dataplane: [pipeline] fec = lcore needs one more lcore than "
-			"the pipeline (e.g. -l 0-%d)\n", dp.cfg.mode == DP_PIPE_SPLIT ? 2 : 1);
+			"the pipeline (e.g. -l 0-%u)\n",
+			dp.cfg.mode == DP_PIPE_SPLIT ? 1 + dp.cfg.rx_lcores : 1);
 		return -1;
 	}
 	dp.fec_in = rte_ring_create("sdr_fec_in", size, (int)rte_socket_id(),
@@ -380,16 +381,54 @@ fec_setup(unsigned int after)
 	return (int)l;
 }
 
+/*
+ * Split pipeline: one receive worker on each of the rx_lcores lcores after the main one,
+ * each with its ring to the main lcore. @return the last receive lcore, or -1 (said why).
+ */
+static int
+split_setup(void)
+{
+	unsigned int l = (unsigned int)-1;
+
+	for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++) {
+		char name[RTE_RING_NAMESIZE];
+
+		l = rte_get_next_lcore(l, 1, 0);
+		if (l >= RTE_MAX_LCORE) {
+			fprintf(stderr, "sdr-dataplane: [pipeline] mode = split with %u receive "
+				"worker%s needs %u lcores (e.g. -l 0-%u)\n", dp.cfg.rx_lcores,
+				dp.cfg.rx_lcores > 1 ? "s" : "", 1 + dp.cfg.rx_lcores,
+				dp.cfg.rx_lcores);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "sdr_split%u", k);
+		dp.split_rings[k] = rte_ring_create(name, 4096, (int)rte_socket_id(),
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (dp.split_rings[k] == NULL) {
+			fprintf(stderr, "sdr-dataplane: cannot create the pipeline ring: %s\n",
+				rte_strerror(rte_errno));
+			return -1;
+		}
+		dp.rx_lcore_id[k] = l;
+	}
+	return (int)l;
+}
+
 static int
 launch(const struct app_opts *o)
 {
 	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
 	double next_stats = dp.cfg.stats_period_s;
 	enum dp_worker_role main_role = DP_WORKER_ALL;
-	int main_works = 1, fec = -1;
+	int main_works = 1, fec = -1, last_rx = -1;
 
+	if (dp.cfg.mode == DP_PIPE_SPLIT) {
+		last_rx = split_setup();
+		if (last_rx < 0)
+			return 2;
+	}
 	if (dp.cfg.fec_lcore) {
-		fec = fec_setup(worker);
+		fec = fec_setup(last_rx >= 0 ? (unsigned int)last_rx : worker);
 		if (fec < 0)
 			return 2;
 		if (fec < RTE_MAX_LCORE)
@@ -397,19 +436,10 @@ launch(const struct app_opts *o)
 	}
 
 	if (dp.cfg.mode == DP_PIPE_SPLIT) {
-		if (worker >= RTE_MAX_LCORE) {
-			fprintf(stderr, "sdr-dataplane: [pipeline] mode = split needs two lcores "
-				"(e.g. -l 0-1)\n");
-			return 2;
-		}
-		dp.split_ring = rte_ring_create("sdr_split", 4096, (int)rte_socket_id(),
-						RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (dp.split_ring == NULL) {
-			fprintf(stderr, "sdr-dataplane: cannot create the pipeline ring: %s\n",
-				rte_strerror(rte_errno));
-			return 1;
-		}
-		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_RX, worker);
+		for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
+			rte_eal_remote_launch(dp_pipeline_worker,
+					      (void *)(uintptr_t)(DP_WORKER_RX + k),
+					      dp.rx_lcore_id[k]);
 		main_role = DP_WORKER_TX;
 	} else if (worker < RTE_MAX_LCORE) {
 		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_ALL, worker);

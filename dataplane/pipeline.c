@@ -6,7 +6,11 @@
  *   traffic source/sink -> reliability + packetizer -> link emulator -> tx  [send]
  *
  * Run to completion, every stage on one lcore (DP_WORKER_ALL), or split: receive and parse
- * on one lcore, the rest on another, joined by an SP/SC rte_ring of parsed mbufs.
+ * on rx_lcores receive workers, the rest on the main lcore, joined by one SP/SC rte_ring of
+ * parsed mbufs per receive worker. Receive worker k polls RX queues k, k + rx_lcores, ... of
+ * every port, so the channels that RSS (or the peer's choice of TX queue) spreads over the
+ * queues spread over the workers. The main lcore sends each frame on the TX queue of its
+ * UDP source port, which encodes the destination QPN: a channel keeps its queue.
  * A loop that found nothing to do sleeps briefly (idle backoff), so several dataplanes
  * share a small machine; idle_sleep_us = 0 polls without pause.
  */
@@ -26,11 +30,18 @@
 /* Per-lcore state: a stash of free mbufs for frames, a scratch frame for chained mbufs. */
 struct worker {
 	enum dp_worker_role role;
+	unsigned int rx_index, rx_count;	/* polls RX queues rx_index + i * rx_count */
 	struct rte_mbuf *stash[DP_BURST_MAX];
 	unsigned int nstash;
 	uint8_t scratch[DP_FRAME_SCRATCH];
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
 };
+
+/* The counter slot of the calling lcore (dp.h: DP_SLOT_MAIN, 1 + receive worker, DP_SLOT_FEC). */
+static RTE_DEFINE_PER_LCORE(unsigned int, slot);
+
+/* The calling lcore's counters of port @p p. */
+#define PS(p) (&(p)->stats[RTE_PER_LCORE(slot)])
 
 uint64_t
 dp_now_ns(void)
@@ -44,12 +55,13 @@ static inline void
 stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
 {
 	uint64_t dt = rte_get_tsc_cycles() - t0;
+	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)][s];
 
-	dp.stages[s].calls++;
-	dp.stages[s].pkts += pkts;
-	dp.stages[s].cycles += dt;
+	st->calls++;
+	st->pkts += pkts;
+	st->cycles += dt;
 	if (pkts)
-		dp.stages[s].busy_cycles += dt;
+		st->busy_cycles += dt;
 }
 
 /* The port's allowlist takes this source address. */
@@ -76,35 +88,76 @@ not_roce(enum roce_verdict r)
 	       r == ROCE_V_IP_FRAGMENT;
 }
 
-/* Hand frames to the device; @return how many it took. Counts what went out. */
+/* Hand frames to TX queue @p q of the device; @return how many it took. Counts what went out. */
 static uint16_t
-tx_burst(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
+tx_burst(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(p->port_id, 0, m, n);
+	uint16_t sent = rte_eth_tx_burst(p->port_id, q, m, n);
 	uint64_t bytes = 0;
 
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += m[i]->pkt_len;
-	p->counters[DP_PORT_TX_PKTS] += sent;
-	p->counters[DP_PORT_TX_BYTES] += bytes;
+	PS(p)->counters[DP_PORT_TX_PKTS] += sent;
+	PS(p)->counters[DP_PORT_TX_BYTES] += bytes;
 	return sent;
 }
 
-/* Frames held back by a full TX ring go first, in order. @return frames sent. */
+/* Frames of queue @p q held back by a full TX ring go first, in order. @return frames sent. */
+static unsigned int
+txq_flush(struct dp_port *p, uint16_t q)
+{
+	struct dp_txq *t = &p->txq[q];
+	uint16_t sent;
+
+	if (t->n == 0)
+		return 0;
+	sent = tx_burst(p, q, t->pending, t->n);
+	if (sent) {
+		memmove(t->pending, t->pending + sent, (t->n - sent) * sizeof(t->pending[0]));
+		t->n = (uint16_t)(t->n - sent);
+		p->ntx_pending -= sent;
+	}
+	return sent;
+}
+
 static unsigned int
 tx_flush(struct dp_port *p)
 {
-	uint16_t sent;
+	unsigned int sent = 0;
 
-	if (p->ntx_pending == 0)
-		return 0;
-	sent = tx_burst(p, p->tx_pending, p->ntx_pending);
-	if (sent) {
-		memmove(p->tx_pending, p->tx_pending + sent,
-			(p->ntx_pending - sent) * sizeof(p->tx_pending[0]));
-		p->ntx_pending = (uint16_t)(p->ntx_pending - sent);
-	}
+	for (uint16_t q = 0; p->ntx_pending && q < p->cfg->tx_queues; q++)
+		sent += txq_flush(p, q);
 	return sent;
+}
+
+/*
+ * The TX queue of a frame: its UDP source port (RoCEv2 derives it from the destination
+ * QPN, so each channel of a connection has its own) modulo the queues. Frames that are not
+ * UDP over IP (ARP, from the exception port) take queue 0.
+ */
+static uint16_t
+tx_queue_of(const struct rte_mbuf *m, uint16_t nq)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = RTE_ETHER_HDR_LEN, len = m->data_len;
+	uint16_t type;
+
+	if (len < off + 4)
+		return 0;
+	type = (uint16_t)(f[12] << 8 | f[13]);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		type = (uint16_t)(f[16] << 8 | f[17]);
+		off += 4;
+	}
+	if (type == RTE_ETHER_TYPE_IPV4 && len >= off + 20 && f[off + 9] == IPPROTO_UDP)
+		off += (uint32_t)(f[off] & 0x0F) * 4;
+	else if (type == RTE_ETHER_TYPE_IPV6 && len >= off + 40 && f[off + 6] == IPPROTO_UDP)
+		off += 40;
+	else
+		return 0;
+	if (len < off + 2)
+		return 0;
+	return (uint16_t)((f[off] << 8 | f[off + 1]) % nq);
 }
 
 /* Room for a burst in the port's TX path (the ring, then the pending frames). */
@@ -114,26 +167,55 @@ tx_has_room(const struct dp_port *p, unsigned int burst)
 	return p->ntx_pending + burst <= DP_TX_PENDING;
 }
 
+/* Frames for TX queue @p q: after the ones waiting, in order. */
+static void
+txq_send(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
+{
+	struct dp_txq *t = &p->txq[q];
+	uint16_t sent = 0, keep;
+
+	txq_flush(p, q);
+	if (t->n == 0)
+		sent = tx_burst(p, q, m, n);
+	/* what the ring did not take waits in order; beyond that the frames are dropped */
+	keep = (uint16_t)(n - sent);
+	if (keep > DP_TX_PENDING - t->n)
+		keep = (uint16_t)(DP_TX_PENDING - t->n);
+	memcpy(t->pending + t->n, m + sent, keep * sizeof(m[0]));
+	t->n = (uint16_t)(t->n + keep);
+	p->ntx_pending += keep;
+	if (sent + keep < n) {
+		PS(p)->counters[DP_PORT_TX_FULL] += n - sent - keep;
+		rte_pktmbuf_free_bulk(m + sent + keep, n - sent - keep);
+	}
+}
+
 static void
 tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 {
 	uint64_t t0 = rte_get_tsc_cycles();
-	uint16_t sent = 0, keep;
+	uint16_t nq = p->cfg->tx_queues;
 
 	for (uint16_t i = 0; unlikely(p->capture != NULL) && i < n; i++)
 		dp_capture(p, m[i], dp_now_ns());
-	tx_flush(p);
-	if (p->ntx_pending == 0)
-		sent = tx_burst(p, m, n);
-	/* what the ring did not take waits in order; beyond that the frames are dropped */
-	keep = (uint16_t)(n - sent);
-	if (keep > DP_TX_PENDING - p->ntx_pending)
-		keep = (uint16_t)(DP_TX_PENDING - p->ntx_pending);
-	memcpy(p->tx_pending + p->ntx_pending, m + sent, keep * sizeof(m[0]));
-	p->ntx_pending = (uint16_t)(p->ntx_pending + keep);
-	if (sent + keep < n) {
-		p->counters[DP_PORT_TX_FULL] += n - sent - keep;
-		rte_pktmbuf_free_bulk(m + sent + keep, n - sent - keep);
+	if (nq == 1) {
+		txq_send(p, 0, m, n);
+	} else {
+		/* by queue, keeping the order of each queue's frames */
+		struct rte_mbuf *byq[DP_BURST_MAX];
+		uint16_t qof[DP_BURST_MAX];
+
+		for (uint16_t i = 0; i < n; i++)
+			qof[i] = tx_queue_of(m[i], nq);
+		for (uint16_t q = 0; q < nq; q++) {
+			uint16_t k = 0;
+
+			for (uint16_t i = 0; i < n; i++)
+				if (qof[i] == q)
+					byq[k++] = m[i];
+			if (k)
+				txq_send(p, q, byq, k);
+		}
 	}
 	stage_add(DP_STAGE_TX, t0, n);
 }
@@ -200,11 +282,11 @@ deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
 	enum sdr_qpn_kind kind;
 
 	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src)) {
-		p->counters[DP_PORT_NOT_ALLOWED]++;
+		PS(p)->counters[DP_PORT_NOT_ALLOWED]++;
 		return;
 	}
 	if (qpn_table_lookup(p->qpns, v->dqpn, &ci, &base) != 0) {
-		p->counters[DP_PORT_UNKNOWN_QPN]++;
+		PS(p)->counters[DP_PORT_UNKNOWN_QPN]++;
 		return;
 	}
 	c = &dp.conns[ci];
@@ -213,16 +295,16 @@ deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
 	if (cc->peer_check) {
 		if (v->ip_version != cc->peer_ip_version ||
 		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0) {
-			p->counters[DP_PORT_WRONG_PEER]++;
+			PS(p)->counters[DP_PORT_WRONG_PEER]++;
 			return;
 		}
 		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF)) {
-			p->counters[DP_PORT_WRONG_PKEY]++;
+			PS(p)->counters[DP_PORT_WRONG_PKEY]++;
 			return;
 		}
 	}
 	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi) {
-		p->counters[DP_PORT_WRONG_SPORT]++;
+		PS(p)->counters[DP_PORT_WRONG_SPORT]++;
 		return;
 	}
 	kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, &gen);
@@ -237,10 +319,11 @@ frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *le
 	if (m->nb_segs == 1)
 		return rte_pktmbuf_mtod(m, const uint8_t *);
 	if (m->pkt_len > sizeof(w->scratch)) {
-		p->counters[DP_PORT_TOO_BIG]++;
+		PS(p)->counters[DP_PORT_TOO_BIG]++;
 		return NULL;
 	}
-	p->counters[DP_PORT_MULTISEG]++;
+	if (w->role != DP_WORKER_TX)	/* (else the receive worker counted it) */
+		PS(p)->counters[DP_PORT_MULTISEG]++;
 	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
 }
 
@@ -249,32 +332,37 @@ static unsigned int
 rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, struct rte_ring *out)
 {
 	struct dp_port *p = &dp.ports[pi];
+	struct dp_port_stats *ps = PS(p);
 	struct rte_mbuf *m[DP_BURST_MAX], *keep[DP_BURST_MAX], *exc[DP_BURST_MAX];
-	unsigned int total = 0, burst = dp.cfg.burst;
+	unsigned int total = 0, burst = dp.cfg.burst, nq;
 
+	/* this worker's queues of the port: rx_index, rx_index + rx_count, ... */
+	if (w->rx_index >= p->cfg->rx_queues)
+		return 0;
+	nq = (p->cfg->rx_queues - w->rx_index + w->rx_count - 1) / w->rx_count;
 	/* a queue is drained up to RX_BURSTS bursts per loop, so receiving keeps pace with
 	 * a loop that may send several bursts */
-	for (unsigned int it = 0; it < RX_BURSTS * p->cfg->rx_queues; it++) {
-		uint16_t q = (uint16_t)(it % p->cfg->rx_queues);
+	for (unsigned int it = 0; it < RX_BURSTS * nq; it++) {
+		uint16_t q = (uint16_t)(w->rx_index + (it % nq) * w->rx_count);
 		uint64_t t0 = rte_get_tsc_cycles();
 		uint16_t n = rte_eth_rx_burst(p->port_id, q, m, (uint16_t)burst);
 		unsigned int nkeep = 0, nexc = 0;
 
 		stage_add(DP_STAGE_RX, t0, n);
 		if (n == 0) {
-			if (p->cfg->rx_queues == 1)
+			if (nq == 1)
 				break;
 			continue;
 		}
 		total += n;
-		p->counters[DP_PORT_RX_PKTS] += n;
+		ps->counters[DP_PORT_RX_PKTS] += n;
 		for (uint16_t i = 0; i < n; i++) {
 			struct roce_view v;
 			enum roce_verdict r;
 			const uint8_t *data;
 			uint32_t len;
 
-			p->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
+			ps->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
 			if (unlikely(p->capture != NULL))
 				dp_capture(p, m[i], now);
 			t0 = rte_get_tsc_cycles();
@@ -282,7 +370,7 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 			r = data ? roce_parse(data, len, flags, &v) : ROCE_V_TRUNC_ETH;
 			stage_add(DP_STAGE_PARSE, t0, 1);
 			if (data)
-				p->verdicts[r]++;
+				ps->verdicts[r]++;
 			if (r != ROCE_V_OK) {
 				if (not_roce(r) && p->exception >= 0 && out != NULL) {
 					m[i]->port = p->port_id;
@@ -291,11 +379,11 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 				}
 				if (not_roce(r) && p->exception >= 0) {
 					exc[nexc++] = m[i];
-					p->counters[DP_PORT_EXCEPTION]++;
+					ps->counters[DP_PORT_EXCEPTION]++;
 					continue;
 				}
 				if (not_roce(r))
-					p->counters[DP_PORT_NOT_ROCE]++;
+					ps->counters[DP_PORT_NOT_ROCE]++;
 				rte_pktmbuf_free(m[i]);
 				continue;
 			}
@@ -315,7 +403,7 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 			unsigned int e = rte_ring_sp_enqueue_burst(out, (void **)keep, nkeep, NULL);
 
 			if (e < nkeep) {
-				p->counters[DP_PORT_TX_FULL] += nkeep - e;
+				ps->counters[DP_PORT_TX_FULL] += nkeep - e;
 				rte_pktmbuf_free_bulk(keep + e, nkeep - e);
 			}
 		}
@@ -323,12 +411,13 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 	return total;
 }
 
-/* Split pipeline, second half: packets parsed (ICRC checked) by the rx lcore. */
+/* One burst of packets parsed (ICRC checked) by receive worker @p k. */
 static unsigned int
-split_deliver(struct worker *w, uint64_t now)
+split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
 {
 	struct rte_mbuf *m[DP_BURST_MAX];
-	unsigned int n = rte_ring_sc_dequeue_burst(dp.split_ring, (void **)m, dp.cfg.burst, NULL);
+	unsigned int n = rte_ring_sc_dequeue_burst(dp.split_rings[k], (void **)m, dp.cfg.burst,
+						   NULL);
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct dp_port *p = &dp.ports[w->port_of_id[m[i]->port]];
@@ -337,10 +426,11 @@ split_deliver(struct worker *w, uint64_t now)
 		const uint8_t *data = frame_data(w, p, m[i], &len);
 		uint64_t t0 = rte_get_tsc_cycles();
 
-		/* the rx lcore checked the ICRC; the headers are parsed again to get a view */
+		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK) {
 			deliver(p, &v, now);
 		} else if (p->exception >= 0) {
+			PS(p)->counters[DP_PORT_EXCEPTION]++;
 			egress(&dp.ports[p->exception], &m[i], 1, now);
 			m[i] = NULL;
 		}
@@ -350,6 +440,24 @@ split_deliver(struct worker *w, uint64_t now)
 		if (m[i] != NULL)
 			rte_pktmbuf_free(m[i]);
 	return n;
+}
+
+/*
+ * Split pipeline, second half: packets parsed (ICRC checked) by receive worker @p k, up to
+ * RX_BURSTS bursts per loop, as the worker receives them.
+ */
+static unsigned int
+split_deliver(struct worker *w, unsigned int k, uint64_t now)
+{
+	unsigned int total = 0, n;
+
+	for (int it = 0; it < RX_BURSTS; it++) {
+		n = split_deliver_burst(w, k, now);
+		total += n;
+		if (n < dp.cfg.burst)
+			break;
+	}
+	return total;
 }
 
 static int
@@ -426,7 +534,7 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		if (p->link == NULL && !tx_has_room(p, burst))
 			break;
 		if (refill(w, burst) != 0) {
-			p->counters[DP_PORT_NO_MBUF]++;
+			PS(p)->counters[DP_PORT_NO_MBUF]++;
 			break;
 		}
 		/* build into the last @burst mbufs of the stash */
@@ -501,26 +609,31 @@ void
 dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 {
 	struct worker *w = &workers[rte_lcore_id()];
+	int rx = role >= DP_WORKER_RX;
+	struct rte_ring *out = rx ? dp.split_rings[role - DP_WORKER_RX] : NULL;
 
-	w->role = role;
+	w->role = rx ? DP_WORKER_RX : role;
+	w->rx_index = rx ? (unsigned int)(role - DP_WORKER_RX) : 0;
+	w->rx_count = rx ? dp.cfg.rx_lcores : 1;
+	RTE_PER_LCORE(slot) = rx ? 1 + w->rx_index : DP_SLOT_MAIN;
 	for (unsigned int i = 0; i < dp.nports; i++)
 		w->port_of_id[dp.ports[i].port_id] = (uint8_t)i;
 	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
 		uint64_t now = dp_now_ns(), t0;
 		unsigned int work = 0;
 
-		dp.loops++;
 		if (role != DP_WORKER_TX)
 			for (unsigned int i = 0; i < dp.nports; i++)
-				work += rx_stage(w, i, now, ROCE_PARSE_VERIFY_ICRC,
-						 role == DP_WORKER_RX ? dp.split_ring : NULL);
-		if (role == DP_WORKER_RX) {
+				work += rx_stage(w, i, now, ROCE_PARSE_VERIFY_ICRC, out);
+		if (rx) {
 			if (!work)
-				idle_backoff(now, role);
+				idle_backoff(now, DP_WORKER_RX);
 			continue;
 		}
+		dp.loops++;
 		if (role == DP_WORKER_TX)
-			work += split_deliver(w, now);
+			for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
+				work += split_deliver(w, k, now);
 		t0 = rte_get_tsc_cycles();
 		for (unsigned int i = 0; i < dp.nconns; i++)
 			if (dp.conns[i].traffic)
@@ -563,6 +676,7 @@ dp_fec_run(uint64_t until_tsc)
 {
 	struct sdr_fec_job *jobs[DP_BURST_MAX];
 
+	RTE_PER_LCORE(slot) = DP_SLOT_FEC;
 	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
 		unsigned int n = rte_ring_sc_dequeue_burst(dp.fec_in, (void **)jobs, DP_BURST_MAX,
 							   NULL);

@@ -5,6 +5,7 @@
  * egress link emulators and the QPN tables.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_bus_vdev.h>
@@ -31,36 +32,92 @@ dp_port_counter_name(enum dp_port_counter c)
 	return (unsigned int)c < DP_PORT_NCOUNTERS ? port_counter_names[c] : "invalid";
 }
 
-/* "ring:PAIR:SIDE": two ports joined back to back by a pair of rings, in this process. */
+/* "ring:PAIR:SIDE" into @p pair (32 bytes) and @p side. @return 0, or -1 if it is not one. */
 static int
-create_ring_port(const char *spec, const char *port_name, uint16_t *port_id, char *err,
-		 size_t errlen)
+ring_spec(const char *device, char *pair, unsigned int *side)
 {
-	char pair[32], rn[2][64];
-	struct rte_ring *r[2];
-	unsigned int side;
-	int n = 0, id;
+	int n = 0;
 
-	if (sscanf(spec, "ring:%31[^:]:%u%n", pair, &side, &n) != 2 || spec[n] != '\0' || side > 1) {
-		snprintf(err, errlen, "device '%s': expected ring:PAIR:0 or ring:PAIR:1", spec);
+	if (sscanf(device, "ring:%31[^:]:%u%n", pair, side, &n) != 2 || device[n] != '\0' ||
+	    *side > 1)
+		return -1;
+	return 0;
+}
+
+/*
+ * The two sides of a ring pair must agree on the queues: frames sent on a TX queue the
+ * other side does not receive on would wait in a ring nobody reads.
+ */
+static int
+check_ring_pairs(const struct dp_cfg *cfg, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < cfg->nports; i++) {
+		const struct dp_port_cfg *a = &cfg->ports[i];
+		char pa[32], pb[32];
+		unsigned int sa, sb;
+
+		if (ring_spec(a->device, pa, &sa) != 0)
+			continue;
+		for (unsigned int j = 0; j < cfg->nports; j++) {
+			const struct dp_port_cfg *b = &cfg->ports[j];
+
+			if (ring_spec(b->device, pb, &sb) != 0 || strcmp(pa, pb) != 0 || sa == sb)
+				continue;
+			if (a->tx_queues != b->rx_queues) {
+				snprintf(err, errlen, "port %s: %u tx queues, but its ring peer %s has "
+					 "%u rx queues: a ring pair needs the same number each way",
+					 a->name, a->tx_queues, b->name, b->rx_queues);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Ring @p q of direction @p dir of a ring pair, created by whichever side comes first. */
+static struct rte_ring *
+pair_ring(const char *pair, int dir, unsigned int q)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "sdr_%s_%d_%u", pair, dir, q);
+	r = rte_ring_lookup(name);
+	if (r == NULL)
+		r = rte_ring_create(name, 16384, (int)rte_socket_id(),
+				    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	return r;
+}
+
+/*
+ * "ring:PAIR:SIDE": two ports joined back to back by rings, in this process, one ring per
+ * queue and direction: TX queue q of one side feeds RX queue q of the other, as a NIC whose
+ * RSS hashed the frame to queue q would.
+ */
+static int
+create_ring_port(const struct dp_port_cfg *pc, uint16_t *port_id, char *err, size_t errlen)
+{
+	struct rte_ring *rx[64], *tx[64];
+	unsigned int side;
+	char pair[32];
+	int id;
+
+	if (ring_spec(pc->device, pair, &side) != 0) {
+		snprintf(err, errlen, "device '%s': expected ring:PAIR:0 or ring:PAIR:1", pc->device);
 		return -1;
 	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(rn[i], sizeof(rn[i]), "sdr_%s_%d", pair, i);
-		r[i] = rte_ring_lookup(rn[i]);
-		if (r[i] == NULL)
-			r[i] = rte_ring_create(rn[i], 16384, (int)rte_socket_id(),
-					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (r[i] == NULL) {
-			snprintf(err, errlen, "device '%s': cannot create ring %s: %s", spec, rn[i],
+	/* side 0 receives on rings 0 and sends on rings 1; side 1 the other way round */
+	for (unsigned int q = 0; q < pc->rx_queues || q < pc->tx_queues; q++) {
+		if ((q < pc->rx_queues && (rx[q] = pair_ring(pair, (int)side, q)) == NULL) ||
+		    (q < pc->tx_queues && (tx[q] = pair_ring(pair, (int)!side, q)) == NULL)) {
+			snprintf(err, errlen, "device '%s': cannot create its rings: %s", pc->device,
 				 rte_strerror(rte_errno));
 			return -1;
 		}
 	}
-	/* side 0 receives on ring 0 and sends on ring 1; side 1 the other way round */
-	id = rte_eth_from_rings(port_name, &r[side], 1, &r[!side], 1, rte_socket_id());
+	id = rte_eth_from_rings(pc->name, rx, pc->rx_queues, tx, pc->tx_queues, rte_socket_id());
 	if (id < 0) {
-		snprintf(err, errlen, "device '%s': rte_eth_from_rings failed: %s", spec,
+		snprintf(err, errlen, "device '%s': rte_eth_from_rings failed: %s", pc->device,
 			 rte_strerror(rte_errno));
 		return -1;
 	}
@@ -238,6 +295,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			 rte_strerror(rte_errno));
 		return -1;
 	}
+	if (check_ring_pairs(cfg, err, errlen) != 0)
+		return -1;
 	for (unsigned int i = 0; i < cfg->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
 		int rc;
@@ -245,7 +304,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		p->cfg = &cfg->ports[i];
 		p->exception = p->cfg->exception[0] ? dp_config_port(cfg, p->cfg->exception) : -1;
 		if (strncmp(p->cfg->device, "ring:", 5) == 0)
-			rc = create_ring_port(p->cfg->device, p->cfg->name, &p->port_id, err, errlen);
+			rc = create_ring_port(p->cfg, &p->port_id, err, errlen);
 		else
 			rc = find_or_create(p->cfg->device, &p->port_id, err, errlen);
 		if (rc != 0)
@@ -266,6 +325,11 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		}
 		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, err, errlen) != 0)
 			return -1;
+		p->txq = calloc(p->cfg->tx_queues, sizeof(*p->txq));
+		if (p->txq == NULL) {
+			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
+			return -1;
+		}
 		p->qpns = qpn_table_create(DP_MAX_CONNS);
 		if (p->qpns == NULL) {
 			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
@@ -325,7 +389,10 @@ dp_ports_close(struct dp_ctx *ctx)
 				rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
 			link_emu_destroy(p->link);
 		}
-		rte_pktmbuf_free_bulk(p->tx_pending, p->ntx_pending);
+		for (unsigned int q = 0; p->txq && q < p->cfg->tx_queues; q++)
+			rte_pktmbuf_free_bulk(p->txq[q].pending, p->txq[q].n);
+		free(p->txq);
+		p->txq = NULL;
 		p->ntx_pending = 0;
 		qpn_table_destroy(p->qpns);
 		if (p->capture) {

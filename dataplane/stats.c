@@ -8,13 +8,51 @@
 #include "rel_tx.h"
 #include "units.h"
 
+uint64_t
+dp_port_counter(const struct dp_port *p, enum dp_port_counter c)
+{
+	uint64_t n = 0;
+
+	for (unsigned int s = 0; s < DP_NSLOTS; s++)
+		n += p->stats[s].counters[c];
+	return n;
+}
+
+uint64_t
+dp_port_verdict(const struct dp_port *p, enum roce_verdict v)
+{
+	uint64_t n = 0;
+
+	for (unsigned int s = 0; s < DP_NSLOTS; s++)
+		n += p->stats[s].verdicts[v];
+	return n;
+}
+
+struct dp_stage_stats
+dp_stage_sum(const struct dp_ctx *ctx, enum dp_stage st, int slot)
+{
+	struct dp_stage_stats t = { 0 };
+
+	for (unsigned int s = 0; s < DP_NSLOTS; s++) {
+		const struct dp_stage_stats *x = &ctx->stages[s][st];
+
+		if (slot >= 0 && (unsigned int)slot != s)
+			continue;
+		t.calls += x->calls;
+		t.pkts += x->pkts;
+		t.cycles += x->cycles;
+		t.busy_cycles += x->busy_cycles;
+	}
+	return t;
+}
+
 static uint64_t
 sum_verdict_drops(const struct dp_port *p)
 {
 	uint64_t n = 0;
 
 	for (int v = 1; v < ROCE_V_COUNT; v++)
-		n += p->verdicts[v];
+		n += dp_port_verdict(p, v);
 	return n;
 }
 
@@ -32,7 +70,7 @@ dp_port_drops(const struct dp_port *p)
 
 	for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 		if (dp_port_counter_is_drop((enum dp_port_counter)c))
-			n += p->counters[c];
+			n += dp_port_counter(p, c);
 	return n;
 }
 
@@ -47,7 +85,8 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	rte_spinlock_lock((rte_spinlock_t *)&ctx->conns_lock);	/* see dp.h */
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
-		uint64_t rx = p->counters[DP_PORT_RX_BYTES], tx = p->counters[DP_PORT_TX_BYTES];
+		uint64_t rx = dp_port_counter(p, DP_PORT_RX_BYTES);
+		uint64_t tx = dp_port_counter(p, DP_PORT_TX_BYTES);
 
 		printf(" %s rx %.2f tx %.2f Gbit/s drop %" PRIu64, p->cfg->name,
 		       (double)(rx - last_rx[i]) * 8e-9 / dt, (double)(tx - last_tx[i]) * 8e-9 / dt,
@@ -132,17 +171,18 @@ json_drops(const struct dp_ctx *ctx)
 		const struct dp_port *p = &ctx->ports[i];
 
 		for (int v = 1; v < ROCE_V_COUNT; v++) {
-			if (!p->verdicts[v])
+			if (!dp_port_verdict(p, v))
 				continue;
 			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
-			       roce_verdict_name((enum roce_verdict)v), p->verdicts[v]);
+			       roce_verdict_name((enum roce_verdict)v), dp_port_verdict(p, v));
 			first = 0;
 		}
 		for (int c = 0; c < DP_PORT_NCOUNTERS; c++) {
-			if (!p->counters[c] || !dp_port_counter_is_drop((enum dp_port_counter)c))
+			if (!dp_port_counter(p, c) ||
+			    !dp_port_counter_is_drop((enum dp_port_counter)c))
 				continue;
 			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
-			       dp_port_counter_name((enum dp_port_counter)c), p->counters[c]);
+			       dp_port_counter_name((enum dp_port_counter)c), dp_port_counter(p, c));
 			first = 0;
 		}
 	}
@@ -206,11 +246,12 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			const struct dp_port *p = &ctx->ports[i];
 
 			printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64, i ? "," : "",
-			       p->cfg->name, p->counters[DP_PORT_RX_PKTS], p->counters[DP_PORT_TX_PKTS]);
+			       p->cfg->name, dp_port_counter(p, DP_PORT_RX_PKTS),
+			       dp_port_counter(p, DP_PORT_TX_PKTS));
 			for (int v = 0; v < ROCE_V_COUNT; v++)
-				if (p->verdicts[v])
+				if (dp_port_verdict(p, v))
 					printf(",\"%s\":%" PRIu64, roce_verdict_name((enum roce_verdict)v),
-					       p->verdicts[v]);
+					       dp_port_verdict(p, v));
 			if (p->link) {
 				const uint64_t *lc = link_emu_counters(p->link);
 
@@ -222,13 +263,25 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			}
 			printf("}");
 		}
-		printf("},\"tsc_hz\":%" PRIu64 ",\"stages\":{", ctx->tsc_hz);
-		for (int st = 0; st < DP_NSTAGES; st++)
+		printf("}");
+		if (ctx->cfg.mode == DP_PIPE_SPLIT) {
+			/* each receive worker: its lcore and the packets it received */
+			printf(",\"rx_workers\":[");
+			for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++)
+				printf("%s{\"lcore\":%u,\"packets\":%" PRIu64 "}", k ? "," : "",
+				       ctx->rx_lcore_id[k],
+				       dp_stage_sum(ctx, DP_STAGE_RX, (int)(1 + k)).pkts);
+			printf("]");
+		}
+		printf(",\"tsc_hz\":%" PRIu64 ",\"stages\":{", ctx->tsc_hz);
+		for (int st = 0; st < DP_NSTAGES; st++) {
+			struct dp_stage_stats t = dp_stage_sum(ctx, (enum dp_stage)st, -1);
+
 			printf("%s\"%s\":{\"calls\":%" PRIu64 ",\"packets\":%" PRIu64
 			       ",\"cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64 "}", st ? "," : "",
-			       dp_stage_name((enum dp_stage)st), ctx->stages[st].calls,
-			       ctx->stages[st].pkts, ctx->stages[st].cycles,
-			       ctx->stages[st].busy_cycles);
+			       dp_stage_name((enum dp_stage)st), t.calls, t.pkts, t.cycles,
+			       t.busy_cycles);
+		}
 		printf("}}\n");
 		fflush(stdout);
 		return;
@@ -252,15 +305,15 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		const struct dp_port *p = &ctx->ports[i];
 
 		printf("port %s: rx %" PRIu64 " pkts, tx %" PRIu64 " pkts", p->cfg->name,
-		       p->counters[DP_PORT_RX_PKTS], p->counters[DP_PORT_TX_PKTS]);
+		       dp_port_counter(p, DP_PORT_RX_PKTS), dp_port_counter(p, DP_PORT_TX_PKTS));
 		for (int v = 1; v < ROCE_V_COUNT; v++)
-			if (p->verdicts[v])
+			if (dp_port_verdict(p, v))
 				printf(", %s %" PRIu64, roce_verdict_name((enum roce_verdict)v),
-				       p->verdicts[v]);
+				       dp_port_verdict(p, v));
 		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++)
-			if (p->counters[c])
+			if (dp_port_counter(p, c))
 				printf(", %s %" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
-				       p->counters[c]);
+				       dp_port_counter(p, c));
 		printf("\n");
 	}
 	printf("result: %s\n", dp_traffic_ok(ctx) ? "every message verified" : "FAILED");

@@ -43,9 +43,10 @@ port_dict(const struct dp_port *p)
 	rte_tel_data_add_dict_u64(d, "port_id", p->port_id);
 	for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 		rte_tel_data_add_dict_u64(d, dp_port_counter_name((enum dp_port_counter)c),
-					  p->counters[c]);
+					  dp_port_counter(p, c));
 	for (int v = 0; v < ROCE_V_COUNT; v++)
-		rte_tel_data_add_dict_u64(d, roce_verdict_name((enum roce_verdict)v), p->verdicts[v]);
+		rte_tel_data_add_dict_u64(d, roce_verdict_name((enum roce_verdict)v),
+					  dp_port_verdict(p, v));
 	return d;
 }
 
@@ -143,7 +144,8 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (int s = 0; s < DP_NSTAGES; s++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
-		const struct dp_stage_stats *st = &dp.stages[s];
+		struct dp_stage_stats sum = dp_stage_sum(&dp, (enum dp_stage)s, -1);
+		const struct dp_stage_stats *st = &sum;
 
 		if (sd == NULL)
 			continue;
@@ -174,11 +176,12 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(pd);
 		for (int v = 1; v < ROCE_V_COUNT; v++)
 			rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
-						  p->verdicts[v]);
+						  dp_port_verdict(p, v));
 		for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 			if (dp_port_counter_is_drop((enum dp_port_counter)c))
 				rte_tel_data_add_dict_u64(pd,
-					dp_port_counter_name((enum dp_port_counter)c), p->counters[c]);
+					dp_port_counter_name((enum dp_port_counter)c),
+					dp_port_counter(p, c));
 		rte_tel_data_add_dict_container(d, p->cfg->name, pd, 0);
 	}
 	for (unsigned int i = 0; i < dp.nconns; i++) {

@@ -188,6 +188,56 @@ def case_split():
             print("ok: split pipeline: mean %.1f ms" % (1e3 * s["mean_s"]))
 
 
+def case_rx_lcores():
+    """[pipeline] rx_lcores = 2: two receive workers, each polling its RX queues of two-queue
+    ring ports; the sender spreads channels over its TX queues by UDP source port. Every
+    message verified under loss, reordering and duplication; both workers received, and
+    what they received adds up to the ports' rx_pkts."""
+    runs = [("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2),
+            ("ec-mds:8,2", "loss 1e-2", "300KiB", 40, 4),
+            ("sr-nack", "loss 1e-3", "64KiB", 200, 8),
+            ("sr", "loss 1e-3", "1MiB", 20, 1)]
+    with tempfile.TemporaryDirectory() as d:
+        text = open(os.path.join(CFG, "loopback.ini")).read()
+        text = text.replace("link = wan\n", "link = wan\nrx_queues = 2\ntx_queues = 2\n")
+        text += "\n[pipeline]\nmode = split\nrx_lcores = 2\n"
+        for scheme, link, size, count, channels in runs:
+            ini = os.path.join(d, "rxl.ini")
+            open(ini, "w").write(text.replace("scheme = sr\n", "scheme = sr\nchannels = %d\n"
+                                              % channels))
+            name = "rx_lcores 2, %s [%s] %s, %d channel(s)" % (scheme, link, size, channels)
+            rc, s, err = run("sdrt-rxl", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s"
+                                          % (size, count, scheme), "--link", "wan=" + link,
+                                          "--exit-when-done", "--json"], lcores="0@0,1@1,2@0")
+            if not verified(name, rc, s, count):
+                print(err[-2000:])
+                continue
+            workers = [w["packets"] for w in s.get("rx_workers", [])]
+            rx = sum(p["rx_pkts"] for p in s["ports"].values())
+            check(len(workers) == 2 and sum(workers) == rx,
+                  "%s: receive workers %s, ports received %d" % (name, workers, rx))
+            if channels > 1:
+                check(min(workers) > 0, "%s: a receive worker got nothing: %s" % (name, workers))
+            else:
+                # a channel keeps its queue, so one worker received every data packet
+                data = count * 256
+                check(max(workers) >= data, "%s: no worker got all %d data packets: %s" %
+                      (name, data, workers))
+            print("ok: %s: mean %.1f ms, receive workers %s packets" %
+                  (name, 1e3 * s["mean_s"], workers))
+        # the two sides of a ring pair must agree on the queues, or frames would wait in a
+        # ring nobody reads
+        ini = os.path.join(d, "mismatch.ini")
+        open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
+            "[port b]\n", "[port b]\nrx_queues = 2\ntx_queues = 2\n"))
+        rc, s, err = run("sdrt-rxl", ["-f", ini, "--traffic", "size=64KiB,count=1"])
+        check(rc == 1 and err.strip().endswith("port a: 1 tx queues, but its ring peer b has 2 rx "
+                                               "queues: a ring pair needs the same number each "
+                                               "way"), "ring pair queue mismatch: rc %s %r" %
+              (rc, err[-300:]))
+        print("ok: rx_lcores: a ring pair with 1 tx queue against 2 rx queues refused")
+
+
 def case_fec_lcore():
     """[pipeline] fec = lcore: erasure coding on a FEC worker fed through rings — on the main
     lcore beside a run-to-completion worker, and on a third lcore beside a split pipeline."""
@@ -464,6 +514,13 @@ def case_config():
         bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
         bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",
             "[pipeline] fec_jobs: '65' is not an integer in 1..64")
+        bad(base + "\n[pipeline]\nrx_lcores = 2\n",
+            "[pipeline] rx_lcores: 2 receive lcores need mode = split")
+        bad(base + "\n[pipeline]\nmode = split\nrx_lcores = 9\n",
+            "[pipeline] rx_lcores: '9' is not an integer in 1..8")
+        bad(base.replace("link = wan\n", "link = wan\ncapture = /tmp/x.pcap\n", 1) +
+            "\n[pipeline]\nmode = split\nrx_lcores = 2\n",
+            "[pipeline] rx_lcores: 2 receive lcores cannot share [port a]'s capture file")
         r = subprocess.run([DP, "--", "-f", "/nonexistent.ini", "--check"], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "/nonexistent.ini" in r.stderr, "config: missing file %r" %
@@ -981,7 +1038,7 @@ def case_mlx5():
 
 try:
     {"loopback": case_loopback, "memif": case_memif, "split": case_split,
-     "fec_lcore": case_fec_lcore, "exception": case_exception, "lifecycle": case_lifecycle,
+     "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception, "lifecycle": case_lifecycle,
      "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
      "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
      "dumpcap": case_dumpcap,
