@@ -141,29 +141,42 @@ def memif_ini(d, side, sock):
 
 
 def case_memif():
+    """Two dataplanes over a memif pair, each scheme under loss (and delay, reordering,
+    duplication); the last run with two queue pairs, 4 channels, and two receive workers
+    on the receiving side ([pipeline] rx_lcores = 2, its third lcore sharing a CPU)."""
     d = tempfile.mkdtemp()
     sock = os.path.join(d, "memif.sock")
     ini_a, ini_b = memif_ini(d, "a", sock), memif_ini(d, "b", sock)
-    for scheme, link in [("sr", "loss 1e-3"), ("ec-mds:32,8", "loss 1e-2"),
-                         ("sr-nack", "delay 2ms loss 1e-2 reorder 0.02,100us dup 0.01"),
-                         ("ec-xor:32,8", "delay 2ms loss 1e-3 reorder 0.01,100us dup 0.02")]:
+    mq_a, mq_b = os.path.join(d, "mq-a.ini"), os.path.join(d, "mq-b.ini")
+    for src, dst, extra in ((ini_a, mq_a, ""), (ini_b, mq_b, "\n[pipeline]\nmode = split\n"
+                                                          "rx_lcores = 2\n")):
+        text = open(src).read().replace("link = wan\n", "link = wan\nrx_queues = 2\n"
+                                        "tx_queues = 2\n").replace("scheme = sr\n",
+                                                                    "scheme = sr\nchannels = 4\n")
+        open(dst, "w").write(text + extra)
+    for scheme, link, mq in [("sr", "loss 1e-3", False), ("ec-mds:32,8", "loss 1e-2", False),
+                             ("sr-nack", "delay 2ms loss 1e-2 reorder 0.02,100us dup 0.01", False),
+                             ("ec-xor:32,8", "delay 2ms loss 1e-3 reorder 0.01,100us dup 0.02",
+                              False),
+                             ("ec-mds:32,8", "delay 2ms loss 1e-2 reorder 0.01,100us", True)]:
         if os.path.exists(sock):
             os.unlink(sock)
         t = "size=1MiB,count=16,scheme=%s" % scheme
         a = subprocess.Popen([DP] + EAL + ["--file-prefix", "sdrt-ma", "--", "-f",
-                             ini_a, "--traffic", t + ",role=send",
+                             mq_a if mq else ini_a, "--traffic", t + ",role=send",
                              "--link", "wan=" + link, "--exit-when-done", "--json"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(a)
-        rc, s, err = run("sdrt-mb", ["-f", ini_b, "--traffic",
+        rc, s, err = run("sdrt-mb", ["-f", mq_b if mq else ini_b, "--traffic",
                                      t + ",role=recv", "--link", "wan=" + link,
-                                     "--exit-when-done", "--json"])
+                                     "--exit-when-done", "--json"],
+                         lcores="0@1,1@0,2@1" if mq else None)
         try:
             out_a, err_a = a.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             a.kill()
             out_a, err_a = a.communicate()
-        name = "memif %s [%s]" % (scheme, link)
+        name = "memif %s [%s]%s" % (scheme, link, ", 2 queues, 2 receive workers" if mq else "")
         verified(name + " receiver", rc, s, 16)
         sa = json.loads(out_a.strip().splitlines()[-1]) if out_a.strip() else None
         check(a.returncode == 0 and sa and sa["sent"] == 16 and sa["ok"],
@@ -172,6 +185,13 @@ def case_memif():
             check(sa["ports"]["m0"]["link"]["delivered"] == s["ports"]["m0"]["rx_pkts"],
                   "%s: sender delivered %d, receiver got %d" % (
                       name, sa["ports"]["m0"]["link"]["delivered"], s["ports"]["m0"]["rx_pkts"]))
+            if mq:
+                workers = [w["packets"] for w in s.get("rx_workers", [])]
+                check(len(workers) == 2 and min(workers) > 0 and
+                      sum(workers) == s["ports"]["m0"]["rx_pkts"],
+                      "%s: receive workers %s, port received %d" % (
+                          name, workers, s["ports"]["m0"]["rx_pkts"]))
+                name += " %s" % workers
             print("ok: %s: sender mean %.1f ms, receiver verified %d" % (
                 name, 1e3 * sa["mean_s"], s["verified"]))
     shutil.rmtree(d, ignore_errors=True)
