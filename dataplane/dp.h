@@ -153,7 +153,7 @@ struct dp_ctx {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	uint64_t loops;			/* of the main poll loop (slot 0) */
-	uint64_t idle_sleeps;
+	uint64_t idle_sleeps;		/* of every poll loop (atomic add) */
 	volatile int quit;
 	int stats_lcore;
 	struct sdr_shm_hdr *shm;	/* the control segment */

@@ -209,6 +209,7 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 {
 	const struct traffic *lead = lead_traffic(ctx);
 	uint32_t verified = 0, received = 0, failed = 0, sent = 0;
+	uint32_t send_failed = 0, recv_failed = 0, corrupt = 0;
 	uint64_t retx = 0, dec = 0, fb = 0;
 
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
@@ -222,6 +223,9 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		received += s->received;
 		sent += s->sent;
 		failed += s->send_failed + s->recv_failed + s->corrupt;
+		send_failed += s->send_failed;
+		recv_failed += s->recv_failed;
+		corrupt += s->corrupt;
 		retx += s->retransmitted;
 		dec += s->decoded;
 		fb += s->fallback;
@@ -231,12 +235,13 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		       dp_traffic_ok(ctx) ? "true" : "false");
 		if (lead != NULL) {
 			printf("\"messages\":%u,\"sent\":%u,\"received\":%u,\"verified\":%u,"
-			       "\"failed\":%u,\"mean_s\":%.9g,\"p50_s\":%.9g,\"p99_s\":%.9g,"
+			       "\"failed\":%u,\"send_failed\":%u,\"recv_failed\":%u,\"corrupt\":%u,"
+			       "\"mean_s\":%.9g,\"p50_s\":%.9g,\"p99_s\":%.9g,"
 			       "\"p999_s\":%.9g,\"max_s\":%.9g,\"goodput_gbps\":%.6g,"
 			       "\"retransmitted_chunks\":%" PRIu64 ",\"decoded_submessages\":%" PRIu64
 			       ",\"fallback_submessages\":%" PRIu64 ",",
 			       sent > received ? sent : received, sent, received, verified, failed,
-			       traffic_mean(lead), traffic_percentile(lead, 0.5),
+			       send_failed, recv_failed, corrupt, traffic_mean(lead), traffic_percentile(lead, 0.5),
 			       traffic_percentile(lead, 0.99), traffic_percentile(lead, 0.999),
 			       traffic_percentile(lead, 1.0), traffic_goodput_gbps(lead), retx, dec, fb);
 		}
@@ -292,6 +297,9 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 
 		printf("messages  sent %u  received %u  verified %u  failed %u\n", sent, received,
 		       verified, failed);
+		if (failed)
+			printf("failures  sends %u  receives %u  corrupt %u\n", send_failed,
+			       recv_failed, corrupt);
 		printf("completion  mean %s  p50 %s  p99 %s  p99.9 %s  max %s\n",
 		       units_fmt_time(traffic_mean(lead), b[0], sizeof(b[0])),
 		       units_fmt_time(traffic_percentile(lead, 0.5), b[1], sizeof(b[1])),
