@@ -101,8 +101,10 @@ struct sdr_ep {
 	uint32_t dec_head, n_dec_wait;
 	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
 	int held;
-	uint32_t *dec_out;		/* per receive slot: decodes out */
-	struct sdr_rel_done *held_rx;	/* receive completions waiting for decodes: a FIFO */
+	/* per receive slot: jobs out that touch its buffer (decodes, payload copies) */
+	uint32_t *rx_out;
+	uint32_t copies_out;		/* claimed data packets not committed yet */
+	struct sdr_rel_done *held_rx;	/* receive completions waiting for those: a FIFO */
 	uint32_t held_rx_head, n_held_rx;
 	/* the chunk being packetized */
 	struct sdr_tx_job job;
@@ -147,7 +149,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->rx_par_jobs);
 	free(ep->rx_par_orphan);
 	free(ep->dec_wait);
-	free(ep->dec_out);
+	free(ep->rx_out);
 	free(ep->held_rx);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
@@ -170,10 +172,8 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	ep->rx_par_jobs = calloc(inflight, sizeof(uint32_t));
 	ep->rx_par_orphan = calloc(inflight, 1);
 	ep->dec_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->dec_wait));
-	ep->dec_out = calloc(ep->geom.nslots, sizeof(uint32_t));
-	ep->held_rx = calloc(inflight, sizeof(*ep->held_rx));
 	if (!ep->jobs || !ep->ready || !ep->tx_par_busy || !ep->enc_out || !ep->rx_par_jobs ||
-	    !ep->rx_par_orphan || !ep->dec_wait || !ep->dec_out || !ep->held_rx)
+	    !ep->rx_par_orphan || !ep->dec_wait)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		ep->jobs[i].ep = ep;
@@ -247,8 +247,10 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	ep->rx_par_of_slot = malloc(ep->geom.nslots * sizeof(int32_t));
 	ep->done_cap = 2 * cfg->attr.max_inflight;
 	ep->done = calloc(ep->done_cap, sizeof(*ep->done));
+	ep->rx_out = calloc(ep->geom.nslots, sizeof(uint32_t));
+	ep->held_rx = calloc(cfg->attr.max_inflight, sizeof(*ep->held_rx));
 	if (!ep->tx || !ep->rx || !ep->rtx || !ep->rrx || !ep->sends || !ep->rx_par_of_slot ||
-	    !ep->done)
+	    !ep->done || !ep->rx_out || !ep->held_rx)
 		goto fail;
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
 	if (ep->ec && alloc_ec(ep) != 0)
@@ -423,6 +425,30 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	rel_tx_on_ctrl(ep->rtx, &c, now);
 }
 
+/* A data packet placed: the chunk events it caused, to the reliability layer. */
+static void
+on_placed(struct sdr_ep *ep, const struct sdr_rx_event *ev, uint64_t now)
+{
+	/* data chunks, then parity chunks numbered after them: as rel_rx counts */
+	if (ev->flags & SDR_RX_EV_CHUNK)
+		rel_rx_on_chunk(ep->rrx, ev->slot, ev->chunk, now);
+	if (ev->flags & SDR_RX_EV_PARITY_CHUNK) {
+		struct sdr_rx_msg_info info;
+
+		sdr_rx_msg_info(ep->rx, ev->slot, &info);
+		rel_rx_on_chunk(ep->rrx, ev->slot, info.nchunks + ev->chunk, now);
+	}
+}
+
+static void
+on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx_verdict r,
+	      uint64_t now)
+{
+	/* the sender is still sending what we have: it may have missed an ACK */
+	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
+		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
+}
+
 void
 sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
 	     uint64_t now)
@@ -436,21 +462,43 @@ sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kin
 	}
 	ep->counters[SDR_EP_DATA_PKTS_IN]++;
 	r = sdr_rx_place(ep->rx, v, gen, &ev);
-	if (r == SDR_RX_PLACED) {
-		/* data chunks, then parity chunks numbered after them: as rel_rx counts */
-		if (ev.flags & SDR_RX_EV_CHUNK)
-			rel_rx_on_chunk(ep->rrx, ev.slot, ev.chunk, now);
-		if (ev.flags & SDR_RX_EV_PARITY_CHUNK) {
-			struct sdr_rx_msg_info info;
+	if (r == SDR_RX_PLACED)
+		on_placed(ep, &ev, now);
+	else
+		on_not_placed(ep, v, gen, r, now);
+}
 
-			sdr_rx_msg_info(ep->rx, ev.slot, &info);
-			rel_rx_on_chunk(ep->rrx, ev.slot, info.nchunks + ev.chunk, now);
-		}
-		return;
+int
+sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind,
+		   uint32_t gen, uint64_t now, struct sdr_rx_claim *cl)
+{
+	sdr_rx_verdict r;
+
+	if (kind == SDR_QPN_CTRL) {
+		input_ctrl(ep, v, now);
+		return 0;
 	}
-	/* the sender is still sending what we have: it may have missed an ACK */
-	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
-		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
+	ep->counters[SDR_EP_DATA_PKTS_IN]++;
+	r = sdr_rx_claim(ep->rx, v, gen, cl);
+	if (r != SDR_RX_PLACED) {
+		on_not_placed(ep, v, gen, r, now);
+		return 0;
+	}
+	ep->rx_out[cl->slot]++;		/* its completion waits: the copy writes its buffer */
+	ep->copies_out++;
+	return 1;
+}
+
+void
+sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t now)
+{
+	struct sdr_rx_event ev;
+
+	ep->rx_out[cl->slot]--;
+	ep->copies_out--;
+	sdr_rx_commit(ep->rx, cl, &ev);
+	on_placed(ep, &ev, now);
+	collect_done(ep);	/* a completion may have waited for this copy */
 }
 
 /* Data chunk c of a message: where its bytes are, padded into @p pad when short. */
@@ -721,7 +769,7 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	job->region = ep->rx_par_of_slot[d->slot];
 	if (job->region >= 0)
 		ep->rx_par_jobs[job->region]++;
-	ep->dec_out[d->slot]++;		/* its completion waits: the job reads its buffer */
+	ep->rx_out[d->slot]++;		/* its completion waits: the job reads its buffer */
 	job_ready(ep, job);
 	return 0;
 }
@@ -821,7 +869,7 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 		ep->rx_par_orphan[r] = 0;
 		ep->rx_par_free[ep->n_rx_par_free++] = r;
 	}
-	ep->dec_out[d->slot]--;
+	ep->rx_out[d->slot]--;
 	/* the receive may have completed, failed or been released meanwhile */
 	if (!rel_rx_decode_wanted(ep->rrx, d->ctx, d->seq, d->sub) ||
 	    sdr_rx_msg_info(ep->rx, d->slot, &info) != 0 || info.seq != job->rx_seq ||
@@ -912,13 +960,13 @@ collect_done(struct sdr_ep *ep)
 		push_done(ep, &d, 0);
 	}
 	/* receive completions, in order, each once no decode reads its buffer any more */
-	while (ep->n_held_rx && ep->dec_out[ep->held_rx[ep->held_rx_head].slot] == 0) {
+	while (ep->n_held_rx && ep->rx_out[ep->held_rx[ep->held_rx_head].slot] == 0) {
 		push_done(ep, &ep->held_rx[ep->held_rx_head], 1);
 		ep->held_rx_head = (ep->held_rx_head + 1) % ep->cfg.attr.max_inflight;
 		ep->n_held_rx--;
 	}
 	while (rel_rx_poll_done(ep->rrx, &d)) {
-		if (ep->dec_out != NULL && (ep->n_held_rx || ep->dec_out[d.slot] != 0) &&
+		if ((ep->n_held_rx || ep->rx_out[d.slot] != 0) &&
 		    ep->n_held_rx < ep->cfg.attr.max_inflight) {
 			ep->held_rx[(ep->held_rx_head + ep->n_held_rx++) %
 				    ep->cfg.attr.max_inflight] = d;
@@ -1049,7 +1097,7 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 		return now;
 	/* a completion held for a FEC job that has come back: collect_done() delivers it */
 	if ((ep->held && ep->enc_out[ep->held_tx.ctx] == 0) ||
-	    (ep->n_held_rx && ep->dec_out[ep->held_rx[ep->held_rx_head].slot] == 0))
+	    (ep->n_held_rx && ep->rx_out[ep->held_rx[ep->held_rx_head].slot] == 0))
 		return now;
 	/* waits that only a returning FEC job or a freed parity buffer ends are not due now:
 	 * the one ends with sdr_ep_fec_done(), the other with output or input */
@@ -1076,7 +1124,8 @@ int
 sdr_ep_busy(const struct sdr_ep *ep)
 {
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
-	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0;
+	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0 ||
+	       ep->copies_out != 0;
 }
 
 const struct sdr_rx *

@@ -142,6 +142,21 @@ void sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kin
 		  uint32_t gen, uint64_t now);
 
 /**
+ * sdr_ep_input() for a caller that copies data payloads on another thread: a control
+ * packet, or a data packet that fails a check, is handled here as by sdr_ep_input(); a
+ * data packet that passes is claimed (sdr_rx_claim()) and left to the caller.
+ * @return 1 if @p cl is a claim: copy cl->len bytes from cl->src to cl->dst (the packet
+ *   must stay alive until then), then call sdr_ep_input_commit() on this thread. Until
+ *   every claim of a message is committed its receive completion is held back, so the
+ *   buffer stays the endpoint's. 0 if the packet is done with.
+ */
+int sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind,
+		       uint32_t gen, uint64_t now, struct sdr_rx_claim *cl);
+
+/** The payload of claim @p cl has been copied: count it (chunk and message events). */
+void sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t now);
+
+/**
  * Build up to @p n frames that should go out now (control first, then data, parity and
  * retransmissions as the pacer allows); runs due timers, encodes and decodes.
  * @param frames n buffers of @p cap bytes.
@@ -188,7 +203,7 @@ void sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now);
 /** Jobs taken and not yet back. */
 uint32_t sdr_ep_fec_outstanding(const struct sdr_ep *ep);
 
-/** Anything in flight: messages being sent, receives posted, FEC jobs out. */
+/** Anything in flight: messages being sent, receives posted, FEC jobs or claims out. */
 int sdr_ep_busy(const struct sdr_ep *ep);
 
 /** The receive side, for bitmaps and the user immediate of posted messages. */

@@ -241,8 +241,7 @@ drop(struct sdr_rx *rx, enum sdr_rx_counter c)
 }
 
 sdr_rx_verdict
-sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
-	     struct sdr_rx_event *ev)
+sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct sdr_rx_claim *cl)
 {
 	const struct sdr_conn_geom *g = &rx->geom;
 	struct sdr_imm_fields f;
@@ -251,7 +250,6 @@ sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
 	uint32_t idx, c, ppc = g->pkts_per_chunk;
 	uint8_t *dst;
 
-	ev->flags = 0;
 	if (v->opcode != ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
 		return drop(rx, SDR_RX_BAD_OPCODE);
 	f = sdr_imm_unpack(&rx->attr.split, v->imm);
@@ -306,16 +304,8 @@ sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
 
 	if (!sdr_bit_test_and_set(m->pkt_bits, idx))
 		return drop(rx, SDR_RX_DUPLICATE);
-	memcpy(dst, v->payload, v->payload_len);
 	rx->counters[SDR_RX_PLACED]++;
 	rx->counters[SDR_RX_BYTES_PLACED] += v->payload_len;
-
-	ev->slot = f.msg_id;
-	ev->seq = m->seq;
-	if (m->pkts_received++ == 0)
-		ev->flags |= SDR_RX_EV_FIRST;
-	if (f.pkt_off == m->npkts - 1)
-		ev->flags |= SDR_RX_EV_LAST;
 	if (m->imm_need != 0) {
 		uint32_t fi = f.pkt_off % sdr_imm_nfrags(&rx->attr.split);
 
@@ -324,8 +314,49 @@ sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
 			m->imm |= (uint32_t)((uint64_t)f.frag << (fi * rx->attr.split.frag_bits));
 		}
 	}
-	if (++m->chunk_cnt[c] == chunk_pkts(rx, m, c))
-		chunk_complete(rx, m, s, c, ev);
+	*cl = (struct sdr_rx_claim){ .dst = dst, .src = v->payload, .len = v->payload_len,
+				     .slot = f.msg_id, .chunk = c, .pkt_off = f.pkt_off,
+				     .seq = m->seq };
+	return SDR_RX_PLACED;
+}
+
+void
+sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_event *ev)
+{
+	struct rx_slot *s = &rx->slots[cl->slot];
+	struct rx_msg *m;
+
+	ev->flags = 0;
+	/* (cannot fail while the caller keeps its side of sdr_rx_claim's contract) */
+	if ((s->state != SDR_SLOT_POSTED && s->state != SDR_SLOT_DONE) ||
+	    rx->msgs[s->ctx].seq != cl->seq)
+		return;
+	m = &rx->msgs[s->ctx];
+	ev->slot = cl->slot;
+	ev->seq = m->seq;
+	if (m->pkts_received++ == 0)
+		ev->flags |= SDR_RX_EV_FIRST;
+	if (cl->pkt_off == m->npkts - 1)
+		ev->flags |= SDR_RX_EV_LAST;
+	/* a chunk recovered meanwhile already holds its full count: it is not done twice */
+	if (++m->chunk_cnt[cl->chunk] == chunk_pkts(rx, m, cl->chunk) &&
+	    !sdr_bit_test(m->chunk_bits, cl->chunk))
+		chunk_complete(rx, m, s, cl->chunk, ev);
+}
+
+sdr_rx_verdict
+sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+	     struct sdr_rx_event *ev)
+{
+	struct sdr_rx_claim cl;
+	sdr_rx_verdict r;
+
+	ev->flags = 0;
+	r = sdr_rx_claim(rx, v, gen, &cl);
+	if (r != SDR_RX_PLACED)
+		return r;
+	memcpy(cl.dst, cl.src, cl.len);
+	sdr_rx_commit(rx, &cl, ev);
 	return SDR_RX_PLACED;
 }
 

@@ -146,6 +146,38 @@ sdr_rx_verdict sdr_rx_place(struct sdr_rx *rx, const struct roce_view *v, uint32
 			    struct sdr_rx_event *ev);
 
 /**
+ * A data packet that passed every check and whose packet bit is now set: where its payload
+ * goes. Made by sdr_rx_claim(), for a caller that copies the payload elsewhere (another
+ * lcore) and then calls sdr_rx_commit().
+ */
+struct sdr_rx_claim {
+	uint8_t *dst;		/**< in the posted buffer (or its parity region) */
+	const uint8_t *src;	/**< the packet's payload */
+	uint32_t len;		/**< bytes to copy */
+	uint32_t slot;		/**< message slot */
+	uint32_t chunk;		/**< data chunks, then parity chunks numbered after them */
+	uint32_t pkt_off;	/**< the immediate's packet offset */
+	uint64_t seq;		/**< the message's sequence number */
+};
+
+/**
+ * First half of sdr_rx_place(): check the packet and set its packet bit, so a duplicate is
+ * dropped from now on; the payload is not copied and no chunk counts it yet. The claim stays
+ * valid while the slot stays posted: the caller must not complete (recv_complete) the
+ * message before every claim of it is committed.
+ * @return SDR_RX_PLACED (the claim in @p cl), or the drop counter the packet moved.
+ */
+sdr_rx_verdict sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+			    struct sdr_rx_claim *cl);
+
+/**
+ * Second half: the payload of @p cl has been copied to cl->dst; count it in its chunk.
+ * A chunk already complete (recovered by decoding meanwhile) is not completed twice.
+ * @param ev events the packet caused (flags 0 if none).
+ */
+void sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_event *ev);
+
+/**
  * Mark a data chunk as recovered (its bytes were rebuilt in the buffer by the caller,
  * e.g. by erasure decoding). Sets its packet and chunk bits.
  * @return 0 (events in @p ev), -EINVAL for a slot not posted or a chunk out of range,

@@ -574,6 +574,79 @@ test_expand_recover_events(void **state)
 	one_teardown(&o);
 }
 
+/* Claim a parsed frame (the first half of placement), without copying. */
+static sdr_rx_verdict
+claim(struct side *s, const struct frame *f, struct sdr_rx_claim *cl)
+{
+	struct roce_view v;
+	uint32_t ch, gen;
+
+	assert_int_equal(roce_parse(f->b, f->len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+	assert_int_equal(sdr_conn_qpn_decode(RX_QPN, &s->attr, v.dqpn, &ch, &gen), SDR_QPN_DATA);
+	return sdr_rx_claim(s->rx, &v, gen, cl);
+}
+
+/*
+ * Placement in two halves, as receive workers copy payloads: a claim sets the packet bit
+ * (a duplicate is dropped before any copy), the chunk counts it only at commit, commits may
+ * come in any order, and a chunk recovered while a claim of it is out completes once.
+ */
+static void
+test_claim_commit(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_claim cl[10], dup;
+	struct sdr_rx_event ev;
+	const uint64_t *rc;
+	struct one o;
+	uint32_t done = 0;
+
+	(void)state;
+	one_setup(&o, &a, 10000);	/* 10 packets: chunks of 4, 4, 2 */
+	for (uint32_t i = 0; i < o.n; i++)
+		assert_int_equal(claim(&o.s, &o.f[i], &cl[o.f[i].pkt]), SDR_RX_PLACED);
+	assert_int_equal(claim(&o.s, &o.f[0], &dup), SDR_RX_DUPLICATE);
+	assert_int_equal(cl[9].len, 10000 - 9 * 1024);
+	assert_ptr_equal(cl[9].dst, o.m.dst + 9 * 1024);
+	assert_int_equal(cl[5].chunk, 1);
+	/* nothing is complete before its commits */
+	assert_int_equal(sdr_rx_chunk_bits(o.s.rx, o.m.slot)[0], 0);
+	/* commits of chunks 2 and 0, last packet first; chunk 1 stays claimed */
+	for (int p = 9; p >= 0; p--) {
+		if (p >= 4 && p < 8)
+			continue;
+		memcpy(cl[p].dst, cl[p].src, cl[p].len);
+		sdr_rx_commit(o.s.rx, &cl[p], &ev);
+		if (ev.flags & SDR_RX_EV_CHUNK)
+			done++;
+		assert_false(ev.flags & SDR_RX_EV_DONE);
+		assert_int_equal(!!(ev.flags & SDR_RX_EV_LAST), p == 9);
+	}
+	assert_int_equal(done, 2);
+	assert_int_equal(sdr_rx_chunk_bits(o.s.rx, o.m.slot)[0], 0x5);	/* chunks 0 and 2 */
+	/* chunk 1 recovered by decoding while its four claims are out: the message is done */
+	memcpy(o.m.dst + 4096, o.m.src + 4096, 4096);
+	assert_int_equal(sdr_rx_chunk_recovered(o.s.rx, o.m.slot, 1, &ev), 0);
+	assert_true(ev.flags & SDR_RX_EV_DONE);
+	/* its claims committed afterwards (the same bytes) complete nothing again */
+	for (int p = 4; p < 8; p++) {
+		memcpy(cl[p].dst, cl[p].src, cl[p].len);
+		sdr_rx_commit(o.s.rx, &cl[p], &ev);
+		assert_false(ev.flags & (SDR_RX_EV_CHUNK | SDR_RX_EV_DONE));
+	}
+	assert_memory_equal(o.m.dst, o.m.src, 10000);
+	rc = sdr_rx_counters(o.s.rx);
+	assert_int_equal(rc[SDR_RX_PLACED], 10);
+	assert_int_equal(rc[SDR_RX_DUPLICATE], 1);
+	assert_int_equal(rc[SDR_RX_CHUNKS_DONE], 3);
+	assert_int_equal(rc[SDR_RX_MSGS_DONE], 1);
+	/* a commit for a slot released and posted again is ignored */
+	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
+	sdr_rx_commit(o.s.rx, &cl[0], &ev);
+	assert_int_equal(ev.flags, 0);
+	one_teardown(&o);
+}
+
 static void
 test_parity_region(void **state)
 {
@@ -681,6 +754,7 @@ main(void)
 		cmocka_unit_test(test_reth_imm_mismatch_and_bounds),
 		cmocka_unit_test(test_zero_length_and_maximal),
 		cmocka_unit_test(test_expand_recover_events),
+		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
 		cmocka_unit_test(test_tx_slot_reuse),
 		cmocka_unit_test(test_rx_post_limits),
