@@ -192,7 +192,18 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 		return get_u32(w, k, v, 1, DP_MAX_FEC_JOBS, &c->fec_jobs);
 	if (strcmp(k, "rx_lcores") == 0)
 		return get_u32(w, k, v, 1, DP_MAX_RX_LCORES, &c->rx_lcores);
-	return fail(w, k, "unknown key (expected mode, rx_lcores, fec or fec_jobs)");
+	if (strcmp(k, "placement") == 0) {
+		if (strcmp(v, "main") == 0)
+			c->place_workers = 0;
+		else if (strcmp(v, "workers") == 0)
+			c->place_workers = 1;
+		else
+			return fail(w, k, "'%s' is not main (payload copies on the main lcore) or "
+				    "workers (on the receive workers)", v);
+		c->placement_set = 1;
+		return 0;
+	}
+	return fail(w, k, "unknown key (expected mode, rx_lcores, placement, fec or fec_jobs)");
 }
 
 /* ---- [port NAME] ---- */
@@ -750,11 +761,16 @@ check_refs(struct dp_cfg *cfg, struct where *w)
 
 /* Settings of [pipeline] that depend on the rest of the file. */
 static int
-check_pipeline(const struct dp_cfg *cfg, struct where *w)
+check_pipeline(struct dp_cfg *cfg, struct where *w)
 {
 	w->section = "pipeline";
 	if (cfg->rx_lcores > 1 && cfg->mode != DP_PIPE_SPLIT)
 		return fail(w, "rx_lcores", "%u receive lcores need mode = split", cfg->rx_lcores);
+	if (cfg->place_workers && cfg->placement_set && cfg->mode != DP_PIPE_SPLIT)
+		return fail(w, "placement", "workers needs mode = split (receive workers)");
+	/* the default: copies on the receive workers when there are any */
+	if (!cfg->placement_set)
+		cfg->place_workers = cfg->mode == DP_PIPE_SPLIT;
 	for (unsigned int i = 0; cfg->rx_lcores > 1 && i < cfg->nports; i++)
 		if (cfg->ports[i].capture[0])
 			return fail(w, "rx_lcores", "%u receive lcores cannot share [port %s]'s "

@@ -84,6 +84,8 @@ struct dp_cfg {
 	uint8_t fec_lcore;		/**< erasure coding on its own lcore (else inline) */
 	uint32_t fec_jobs;		/**< with fec_lcore: jobs out per connection at most */
 	uint32_t rx_lcores;		/**< split: receive workers (RX queue q: worker q % n) */
+	uint8_t place_workers;		/**< split: payload copies on the receive workers */
+	uint8_t placement_set;		/**< placement given in the file */
 	struct dp_port_cfg ports[DP_MAX_PORTS];
 	unsigned int nports;
 	struct dp_link_cfg links[DP_MAX_LINKS];

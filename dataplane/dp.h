@@ -103,6 +103,26 @@ struct dp_port {
 	struct dp_port_stats stats[DP_NSLOTS];	/* read with dp_port_counter/dp_port_verdict */
 };
 
+/*
+ * [pipeline] placement = workers: the payload copy of one claimed data packet, made by the
+ * receive worker that received it. The main lcore fills it and takes it back.
+ */
+#define DP_COPY_JOBS 4096	/* per receive worker */
+struct dp_copy {
+	struct sdr_rx_claim cl;
+	struct rte_mbuf *m;		/* the packet, freed by the worker after the copy */
+	struct sdr_ep *ep;
+	uint32_t idx;			/* in its worker's array */
+};
+
+struct dp_copies {
+	struct rte_ring *todo;		/* main -> worker: copies to make */
+	struct rte_ring *done;		/* worker -> main: copies made, to commit */
+	struct dp_copy *jobs;		/* DP_COPY_JOBS */
+	uint32_t *free;			/* indices of free jobs (main lcore only) */
+	uint32_t nfree;
+};
+
 struct dp_conn {
 	struct dp_conn_cfg *cfg;
 	unsigned int port;
@@ -116,6 +136,7 @@ struct dp_conn {
 	X(RX,		"rx") \
 	X(PARSE,	"parse_icrc") \
 	X(DELIVER,	"receive_backend") \
+	X(COPY,		"payload_copy") \
 	X(APP,		"traffic") \
 	X(OUTPUT,	"reliability_packetizer") \
 	X(LINK,		"link_emulator") \
@@ -146,6 +167,8 @@ struct dp_ctx {
 	/* split pipeline: parsed mbufs, one SP/SC ring per receive worker to the send lcore */
 	struct rte_ring *split_rings[DP_MAX_RX_LCORES];
 	unsigned int rx_lcore_id[DP_MAX_RX_LCORES];	/* the lcore of each receive worker */
+	struct dp_copies copies[DP_MAX_RX_LCORES];	/* placement = workers */
+	uint64_t copies_out;		/* claimed, not committed (main lcore's count) */
 	/* [pipeline] fec = lcore: erasure-coding jobs to the FEC lcore and back */
 	struct rte_ring *fec_in, *fec_out;
 	uint64_t fec_out_jobs;		/* jobs in the rings or running (poll loop's count) */

@@ -382,6 +382,53 @@ fec_setup(unsigned int after)
 }
 
 /*
+ * placement = workers: receive worker @p k's copy jobs and the two rings that carry them
+ * (each can hold every job, so an enqueue never fails). @return 0 or -1 (said why).
+ */
+static int
+copies_setup(unsigned int k)
+{
+	struct dp_copies *c = &dp.copies[k];
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "sdr_copy%u", k);
+	c->todo = rte_ring_create(name, 2 * DP_COPY_JOBS, (int)rte_socket_id(),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "sdr_placed%u", k);
+	c->done = rte_ring_create(name, 2 * DP_COPY_JOBS, (int)rte_socket_id(),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	c->jobs = calloc(DP_COPY_JOBS, sizeof(*c->jobs));
+	c->free = calloc(DP_COPY_JOBS, sizeof(*c->free));
+	if (c->todo == NULL || c->done == NULL || c->jobs == NULL || c->free == NULL) {
+		fprintf(stderr, "sdr-dataplane: cannot create the placement rings: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	for (uint32_t i = 0; i < DP_COPY_JOBS; i++) {
+		c->jobs[i].idx = i;
+		c->free[c->nfree++] = DP_COPY_JOBS - 1 - i;
+	}
+	return 0;
+}
+
+/* The copy jobs, and the packets of copies never made (the run stopped first). */
+static void
+copies_free(void)
+{
+	for (unsigned int k = 0; k < DP_MAX_RX_LCORES; k++) {
+		struct dp_copies *c = &dp.copies[k];
+		struct dp_copy *j = NULL;
+
+		while (c->todo != NULL && rte_ring_sc_dequeue(c->todo, (void **)&j) == 0)
+			rte_pktmbuf_free(j->m);
+		free(c->jobs);
+		free(c->free);
+		c->jobs = NULL;
+		c->free = NULL;
+	}
+}
+
+/*
  * Split pipeline: one receive worker on each of the rx_lcores lcores after the main one,
  * each with its ring to the main lcore. @return the last receive lcore, or -1 (said why).
  */
@@ -410,6 +457,8 @@ split_setup(void)
 			return -1;
 		}
 		dp.rx_lcore_id[k] = l;
+		if (dp.cfg.place_workers && copies_setup(k) != 0)
+			return -1;
 	}
 	return (int)l;
 }
@@ -575,9 +624,15 @@ main(int argc, char **argv)
 	if (rte_eal_has_hugepages())
 		rte_pdump_init();
 	if (!o.quiet && !o.json) {
-		printf("sdr-dataplane %s: %u ports, %u connections, %s pipeline, idle sleep %u us\n",
-		       dp.cfg.name, dp.nports, dp.nconns, dp.cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
-		       dp.cfg.idle_sleep_us);
+		printf("sdr-dataplane %s: %u ports, %u connections, ", dp.cfg.name, dp.nports,
+		       dp.nconns);
+		if (dp.cfg.mode == DP_PIPE_SPLIT)
+			printf("split pipeline (%u receive worker%s, payload copies on %s)",
+			       dp.cfg.rx_lcores, dp.cfg.rx_lcores > 1 ? "s" : "",
+			       dp.cfg.place_workers ? "the workers" : "the main lcore");
+		else
+			printf("rtc pipeline");
+		printf(", idle sleep %u us\n", dp.cfg.idle_sleep_us);
 		fflush(stdout);
 	}
 	rc = launch(&o);
@@ -593,6 +648,7 @@ out:
 		rte_pdump_uninit();
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
+	copies_free();
 	dp_ports_close(&dp);
 	sdr_eal_exit();
 	return rc;

@@ -21,6 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "control.h"
 #include "dp.h"
@@ -62,6 +63,17 @@ stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
 	st->cycles += dt;
 	if (pkts)
 		st->busy_cycles += dt;
+}
+
+/* More work of stage @p s on packets it has counted already (busy cycles, no packets). */
+static inline void
+stage_add_work(enum dp_stage s, uint64_t t0)
+{
+	uint64_t dt = rte_get_tsc_cycles() - t0;
+	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)][s];
+
+	st->cycles += dt;
+	st->busy_cycles += dt;
 }
 
 /* The port's allowlist takes this source address. */
@@ -271,23 +283,25 @@ link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
 	return total;
 }
 
-/* Hand one parsed packet to its connection. */
-static void
-deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
+/*
+ * The connection a parsed packet is for, once the port's and the connection's checks pass
+ * (each failure counted). @return it, with the packet's kind and generation, or NULL.
+ */
+static struct dp_conn *
+resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen)
 {
 	const uint8_t *src = v->payload - v->payload_off + v->l3_off + (v->ip_version == 4 ? 12 : 8);
 	const struct dp_conn_cfg *cc;
-	uint32_t ci, base, ch, gen;
+	uint32_t ci, base, ch;
 	struct dp_conn *c;
-	enum sdr_qpn_kind kind;
 
 	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src)) {
 		PS(p)->counters[DP_PORT_NOT_ALLOWED]++;
-		return;
+		return NULL;
 	}
 	if (qpn_table_lookup(p->qpns, v->dqpn, &ci, &base) != 0) {
 		PS(p)->counters[DP_PORT_UNKNOWN_QPN]++;
-		return;
+		return NULL;
 	}
 	c = &dp.conns[ci];
 	cc = c->cfg;
@@ -296,19 +310,114 @@ deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
 		if (v->ip_version != cc->peer_ip_version ||
 		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0) {
 			PS(p)->counters[DP_PORT_WRONG_PEER]++;
-			return;
+			return NULL;
 		}
 		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF)) {
 			PS(p)->counters[DP_PORT_WRONG_PKEY]++;
-			return;
+			return NULL;
 		}
 	}
 	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi) {
 		PS(p)->counters[DP_PORT_WRONG_SPORT]++;
-		return;
+		return NULL;
 	}
-	kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, &gen);
-	sdr_ep_input(c->ep, v, kind, gen, now);
+	*kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, gen);
+	return c;
+}
+
+/* Hand one parsed packet to its connection. */
+static void
+deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
+{
+	enum sdr_qpn_kind kind;
+	struct dp_conn *c;
+	uint32_t gen;
+
+	c = resolve(p, v, &kind, &gen);
+	if (c != NULL)
+		sdr_ep_input(c->ep, v, kind, gen, now);
+}
+
+/*
+ * placement = workers: a data packet that passes its connection's checks is claimed and
+ * its payload copy handed back to receive worker @p k, which received it (the frame is
+ * in its cache); the rest is delivered here. @return 1 if @p m went to the worker.
+ */
+static int
+deliver_or_offer(struct dp_port *p, const struct roce_view *v, struct rte_mbuf *m,
+		 unsigned int k, uint64_t now)
+{
+	struct dp_copies *cp = &dp.copies[k];
+	enum sdr_qpn_kind kind;
+	struct dp_copy *j;
+	struct dp_conn *c;
+	uint32_t gen;
+
+	c = resolve(p, v, &kind, &gen);
+	if (c == NULL)
+		return 0;
+	/* a chained frame was read into this lcore's scratch: copied here, as is a packet
+	 * that finds every job of its worker out */
+	if (kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
+		sdr_ep_input(c->ep, v, kind, gen, now);
+		return 0;
+	}
+	j = &cp->jobs[cp->free[cp->nfree - 1]];
+	if (!sdr_ep_input_claim(c->ep, v, kind, gen, now, &j->cl))
+		return 0;
+	cp->nfree--;
+	j->m = m;
+	j->ep = c->ep;
+	rte_ring_sp_enqueue(cp->todo, j);	/* (it holds every job) */
+	dp.copies_out++;
+	return 1;
+}
+
+/* Receive worker @p k: the payload copies the main lcore handed it, then back to it. */
+static unsigned int
+copy_run(unsigned int k)
+{
+	struct dp_copies *cp = &dp.copies[k];
+	struct dp_copy *j[DP_BURST_MAX];
+	unsigned int n = rte_ring_sc_dequeue_burst(cp->todo, (void **)j, DP_BURST_MAX, NULL);
+	uint64_t t0 = rte_get_tsc_cycles();
+
+	if (n == 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		rte_memcpy(j[i]->cl.dst, j[i]->cl.src, j[i]->cl.len);
+		rte_pktmbuf_free(j[i]->m);
+	}
+	rte_ring_sp_enqueue_burst(cp->done, (void **)j, n, NULL);	/* (it holds every job) */
+	stage_add(DP_STAGE_COPY, t0, n);
+	return n;
+}
+
+/* Main lcore: copies the receive workers made, committed to their endpoints. */
+static unsigned int
+copies_commit(uint64_t now)
+{
+	unsigned int total = 0;
+
+	for (unsigned int k = 0; dp.copies_out && k < dp.cfg.rx_lcores; k++) {
+		struct dp_copies *cp = &dp.copies[k];
+		struct dp_copy *j[DP_BURST_MAX];
+		unsigned int n = rte_ring_sc_dequeue_burst(cp->done, (void **)j, DP_BURST_MAX,
+							   NULL);
+		uint64_t t0;
+
+		if (n == 0)
+			continue;
+		t0 = rte_get_tsc_cycles();
+		for (unsigned int i = 0; i < n; i++) {
+			sdr_ep_input_commit(j[i]->ep, &j[i]->cl, now);
+			cp->free[cp->nfree++] = j[i]->idx;
+		}
+		dp.copies_out -= n;
+		stage_add_work(DP_STAGE_DELIVER, t0);	/* the packets' second half */
+		total += n;
+	}
+	return total;
 }
 
 /* A frame in one piece: the mbuf's own data, or a copy of a chain into scratch. */
@@ -428,7 +537,10 @@ split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK) {
-			deliver(p, &v, now);
+			if (!dp.cfg.place_workers)
+				deliver(p, &v, now);
+			else if (deliver_or_offer(p, &v, m[i], k, now))
+				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;
 			egress(&dp.ports[p->exception], &m[i], 1, now);
@@ -575,8 +687,9 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	uint64_t next = now + (uint64_t)dp.cfg.idle_sleep_us * 1000;
 	struct timespec ts;
 
-	if (dp.cfg.idle_sleep_us == 0 || (role != DP_WORKER_RX && dp.fec_out_jobs))
-		return;		/* (a FEC job comes back any moment) */
+	if (dp.cfg.idle_sleep_us == 0 || (role != DP_WORKER_RX && (dp.fec_out_jobs ||
+									dp.copies_out)))
+		return;		/* (a FEC job or a payload copy comes back any moment) */
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
 		uint64_t t;
 
@@ -627,14 +740,18 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 			for (unsigned int i = 0; i < dp.nports; i++)
 				work += rx_stage(w, i, now, ROCE_PARSE_VERIFY_ICRC, out);
 		if (rx) {
+			if (dp.cfg.place_workers)
+				work += copy_run(w->rx_index);
 			if (!work)
 				idle_backoff(now, DP_WORKER_RX);
 			continue;
 		}
 		dp.loops++;
-		if (role == DP_WORKER_TX)
+		if (role == DP_WORKER_TX) {
 			for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
 				work += split_deliver(w, k, now);
+			work += copies_commit(now);
+		}
 		t0 = rte_get_tsc_cycles();
 		for (unsigned int i = 0; i < dp.nconns; i++)
 			if (dp.conns[i].traffic)

@@ -147,7 +147,8 @@ def case_sdrctl():
     check(rc == 0 and pipe["mode"] == "rtc" and pipe["fec"] == "inline" and
           pipe["fec_jobs_out"] == 0 and
           [s["stage"] for s in pipe["stages"]] == ["rx", "parse_icrc", "receive_backend",
-                                                   "traffic", "reliability_packetizer",
+                                                   "payload_copy", "traffic",
+                                                   "reliability_packetizer",
                                                    "link_emulator", "tx", "fec_worker"],
           "pipeline show --json: %s" % pipe)
     rc, out, err = ctl("pipeline", "show")

@@ -149,7 +149,7 @@ def case_memif():
     ini_a, ini_b = memif_ini(d, "a", sock), memif_ini(d, "b", sock)
     mq_a, mq_b = os.path.join(d, "mq-a.ini"), os.path.join(d, "mq-b.ini")
     for src, dst, extra in ((ini_a, mq_a, ""), (ini_b, mq_b, "\n[pipeline]\nmode = split\n"
-                                                          "rx_lcores = 2\n")):
+                                                          "rx_lcores = 2\nplacement = workers\n")):
         text = open(src).read().replace("link = wan\n", "link = wan\nrx_queues = 2\n"
                                         "tx_queues = 2\n").replace("scheme = sr\n",
                                                                     "scheme = sr\nchannels = 4\n")
@@ -213,19 +213,23 @@ def case_rx_lcores():
     ring ports; the sender spreads channels over its TX queues by UDP source port. Every
     message verified under loss, reordering and duplication; both workers received, and
     what they received adds up to the ports' rx_pkts."""
-    runs = [("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2),
-            ("ec-mds:8,2", "loss 1e-2", "300KiB", 40, 4),
-            ("sr-nack", "loss 1e-3", "64KiB", 200, 8),
-            ("sr", "loss 1e-3", "1MiB", 20, 1)]
+    runs = [("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2, "main"),
+            ("ec-mds:8,2", "loss 1e-2", "300KiB", 40, 4, "main"),
+            ("sr-nack", "loss 1e-3", "64KiB", 200, 8, "main"),
+            ("sr", "loss 1e-3", "1MiB", 20, 1, "main"),
+            ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2, "workers"),
+            ("ec-mds:8,2", "loss 2e-2 reorder 0.02,100us dup 0.01", "300KiB", 60, 4, "workers"),
+            ("ec-xor:8,2", "loss 1e-2", "2MiB", 10, 4, "workers")]
     with tempfile.TemporaryDirectory() as d:
         text = open(os.path.join(CFG, "loopback.ini")).read()
         text = text.replace("link = wan\n", "link = wan\nrx_queues = 2\ntx_queues = 2\n")
         text += "\n[pipeline]\nmode = split\nrx_lcores = 2\n"
-        for scheme, link, size, count, channels in runs:
+        for scheme, link, size, count, channels, placement in runs:
             ini = os.path.join(d, "rxl.ini")
             open(ini, "w").write(text.replace("scheme = sr\n", "scheme = sr\nchannels = %d\n"
-                                              % channels))
-            name = "rx_lcores 2, %s [%s] %s, %d channel(s)" % (scheme, link, size, channels)
+                                              % channels) + "placement = %s\n" % placement)
+            name = "rx_lcores 2, %s [%s] %s, %d channel(s), placement on %s" % (
+                scheme, link, size, channels, placement)
             rc, s, err = run("sdrt-rxl", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s"
                                           % (size, count, scheme), "--link", "wan=" + link,
                                           "--exit-when-done", "--json"], lcores="0@0,1@1,2@0")
@@ -236,6 +240,15 @@ def case_rx_lcores():
             rx = sum(p["rx_pkts"] for p in s["ports"].values())
             check(len(workers) == 2 and sum(workers) == rx,
                   "%s: receive workers %s, ports received %d" % (name, workers, rx))
+            copies = s["stages"]["payload_copy"]["packets"]
+            # with placement = workers every single-segment data packet that passed its
+            # checks was copied by a worker; with main, none
+            check((copies > 0) if placement == "workers" else (copies == 0),
+                  "%s: %d payload copies on the workers" % (name, copies))
+            if placement == "workers" and scheme == "sr":
+                # SR places each data packet once, whatever was lost, resent or duplicated
+                check(copies == count * 256, "%s: %d copies for %d packets" %
+                      (name, copies, count * 256))
             if channels > 1:
                 check(min(workers) > 0, "%s: a receive worker got nothing: %s" % (name, workers))
             else:
@@ -243,8 +256,8 @@ def case_rx_lcores():
                 data = count * 256
                 check(max(workers) >= data, "%s: no worker got all %d data packets: %s" %
                       (name, data, workers))
-            print("ok: %s: mean %.1f ms, receive workers %s packets" %
-                  (name, 1e3 * s["mean_s"], workers))
+            print("ok: %s: mean %.1f ms, receive workers %s packets, %d copies on them" %
+                  (name, 1e3 * s["mean_s"], workers, copies))
         # the two sides of a ring pair must agree on the queues, or frames would wait in a
         # ring nobody reads
         ini = os.path.join(d, "mismatch.ini")
@@ -264,14 +277,19 @@ def case_fec_lcore():
     # (the third lcore shares a CPU with the first: this machine may have two)
     runs = [("rtc", "0-1", "ec-mds:8,2", "loss 1e-2 reorder 0.02,100us", "300KiB", 20),
             ("rtc", "0-1", "ec-xor:32,8", "loss 1e-2 dup 0.01", "2MiB", 8),
-            ("split", "0@0,1@1,2@0", "ec-mds:32,8", "loss 1e-2", "2MiB", 8)]
+            ("split", "0@0,1@1,2@0", "ec-mds:32,8", "loss 1e-2", "2MiB", 8),
+            # decodes on the FEC lcore rebuild chunks whose payload copies are still out
+            ("split", "0@0,1@1,2@0", "ec-mds:8,2", "loss 2e-2 reorder 0.02,100us", "1MiB",
+             20, "placement = workers\n")]
     with tempfile.TemporaryDirectory() as d:
         text = open(os.path.join(CFG, "loopback.ini")).read()
-        for mode, lcores, scheme, link, size, count in runs:
+        for mode, lcores, scheme, link, size, count, *extra in runs:
             ini = os.path.join(d, "fec-%s.ini" % mode)
-            open(ini, "w").write(text + "\n[pipeline]\nmode = %s\nfec = lcore\n" % mode)
-            name = "fec lcore, %s pipeline on lcores %s, %s [%s] %s" % (mode, lcores, scheme,
-                                                                       link, size)
+            open(ini, "w").write(text + "\n[pipeline]\nmode = %s\nfec = lcore\n%s" %
+                                 (mode, "".join(extra)))
+            name = "fec lcore, %s pipeline on lcores %s, %s [%s] %s%s" % (
+                mode, lcores, scheme, link, size, ", payload copies on the receive worker"
+                if extra else "")
             rc, s, err = run("sdrt-fec", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s" %
                                           (size, count, scheme), "--link", "wan=" + link,
                                           "--exit-when-done", "--json"], lcores=lcores)
@@ -538,6 +556,10 @@ def case_config():
             "[pipeline] rx_lcores: 2 receive lcores need mode = split")
         bad(base + "\n[pipeline]\nmode = split\nrx_lcores = 9\n",
             "[pipeline] rx_lcores: '9' is not an integer in 1..8")
+        bad(base + "\n[pipeline]\nplacement = workers\n",
+            "[pipeline] placement: workers needs mode = split (receive workers)")
+        bad(base + "\n[pipeline]\nmode = split\nplacement = gpu\n",
+            "[pipeline] placement: 'gpu' is not main")
         bad(base.replace("link = wan\n", "link = wan\ncapture = /tmp/x.pcap\n", 1) +
             "\n[pipeline]\nmode = split\nrx_lcores = 2\n",
             "[pipeline] rx_lcores: 2 receive lcores cannot share [port a]'s capture file")
