@@ -4,9 +4,11 @@
 
   fwd       per-packet cost of the dataplane's stages (both nodes of pmd-configs/loopback.ini
             on one core, busy polling, no emulator), as a table like VPP's `show runtime`,
-            beside dpdk-testpmd io forwarding on the same kind of device (net_ring);
+            beside dpdk-testpmd io forwarding on the same kind of device (net_ring); the
+            receive path on net_null beside testpmd io forwarding on net_null; one and two
+            receive workers ([pipeline] rx_lcores) on a replayed capture;
   memif     goodput of 1 MiB messages between two dataplanes over a memif pair, beside
-            dpdk-testpmd txonly -> rxonly over the same memif pair;
+            sdr-gen txonly -> rxonly over the same memif pair (testpmd stalls there);
   longhaul  message completion time over the emulated long-haul link (two dataplanes, memif,
             the link emulator on both egresses) against drop rate and against message size,
             for every scheme and auto, beside the analytic model and the simulator, and
@@ -59,14 +61,20 @@ def run(cmd, timeout=300, **kw):
 
 # ------------------------------------------------------------------------------ fwd
 
-def testpmd_io_cycles(pkt_len):
-    """testpmd io forwarding between two net_ring ports: CPU cycles per packet."""
+def testpmd_io_cycles(pkt_len, null=False):
+    """testpmd io forwarding between two net_ring ports (or two net_null ports giving
+    frames of zeros, as pmd-configs/null.ini's): CPU cycles per packet."""
+    if null:
+        devs = "--vdev net_null0,size=%d,copy=1 --vdev net_null1,size=%d,copy=1" % (pkt_len,
+                                                                                   pkt_len)
+        app = ""
+    else:
+        devs, app = "--vdev net_ring0 --vdev net_ring1", "--tx-first --txpkts=%d" % pkt_len
     r = subprocess.run("(sleep 5; echo) | dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci "
-                       "--file-prefix sdrb-tp%d --vdev net_ring0 --vdev net_ring1 "
-                       "--log-level lib.eal:error -- --forward-mode=io --tx-first "
-                       "--record-core-cycles --mbuf-size=4352 --total-num-mbufs=16384 "
-                       "--txpkts=%d" % (os.getpid(), pkt_len), shell=True, capture_output=True,
-                       text=True, timeout=60)
+                       "--file-prefix sdrb-tp%d %s --log-level lib.eal:error -- "
+                       "--forward-mode=io --record-core-cycles --mbuf-size=4352 "
+                       "--total-num-mbufs=16384 %s" % (os.getpid(), devs, app), shell=True,
+                       capture_output=True, text=True, timeout=60)
     # testpmd leaves its EAL runtime directory behind
     shutil.rmtree("/var/run/dpdk/sdrb-tp%d" % os.getpid(), ignore_errors=True)
     m = re.search(r"CPU cycles/packet=([\d.]+)", r.stdout)
@@ -137,6 +145,168 @@ def bench_fwd(a):
                "testpmd io-fwd net_ring", base[key], "lower")
         record("fwd", "both nodes on one core, %s: goodput" % what, j["goodput_gbps"], "Gbit/s",
                "-", None, "higher")
+
+
+def dataplane_json(cmd, what):
+    r = run(cmd)
+    rows = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if r.returncode != 0 or not rows:
+        raise RuntimeError("%s: rc %d: %s" % (what, r.returncode, r.stderr[-500:]))
+    return json.loads(rows[-1])
+
+
+def dataplane_null(build, size, seconds):
+    """pmd-configs/null.ini without its exception port: net_null frames of zeros through
+    rx, parse (not_ip) and the drop, on one lcore, busy polling.
+    @return (cycles per packet, Mpps, TSC Hz)."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "null.ini")
+        text = open(os.path.join(SRC, "pmd-configs", "null.ini")).read()
+        open(ini, "w").write(text.replace("exception = sink\n", "").replace(
+            "size=64,", "size=%d," % size))
+        j = dataplane_json([os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0"] + EAL +
+                           ["--file-prefix", "sdrb-null%d" % os.getpid(), "--", "-f", ini,
+                            "--duration", "%gs" % seconds, "--json", "-q"], "null.ini")
+    p, st = j["ports"]["src"], j["stages"]
+    if p.get("not_ip") != p["rx_pkts"]:
+        raise RuntimeError("null.ini: %s" % p)
+    return ((st["rx"]["busy_cycles"] + st["parse_icrc"]["busy_cycles"]) / max(1, p["rx_pkts"]),
+            p["rx_pkts"] / j["elapsed_s"] / 1e6, j["tsc_hz"])
+
+
+RXW_INI = """[dataplane]
+name = rxw
+mbufs = 16384
+idle_sleep_us = 0
+[pipeline]
+mode = split
+rx_lcores = %d
+[port cap]
+device = net_pcap0
+ipv4 = 10.0.0.2
+rx_queues = 2
+[conn rx]
+port = cap
+peer_mac = 02:00:5d:00:00:01
+peer_ip = 10.0.0.1
+local_qpn = 0x100
+remote_qpn = 0x300
+channels = 8
+generations = 4
+dir = recv
+scheme = sr
+rtt = 1ms
+"""
+
+
+def dataplane_rx_workers(build, n, seconds):
+    """A capture of 4 KiB SDR writes on 8 channels replayed forever into a net_pcap port with
+    two RX queues (one copy of the file per queue), a split pipeline with @p n receive
+    workers. The connection has no receive posted: each packet is received, parsed, its
+    ICRC checked, handed over to the main lcore and dropped there as slot_not_posted."""
+    with tempfile.TemporaryDirectory() as d:
+        cap, ini = os.path.join(d, "w.pcap"), os.path.join(d, "w.ini")
+        r = run([os.path.join(build, "tools", "sdr-craft"), "-o", cap, "--size", "64KiB",
+                 "--messages", "16", "--channels", "8"])
+        if r.returncode != 0:
+            raise RuntimeError("sdr-craft: %s" % r.stderr)
+        open(ini, "w").write(RXW_INI % n)
+        lcores = ["--lcores", "0@0,1@1" if n == 1 else "0@0,1@1,2@0"]
+        j = dataplane_json([os.path.join(build, "dataplane", "sdr-dataplane")] + lcores + EAL +
+                           ["--file-prefix", "sdrb-rxw%d" % os.getpid(), "--vdev",
+                            "net_pcap0,rx_pcap=%s,rx_pcap=%s,infinite_rx=1" % (cap, cap), "--",
+                            "-f", ini, "--duration", "%gs" % seconds, "--json", "-q"],
+                           "rx workers %d" % n)
+    p = j["ports"]["cap"]
+    drops = j["drops"].get("cap.tx_ring_full_drops", 0)
+    return {"mpps": p["rx_pkts"] / j["elapsed_s"] / 1e6,
+            "handed_mpps": (p["rx_pkts"] - drops) / j["elapsed_s"] / 1e6,
+            "workers": [w["packets"] for w in j["rx_workers"]],
+            "ring_drops": drops, "rx_pkts": p["rx_pkts"]}
+
+
+def dataplane_placement(build, placement, count):
+    """Both nodes of loopback.ini in a split pipeline on two lcores (one CPU each: the main
+    lcore, one receive worker), busy polling, unpaced, no emulator; payload copies on the
+    main lcore or on the receive worker."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "lb.ini")
+        text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
+        open(ini, "w").write(text.replace("rate = 8G", "rate = 400G") +
+                             "\n[pipeline]\nmode = split\nplacement = %s\n" % placement)
+        j = dataplane_json([os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-1"] +
+                           EAL + ["--file-prefix", "sdrb-pl%d" % os.getpid(), "--", "-f", ini,
+                                  "--traffic", "size=1MiB,count=%d,inflight=16" % count,
+                                  "--link", "wan=off", "--busy-poll", "--exit-when-done",
+                                  "--json"], "placement %s" % placement)
+    if not j["ok"]:
+        raise RuntimeError("placement %s: %s" % (placement, j))
+    st = j["stages"]
+    return {"gbps": j["goodput_gbps"],
+            "main_cycles": st["receive_backend"]["busy_cycles"] / max(1, st["rx"]["packets"]),
+            "copy_cycles": st["payload_copy"]["busy_cycles"] /
+            max(1, st["payload_copy"]["packets"])}
+
+
+def bench_rx_scaling(a):
+    """net_null receive figures, one against two receive workers, and where the payload
+    copy runs."""
+    secs = 1.0 if a.quick else 3.0
+    for size in (64, 4096):
+        base = testpmd_io_cycles(size, null=True)
+        cyc, mpps, hz = dataplane_null(a.build, size, secs)
+        log("net_null %d B: %.1f cycles/packet (testpmd io-fwd %s)" % (size, cyc, base))
+        record("fwd", "net_null receive (rx + classify + drop), %d B frames of zeros" % size,
+               cyc, "cycles/pkt", "testpmd io-fwd net_null, same frames", base, "lower")
+        record("fwd", "net_null receive, %d B frames of zeros, per core" % size, mpps, "Mpps",
+               "testpmd io-fwd net_null, same frames", hz / base / 1e6 if base else None,
+               "higher")
+    one = dataplane_rx_workers(a.build, 1, secs)
+    two = dataplane_rx_workers(a.build, 2, secs)
+    log("receive workers: 1 %s, 2 %s" % (one, two))
+    md.extend(["### Receive workers", "",
+               "`[pipeline] mode = split` with `rx_lcores` = 1 and 2, on a `net_pcap` port with "
+               "two RX queues, each replaying a capture of 4 KiB SDR writes on 8 channels "
+               "forever (`infinite_rx`, which copies each frame into a fresh mbuf: part of "
+               "the `rx` cost). Each worker receives, parses and checks the ICRC of the "
+               "packets of its queues and hands them to the main lcore, which drops them "
+               "(`slot_not_posted`: no receive is posted). With one worker it runs alone on "
+               "the second CPU; with two, the second shares the first CPU with the main "
+               "lcore, since this machine has two. Packets received, parsed and checked per "
+               "second: %.2f M with one worker, %.2f M with two (%s packets per worker). "
+               "Handed over to the main lcore: %.2f M and %.2f M per second. With two workers "
+               "the main lcore, time-sliced with a busy worker on one CPU, drains the "
+               "4096-entry hand-over rings too late: %d of %d packets were dropped there "
+               "(`tx_ring_full_drops`; %d with one worker). With a core per lcore the main "
+               "lcore's share per packet is the ring and the `receive_backend` row above; "
+               "the placement copy stays on it." % (
+                   one["mpps"], two["mpps"], " / ".join("%d" % w for w in two["workers"]),
+                   one["handed_mpps"], two["handed_mpps"], two["ring_drops"], two["rx_pkts"],
+                   one["ring_drops"]), ""])
+    record("fwd", "2 receive workers against 1: received, parsed, ICRC checked (2 CPUs)",
+           two["mpps"], "Mpps", "1 receive worker, same capture", one["mpps"], "higher")
+    record("fwd", "2 receive workers against 1: handed to the main lcore (2 CPUs)",
+           two["handed_mpps"], "Mpps", "1 receive worker, same capture", one["handed_mpps"],
+           "higher")
+    main = dataplane_placement(a.build, "main", a.count_big)
+    work = dataplane_placement(a.build, "workers", a.count_big)
+    log("placement: main %s, workers %s" % (main, work))
+    md.extend(["### Where the payload copy runs", "",
+               "Both nodes of `loopback.ini` in a split pipeline on two CPUs, one receive "
+               "worker, %d messages of 1 MiB, busy polling, unpaced, every message verified. "
+               "`[pipeline] placement = main`: the main lcore claims, copies and counts each "
+               "data packet; `placement = workers`: the main lcore claims and counts, the "
+               "receive worker that received the packet copies its payload (%.0f cycles per "
+               "packet there). The main lcore carries both nodes' send paths too, so the "
+               "cycles it spends per received packet decide how far one dataplane goes: "
+               "%.0f with the copy on it, %.0f without; goodput %.2f and %.2f Gbit/s." % (
+                   a.count_big, work["copy_cycles"], main["main_cycles"], work["main_cycles"],
+                   main["gbps"], work["gbps"]), ""])
+    record("fwd", "main lcore's cycles per received packet, copy on the worker",
+           work["main_cycles"], "cycles/pkt", "copy on the main lcore", main["main_cycles"],
+           "lower")
+    record("fwd", "goodput, split on 2 cores, copy on the worker", work["gbps"], "Gbit/s",
+           "copy on the main lcore", main["gbps"], "higher")
 
 
 # ------------------------------------------------------------------------------ memif
@@ -498,10 +668,11 @@ def main():
         a.drops, a.drop_sizes, a.sizes = [1e-3, 1e-2], [1 << 20], [64 << 10, 1 << 20]
         a.budget, a.count_big, a.count_small, a.count_memif = 0.5, 200, 5000, 40
     only = set(filter(None, a.only.split(",")))
-    for name, fn in (("fwd", bench_fwd), ("memif", bench_memif), ("longhaul", bench_longhaul)):
+    for name, fn in (("fwd", bench_fwd), ("fwd", bench_rx_scaling), ("memif", bench_memif),
+                     ("longhaul", bench_longhaul)):
         if only and name not in only:
             continue
-        log("e2e: %s" % name)
+        log("e2e: %s %s" % (name, fn.__name__))
         fn(a)
     with open(a.md, "w") as f:
         f.write("\n".join(md) + "\n")
