@@ -278,8 +278,9 @@ def bench_rx_scaling(a):
                "the main lcore, time-sliced with a busy worker on one CPU, drains the "
                "4096-entry hand-over rings too late: %d of %d packets were dropped there "
                "(`tx_ring_full_drops`; %d with one worker). With a core per lcore the main "
-               "lcore's share per packet is the ring and the `receive_backend` row above; "
-               "the placement copy stays on it." % (
+               "lcore's share per packet is the ring and the checks; with receives posted, "
+               "the payload copy stays on the workers (`placement = workers`, next "
+               "section)." % (
                    one["mpps"], two["mpps"], " / ".join("%d" % w for w in two["workers"]),
                    one["handed_mpps"], two["handed_mpps"], two["ring_drops"], two["rx_pkts"],
                    one["ring_drops"]), ""])
