@@ -22,81 +22,30 @@ import json
 import mmap
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
+from harness import check, failures, procs, run_case, start_dataplane, stop_dataplane
+
 BUILD, SRC, CASE = sys.argv[1:4]
 DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
 CTL = os.path.join(BUILD, "tools", "sdrctl")
 PERF = os.path.join(BUILD, "tools", "sdr-perf")
 CFG = os.path.join(SRC, "pmd-configs")
-EAL = ["-l", "0-1", "--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
+EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
 INST = "sdrt-ctl-%d" % os.getpid()
-failures = []
-procs = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-started = set()       # (instance, file prefix) of the dataplanes started
-
-
-def cleanup(*_):
-    """Kill what is still running; a killed dataplane leaves its control segment and EAL
-    runtime directory: remove them."""
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for name, prefix in started:
-        for path in ("/dev/shm/sdr-" + name, "/var/run/dpdk/" + prefix):
-            if os.path.isdir(path):
-                shutil.rmtree(path, ignore_errors=True)
-            elif os.path.exists(path):
-                os.unlink(path)
-
-
-signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
 
 
 def start(ini, name=INST, prefix=None, args=(), lcores="0-1"):
-    """Start a dataplane on @ini as instance @name; wait until sdrctl reaches it."""
-    eal = list(EAL)
-    eal[1] = lcores
-    started.add((name, prefix or name))
-    p = subprocess.Popen([DP] + eal + ["--file-prefix", prefix or name, "--", "-f", ini,
-                                       "-n", name, "-q", "--duration", "120s"] + list(args),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(p)
-    for _ in range(100):
-        if p.poll() is not None:
-            break
-        r = subprocess.run([CTL, "-n", name, "help"], capture_output=True, text=True)
-        if r.returncode == 0:
-            return p
-        time.sleep(0.1)
-    failures.append("dataplane %s did not come up: %s" % (name, p.stderr.read()
-                                                          if p.poll() is not None else ""))
-    return None
+    """A dataplane on @ini as instance @name, reachable by sdrctl (or None)."""
+    return start_dataplane(DP, CTL, ini, name, EAL, lcores=lcores, prefix=prefix,
+                           args=args, duration="120s")
 
 
-def stop(p):
-    if p and p.poll() is None:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        check(p.returncode == 0, "dataplane exit status %s" % p.returncode)
+stop = stop_dataplane
 
 
 def ctl(*words, name=INST, js=False, timeout=20):
@@ -498,11 +447,5 @@ def case_perf():
         stop(b)
 
 
-try:
-    {"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed, "sdk": case_sdk,
-     "perf": case_perf}[CASE]()
-finally:
-    cleanup()
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
+run_case({"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed,
+          "sdk": case_sdk, "perf": case_perf}, CASE)

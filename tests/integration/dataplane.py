@@ -41,47 +41,18 @@ import sys
 import tempfile
 import time
 
+from harness import check, cleanup, failures, finish, run_case, spawn
+
 DP, DUMP, SRC, CASE = sys.argv[1:5]
 CFG = os.path.join(SRC, "pmd-configs")
 EAL = ["-l", "0-1", "--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
-failures = []
-procs = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def cleanup(*_):
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
-signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
 
 
 def run(prefix, args, timeout=120, env=None, eal=(), lcores=None):
     """Run the dataplane to the end; return (rc, parsed JSON summary or None, stderr)."""
     cmd = [DP] + (["--lcores", lcores] + EAL[2:] if lcores else EAL) + list(eal) + [
         "--file-prefix", prefix, "--"] + args
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    procs.append(p)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        failures.append("%s: timed out after %ds; its stderr ends: %s" % (
-            " ".join(args), timeout, err.strip()[-600:]))
-    summary = None
-    for line in out.splitlines():
-        if line.startswith("{"):
-            summary = json.loads(line)
-    return p.returncode, summary, err
+    return finish(spawn(cmd, env=env), " ".join(args), timeout)
 
 
 def verified(name, rc, s, count):
@@ -162,11 +133,9 @@ def case_memif():
         if os.path.exists(sock):
             os.unlink(sock)
         t = "size=1MiB,count=16,scheme=%s" % scheme
-        a = subprocess.Popen([DP] + EAL + ["--file-prefix", "sdrt-ma", "--", "-f",
-                             mq_a if mq else ini_a, "--traffic", t + ",role=send",
-                             "--link", "wan=" + link, "--exit-when-done", "--json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        procs.append(a)
+        a = spawn([DP] + EAL + ["--file-prefix", "sdrt-ma", "--", "-f", mq_a if mq else ini_a,
+                                "--traffic", t + ",role=send", "--link", "wan=" + link,
+                                "--exit-when-done", "--json"])
         rc, s, err = run("sdrt-mb", ["-f", mq_b if mq else ini_b, "--traffic",
                                      t + ",role=recv", "--link", "wan=" + link,
                                      "--exit-when-done", "--json"],
@@ -321,9 +290,7 @@ def case_lifecycle():
         name = "sdrt-life-%d%s" % (os.getpid(), "-q" if quiet else "")
         cmd = [DP] + EAL + ["--file-prefix", name, "--", "-f", ini, "-n", name,
                             "--traffic", "size=256KiB,count=0", "--stats-period", "0.2s"]
-        p = subprocess.Popen(cmd + (["-q"] if quiet else []), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        procs.append(p)
+        p = spawn(cmd + (["-q"] if quiet else []))
         time.sleep(2.5)
         p.send_signal(signal.SIGTERM)
         try:
@@ -417,11 +384,9 @@ def case_telemetry():
     if tool is None:
         print("SKIP: dpdk-telemetry.py not installed")
         return
-    p = subprocess.Popen([DP] + EAL + ["--file-prefix", "sdrt-tel", "--", "-f",
-                         os.path.join(CFG, "loopback.ini"), "--traffic",
-                         "size=512KiB,count=0", "--duration", "8s", "-q"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(p)
+    p = spawn([DP] + EAL + ["--file-prefix", "sdrt-tel", "--", "-f",
+                            os.path.join(CFG, "loopback.ini"), "--traffic",
+                            "size=512KiB,count=0", "--duration", "8s", "-q"])
     time.sleep(3)
     answers = {}
     for cmd in ["/sdr/ports", "/sdr/conns", "/sdr/conn,ab", "/sdr/stages", "/sdr/drops",
@@ -495,12 +460,9 @@ def case_dumpcap():
         return
     prefix = "sdrt-dcap%d" % os.getpid()
     try:
-        p = subprocess.Popen([DP, "-l", "0-1", "-m", "512", "--no-pci", "--log-level",
-                              "lib.eal:error", "--file-prefix", prefix, "--", "-f",
-                              os.path.join(CFG, "loopback.ini"), "--traffic",
-                              "size=256KiB,count=0", "-q", "--duration", "20s"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        procs.append(p)
+        p = spawn([DP, "-l", "0-1", "-m", "512", "--no-pci", "--log-level", "lib.eal:error",
+                   "--file-prefix", prefix, "--", "-f", os.path.join(CFG, "loopback.ini"),
+                   "--traffic", "size=256KiB,count=0", "-q", "--duration", "20s"])
         time.sleep(3)
         with tempfile.TemporaryDirectory() as d:
             cap = os.path.join(d, "a.pcapng")
@@ -732,25 +694,10 @@ def ini_text(name, iface, sets=()):
 
 
 def start_in(ns, lcore, prefix, ini, args):
-    """Start a dataplane in namespace ns on one lcore; its Popen is in procs."""
-    cmd = ["ip", "netns", "exec", ns, DP, "-l", lcore, "--no-huge", "-m", "512", "--no-pci",
-           "--log-level", "lib.eal:error", "--file-prefix", prefix + "-" + TAG, "--", "-f", ini,
-           "--name", prefix + "-" + TAG] + args
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(p)
-    return p
-
-
-def finish(p, name, timeout=60):
-    """Wait for a dataplane; return (rc, JSON summary or None, stderr)."""
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        failures.append("%s: timed out after %ds" % (name, timeout))
-    s = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    return p.returncode, (s[-1] if s else None), err
+    """Start a dataplane in namespace ns on one lcore (killed by cleanup())."""
+    return spawn(["ip", "netns", "exec", ns, DP, "-l", lcore, "--no-huge", "-m", "512",
+                  "--no-pci", "--log-level", "lib.eal:error", "--file-prefix",
+                  prefix + "-" + TAG, "--", "-f", ini, "--name", prefix + "-" + TAG] + args)
 
 
 def wait_until(p, ready, what, timeout=15):
@@ -987,9 +934,8 @@ def afxdp_steps(d, xdp):
     if r.returncode != 0:
         raise Skip("the kernel refuses to attach sdr_xdp.o to a veth: %s" %
                    " ".join(r.stderr.split())[:300])
-    listener = subprocess.Popen(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER,
-                                 "udp", "4791", "3"], stdout=subprocess.PIPE, text=True)
-    procs.append(listener)
+    listener = spawn(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER, "udp",
+                      "4791", "3"], stderr=None)
     listener.stdout.readline()
     helper(NS[1], "send", IFS[1], MACS[0], MACS[1], plain[0])
     got, how = ping(NS[1], KERNEL_IPS[0])
@@ -1025,9 +971,8 @@ def afxdp_steps(d, xdp):
             rc, err.strip()[-600:]))
         return
     attached = xdp_prog_on(IFS[0], NS[0])
-    listener = subprocess.Popen(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER,
-                                 "udp", "4791", "2"], stdout=subprocess.PIPE, text=True)
-    procs.append(listener)
+    listener = spawn(["ip", "netns", "exec", NS[0], "/usr/bin/python3", "-c", HELPER, "udp",
+                      "4791", "2"], stderr=None)
     listener.stdout.readline()
     out = helper(NS[1], "send", IFS[1], MACS[0], MACS[1], *[c[0] for c in caps.values()])
     got, how = ping(NS[1], KERNEL_IPS[0])
@@ -1078,15 +1023,8 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-try:
-    {"loopback": case_loopback, "memif": case_memif, "split": case_split,
-     "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception, "lifecycle": case_lifecycle,
-     "capture": case_capture, "replay": case_replay, "telemetry": case_telemetry,
-     "config": case_config, "afpacket": case_afpacket, "afxdp": case_afxdp,
-     "dumpcap": case_dumpcap,
-     "mlx5": case_mlx5}[CASE]()
-finally:
-    cleanup()
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
+run_case({"loopback": case_loopback, "memif": case_memif, "split": case_split,
+          "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
+          "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
+          "telemetry": case_telemetry, "config": case_config, "afpacket": case_afpacket,
+          "afxdp": case_afxdp, "dumpcap": case_dumpcap, "mlx5": case_mlx5}, CASE)

@@ -56,6 +56,9 @@ import tempfile
 import threading
 import time
 
+from harness import (check, failures, finish, leftovers, procs, run_case, spawn,
+                     start_dataplane, stop_dataplane)
+
 BUILD, SRC, CASE = sys.argv[1:4]
 DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
 CTL = os.path.join(BUILD, "tools", "sdrctl")
@@ -65,69 +68,19 @@ CFG = os.path.join(SRC, "pmd-configs")
 LOOPBACK = os.path.join(CFG, "loopback.ini")
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
 TAG = "sdrt-flt-%d" % os.getpid()
-failures = []
-procs = []
-names = set()          # instances and file prefixes to clean up
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
 def ok(msg, _mark=[0]):
     """Report a step: ok when nothing failed since the last step."""
     print("%s: %s" % ("ok" if len(failures) == _mark[0] else "FAILED", msg))
     _mark[0] = len(failures)
 
 
-def cleanup(*_):
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    for n in names:
-        for path in ["/dev/shm/sdr-" + n] + glob.glob("/var/run/dpdk/%s" % n):
-            if os.path.isdir(path):
-                shutil.rmtree(path, ignore_errors=True)
-            elif os.path.exists(path):
-                os.unlink(path)
-
-
-signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
-
-
 def start(ini, name, args=(), lcores="0-1"):
-    """Start a dataplane on @ini as instance @name (and file prefix); wait until sdrctl
-    reaches it."""
-    names.add(name)
-    p = subprocess.Popen([DP, "-l", lcores] + EAL + ["--file-prefix", name, "--", "-f", ini,
-                                                     "-n", name, "-q", "--duration", "150s"] +
-                         list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(p)
-    for _ in range(150):
-        if p.poll() is not None:
-            break
-        r = subprocess.run([CTL, "-n", name, "help"], capture_output=True, text=True)
-        if r.returncode == 0:
-            return p
-        time.sleep(0.1)
-    failures.append("dataplane %s did not come up: %s" %
-                    (name, p.stderr.read()[-800:] if p.poll() is not None else "(still starting)"))
-    return None
+    """A dataplane on @ini as instance @name (and file prefix), reachable by sdrctl (or
+    None)."""
+    return start_dataplane(DP, CTL, ini, name, EAL, lcores=lcores, args=args)
 
 
-def stop(p):
-    if p and p.poll() is None:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            failures.append("a dataplane did not stop within 20 s of SIGINT")
-            p.kill()
-            p.wait()
-        check(p.returncode == 0, "dataplane exit status %s" % p.returncode)
+stop = stop_dataplane
 
 
 def ctl(name, *words, js=False, timeout=30):
@@ -170,23 +123,13 @@ def nz(d):
 def perf(name, conn, iters, size, server=False, extra=(), timeout="60s"):
     cmd = [PERF, "-n", name, "-c", conn, "--iters", str(iters), "--size", size,
            "--timeout", timeout, "--json"] + (["--server"] if server else []) + list(extra)
-    p = subprocess.Popen(cmd + ["write_bw"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    procs.append(p)
-    return p
+    return spawn(cmd + ["write_bw"])
 
 
 def result(p, what, timeout=90):
     """Wait for an sdr-perf (at most @timeout s: it must never hang); its JSON and stderr."""
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        failures.append("%s: sdr-perf still running after %d s (hung): %r" % (what, timeout,
-                                                                            err[-500:]))
-    rows = [x for x in out.splitlines() if x.startswith("{")]
-    return (json.loads(rows[-1]) if rows else {}), err
+    rc, j, err = finish(p, what + ": sdr-perf", timeout)
+    return j or {}, err
 
 
 def wait_for(pred, timeout, step=0.05):
@@ -631,18 +574,9 @@ def case_no_receiver():
 
 
 def run_traffic(prefix, args, timeout=120):
-    names.add(prefix)
-    p = subprocess.Popen([DP, "-l", "0-1"] + EAL + ["--file-prefix", prefix, "--"] + args,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(p)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        failures.append("%s: still running after %d s" % (" ".join(args), timeout))
-    rows = [x for x in out.splitlines() if x.startswith("{")]
-    return p.returncode, (json.loads(rows[-1]) if rows else None), err
+    leftovers.add(prefix)
+    p = spawn([DP, "-l", "0-1"] + EAL + ["--file-prefix", prefix, "--"] + args)
+    return finish(p, " ".join(args), timeout)
 
 
 def case_heavy_loss():
@@ -726,7 +660,7 @@ def case_garbage_flood():
                                  "-i", "--count", str(count), "--size", "64", "--json"] + args,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
-            names.add(TAG + "-gen")
+            leftovers.add(TAG + "-gen")
             procs.append(g)
             g.stdin.write("start\n")
             g.stdin.flush()
@@ -1068,10 +1002,6 @@ CASES = {"restart": case_restart, "sdk_queue_full": case_sdk_queue_full,
 
 t0 = time.time()
 try:
-    CASES[CASE]()
+    run_case(CASES, CASE, mark="FAIL: ")
 finally:
-    cleanup()
-print("%s: %.1f s" % (CASE, time.time() - t0))
-if failures:
-    print("\n".join("FAIL: " + f for f in failures))
-    sys.exit(1)
+    print("%s: %.1f s" % (CASE, time.time() - t0))

@@ -16,11 +16,12 @@ Cases:
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+from harness import check, run_case, spawn, start_dataplane, stop_dataplane
 
 BUILD, SRC, CASE = sys.argv[1:4]
 GEN = os.path.join(BUILD, "tools", "sdr-gen")
@@ -28,24 +29,6 @@ DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
 CTL = os.path.join(BUILD, "tools", "sdrctl")
 EAL = ["--no-huge", "-m", "256", "--no-pci", "--log-level", "lib.eal:error"]
 TAG = str(os.getpid())
-failures = []
-procs = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-    return cond
-
-
-def cleanup(*_):
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
-signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
 
 
 def memif(sock, role):
@@ -54,8 +37,7 @@ def memif(sock, role):
 
 def gen(lcores, prefix, vdev, args, timeout=60, wait=True, **kw):
     cmd = [GEN, "-l", lcores] + EAL + ["--file-prefix", prefix + TAG, "--vdev", vdev, "--"] + args
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    procs.append(p)
+    p = spawn(cmd, **kw)
     if not wait:
         return p
     out, err = p.communicate(timeout=timeout)
@@ -124,18 +106,11 @@ def case_dataplane():
             "link = wan\n", "link = wan\nallow = 10.1.0.0/24, 10.9.9.0/25\n")
         open(ini, "w").write(text)
         name = "sdrt-gen-" + TAG
-        dp = subprocess.Popen([DP, "-l", "1", "--no-huge", "-m", "1024", "--no-pci",
-                               "--log-level", "lib.eal:error", "--file-prefix", name, "--",
-                               "-f", ini, "-n", name, "-q", "--duration", "60s"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        procs.append(dp)
-        for _ in range(50):
-            if subprocess.run([CTL, "-n", name, "help"], capture_output=True).returncode == 0:
-                break
-            if dp.poll() is not None:
-                failures.append("the dataplane did not start: %s" % dp.stderr.read()[-500:])
-                return
-            time.sleep(0.1)
+        dp = start_dataplane(DP, CTL, ini, name, ["--no-huge", "-m", "1024", "--no-pci",
+                                                  "--log-level", "lib.eal:error"], lcores="1",
+                             duration="60s")
+        if dp is None:
+            return
         peer = ["--src-ip", "10.1.0.2", "--dst-ip", "10.1.0.1"]     # ab's peer, as it sends
         runs = [
             # to connection ab (QPNs 0x100..0x103 of its 32, nothing posted), every 100th bad
@@ -162,8 +137,7 @@ def case_dataplane():
             time.sleep(0.1)
         c = subprocess.run([CTL, "-n", name, "--json", "conn", "show", "ab"], capture_output=True,
                            text=True)
-        dp.send_signal(signal.SIGINT)
-        dp.communicate(timeout=30)
+        stop_dataplane(dp)
         if not check(p.returncode == 0 and c.returncode == 0, "sdrctl: %r %r" % (p.stderr,
                                                                                  c.stderr)):
             return
@@ -206,10 +180,5 @@ def case_interactive():
               (sent[-1] if sent else "?"))
 
 
-try:
-    {"pair": case_pair, "dataplane": case_dataplane, "interactive": case_interactive}[CASE]()
-finally:
-    cleanup()
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
+run_case({"pair": case_pair, "dataplane": case_dataplane, "interactive": case_interactive},
+         CASE)

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the integration scripts share.
+
+* check(): a failed condition is recorded in failures and the case goes on, so one run
+  reports every problem;
+* spawn(): a process the script starts, killed by cleanup() (also on SIGTERM, when meson
+  stops a test that ran too long);
+* start_dataplane() / stop_dataplane(): an sdr-dataplane that sdrctl can reach, stopped
+  with SIGINT; one that had to be killed leaves its control segment and EAL runtime
+  directory behind, and cleanup() removes them;
+* finish(): wait for a process with a deadline and take its last JSON line;
+* run_case(): run one case by name, clean up, print the failures and exit 1 if any.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+failures = []
+procs = []
+leftovers = set()       # instance names and EAL file prefixes of the dataplanes started
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+def spawn(cmd, **kw):
+    """Popen with text pipes for stdout and stderr; cleanup() kills it if it still runs."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    p = subprocess.Popen(cmd, text=True, **kw)
+    procs.append(p)
+    return p
+
+
+def cleanup(*_):
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for n in leftovers:
+        for path in ["/dev/shm/sdr-" + n] + glob.glob("/var/run/dpdk/%s" % n):
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.exists(path):
+                os.unlink(path)
+
+
+signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
+
+
+def start_dataplane(dp, ctl, ini, name, eal, lcores="0-1", prefix=None, args=(),
+                    duration="150s"):
+    """Start sdr-dataplane @p dp on @p ini as instance @p name (file prefix @p prefix, or the
+    name), quiet, for at most @p duration; wait until sdrctl @p ctl reaches it.
+    @return its Popen, or None (a failure recorded)."""
+    leftovers.update((name, prefix or name))
+    p = spawn([dp, "-l", lcores] + list(eal) + ["--file-prefix", prefix or name, "--", "-f",
+                                                ini, "-n", name, "-q", "--duration",
+                                                duration] + list(args))
+    for _ in range(150):
+        if p.poll() is not None:
+            break
+        r = subprocess.run([ctl, "-n", name, "help"], capture_output=True, text=True)
+        if r.returncode == 0:
+            return p
+        time.sleep(0.1)
+    failures.append("dataplane %s did not come up: %s" %
+                    (name, p.stderr.read()[-800:] if p.poll() is not None else "(still starting)"))
+    return None
+
+
+def stop_dataplane(p):
+    """SIGINT, then a clean exit within 20 s."""
+    if p and p.poll() is None:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            failures.append("a dataplane did not stop within 20 s of SIGINT")
+            p.kill()
+            p.wait()
+        check(p.returncode == 0, "dataplane exit status %s" % p.returncode)
+
+
+def finish(p, what, timeout=60):
+    """Wait at most @p timeout s for @p p (then kill it: a failure).
+    @return (exit status, its last JSON line parsed or None, stderr)."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        failures.append("%s: still running after %d s, killed; its stderr ends: %r" %
+                        (what, timeout, err[-500:]))
+    rows = [x for x in out.splitlines() if x.startswith("{")]
+    return p.returncode, (json.loads(rows[-1]) if rows else None), err
+
+
+def run_case(cases, case, mark=""):
+    """Run cases[case](), clean up, print the failures (each after @p mark) and exit 1 if
+    there are any."""
+    try:
+        cases[case]()
+    finally:
+        cleanup()
+    if failures:
+        print("\n".join(mark + f for f in failures))
+        sys.exit(1)
