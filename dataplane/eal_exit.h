@@ -4,10 +4,11 @@
 #define SDR_EAL_EXIT_H
 
 /**
- * rte_eal_cleanup(), then remove the EAL runtime directory (/var/run/dpdk/<file prefix>:
- * the shared configuration and the multi-process socket), which DPDK 22.11 leaves behind.
- * Secondary processes (dpdk-dumpcap) only use it while the process runs. Call it once, as
- * the last thing before exit.
+ * rte_eal_cleanup() (given 10 s: a secondary process that died holding EAL's shared lock
+ * would block it for good), then remove the EAL runtime directory
+ * (/var/run/dpdk/<file prefix>: the shared configuration and the multi-process socket),
+ * which DPDK 22.11 leaves behind. Secondary processes (dpdk-dumpcap) only use it while the
+ * process runs. Call it once, as the last thing before exit.
  */
 void sdr_eal_exit(void);
 
