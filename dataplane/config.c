@@ -278,7 +278,7 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 	if (strcmp(k, "mtu") == 0)
 		return get_u32(w, k, v, 576, 9600, &p->mtu);
 	if (strcmp(k, "rx_queues") == 0 || strcmp(k, "tx_queues") == 0) {
-		if (get_u32(w, k, v, 1, 64, &x) != 0)
+		if (get_u32(w, k, v, 1, DP_MAX_QUEUES, &x) != 0)
 			return -1;
 		*(k[0] == 'r' ? &p->rx_queues : &p->tx_queues) = (uint16_t)x;
 		return 0;

@@ -18,6 +18,7 @@
 #define DP_MAX_PORTS	8
 #define DP_MAX_LINKS	8
 #define DP_MAX_CONNS	64
+#define DP_MAX_QUEUES	64	/* rx_queues, tx_queues of a port */
 #define DP_MAX_RX_LCORES 8	/* receive workers of a split pipeline */
 #define DP_MAX_FEC_JOBS	64	/* per connection: the FEC rings hold every job of every one */
 #define DP_DEVICE_LEN	256

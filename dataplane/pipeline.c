@@ -52,28 +52,25 @@ dp_now_ns(void)
 	return (uint64_t)((double)t * 1e9 / (double)dp.tsc_hz);
 }
 
+/* Cycles since @p t0 to stage @p s: @p calls calls, @p pkts packets, busy if @p busy. */
 static inline void
-stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
+stage_account(enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int busy)
 {
 	uint64_t dt = rte_get_tsc_cycles() - t0;
 	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)][s];
 
-	st->calls++;
+	st->calls += calls;
 	st->pkts += pkts;
 	st->cycles += dt;
-	if (pkts)
+	if (busy)
 		st->busy_cycles += dt;
 }
 
-/* More work of stage @p s on packets it has counted already (busy cycles, no packets). */
+/* One call of stage @p s that handled @p pkts packets (0: an empty poll). */
 static inline void
-stage_add_work(enum dp_stage s, uint64_t t0)
+stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
 {
-	uint64_t dt = rte_get_tsc_cycles() - t0;
-	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)][s];
-
-	st->cycles += dt;
-	st->busy_cycles += dt;
+	stage_account(s, t0, 1, pkts, pkts != 0);
 }
 
 /* The port's allowlist takes this source address. */
@@ -213,21 +210,23 @@ tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 	if (nq == 1) {
 		txq_send(p, 0, m, n);
 	} else {
-		/* by queue, keeping the order of each queue's frames */
+		/* grouped by queue (a counting sort), each queue's frames in their order */
 		struct rte_mbuf *byq[DP_BURST_MAX];
-		uint16_t qof[DP_BURST_MAX];
+		uint16_t qof[DP_BURST_MAX], start[DP_MAX_QUEUES + 1] = { 0 }, at[DP_MAX_QUEUES];
 
-		for (uint16_t i = 0; i < n; i++)
+		for (uint16_t i = 0; i < n; i++) {
 			qof[i] = tx_queue_of(m[i], nq);
-		for (uint16_t q = 0; q < nq; q++) {
-			uint16_t k = 0;
-
-			for (uint16_t i = 0; i < n; i++)
-				if (qof[i] == q)
-					byq[k++] = m[i];
-			if (k)
-				txq_send(p, q, byq, k);
+			start[qof[i] + 1]++;
 		}
+		for (uint16_t q = 0; q < nq; q++) {
+			start[q + 1] = (uint16_t)(start[q + 1] + start[q]);
+			at[q] = start[q];
+		}
+		for (uint16_t i = 0; i < n; i++)
+			byq[at[qof[i]]++] = m[i];
+		for (uint16_t q = 0; q < nq; q++)
+			if (start[q + 1] > start[q])
+				txq_send(p, q, byq + start[q], (uint16_t)(start[q + 1] - start[q]));
 	}
 	stage_add(DP_STAGE_TX, t0, n);
 }
@@ -339,9 +338,10 @@ deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
 }
 
 /*
- * placement = workers: a data packet that passes its connection's checks is claimed and
- * its payload copy handed back to receive worker @p k, which received it (the frame is
- * in its cache); the rest is delivered here. @return 1 if @p m went to the worker.
+ * Split pipeline: one parsed packet from receive worker @p k to its connection. With
+ * placement = workers a data packet that passes its connection's checks is claimed and its
+ * payload copy handed back to the worker, which received it (the frame is in its cache);
+ * the rest is delivered here. @return 1 if @p m went to the worker.
  */
 static int
 deliver_or_offer(struct dp_port *p, const struct roce_view *v, struct rte_mbuf *m,
@@ -358,7 +358,7 @@ deliver_or_offer(struct dp_port *p, const struct roce_view *v, struct rte_mbuf *
 		return 0;
 	/* a chained frame was read into this lcore's scratch: copied here, as is a packet
 	 * that finds every job of its worker out */
-	if (kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
+	if (!dp.cfg.place_workers || kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
 		sdr_ep_input(c->ep, v, kind, gen, now);
 		return 0;
 	}
@@ -414,7 +414,8 @@ copies_commit(uint64_t now)
 			cp->free[cp->nfree++] = j[i]->idx;
 		}
 		dp.copies_out -= n;
-		stage_add_work(DP_STAGE_DELIVER, t0);	/* the packets' second half */
+		/* the second half of packets the stage counted already */
+		stage_account(DP_STAGE_DELIVER, t0, 0, 0, 1);
 		total += n;
 	}
 	return total;
@@ -537,9 +538,7 @@ split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK) {
-			if (!dp.cfg.place_workers)
-				deliver(p, &v, now);
-			else if (deliver_or_offer(p, &v, m[i], k, now))
+			if (deliver_or_offer(p, &v, m[i], k, now))
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;

@@ -97,7 +97,7 @@ pair_ring(const char *pair, int dir, unsigned int q)
 static int
 create_ring_port(const struct dp_port_cfg *pc, uint16_t *port_id, char *err, size_t errlen)
 {
-	struct rte_ring *rx[64], *tx[64];
+	struct rte_ring *rx[DP_MAX_QUEUES], *tx[DP_MAX_QUEUES];
 	unsigned int side;
 	char pair[32];
 	int id;

@@ -498,7 +498,8 @@ sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t n
 	ep->copies_out--;
 	sdr_rx_commit(ep->rx, cl, &ev);
 	on_placed(ep, &ev, now);
-	collect_done(ep);	/* a completion may have waited for this copy */
+	/* a completion that waited for this copy goes out at the next sdr_ep_poll() (and
+	 * sdr_ep_next_time() says it is due now) */
 }
 
 /* Data chunk c of a message: where its bytes are, padded into @p pad when short. */
