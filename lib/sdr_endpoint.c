@@ -449,25 +449,6 @@ on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx
 		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
 }
 
-void
-sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
-	     uint64_t now)
-{
-	struct sdr_rx_event ev;
-	sdr_rx_verdict r;
-
-	if (kind == SDR_QPN_CTRL) {
-		input_ctrl(ep, v, now);
-		return;
-	}
-	ep->counters[SDR_EP_DATA_PKTS_IN]++;
-	r = sdr_rx_place(ep->rx, v, gen, &ev);
-	if (r == SDR_RX_PLACED)
-		on_placed(ep, &ev, now);
-	else
-		on_not_placed(ep, v, gen, r, now);
-}
-
 int
 sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind,
 		   uint32_t gen, uint64_t now, struct sdr_rx_claim *cl)
@@ -500,6 +481,19 @@ sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t n
 	on_placed(ep, &ev, now);
 	/* a completion that waited for this copy goes out at the next sdr_ep_poll() (and
 	 * sdr_ep_next_time() says it is due now) */
+}
+
+/* The same two halves with the copy between them, on this thread. */
+void
+sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
+	     uint64_t now)
+{
+	struct sdr_rx_claim cl;
+
+	if (sdr_ep_input_claim(ep, v, kind, gen, now, &cl)) {
+		memcpy(cl.dst, cl.src, cl.len);
+		sdr_ep_input_commit(ep, &cl, now);
+	}
 }
 
 /* Data chunk c of a message: where its bytes are, padded into @p pad when short. */
