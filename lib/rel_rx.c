@@ -97,6 +97,11 @@ struct rel_rx {
 	uint32_t max_chunks;
 	uint32_t max_sub;
 	uint64_t next_seq;		/* receives posted so far */
+	uint8_t skip_answer;		/* a SKIP to answer: [skip_lo, skip_hi) */
+	uint64_t skip_lo, skip_hi;
+	uint64_t wd_lo, wd_hi;		/* receives withdrawn: WITHDRAW owed until answered */
+	uint64_t wd_answered;
+	uint64_t wd_next_ns, wd_gap_ns;
 	struct rxm *msgs;
 	uint32_t *ctx_of_slot;		/* slot -> ctx + 1 (0: none) */
 	uint32_t *free_ctx;
@@ -515,8 +520,8 @@ rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
-		/* nothing of these ever went out: no final ACK owed either */
-		if (m->state == RXM_POSTED && m->seq >= lo && m->seq < hi && m->have_data == 0) {
+		/* the sender stopped sending them: no final ACK owed either */
+		if (m->state == RXM_POSTED && m->seq >= lo && m->seq < hi) {
 			m->state = RXM_FAILED;
 			m->due = 0;
 			rx->counters[REL_RX_SKIPPED]++;
@@ -525,7 +530,59 @@ rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 	}
 	if (hi > rx->next_seq)
 		rx->next_seq = hi;
+	rx->skip_answer = 1;
+	rx->skip_lo = lo;
+	rx->skip_hi = hi;
 	return rx->next_seq;
+}
+
+static int
+withdraw_pending(const struct rel_rx *rx)
+{
+	return rx->wd_hi > rx->wd_answered;
+}
+
+uint32_t
+rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots)
+{
+	uint64_t lo = UINT64_MAX;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		const struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_FREE)
+			continue;
+		slots[n++] = m->slot;
+		/* a complete one is the sender's final ACK's business; a failed one had its own */
+		if (m->state != RXM_POSTED)
+			continue;
+		rx->counters[REL_RX_WITHDRAWN]++;
+		if (m->seq < lo)
+			lo = m->seq;
+	}
+	if (lo == UINT64_MAX)
+		return n;
+	if (!withdraw_pending(rx) || lo < rx->wd_lo)
+		rx->wd_lo = lo;
+	rx->wd_hi = rx->next_seq;
+	rx->wd_next_ns = now;
+	rx->wd_gap_ns = rx->rto;
+	return n;
+}
+
+void
+rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
+{
+	uint64_t base = rx->next_seq, h = (base & ~0xFFFFFFFFull) | hi;
+
+	if (h + 0x80000000ull < base)
+		h += 0x100000000ull;
+	else if (h > base + 0x80000000ull && h >= 0x100000000ull)
+		h -= 0x100000000ull;
+	rx->counters[REL_RX_WITHDRAWS_ANSWERED]++;
+	if (h > rx->wd_answered)
+		rx->wd_answered = h;
 }
 
 /* Fire the timers of one message. */
@@ -728,6 +785,28 @@ build_ctrl(struct rel_rx *rx, struct rxm *m, uint64_t now, struct sdr_ctrl *c)
 int
 rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 {
+	if (rx->skip_answer) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_SKIP;
+		c->flags = SDR_CTRL_F_ANSWER;
+		c->cum = (uint32_t)rx->skip_hi;
+		c->win_start = (uint32_t)rx->skip_lo;
+		rx->skip_answer = 0;
+		rx->counters[REL_RX_SKIP_ANSWERS]++;
+		return 1;
+	}
+	if (withdraw_pending(rx) && rx->wd_next_ns <= now) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_WITHDRAW;
+		c->cum = (uint32_t)rx->wd_hi;
+		c->win_start = (uint32_t)rx->wd_lo;
+		/* a sender that is gone hears less and less of it */
+		rx->wd_next_ns = now + rx->wd_gap_ns;
+		if (rx->wd_gap_ns < 64 * rx->rto)
+			rx->wd_gap_ns *= 2;
+		rx->counters[REL_RX_WITHDRAWS]++;
+		return 1;
+	}
 	while (rx->nreack) {
 		uint32_t slot = rx->reack[rx->reack_head];
 		struct slot_mem *sm = &rx->mem[slot];
@@ -796,8 +875,10 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 {
 	uint64_t t = UINT64_MAX;
 
-	if (rx->nreack || rx->ndec)
+	if (rx->nreack || rx->ndec || rx->skip_answer)
 		return now;
+	if (withdraw_pending(rx))
+		t = rx->wd_next_ns > now ? rx->wd_next_ns : now;
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 

@@ -16,6 +16,8 @@
  *   EC-NACK  EC: at the fallback timeout FTO = (M + ceil(M/R)) * T_INJ + beta * RTT after the
  *            first arrival, the data submessages still undecodable; repeated every RTO
  *            while any remain;
+ *   WITHDRAW when the application goes away with receives posted (rel_rx_withdraw()), until
+ *            the sender answers; and the answer to each SKIP;
  *
  * and which submessages to decode (as soon as one is decodable with data missing).
  * A completed message is re-acknowledged (rate-limited) whenever late packets show the
@@ -46,7 +48,11 @@
 	X(CTS,			"cts_sent") \
 	X(REACKS,		"late_reacks_sent") \
 	X(FTO_FIRED,		"fallback_timeouts") \
-	X(SKIPPED,		"recvs_skipped_by_sender")
+	X(SKIPPED,		"recvs_skipped_by_sender") \
+	X(SKIP_ANSWERS,		"skip_answers_sent") \
+	X(WITHDRAWN,		"recvs_withdrawn_incomplete") \
+	X(WITHDRAWS,		"withdraws_sent") \
+	X(WITHDRAWS_ANSWERED,	"withdraws_answered")
 
 enum rel_rx_counter {
 #define X(sym, name) REL_RX_##sym,
@@ -113,11 +119,25 @@ void rel_rx_release(struct rel_rx *rx, uint32_t slot);
 int rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c);
 
 /**
- * The sender gave up messages [@p lo, @p hi) before sending any of them (SKIP): receives
- * posted for them fail (they would wait for nothing), and receives are numbered from @p hi
- * on. Returns the sequence number the receive side must number from (@p hi or beyond).
+ * The sender gave up messages [@p lo, @p hi) (SKIP): receives posted for them that are not
+ * complete fail (they would wait for nothing), receives are numbered from @p hi on, and the
+ * sender is answered. Returns the sequence number the receive side must number from (@p hi
+ * or beyond).
  */
 uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now);
+
+/**
+ * The application went away: every receive posted (complete or not) is to be released. Fills
+ * @p slots (room for max_inflight) with their slots, for the caller to release each
+ * (rel_rx_release() and the receive side), and tells the sender with WITHDRAW, repeated until
+ * it answers, that the receives not yet complete are gone: it fails its messages for them and
+ * numbers its next messages after them.
+ * @return the number of slots.
+ */
+uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);
+
+/** The sender answered our WITHDRAW up to @p hi (a 32-bit point, as on the wire). */
+void rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi);
 
 /** The next submessage to decode. @return 1 with @p d filled, or 0. */
 int rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d);

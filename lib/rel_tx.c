@@ -86,9 +86,13 @@ struct rel_tx {
 	uint32_t max_sub;
 	uint64_t next_seq;
 	uint64_t credit;		/* receives the peer has posted */
-	uint64_t skip_lo, skip_hi;	/* messages given up before any receive was posted */
+	uint64_t skip_lo, skip_hi;	/* messages given up: the receiver must learn of them */
+	uint64_t skip_answered;		/* the receiver acted on SKIPs up to here */
+	uint8_t skip_need_answer;	/* some had receives: only an answer ends the SKIPs */
 	uint64_t skip_next_ns;		/* when SKIP goes out (again) */
 	uint64_t skip_gap_ns;		/* then the next one: RTO, doubling up to 64 RTO */
+	uint8_t wd_answer;		/* a WITHDRAW to answer: [wd_lo, wd_hi) */
+	uint64_t wd_lo, wd_hi;
 	uint32_t inflight;
 	struct txm *msgs;
 	uint32_t *order;		/* contexts in sequence order (ring) */
@@ -351,8 +355,8 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 			.retransmitted = m->retransmitted, .fallback = m->fallback_subs,
 		};
 	}
-	tx->counters[st == SDR_DONE_OK ? REL_TX_COMPLETED :
-		     st == SDR_DONE_TIMEOUT ? REL_TX_TIMEOUTS : REL_TX_FAILED]++;
+	tx->counters[st == SDR_DONE_OK ? REL_TX_COMPLETED : st == SDR_DONE_TIMEOUT ?
+		     REL_TX_TIMEOUTS : st == SDR_DONE_CANCELLED ? REL_TX_CANCELLED : REL_TX_FAILED]++;
 	m->state = TXM_FREE;
 	tx->slot_busy[m->slot] = 0;
 	tx->free_ctx[tx->nfree++] = ctx;
@@ -439,6 +443,90 @@ probe(struct rel_tx *tx, uint32_t ctx)
 	queue_rexmit(tx, ctx, last);
 }
 
+/*
+ * SKIP is owed while the receiver has not answered it, or, for messages that never had a
+ * receive (credit), until its CTS show it numbers past them.
+ */
+static int
+skip_pending(const struct rel_tx *tx)
+{
+	return tx->skip_hi > tx->skip_answered &&
+	       (tx->skip_need_answer || tx->skip_hi > tx->credit);
+}
+
+/* Messages [lo, next_seq) were given up: add them to the SKIP owed, and send it now. */
+static void
+skip_add(struct rel_tx *tx, uint64_t lo, int need_answer, uint64_t now)
+{
+	if (!skip_pending(tx)) {
+		tx->skip_lo = lo;
+		tx->skip_need_answer = 0;
+	} else if (lo < tx->skip_lo) {
+		tx->skip_lo = lo;
+	}
+	tx->skip_hi = tx->next_seq;
+	tx->skip_need_answer |= (uint8_t)need_answer;
+	tx->skip_next_ns = now;
+	tx->skip_gap_ns = tx->rto;
+}
+
+uint32_t
+rel_tx_cancel(struct rel_tx *tx, uint64_t now)
+{
+	uint32_t n = tx->inflight;
+	uint64_t lo;
+
+	if (n == 0)
+		return 0;
+	lo = tx->msgs[tx->order[tx->order_head]].seq;	/* in sequence order */
+	while (tx->inflight > 0)
+		finish(tx, tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight],
+		       SDR_DONE_CANCELLED, now);
+	/* some may have had receives (credit): only the receiver's answer ends the SKIPs */
+	skip_add(tx, lo, 1, now);
+	return n;
+}
+
+/* A 32-bit sequence point from the peer, taken nearest to our 64-bit @p base. */
+static uint64_t
+seq_near(uint64_t base, uint32_t v)
+{
+	uint64_t s = (base & ~0xFFFFFFFFull) | v;
+
+	if (s + 0x80000000ull < base)
+		s += 0x100000000ull;
+	else if (s > base + 0x80000000ull && s >= 0x100000000ull)
+		s -= 0x100000000ull;
+	return s;
+}
+
+/*
+ * WITHDRAW: the receives for [lo, hi) are gone. Our messages for them fail, the next message
+ * is numbered from hi, and the receiver hears that we did (the answer).
+ */
+static void
+on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
+{
+	uint64_t hi = seq_near(tx->next_seq, c->cum), lo = hi - (uint32_t)(c->cum - c->win_start);
+
+	for (uint32_t i = 0; i < tx->inflight;) {
+		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		const struct txm *m = &tx->msgs[ctx];
+
+		if (m->seq >= lo && m->seq < hi) {
+			tx->counters[REL_TX_WITHDRAWN]++;
+			finish(tx, ctx, SDR_DONE_FAILED, now);	/* the order ring closes up */
+			continue;
+		}
+		i++;
+	}
+	if (hi > tx->next_seq)
+		tx->next_seq = hi;
+	tx->wd_answer = 1;
+	tx->wd_lo = lo;
+	tx->wd_hi = hi;
+}
+
 static void
 on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 {
@@ -472,6 +560,22 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 
 	if (c->type == SDR_CTRL_CTS) {
 		on_cts(tx, c);
+		return;
+	}
+	if (c->type == SDR_CTRL_WITHDRAW && !(c->flags & SDR_CTRL_F_ANSWER)) {
+		on_withdraw(tx, c, now);
+		return;
+	}
+	if (c->type == SDR_CTRL_SKIP && (c->flags & SDR_CTRL_F_ANSWER)) {
+		uint64_t hi = seq_near(tx->next_seq, c->cum);
+
+		tx->counters[REL_TX_SKIPS_ANSWERED]++;
+		if (hi > tx->skip_answered)
+			tx->skip_answered = hi;
+		return;
+	}
+	if (c->type == SDR_CTRL_SKIP || c->type == SDR_CTRL_WITHDRAW) {
+		tx->counters[REL_TX_CTRL_UNKNOWN_MSG]++;	/* one for the receive side */
 		return;
 	}
 	ctx = find_msg(tx, c->msg_id, c->gen);
@@ -548,11 +652,7 @@ give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
 		finish(tx, ctx, SDR_DONE_TIMEOUT, now);
 	}
 	/* the receiver learns with SKIP: it numbers its next receives from next_seq */
-	if (tx->skip_hi <= tx->credit)
-		tx->skip_lo = seq;
-	tx->skip_hi = tx->next_seq;
-	tx->skip_next_ns = now;
-	tx->skip_gap_ns = tx->rto;
+	skip_add(tx, seq, 0, now);
 	tx->counters[REL_TX_NO_RECEIVE]++;
 }
 
@@ -789,7 +889,9 @@ rel_tx_next_time(struct rel_tx *tx, uint64_t now)
 	}
 	if ((e = ring_front(&tx->timers)) != NULL && e->sent_ns + tx->rto < t)
 		t = e->sent_ns + tx->rto;
-	if (tx->skip_hi > tx->credit && tx->skip_next_ns < t)
+	if (tx->wd_answer)
+		return now;
+	if (skip_pending(tx) && tx->skip_next_ns < t)
 		t = tx->skip_next_ns > now ? tx->skip_next_ns : now;
 	for (uint32_t i = 0; i < tx->inflight; i++) {
 		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
@@ -822,8 +924,17 @@ rel_tx_next_seq(const struct rel_tx *tx)
 int
 rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 {
-	/* until the peer's CTS show it numbers receives past the skipped messages */
-	if (tx->skip_hi <= tx->credit || tx->skip_next_ns > now)
+	if (tx->wd_answer) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_WITHDRAW;
+		c->flags = SDR_CTRL_F_ANSWER;
+		c->cum = (uint32_t)tx->wd_hi;
+		c->win_start = (uint32_t)tx->wd_lo;
+		tx->wd_answer = 0;
+		tx->counters[REL_TX_WITHDRAW_ANSWERS]++;
+		return 1;
+	}
+	if (!skip_pending(tx) || tx->skip_next_ns > now)
 		return 0;
 	memset(c, 0, sizeof(*c));
 	c->type = SDR_CTRL_SKIP;

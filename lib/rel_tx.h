@@ -45,6 +45,10 @@
 	X(STREAM_RESENDS,	"stream_chunks_resent") \
 	X(NO_RECEIVE,		"no_receive_timeouts") \
 	X(SKIPS_SENT,		"skips_sent") \
+	X(SKIPS_ANSWERED,	"skips_answered") \
+	X(CANCELLED,		"msgs_cancelled") \
+	X(WITHDRAWN,		"msgs_withdrawn_by_receiver") \
+	X(WITHDRAW_ANSWERS,	"withdraw_answers_sent") \
 	X(PACED_WAITS,		"paced_waits")
 
 enum rel_tx_counter {
@@ -109,7 +113,19 @@ int rel_tx_stream_add(struct rel_tx *tx, uint32_t ctx, uint64_t seq, uint32_t fi
 /** The end of a stream: every chunk not given yet is ready. @return 0, -ENOENT. */
 int rel_tx_stream_end(struct rel_tx *tx, uint32_t ctx, uint64_t seq);
 
-/** Handle a control message from the receiver. */
+/**
+ * The application went away: every message in flight ends now with SDR_DONE_CANCELLED, and
+ * the receiver is told with SKIP (repeated until it answers) so it fails the receives it
+ * posted for them and numbers its next receives after them.
+ * @return messages cancelled.
+ */
+uint32_t rel_tx_cancel(struct rel_tx *tx, uint64_t now);
+
+/**
+ * Handle a control message from the receiver (ACK, NACK, EC-NACK, CTS, WITHDRAW, or the
+ * answer to our SKIP). After a WITHDRAW, rel_tx_next_seq() may have moved forward: the
+ * packetizer must follow (sdr_tx_skip_to()).
+ */
 void rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now);
 
 /**
@@ -135,8 +151,10 @@ uint32_t rel_tx_inflight(const struct rel_tx *tx);
 uint64_t rel_tx_next_seq(const struct rel_tx *tx);
 
 /**
- * A control message the sender owes the receiver, if any: SKIP, while messages that ended
- * waiting for receives the peer never posted are not yet known to it (repeated every RTO).
+ * A control message the sender owes the receiver, if any: the answer to a WITHDRAW, or SKIP
+ * while messages it gave up (timed out waiting for receives the peer never posted, or
+ * cancelled) are not yet known to the receiver (repeated every RTO, doubling, until the
+ * receiver answers or, for messages that never had a receive, its CTS count past them).
  * @return 1 with @p c filled, or 0.
  */
 int rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c);

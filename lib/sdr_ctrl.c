@@ -43,6 +43,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_EC_NACK: return "EC-NACK";
 	case SDR_CTRL_CTS: return "CTS";
 	case SDR_CTRL_SKIP: return "SKIP";
+	case SDR_CTRL_WITHDRAW: return "WITHDRAW";
 	default: return "?";
 	}
 }
@@ -70,6 +71,18 @@ sdr_ctrl_encode(const struct sdr_ctrl *c, uint8_t *buf, size_t cap)
 	return (int)len;
 }
 
+/* The flags a type may carry. */
+static uint16_t
+type_flags(uint8_t type)
+{
+	switch (type) {
+	case SDR_CTRL_ACK: return SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED;
+	case SDR_CTRL_SKIP:
+	case SDR_CTRL_WITHDRAW: return SDR_CTRL_F_ANSWER;
+	default: return 0;
+	}
+}
+
 int
 sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 {
@@ -77,7 +90,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SKIP)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_WITHDRAW)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -92,12 +105,13 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	c->cum = roce_get32(buf + 8);
 	c->win_start = roce_get32(buf + 12);
 	c->value = roce_get64(buf + 16);
-	if ((c->flags & ~SDR_CTRL_F_KNOWN) != 0 || (c->type != SDR_CTRL_ACK && c->flags != 0))
+	if ((c->flags & ~type_flags(c->type)) != 0)
 		return -SDR_CTRL_E_FLAGS;
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
 	if ((c->type != SDR_CTRL_CTS && c->value != 0) ||
-	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP) && c->nwords))
+	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
+	      c->type == SDR_CTRL_WITHDRAW) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
 	for (unsigned int i = 0; i < c->nwords; i++)
 		c->win[i] = roce_get32(buf + SDR_CTRL_HDR_LEN + 4 * i);

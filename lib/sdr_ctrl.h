@@ -10,12 +10,23 @@
  *   CTS      a receive was posted (clear to send): its sequence number, length and the
  *            number of receives posted so far (a cumulative credit)
  *
- * and the sender of data sends the last one to the receiver:
+ * the sender of data sends SKIP to the receiver:
  *
- *   SKIP     messages [window start, cumulative) ended at the sender before any of them went
- *            out (their global timeout fired while no receive was posted for them): the
- *            receiver fails receives it has for them and numbers its next receives from
- *            the cumulative point, so the next message lands in the next receive posted
+ *   SKIP     the sender gave up messages [window start, cumulative): they timed out waiting
+ *            for a receive the peer never posted, or the application that sent them went
+ *            away (cancelled). The receiver fails the receives it has for them that are not
+ *            complete and numbers its next receives from the cumulative point, so the next
+ *            message lands in the next receive posted. Repeated until answered;
+ *
+ * and the receiver of data sends WITHDRAW to the sender:
+ *
+ *   WITHDRAW the receives for messages [window start, cumulative) were withdrawn (the
+ *            application that posted them went away): the sender fails its messages for
+ *            them and numbers its next messages from the cumulative point. Repeated until
+ *            answered.
+ *
+ * The side that acts on a SKIP or a WITHDRAW answers with the same type, flag ANSWER and the
+ * same points, so the other side stops repeating it.
  *
  * Layout (network byte order), 24 bytes + 4 bytes per window word:
  *
@@ -26,8 +37,9 @@
  *   24 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
  *
  * CTS uses cumulative = receives posted so far (low 32 bits) and window start = the posted
- * receive's sequence number (low 32 bits). SKIP uses cumulative = the first sequence number
- * still wanted and window start = the first given up (low 32 bits); no window, no value.
+ * receive's sequence number (low 32 bits). SKIP and WITHDRAW use cumulative = the first
+ * sequence number still wanted and window start = the first given up (low 32 bits); no
+ * window, no value.
  */
 #ifndef SDR_CTRL_H
 #define SDR_CTRL_H
@@ -47,11 +59,13 @@ enum sdr_ctrl_type {
 	SDR_CTRL_EC_NACK = 3,
 	SDR_CTRL_CTS = 4,
 	SDR_CTRL_SKIP = 5,
+	SDR_CTRL_WITHDRAW = 6,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
-#define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED)
+#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW: the peer acted on ours */
+#define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED | SDR_CTRL_F_ANSWER)
 
 struct sdr_ctrl {
 	uint8_t type;
@@ -72,9 +86,9 @@ struct sdr_ctrl {
 	X(TYPE,		"ctrl_bad_type",	"unknown message type") \
 	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
-	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or flags on a type without any") \
+	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS or SKIP")
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP or WITHDRAW")
 
 enum sdr_ctrl_err {
 	SDR_CTRL_OK = 0,
@@ -115,7 +129,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 	c->win[i / 32] |= 1u << (31 - i % 32);
 }
 
-/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP"). */
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

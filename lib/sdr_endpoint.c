@@ -114,6 +114,7 @@ struct sdr_ep {
 	uint32_t job_sub;
 	uint64_t job_seq;
 	uint32_t ctrl_psn;
+	uint32_t *abort_slots;		/* max_inflight: sdr_ep_abort()'s list */
 	struct sdr_ep_done *done;
 	uint32_t done_cap;
 	uint32_t done_head;
@@ -151,6 +152,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->dec_wait);
 	free(ep->rx_out);
 	free(ep->held_rx);
+	free(ep->abort_slots);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -249,8 +251,9 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	ep->done = calloc(ep->done_cap, sizeof(*ep->done));
 	ep->rx_out = calloc(ep->geom.nslots, sizeof(uint32_t));
 	ep->held_rx = calloc(cfg->attr.max_inflight, sizeof(*ep->held_rx));
+	ep->abort_slots = calloc(cfg->attr.max_inflight, sizeof(uint32_t));
 	if (!ep->tx || !ep->rx || !ep->rtx || !ep->rrx || !ep->sends || !ep->rx_par_of_slot ||
-	    !ep->done || !ep->rx_out || !ep->held_rx)
+	    !ep->done || !ep->rx_out || !ep->held_rx || !ep->abort_slots)
 		goto fail;
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
 	if (ep->ec && alloc_ec(ep) != 0)
@@ -364,6 +367,25 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 	return 0;
 }
 
+/*
+ * A receive released before its held completion went out (the application gave it up, or
+ * went away): the completion is dropped, so the FIFO never holds more than the receives
+ * posted.
+ */
+static void
+drop_held_rx(struct sdr_ep *ep, uint32_t slot)
+{
+	uint32_t cap = ep->cfg.attr.max_inflight, w = 0;
+
+	for (uint32_t i = 0; i < ep->n_held_rx; i++) {
+		const struct sdr_rel_done *d = &ep->held_rx[(ep->held_rx_head + i) % cap];
+
+		if (d->slot != slot)
+			ep->held_rx[(ep->held_rx_head + w++) % cap] = *d;
+	}
+	ep->n_held_rx = w;
+}
+
 int
 sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 {
@@ -371,6 +393,7 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 
 	if (rc != 0)
 		return rc;
+	drop_held_rx(ep, slot);
 	rel_rx_release(ep->rrx, slot);
 	if (ep->ec && ep->rx_par_of_slot[slot] >= 0) {
 		int32_t r = ep->rx_par_of_slot[slot];
@@ -384,8 +407,27 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 	return 0;
 }
 
+uint32_t
+sdr_ep_recv_writers(const struct sdr_ep *ep, uint32_t slot)
+{
+	return slot < ep->geom.nslots ? ep->rx_out[slot] : 0;
+}
+
+void
+sdr_ep_abort(struct sdr_ep *ep, uint64_t now)
+{
+	uint32_t n;
+
+	collect_done(ep);	/* what finished before keeps its status */
+	rel_tx_cancel(ep->rtx, now);
+	collect_done(ep);	/* retired, each once no encode reads its buffer */
+	n = rel_rx_withdraw(ep->rrx, now, ep->abort_slots);
+	for (uint32_t i = 0; i < n; i++)
+		sdr_ep_recv_release(ep, ep->abort_slots[i]);
+}
+
 /*
- * SKIP from the sender: messages it gave up before a receive was posted for them. The
+ * SKIP from the sender: messages it gave up (no receive came, or cancelled). The
  * 32-bit points are taken nearest to the receive side's own count, as CTS credits are.
  */
 static void
@@ -418,11 +460,19 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		ep->ctrl_err[-rc]++;
 		return;
 	}
-	if (c.type == SDR_CTRL_SKIP) {
+	/* SKIP and the answer to our WITHDRAW are for the receive side; the rest for the send
+	 * side */
+	if (c.type == SDR_CTRL_SKIP && !(c.flags & SDR_CTRL_F_ANSWER)) {
 		on_skip(ep, &c, now);
 		return;
 	}
+	if (c.type == SDR_CTRL_WITHDRAW && (c.flags & SDR_CTRL_F_ANSWER)) {
+		rel_rx_on_withdraw_answer(ep->rrx, c.cum);
+		return;
+	}
 	rel_tx_on_ctrl(ep->rtx, &c, now);
+	if (c.type == SDR_CTRL_WITHDRAW)	/* the next message is numbered after them */
+		sdr_tx_skip_to(ep->tx, rel_tx_next_seq(ep->rtx));
 }
 
 /* A data packet placed: the chunk events it caused, to the reliability layer. */

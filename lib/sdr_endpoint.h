@@ -135,6 +135,27 @@ int sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_by
 int sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot);
 
 /**
+ * Copies and decodes still writing (or reading) the buffer of receive @p slot. A receive
+ * released while some are out (sdr_ep_recv_release() stops new ones at once) gets no more
+ * bytes once this is 0: only then is its buffer the application's again.
+ */
+uint32_t sdr_ep_recv_writers(const struct sdr_ep *ep, uint32_t slot);
+
+/**
+ * The application using the endpoint went away: end what it has in flight, on both sides of
+ * the connection, so the next application starts from a clean stream.
+ *  - Every send in flight completes with SDR_DONE_CANCELLED (once no encode reads its
+ *    buffer); the peer is told with SKIP, so the receives it posted for them fail and its
+ *    next receive gets the next message sent.
+ *  - Every receive posted is released here (the caller must not release it again; its
+ *    buffer is quiet once sdr_ep_recv_writers() is 0); completions of receives may still
+ *    come out of sdr_ep_poll() and are to be ignored. The peer is told with WITHDRAW, so it
+ *    fails its messages for the receives that were not complete and numbers its next
+ *    message after them.
+ */
+void sdr_ep_abort(struct sdr_ep *ep, uint64_t now);
+
+/**
  * Hand a packet to the endpoint: a data packet to one of its data QPNs, or a control
  * packet to its control QPN (as sdr_conn_qpn_decode() classified it).
  */

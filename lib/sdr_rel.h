@@ -73,6 +73,7 @@ enum sdr_done_status {
 	SDR_DONE_OK,
 	SDR_DONE_TIMEOUT,	/**< global timeout */
 	SDR_DONE_FAILED,	/**< the peer gave the message up */
+	SDR_DONE_CANCELLED,	/**< this side gave it up: its application went away */
 };
 
 /** A completed message, on either side. */

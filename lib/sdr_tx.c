@@ -110,6 +110,13 @@ sdr_tx_inflight(const struct sdr_tx *tx)
 	return tx->inflight;
 }
 
+void
+sdr_tx_skip_to(struct sdr_tx *tx, uint64_t seq)
+{
+	if (seq > tx->next_seq)
+		tx->next_seq = seq;
+}
+
 int
 sdr_tx_job_data(struct sdr_tx_job *job, const struct sdr_tx_msg *msg, uint32_t first_pkt,
 		uint32_t npkts)

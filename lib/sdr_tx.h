@@ -88,6 +88,12 @@ void sdr_tx_msg_retire(struct sdr_tx *tx, const struct sdr_tx_msg *msg);
 uint32_t sdr_tx_inflight(const struct sdr_tx *tx);
 
 /**
+ * Number the next message @p seq or later: the receiver withdrew the receives below it
+ * (the reliability layer decided, see rel_tx_next_seq()). Never moves backwards.
+ */
+void sdr_tx_skip_to(struct sdr_tx *tx, uint64_t seq);
+
+/**
  * Job for data packets [first_pkt, first_pkt + npkts) of a message (a whole message, a
  * chunk to retransmit, ...). @return 0 or -EINVAL when the range is outside the message.
  */

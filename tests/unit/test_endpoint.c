@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "rel_rx.h"
 #include "rel_tx.h"
 #include "roce_parse.h"
 #include "sdr_tx.h"
@@ -713,6 +714,286 @@ test_ec_mds(void **state)
 	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4 }, 0.10, 30, 7);
 }
 
+/*
+ * An application goes away mid-transfer (sdr_ep_abort): the sender's, the receiver's, or
+ * both. Its messages and receives in flight end on both sides (CANCELLED at the aborting
+ * sender, FAILED at the peer; no hang), and the next messages land in the next receives:
+ * every receive that completes holds exactly the bytes of the message with its sequence
+ * number, and every message sent after the abort completes. B's payload copies run late
+ * (the claim path), so the receiver aborts with copies into released buffers still out.
+ */
+#define AB_OLD 6
+#define AB_NEW 3
+#define AB_RECVS (AB_OLD + AB_NEW + 4)	/* the receiver keeps posting: messages the sender
+					 * still had in flight may come first */
+
+struct ab_msg {
+	uint8_t *buf;
+	uint64_t len;
+	uint64_t seq;		/* from its completion */
+	int status;		/* -1: not done */
+};
+
+/* A receive has some chunks in, and packets missing (not even claimed: a copy to come). */
+static int
+part_in(const struct sdr_ep *b, const uint32_t *slots, const struct ab_msg *rcv, uint32_t posted,
+	const struct copy_thread *ct)
+{
+	struct sdr_rx_msg_info info;
+
+	for (uint32_t r = 0; r < posted; r++) {
+		uint32_t claims = 0;
+
+		if (rcv[r].status >= 0 || sdr_rx_msg_info(sdr_ep_rx(b), slots[r], &info) != 0 ||
+		    info.state != SDR_SLOT_POSTED || info.chunks_done == 0)
+			continue;
+		for (uint32_t i = 0; i < ct->n; i++)
+			claims += ct->q[i].cl.slot == slots[r] && ct->q[i].cl.seq == info.seq;
+		if (info.pkts_received + claims < info.npkts)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every message sent after the abort is in the receive of its sequence number. */
+static int
+received_all(const struct ab_msg *snd, const struct ab_msg *rcv)
+{
+	for (uint32_t m = AB_OLD; m < AB_OLD + AB_NEW; m++) {
+		uint32_t r;
+
+		for (r = AB_OLD; r < AB_RECVS && !(rcv[r].status == SDR_DONE_OK &&
+						     rcv[r].seq == snd[m].seq); r++)
+			;
+		if (snd[m].status != SDR_DONE_OK || r == AB_RECVS)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+run_abort(struct sdr_scheme scheme, double loss, uint64_t seed, int abort_a, int abort_b,
+	  uint32_t old_sends, uint64_t *withdrawn)
+{
+	struct copy_thread ct = { .q = malloc(COPIES_MAX * sizeof(*ct.q)) };
+	struct ab_msg snd[AB_OLD + AB_NEW], rcv[AB_RECVS];
+	struct wire w = { .loss = loss, .dup = 0.02, .reorder = 0.05, .delay = 200000 };
+	struct side_cfg c;
+	struct sdr_ep *a, *b;
+	uint8_t *fr[32];
+	uint64_t now = 0, aborted_at = 0;
+	uint32_t sent = 0, posted = 0, slots[AB_RECVS], old_ok = 0, new_sends = 0,
+		 released_slot = UINT32_MAX, polled, posted_old = 0;
+	int phase = 0;		/* 0: before the abort, 1: after */
+	char name[32];
+
+	make_cfgs(&c, scheme, 2 * w.delay);
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	assert_non_null(a);
+	assert_non_null(b);
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, seed);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (uint32_t i = 0; i < AB_RECVS; i++) {
+		rcv[i].len = 32 * 1024;
+		rcv[i].buf = malloc(rcv[i].len);
+		memset(rcv[i].buf, 0xEE, rcv[i].len);
+		rcv[i].status = -1;
+		if (i >= AB_OLD + AB_NEW)
+			continue;
+		snd[i].len = 32 * 1024;
+		snd[i].buf = malloc(snd[i].len);
+		pattern(snd[i].buf, snd[i].len, 1000 + i);
+		snd[i].status = -1;
+	}
+	while (now < 20ull * 1000000000) {
+		uint32_t send_hi = phase ? AB_OLD + AB_NEW : old_sends;
+		uint32_t recv_hi = phase ? AB_RECVS : AB_OLD;
+		struct sdr_ep_done d;
+		uint64_t t, tb;
+
+		/* after the abort, the application of each side starts on the new messages */
+		if (phase && sent < AB_OLD)
+			sent = AB_OLD;
+		if (phase && posted < AB_OLD)
+			posted = AB_OLD;
+		while (posted < recv_hi && sdr_ep_recv(b, rcv[posted].buf, rcv[posted].len, NULL,
+						       posted, now, &slots[posted]) == 0)
+			posted++;
+		/*
+		 * A receiver that withdrew receives: messages sent before the sender heard of it
+		 * may be matched to them and fail. The new stream starts once it has.
+		 */
+		if (phase && abort_b && sdr_ep_rel_rx_counters(b)[REL_RX_WITHDRAWN] > 0 &&
+		    sdr_ep_rel_tx_counters(a)[REL_TX_WITHDRAW_ANSWERS] == 0)
+			send_hi = sent;
+		while (sent < send_hi && sdr_ep_send(a, snd[sent].buf, snd[sent].len, 0, sent,
+						     now) == 0)
+			sent++;
+		outputs(&w, a, b, fr, now);
+		polled = 0;
+		while (sdr_ep_poll(a, &d)) {
+			polled++;
+			assert_false(d.is_recv);
+			snd[d.cookie].status = d.status;
+			snd[d.cookie].seq = d.seq;
+			if (d.cookie >= AB_OLD) {
+				assert_int_equal(d.status, SDR_DONE_OK);
+				new_sends++;
+			} else if (phase && abort_a) {
+				assert_int_equal(d.status, SDR_DONE_CANCELLED);
+			} else if (phase) {
+				/* withdrawn by the receiver, or complete there before it went */
+				assert_true(d.status == SDR_DONE_FAILED || d.status == SDR_DONE_OK);
+			}
+			old_ok += d.status == SDR_DONE_OK && d.cookie < AB_OLD && !phase;
+		}
+		while (sdr_ep_poll(b, &d)) {
+			polled++;
+			assert_true(d.is_recv);
+			if (d.cookie < AB_OLD && phase && abort_b)
+				continue;	/* released by the abort: to be ignored */
+			assert_no_copy_into(&ct, rcv[d.cookie].buf, rcv[d.cookie].len);
+			rcv[d.cookie].status = d.status;
+			rcv[d.cookie].seq = d.seq;
+			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
+		}
+		/* the sender goes while a receive is partly in: it must still end */
+		if (!phase && (old_ok >= 3 || (abort_a ? part_in(b, slots, rcv, posted, &ct) :
+				       old_ok >= 2))) {
+			/* the application(s) go away with messages in flight */
+			phase = 1;
+			aborted_at = now;
+			posted_old = posted;
+			if (abort_a) {
+				/* and what it had on the wire is lost: the partial receive stays so */
+				w.n = 0;
+				sdr_ep_abort(a, now);
+			}
+			if (abort_b) {
+				for (uint32_t i = 0; i < posted; i++)
+					if (rcv[i].status < 0 && sdr_ep_recv_writers(b, slots[i]) > 0)
+						released_slot = slots[i];
+				sdr_ep_abort(b, now);
+				/* released at once, but copies already claimed still land */
+				if (released_slot != UINT32_MAX)
+					assert_true(sdr_ep_recv_writers(b, released_slot) > 0);
+			}
+			continue;
+		}
+		if (phase && new_sends == AB_NEW && ct.n == 0 && received_all(snd, rcv))
+			break;
+		if (polled)
+			continue;	/* room for more sends and receives now */
+		t = sdr_ep_next_time(a, now);
+		tb = sdr_ep_next_time(b, now);
+		if (tb < t)
+			t = tb;
+		tb = copy_step(&ct, b, now);
+		if (tb < t)
+			t = tb;
+		for (uint32_t i = 0; i < w.n; i++)
+			if (w.f[i].t < t)
+				t = w.f[i].t;
+		if (t == UINT64_MAX)
+			break;
+		now = t > now ? t : now;
+		for (uint32_t i = 0; i < w.n;) {
+			struct wire_frame *f = &w.f[i];
+
+			if (f->t > now) {
+				i++;
+				continue;
+			}
+			if (f->to_b)
+				claim_or_input(&ct, b, &c.b.attr, f->b, f->len, &w.rng, now, 2 * w.delay);
+			else
+				deliver(a, QPN_A, &c.a.attr, f->b, f->len, now);
+			*f = w.f[--w.n];
+		}
+	}
+	if (new_sends != AB_NEW || !received_all(snd, rcv))
+		fail_msg("%s abort%s%s: %u/%u new sends, not every one received, at %.3f s",
+			 sdr_scheme_format(&scheme, name, sizeof(name)), abort_a ? " a" : "",
+			 abort_b ? " b" : "", new_sends, AB_NEW, (double)now * 1e-9);
+	if (released_slot != UINT32_MAX)
+		assert_int_equal(sdr_ep_recv_writers(b, released_slot), 0);
+	/* a receiver that stayed saw each of its receives end: none waits for nothing */
+	for (uint32_t r = 0; r < posted_old && !abort_b; r++)
+		if (rcv[r].status < 0)
+			fail_msg("receive %u (posted before the abort) never ended", r);
+	/* a receive that completed holds the message of its sequence number, whole */
+	for (uint32_t r = 0; r < AB_RECVS; r++) {
+		uint32_t m;
+
+		if (rcv[r].status != SDR_DONE_OK)
+			continue;
+		for (m = 0; m < AB_OLD + AB_NEW && !(snd[m].status >= 0 && snd[m].seq == rcv[r].seq);
+		     m++)
+			;
+		if (m == AB_OLD + AB_NEW)
+			fail_msg("receive %u (seq %" PRIu64 ") completed but no message had its "
+				 "sequence number", r, rcv[r].seq);
+		assert_memory_equal(rcv[r].buf, snd[m].buf, snd[m].len);
+		if (r >= AB_OLD)
+			assert_true(m >= AB_OLD || !abort_a);
+	}
+	if (abort_a) {
+		assert_true(sdr_ep_rel_tx_counters(a)[REL_TX_CANCELLED] > 0);
+		assert_true(sdr_ep_rel_tx_counters(a)[REL_TX_SKIPS_ANSWERED] > 0);
+		if (!abort_b) {	/* a receive for a cancelled message failed, or it was whole */
+			uint64_t failed = 0;
+
+			for (uint32_t r = 0; r < AB_OLD; r++)
+				failed += rcv[r].status == SDR_DONE_FAILED;
+			assert_int_equal(sdr_ep_rel_rx_counters(b)[REL_RX_SKIPPED], failed);
+		}
+	}
+	/* receives that were not complete were withdrawn, and the sender answered */
+	if (sdr_ep_rel_rx_counters(b)[REL_RX_WITHDRAWN] > 0)
+		assert_true(sdr_ep_rel_rx_counters(b)[REL_RX_WITHDRAWS_ANSWERED] > 0);
+	*withdrawn += sdr_ep_rel_rx_counters(b)[REL_RX_WITHDRAWN];
+	print_message("abort %s%s%s: at %.1f ms; %" PRIu64 " cancelled, %" PRIu64 " skipped, %"
+		      PRIu64 " withdrawn, %" PRIu64 " failed at the sender; new messages verified\n",
+		      sdr_scheme_format(&scheme, name, sizeof(name)), abort_a ? " a" : "",
+		      abort_b ? " b" : "", (double)aborted_at * 1e-6,
+		      sdr_ep_rel_tx_counters(a)[REL_TX_CANCELLED],
+		      sdr_ep_rel_rx_counters(b)[REL_RX_SKIPPED],
+		      sdr_ep_rel_rx_counters(b)[REL_RX_WITHDRAWN],
+		      sdr_ep_rel_tx_counters(a)[REL_TX_WITHDRAWN]);
+	for (uint32_t i = 0; i < AB_RECVS; i++) {
+		if (i < AB_OLD + AB_NEW)
+			free(snd[i].buf);
+		free(rcv[i].buf);
+	}
+	free(ct.q);
+	teardown(&w, fr, a, b);
+}
+
+static void
+test_abort(void **state)
+{
+	uint64_t withdrawn = 0;
+
+	(void)state;
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 51, 1, 0, AB_OLD, &withdrawn);
+	assert_int_equal(withdrawn, 0);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 52, 0, 1, AB_OLD, &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.05, 53, 1, 1, AB_OLD,
+		  &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 54, 1, 0, AB_OLD,
+		  &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 55, 0, 1, AB_OLD,
+		  &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.02, 56, 1, 1, AB_OLD,
+		  &withdrawn);
+	/* the receiver had posted ahead of the sender: the sender numbers past its receives */
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 57, 0, 1, 2, &withdrawn);
+	assert_true(withdrawn > 0);	/* some receiver went with receives half in */
+}
+
 int
 main(void)
 {
@@ -725,6 +1006,7 @@ main(void)
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),
 		cmocka_unit_test(test_send_between_ack_and_poll),
+		cmocka_unit_test(test_abort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

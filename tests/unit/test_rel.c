@@ -479,6 +479,25 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	assert_int_equal(sdr_ctrl_encode(&c, buf, 10), -ENOSPC);
+	/* SKIP and WITHDRAW take the ANSWER flag and nothing else, no window, no value */
+	for (uint8_t t = SDR_CTRL_SKIP; t <= SDR_CTRL_WITHDRAW; t++) {
+		c = (struct sdr_ctrl){ .type = t, .flags = SDR_CTRL_F_ANSWER, .cum = 9,
+				       .win_start = 5 };
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+		assert_int_equal(d.flags, SDR_CTRL_F_ANSWER);
+		c.flags = SDR_CTRL_F_COMPLETE;
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+		c.flags = 0;
+		c.nwords = 1;
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+	}
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER };
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_WITHDRAW), "WITHDRAW");
 	assert_string_equal(sdr_ctrl_err_name(-SDR_CTRL_E_SHORT), "ctrl_short");
 	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_EC_NACK), "EC-NACK");
 }
@@ -551,6 +570,143 @@ test_no_cts_global_timeout(void **state)
 }
 
 /*
+ * The application goes away (rel_tx_cancel): every message in flight ends CANCELLED, credit
+ * or not, and SKIP repeats (backing off) until the receiver answers it, even though its CTS
+ * already counted past them. A WITHDRAW fails the messages for the withdrawn receives, moves
+ * the numbering past them, and is answered once.
+ */
+static void
+test_cancel_and_withdraw(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 8, .win_start = 0, .value = 1000 };
+	uint64_t t;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	tx = rel_tx_create(&cfg, &a);
+	rel_tx_on_ctrl(tx, &c, 0);		/* eight receives posted */
+	for (int i = 0; i < 3; i++)
+		assert_true(rel_tx_submit(tx, 1000, (uint64_t)i, 0) >= 0);
+	assert_int_equal(rel_tx_cancel(tx, RTT), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+		assert_int_equal(d.status, SDR_DONE_CANCELLED);
+	}
+	assert_int_equal(rel_tx_inflight(tx), 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CANCELLED], 3);
+	assert_int_equal(rel_tx_next_ctrl(tx, RTT, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_SKIP);
+	assert_int_equal(c.flags, 0);
+	assert_int_equal(c.win_start, 0);
+	assert_int_equal(c.cum, 3);
+	/* not answered: again after one RTO, then two */
+	t = rel_tx_next_time(tx, RTT);
+	assert_true(t > RTT && t < UINT64_MAX);
+	assert_int_equal(rel_tx_next_ctrl(tx, t - 1, &c), 0);
+	assert_int_equal(rel_tx_next_ctrl(tx, t, &c), 1);
+	assert_true(rel_tx_next_time(tx, t) - t > t - RTT);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SKIP, .flags = SDR_CTRL_F_ANSWER, .cum = 3 };
+	rel_tx_on_ctrl(tx, &c, t);
+	assert_int_equal(rel_tx_next_ctrl(tx, 100 * RTT, &c), 0);
+	assert_int_equal(rel_tx_next_time(tx, 100 * RTT), UINT64_MAX);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_SKIPS_ANSWERED], 1);
+
+	/* two more messages (seq 3, 4); the receiver withdraws [4, 6) */
+	assert_true(rel_tx_submit(tx, 1000, 10, t) >= 0);
+	assert_true(rel_tx_submit(tx, 1000, 11, t) >= 0);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_WITHDRAW, .cum = 6, .win_start = 4 };
+	rel_tx_on_ctrl(tx, &c, t);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+	assert_int_equal(d.status, SDR_DONE_FAILED);
+	assert_int_equal(d.cookie, 11);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
+	assert_int_equal(rel_tx_inflight(tx), 1);	/* seq 3 was not withdrawn */
+	assert_int_equal(rel_tx_next_seq(tx), 6);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_WITHDRAWN], 1);
+	assert_int_equal(rel_tx_next_ctrl(tx, t, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_WITHDRAW);
+	assert_int_equal(c.flags, SDR_CTRL_F_ANSWER);
+	assert_int_equal(c.win_start, 4);
+	assert_int_equal(c.cum, 6);
+	assert_int_equal(rel_tx_next_ctrl(tx, t, &c), 0);	/* once */
+	rel_tx_destroy(tx);
+}
+
+/*
+ * The receiver side: a SKIP fails the receives in its range even with data in, numbers past
+ * it and is answered; rel_rx_withdraw() lists every receive posted and repeats WITHDRAW for
+ * the ones not complete until answered.
+ */
+static void
+test_rx_skip_and_withdraw(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c;
+	uint32_t slots[128];
+	uint64_t t;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_true(rel_rx_post(rx, i, i, 4 * a.chunk_size, i, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;					/* the CTS */
+	assert_int_equal(rel_rx_on_chunk(rx, 1, 0, 10), 1);	/* seq 1 has data */
+	assert_int_equal(rel_rx_on_skip(rx, 0, 2, 20), 4);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rel_rx_poll_done(rx, &d), 1);
+		assert_int_equal(d.status, SDR_DONE_FAILED);
+	}
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_SKIPPED], 2);
+	assert_int_equal(rel_rx_next_ctrl(rx, 20, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_SKIP);
+	assert_int_equal(c.flags, SDR_CTRL_F_ANSWER);
+	assert_int_equal(c.cum, 2);
+	rel_rx_release(rx, 0);
+	rel_rx_release(rx, 1);
+	/* seq 2 completes; seq 3 half in: the application goes */
+	for (uint32_t k = 0; k < 4; k++)
+		rel_rx_on_chunk(rx, 2, k, 30);
+	rel_rx_on_chunk(rx, 3, 0, 30);
+	assert_int_equal(rel_rx_withdraw(rx, 40, slots), 2);
+	assert_true((slots[0] == 2 && slots[1] == 3) || (slots[0] == 3 && slots[1] == 2));
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_WITHDRAWN], 1);
+	rel_rx_release(rx, 2);
+	rel_rx_release(rx, 3);
+	{
+		int withdraws = 0;
+
+		while (rel_rx_next_ctrl(rx, 40, &c)) {	/* and the final ACK of seq 2 */
+			if (c.type != SDR_CTRL_WITHDRAW)
+				continue;
+			withdraws++;
+			assert_int_equal(c.flags, 0);
+			assert_int_equal(c.win_start, 3);
+			assert_int_equal(c.cum, 4);
+		}
+		assert_int_equal(withdraws, 1);
+	}
+	t = rel_rx_next_time(rx, 40);
+	assert_true(t > 40 && t < UINT64_MAX);
+	assert_int_equal(rel_rx_next_ctrl(rx, t, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_WITHDRAW);
+	rel_rx_on_withdraw_answer(rx, 4);
+	assert_int_equal(rel_rx_next_time(rx, t), UINT64_MAX);
+	assert_int_equal(rel_rx_next_ctrl(rx, 1000 * RTT, &c), 0);
+	rel_rx_destroy(rx);
+}
+
+/*
  * The pacer: a greedy sender of 4 KiB frames at 10 Gbit/s with a 16 KiB bucket. After a
  * long idle spell it bursts at most bucket + one frame; over any span it sends the rate
  * times the span, give or take the bucket and one frame; ready_at() is the exact moment
@@ -620,6 +776,8 @@ main(void)
 		cmocka_unit_test(test_ec_xor_groups),
 		cmocka_unit_test(test_ctrl_round_trip_and_rejects),
 		cmocka_unit_test(test_no_cts_global_timeout),
+		cmocka_unit_test(test_cancel_and_withdraw),
+		cmocka_unit_test(test_rx_skip_and_withdraw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
