@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libsdr: the application SDK over the control segment. */
+/*
+ * libsdr: the application SDK over the control plane (sdr_shm.h). The context's own segment
+ * holds its queues and its arena; everything else — which requests are out, the receives'
+ * state, the free extents of the arena — lives here, in the application's private memory.
+ * What comes back from the dataplane is checked against it: a completion names its request
+ * by a generation-tagged index into this side's tables, never by a pointer.
+ */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,8 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <rte_ring_elem.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
@@ -25,6 +29,8 @@
  */
 #define MAX_REQUESTS (SDR_SHM_QUEUE_DEPTH / 2)
 #define MAX_EXTENTS 256
+#define CALL_MS 5000
+#define ID_RECV (1ull << 63)	/* request ids: kind, generation, index */
 
 struct extent {
 	uint64_t off;
@@ -33,12 +39,12 @@ struct extent {
 
 struct sdr_mr {
 	struct sdr_context *ctx;
-	uint64_t off;		/* from the start of the segment */
+	uint64_t off;		/* from the start of the arena */
 	uint64_t len;
 };
 
 struct swq {
-	struct sdr_sdk_cqe e[SWQ];
+	struct sdr_completion e[SWQ];
 	uint32_t head;
 	uint32_t n;
 };
@@ -54,7 +60,12 @@ struct sdr_qp {
 	struct sdr_qp *next;
 };
 
+/* A receive: an entry of the context's table, named to the dataplane by its id. */
 struct sdr_recv {
+	uint32_t gen;
+	uint8_t used;
+	uint8_t done;
+	uint8_t abandoned;	/* completed by the application before the dataplane did */
 	struct sdr_qp *qp;
 	void *buf;
 	uint64_t len;
@@ -62,24 +73,30 @@ struct sdr_recv {
 	struct sdr_mr *bitmap;
 	uint32_t nchunks;
 	uint32_t imm;
-	int imm_ok;
 	uint32_t imm_bits;
-	int done;
-	int abandoned;		/* completed by the application before the dataplane did */
-	uint32_t handle;	/* the dataplane's, from the completion */
-	struct sdr_recv *prev, *next;	/* the context's live receive handles */
+	uint64_t handle;	/* the dataplane's, from the completion */
+};
+
+/* A send in the dataplane. */
+struct send_ent {
+	uint32_t gen;
+	uint8_t used;
+	struct sdr_qp *qp;
+	uint64_t user_cookie;
 };
 
 struct sdr_context {
-	struct sdr_shm_hdr *shm;
-	int slot;
-	uint64_t epoch;
-	struct sdr_shm_client *client;
+	struct sdr_client cl;
 	struct extent free[MAX_EXTENTS];
 	unsigned int nfree;
 	struct sdr_qp *qps;
 	uint32_t requests;	/* sends and receives in the dataplane (MAX_REQUESTS at most) */
-	struct sdr_recv *recvs;	/* receive handles not freed yet: freed with the context */
+	struct sdr_recv recvs[MAX_REQUESTS];
+	struct send_ent sends[MAX_REQUESTS];
+	uint32_t recv_free[MAX_REQUESTS], nrecv_free;
+	uint32_t send_free[MAX_REQUESTS], nsend_free;
+	uint64_t alive_at;	/* when the dataplane was last seen serving us */
+	int dead;
 	char err[512];
 };
 
@@ -100,36 +117,24 @@ sdr_last_error(const struct sdr_context *ctx)
 	return ctx->err;
 }
 
-/* The dataplane still serves our segment (not stopped, not restarted). */
+/* The dataplane still serves us (looked at once a millisecond at most). */
 static int
 alive(struct sdr_context *ctx)
 {
-	const struct sdr_shm_hdr *h = ctx->shm;
+	uint64_t now = sdr_shm_mono_ns();
+	char why[256];
 
-	ctx->client->lease_ns = sdr_shm_mono_ns();
-	if (sdr_shm_dp_alive(h) && h->epoch == ctx->epoch &&
-	    __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) == SDR_CLIENT_ACTIVE)
+	if (ctx->dead)
+		return 0;
+	if (now - ctx->alive_at < 1000000)
 		return 1;
-	if (!h->alive || !sdr_shm_dp_alive(h)) {
-		/* a new dataplane under the same name has a new segment: say which it is */
-		char e[128];
-		struct sdr_shm_hdr *n = sdr_shm_attach(h->name, e, sizeof(e));
-
-		if (n != NULL && n->epoch != ctx->epoch && sdr_shm_dp_alive(n)) {
-			fail(ctx, "dataplane '%s' restarted (pid %d, now pid %d): destroy the context "
-			     "and create a new one", h->name, h->dp_pid, n->dp_pid);
-			sdr_shm_detach(n);
-			return 0;
-		}
-		if (n != NULL)
-			sdr_shm_detach(n);
+	if (sdr_client_alive(&ctx->cl)) {
+		ctx->alive_at = now;
+		return 1;
 	}
-	fail(ctx, "dataplane '%s' (pid %d) %s: destroy the context and create a new one", h->name,
-	     h->dp_pid, !h->alive ? "stopped" : h->epoch != ctx->epoch ? "restarted" :
-	     __atomic_load_n(&ctx->client->state, __ATOMIC_ACQUIRE) != SDR_CLIENT_ACTIVE ?
-	     "reclaimed this client's slot (no sign of life within the lease)" :
-	     sdr_shm_age_ns(&h->heartbeat_ns) >= 2000000000ull ? "stopped answering (no heartbeat "
-	     "for 2 s)" : "is gone");
+	sdr_client_gone_reason(&ctx->cl, why, sizeof(why));
+	fail(ctx, "%s: destroy the context and create a new one", why);
+	ctx->dead = 1;
 	return 0;
 }
 
@@ -143,31 +148,38 @@ sdr_context_create(const char *instance, struct sdr_context **out, char *err, si
 		snprintf(err, errlen, "out of memory");
 		return SDR_ERROR;
 	}
-	ctx->shm = sdr_shm_attach(instance, e, sizeof(e));
-	if (ctx->shm == NULL) {
+	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &ctx->cl, e, sizeof(e)) != 0) {
 		if (err)
 			snprintf(err, errlen, "%s", e);
 		free(ctx);
 		return SDR_ERROR;
 	}
-	if (!sdr_shm_dp_alive(ctx->shm) || (ctx->slot = sdr_shm_claim(ctx->shm, 1)) < 0) {
-		if (err)
-			snprintf(err, errlen, "instance '%s': %s", instance,
-				 sdr_shm_dp_alive(ctx->shm) ? "all client slots are taken" :
-				 "the dataplane is not running");
-		sdr_shm_detach(ctx->shm);
-		free(ctx);
-		return SDR_ERROR;
-	}
-	ctx->epoch = ctx->shm->epoch;
-	ctx->client = sdr_shm_client(ctx->shm, (unsigned int)ctx->slot);
-	ctx->free[0] = (struct extent){ ctx->client->arena_off, ctx->client->arena_len };
+	ctx->free[0] = (struct extent){ 0, ctx->cl.L.arena_len };
 	ctx->nfree = 1;
+	for (uint32_t i = MAX_REQUESTS; i > 0; i--) {
+		ctx->recv_free[ctx->nrecv_free++] = i - 1;
+		ctx->send_free[ctx->nsend_free++] = i - 1;
+		ctx->recvs[i - 1].gen = ctx->sends[i - 1].gen = 1;
+	}
 	*out = ctx;
 	return SDR_SUCCESS;
 }
 
-static void recv_free(struct sdr_context *ctx, struct sdr_recv *h);
+static void
+recv_put(struct sdr_context *ctx, struct sdr_recv *r)
+{
+	r->used = 0;
+	r->gen++;
+	ctx->recv_free[ctx->nrecv_free++] = (uint32_t)(r - ctx->recvs);
+}
+
+static void
+send_put(struct sdr_context *ctx, struct send_ent *s)
+{
+	s->used = 0;
+	s->gen++;
+	ctx->send_free[ctx->nsend_free++] = (uint32_t)(s - ctx->sends);
+}
 
 void
 sdr_context_destroy(struct sdr_context *ctx)
@@ -176,71 +188,92 @@ sdr_context_destroy(struct sdr_context *ctx)
 		return;
 	while (ctx->qps)
 		sdr_qp_destroy(ctx->qps);
-	/* receives still out (the application did not complete them, or their last
-	 * completion never came because the dataplane went away) go with the context */
-	while (ctx->recvs) {
-		if (ctx->recvs->bitmap)
-			sdr_mr_dereg(ctx->recvs->bitmap);
-		recv_free(ctx, ctx->recvs);
-	}
-	sdr_shm_release(ctx->shm, ctx->slot);
-	sdr_shm_detach(ctx->shm);
+	/* closing the socket is enough: the dataplane releases what the context held */
+	sdr_client_detach(&ctx->cl);
 	free(ctx);
 }
 
-/* A command on behalf of this context. @return SDR_SUCCESS with the reply, or SDR_ERROR. */
+/* ---- synchronous calls ---- */
+
+/* Run the call in the request area. @return SDR_SUCCESS with the reply, or SDR_ERROR. */
 static int
-command(struct sdr_context *ctx, const char **reply, const char *fmt, ...)
+call(struct sdr_context *ctx, struct sdr_rpc_req *q, const struct sdr_rpc_rep **rep)
 {
-	char line[SDR_SHM_CMD_LEN];
-	const char *r;
-	va_list ap;
+	struct sdr_rpc *rpc = ctx->cl.rpc;
+	char why[256];
 	int rc;
 
 	if (!alive(ctx))
 		return SDR_ERROR;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	rc = sdr_shm_command(ctx->shm, ctx->slot, line, SDR_CMD_F_SDK, 5000, &r);
+	rpc->req = *q;
+	rc = sdr_client_call(&ctx->cl, CALL_MS, why, sizeof(why));
+	if (rc < 0)
+		return fail(ctx, "%s", why);
 	if (rc != SDR_CTL_OK)
-		return fail(ctx, "%s", r);
-	if (reply)
-		*reply = r;
+		return fail(ctx, "%.*s", (int)rpc->rep.len, rpc->rep.u.text);
+	if (rep)
+		*rep = &rpc->rep;
 	return SDR_SUCCESS;
 }
 
-static int
-parse_open(struct sdr_qp *qp, const char *reply)
+static void
+take_info(struct sdr_qp *qp, const struct sdr_rpc_info *in)
 {
 	struct sdr_qp_info *i = &qp->info;
-	unsigned int a, b, c;
 
-	if (sscanf(reply, "ok conn=%d local_qpn=%u remote_qpn=%u mtu=%u chunk=%u max_msg=%" SCNu64
-		   " inflight=%u channels=%u generations=%u imm_split=%u,%u,%u scheme=%23s",
-		   &qp->conn, &i->local_qpn, &i->remote_qpn, &i->mtu, &i->chunk_size,
-		   &i->max_msg_size, &i->max_inflight, &i->channels, &i->generations, &a, &b, &c,
-		   i->scheme) != 13)
-		return fail(qp->ctx, "unexpected reply from the dataplane: %.80s", reply);
-	return SDR_SUCCESS;
+	qp->conn = (int)in->conn;
+	i->local_qpn = in->local_qpn;
+	i->remote_qpn = in->remote_qpn;
+	i->mtu = in->mtu;
+	i->chunk_size = in->chunk_size;
+	i->max_msg_size = in->max_msg_size;
+	i->max_inflight = in->max_inflight;
+	i->channels = in->channels;
+	i->generations = in->generations;
+	memcpy(i->scheme, in->scheme, sizeof(i->scheme));
+	i->scheme[sizeof(i->scheme) - 1] = '\0';
 }
 
 static int
-open_conn(struct sdr_context *ctx, const char *name, int created, struct sdr_qp **out)
+name_ok(struct sdr_context *ctx, const char *name)
 {
-	struct sdr_qp *qp = calloc(1, sizeof(*qp));
-	const char *reply;
+	size_t n = name ? strlen(name) : 0;
 
+	if (n == 0 || n >= 32 || strpbrk(name, " \t\r\n") != NULL)
+		return fail(ctx, "bad connection name '%s'", name ? name : "");
+	return SDR_SUCCESS;
+}
+
+/* OPEN or CREATE of @p name; @p words for CREATE. */
+static int
+open_conn(struct sdr_context *ctx, const char *name, const char *words, struct sdr_qp **out)
+{
+	struct sdr_rpc_req q = { .op = words ? SDR_RPC_CREATE : SDR_RPC_OPEN };
+	const struct sdr_rpc_rep *rep;
+	struct sdr_qp *qp;
+
+	if (name_ok(ctx, name) != SDR_SUCCESS)
+		return SDR_ERROR;
+	snprintf(q.name, sizeof(q.name), "%s", name);
+	if (words) {
+		size_t n = strlen(words);
+
+		if (n >= sizeof(q.text))
+			return fail(ctx, "sdr_qp_create: attributes too long");
+		memcpy(q.text, words, n + 1);
+		q.len = (uint32_t)n;
+	}
+	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return fail(ctx, "out of memory");
-	qp->ctx = ctx;
-	qp->created = created;
-	snprintf(qp->name, sizeof(qp->name), "%s", name);
-	if (command(ctx, &reply, "sdk open %s", name) != SDR_SUCCESS ||
-	    parse_open(qp, reply) != SDR_SUCCESS) {
+	if (call(ctx, &q, &rep) != SDR_SUCCESS) {
 		free(qp);
 		return SDR_ERROR;
 	}
+	qp->ctx = ctx;
+	qp->created = words != NULL;
+	snprintf(qp->name, sizeof(qp->name), "%s", name);
+	take_info(qp, &rep->u.info);
 	qp->next = ctx->qps;
 	ctx->qps = qp;
 	*out = qp;
@@ -250,21 +283,19 @@ open_conn(struct sdr_context *ctx, const char *name, int created, struct sdr_qp 
 int
 sdr_qp_open(struct sdr_context *ctx, const char *name, struct sdr_qp **qp)
 {
-	if (strlen(name) == 0 || strlen(name) >= 32 || strchr(name, ' '))
-		return fail(ctx, "bad connection name '%s'", name);
-	return open_conn(ctx, name, 0, qp);
+	return open_conn(ctx, name, NULL, qp);
 }
 
 int
 sdr_qp_create(struct sdr_context *ctx, const struct sdr_qp_attr *a, struct sdr_qp **qp)
 {
-	char cmd[SDR_SHM_CMD_LEN];
+	char w[SDR_RPC_TEXT_MAX];
 	size_t o = 0;
 
 	if (a->name == NULL || a->port == NULL || a->local_qpn == 0)
 		return fail(ctx, "sdr_qp_create: name, port and local_qpn are required");
-#define ADD(...) o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, __VA_ARGS__)
-	ADD("conn add %s port %s peer-ip %s local-qpn %u remote-qpn %u dir both", a->name, a->port,
+#define ADD(...) o += (size_t)snprintf(w + o, o < sizeof(w) ? sizeof(w) - o : 0, __VA_ARGS__)
+	ADD("port %s peer-ip %s local-qpn %u remote-qpn %u dir both", a->port,
 	    a->peer_ip ? a->peer_ip : "0.0.0.0", a->local_qpn, a->remote_qpn ? a->remote_qpn : 1);
 	if (a->mtu)
 		ADD(" mtu %u", a->mtu);
@@ -283,19 +314,9 @@ sdr_qp_create(struct sdr_context *ctx, const struct sdr_qp_attr *a, struct sdr_q
 	if (a->rate_bps > 0)
 		ADD(" rate %.0f", a->rate_bps);
 #undef ADD
-	if (o >= sizeof(cmd))
+	if (o >= sizeof(w))
 		return fail(ctx, "sdr_qp_create: attributes too long");
-	if (command(ctx, NULL, "%s", cmd) != SDR_SUCCESS)
-		return SDR_ERROR;
-	if (open_conn(ctx, a->name, 1, qp) != SDR_SUCCESS) {
-		char keep[sizeof(ctx->err)];
-
-		memcpy(keep, ctx->err, sizeof(keep));
-		command(ctx, NULL, "conn del %s", a->name);
-		memcpy(ctx->err, keep, sizeof(keep));
-		return SDR_ERROR;
-	}
-	return SDR_SUCCESS;
+	return open_conn(ctx, a->name, w, qp);
 }
 
 int
@@ -305,49 +326,82 @@ sdr_qp_info_get(const struct sdr_qp *qp, struct sdr_qp_info *info)
 	return SDR_SUCCESS;
 }
 
+/* SET on an open QP: its words, then the new info. */
+static int
+set_conn(struct sdr_qp *qp, const char *words)
+{
+	struct sdr_rpc_req q = { .op = SDR_RPC_SET, .conn = (uint32_t)qp->conn };
+	const struct sdr_rpc_rep *rep;
+	size_t n = strlen(words);
+
+	if (n >= sizeof(q.text))
+		return fail(qp->ctx, "settings too long");
+	memcpy(q.text, words, n + 1);
+	q.len = (uint32_t)n;
+	if (call(qp->ctx, &q, &rep) != SDR_SUCCESS)
+		return SDR_ERROR;
+	take_info(qp, &rep->u.info);
+	return SDR_SUCCESS;
+}
+
 int
 sdr_qp_connect(struct sdr_qp *qp, uint32_t remote_qpn, const char *peer_ip)
 {
-	const char *reply;
+	char w[128];
 
-	if (command(qp->ctx, NULL, "sdk close %s", qp->name) != SDR_SUCCESS)
-		return SDR_ERROR;
-	if (command(qp->ctx, NULL, "conn set %s remote-qpn %u peer-ip %s", qp->name, remote_qpn,
-		    peer_ip) != SDR_SUCCESS) {
-		command(qp->ctx, &reply, "sdk open %s", qp->name);
-		return SDR_ERROR;
-	}
-	if (command(qp->ctx, &reply, "sdk open %s", qp->name) != SDR_SUCCESS)
-		return SDR_ERROR;
-	return parse_open(qp, reply);
+	if (peer_ip == NULL || strpbrk(peer_ip, " \t\r\n") != NULL ||
+	    (size_t)snprintf(w, sizeof(w), "remote-qpn %u peer-ip %s", remote_qpn, peer_ip) >=
+	    sizeof(w))
+		return fail(qp->ctx, "sdr_qp_connect: bad peer address");
+	return set_conn(qp, w);
 }
 
 int
 sdr_conn_set(struct sdr_context *ctx, const char *conn, const char *settings)
 {
-	return command(ctx, NULL, "conn set %s %s", conn, settings);
+	struct sdr_qp *qp;
+
+	for (qp = ctx->qps; qp && strcmp(qp->name, conn) != 0; qp = qp->next)
+		;
+	if (qp == NULL)
+		return fail(ctx, "connection '%s' is not open in this context: sdr_qp_open() it "
+			    "first", conn);
+	return set_conn(qp, settings);
 }
 
 int
 sdr_qp_destroy(struct sdr_qp *qp)
 {
 	struct sdr_context *ctx = qp->ctx;
+	struct sdr_rpc_req q = { .op = SDR_RPC_DESTROY, .conn = (uint32_t)qp->conn };
 	struct sdr_qp **pp;
+	int rc = SDR_SUCCESS;
 
 	for (pp = &ctx->qps; *pp && *pp != qp; pp = &(*pp)->next)
 		;
 	if (*pp)
 		*pp = qp->next;
-	if (alive(ctx)) {
-		command(ctx, NULL, "sdk close %s", qp->name);
-		if (qp->created)
-			command(ctx, NULL, "conn del %s", qp->name);
+	/* what it had in flight ends in the dataplane; when the call returns, nothing of it
+	 * writes the context's memory any more */
+	if (alive(ctx))
+		rc = call(ctx, &q, NULL);
+	for (uint32_t i = 0; i < MAX_REQUESTS; i++) {
+		if (ctx->recvs[i].used && ctx->recvs[i].qp == qp) {
+			if (ctx->recvs[i].bitmap)
+				sdr_mr_dereg(ctx->recvs[i].bitmap);
+			recv_put(ctx, &ctx->recvs[i]);
+			ctx->requests--;
+		}
+		if (ctx->sends[i].used && ctx->sends[i].qp == qp) {
+			send_put(ctx, &ctx->sends[i]);
+			ctx->requests--;
+		}
 	}
 	free(qp);
-	return SDR_SUCCESS;
+	return rc;
 }
 
-/* ---- registered memory: first fit over the context's share of the arena ---- */
+/* ---- registered memory: first fit over the context's arena ---- */
 
 /*
  * Registration makes the region's pages resident, as ibv_reg_mr pins them: otherwise the
@@ -392,13 +446,13 @@ sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out
 		e->len -= need;
 		if (e->len == 0)
 			ctx->free[i] = ctx->free[--ctx->nfree];
-		*addr = sdr_shm_at(ctx->shm, mr->off);
+		*addr = ctx->cl.arena + mr->off;
 		*out = mr;
 		make_resident(*addr, need);
 		return SDR_SUCCESS;
 	}
-	fail(ctx, "no room for %zu bytes in this context's %" PRIu64 "-byte share of the arena",
-	     len, ctx->client->arena_len);
+	fail(ctx, "no room for %zu bytes in this context's %" PRIu64 "-byte arena", len,
+	     ctx->cl.L.arena_len);
 	return SDR_RETRY;
 }
 
@@ -432,80 +486,178 @@ sdr_mr_dereg(struct sdr_mr *mr)
 	return SDR_SUCCESS;
 }
 
-/* Offset of a pointer inside this context's arena share, or 0 if it is not inside. */
+/* Offset of [p, p + len) in the arena, or UINT64_MAX if it is not all inside. */
 static uint64_t
-arena_off(struct sdr_context *ctx, const void *p, uint64_t len)
+arena_off(const struct sdr_context *ctx, const void *p, uint64_t len)
 {
-	uint64_t off = (uint64_t)((const uint8_t *)p - (const uint8_t *)ctx->shm);
+	const uint8_t *a = ctx->cl.arena, *q = p;
 
-	if ((const uint8_t *)p < (const uint8_t *)ctx->shm || off < ctx->client->arena_off ||
-	    len > ctx->client->arena_len || off - ctx->client->arena_off > ctx->client->arena_len - len)
-		return 0;
-	return off;
+	if (a == NULL || q < a || len > ctx->cl.L.arena_len ||
+	    (uint64_t)(q - a) > ctx->cl.L.arena_len - len)
+		return UINT64_MAX;
+	return (uint64_t)(q - a);
 }
 
-static void pump(struct sdr_context *ctx);
+/* ---- requests and completions ---- */
 
 static int
-submit(struct sdr_qp *qp, const struct sdr_sdk_req *r)
-{
-	struct rte_ring *sq = sdr_shm_at(qp->ctx->shm, qp->ctx->client->sq_off);
-
-	if (!alive(qp->ctx))
-		return SDR_ERROR;
-	if (rte_ring_sp_enqueue_elem(sq, (void *)(uintptr_t)r, sizeof(*r)) != 0)
-		return SDR_RETRY;
-	return SDR_SUCCESS;
-}
-
-/* A send: counted against MAX_REQUESTS until its completion comes. */
-static int
-submit_request(struct sdr_qp *qp, const struct sdr_sdk_req *r)
+submit(struct sdr_context *ctx, const struct sdr_sdk_req *r)
 {
 	int rc;
 
-	if (qp->ctx->requests >= MAX_REQUESTS)
-		pump(qp->ctx);
-	if (qp->ctx->requests >= MAX_REQUESTS)
+	if (!alive(ctx))
+		return SDR_ERROR;
+	rc = sdr_spsc_push(&ctx->cl.sq, r);
+	if (rc == -ENOBUFS)
+		return SDR_RETRY;
+	if (rc != 0)
+		return fail(ctx, "the request queue is broken");
+	return SDR_SUCCESS;
+}
+
+static void
+swq_put(struct swq *q, const struct sdr_completion *c)
+{
+	if (q->n < SWQ) {
+		q->e[(q->head + q->n) % SWQ] = *c;
+		q->n++;
+	}
+}
+
+/* One completion from the dataplane, checked against our tables. */
+static void
+on_cqe(struct sdr_context *ctx, const struct sdr_sdk_cqe *e)
+{
+	uint32_t idx = (uint32_t)e->cookie, gen = (uint32_t)(e->cookie >> 32) & 0x7FFFFFFFu;
+	struct sdr_completion c = { .status = e->status, .retransmitted = e->retransmitted,
+				    .decoded = e->decoded };
+
+	c.time_s = e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) * 1e-9 : 0;
+	if (idx >= MAX_REQUESTS)
+		return;
+	if (e->cookie & ID_RECV) {
+		struct sdr_recv *r = &ctx->recvs[idx];
+
+		if (e->op != SDR_SDK_RECV || !r->used || (r->gen & 0x7FFFFFFFu) != gen || r->done)
+			return;
+		if (r->abandoned) {	/* the last word about it: its buffer is quiet */
+			recv_put(ctx, r);
+			return;
+		}
+		r->done = 1;
+		r->handle = e->handle;
+		r->imm = e->imm;
+		r->imm_bits = e->imm_ok > 32 ? 32 : e->imm_ok;
+		c.recv = r;
+		c.cookie = r->user_cookie;
+		c.imm = e->imm;
+		c.imm_ok = e->imm_ok != 0;
+		c.imm_bits = r->imm_bits;
+		swq_put(&r->qp->recvs, &c);
+	} else {
+		struct send_ent *s = &ctx->sends[idx];
+
+		if (e->op != SDR_SDK_SEND || !s->used || (s->gen & 0x7FFFFFFFu) != gen)
+			return;
+		c.cookie = s->user_cookie;
+		swq_put(&s->qp->sends, &c);
+		send_put(ctx, s);
+		if (ctx->requests > 0)
+			ctx->requests--;	/* the dataplane is done with it */
+	}
+}
+
+/* Move the context's completions into the queues of their QPs. */
+static void
+pump(struct sdr_context *ctx)
+{
+	struct sdr_sdk_cqe e;
+	int rc;
+
+	while ((rc = sdr_spsc_pop(&ctx->cl.cq, &e)) == 0)
+		on_cqe(ctx, &e);
+	if (rc == -EPROTO && !ctx->dead) {
+		fail(ctx, "the completion queue is broken: destroy the context");
+		ctx->dead = 1;
+	}
+}
+
+static uint64_t
+send_id(const struct sdr_context *ctx, const struct send_ent *s)
+{
+	return (uint64_t)(s->gen & 0x7FFFFFFFu) << 32 | (uint64_t)(s - ctx->sends);
+}
+
+static uint64_t
+recv_id(const struct sdr_context *ctx, const struct sdr_recv *r)
+{
+	return ID_RECV | (uint64_t)(r->gen & 0x7FFFFFFFu) << 32 | (uint64_t)(r - ctx->recvs);
+}
+
+/* Room for one more request (a send or a receive) in the dataplane. */
+static int
+room(struct sdr_context *ctx)
+{
+	if (ctx->requests >= MAX_REQUESTS)
+		pump(ctx);
+	return ctx->requests < MAX_REQUESTS;
+}
+
+/* SEND and STREAM: checked, given an id, submitted. */
+static int
+post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_t imm,
+	  uint64_t cookie)
+{
+	struct sdr_context *ctx = qp->ctx;
+	struct sdr_sdk_req r = { .op = op, .conn = (uint16_t)qp->conn, .imm = imm, .len = len };
+	struct send_ent *s;
+	int rc;
+
+	if (len > qp->info.max_msg_size)
+		return fail(ctx, "message of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
+			    len, qp->info.max_msg_size);
+	r.off = arena_off(ctx, buf, len);
+	if (r.off == UINT64_MAX)
+		return fail(ctx, "the send buffer is not registered memory (sdr_mr_reg)");
+	if (!room(ctx) || ctx->nsend_free == 0)
 		return SDR_RETRY;	/* poll send completions (or complete receives) first */
-	rc = submit(qp, r);
-	if (rc == SDR_SUCCESS)
-		qp->ctx->requests++;
-	return rc;
+	s = &ctx->sends[ctx->send_free[ctx->nsend_free - 1]];
+	r.cookie = send_id(ctx, s);
+	rc = submit(ctx, &r);
+	if (rc != SDR_SUCCESS)
+		return rc;
+	ctx->nsend_free--;
+	s->used = 1;
+	s->qp = qp;
+	s->user_cookie = cookie;
+	ctx->requests++;
+	return SDR_SUCCESS;
 }
 
 int
 sdr_send_post(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm, uint64_t cookie)
 {
-	struct sdr_sdk_req r = { .op = SDR_SDK_SEND, .conn = (uint16_t)qp->conn, .imm = imm,
-				 .len = len, .cookie = cookie };
-
-	if (len > qp->info.max_msg_size)
-		return fail(qp->ctx, "message of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
-			    len, qp->info.max_msg_size);
-	r.off = arena_off(qp->ctx, buf, len);
-	if (r.off == 0)
-		return fail(qp->ctx, "the send buffer is not registered memory (sdr_mr_reg)");
-	return submit_request(qp, &r);
+	return post_send(qp, SDR_SDK_SEND, buf, len, imm, cookie);
 }
 
+/*
+ * A stream is named to the dataplane by its send id; the application's struct carries it
+ * in cookie's place (the application's cookie comes back in the completion).
+ */
 int
 sdr_send_stream_start(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm,
 		      uint64_t cookie, struct sdr_send_stream *s)
 {
-	struct sdr_sdk_req r = { .op = SDR_SDK_STREAM, .conn = (uint16_t)qp->conn, .imm = imm,
-				 .len = len, .cookie = cookie };
+	struct sdr_context *ctx = qp->ctx;
+	uint64_t id;
 	int rc;
 
-	if (len > qp->info.max_msg_size)
-		return fail(qp->ctx, "message of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
-			    len, qp->info.max_msg_size);
-	r.off = arena_off(qp->ctx, buf, len);
-	if (r.off == 0)
-		return fail(qp->ctx, "the send buffer is not registered memory (sdr_mr_reg)");
-	rc = submit_request(qp, &r);
+	if (ctx->nsend_free == 0)
+		return SDR_RETRY;
+	id = send_id(ctx, &ctx->sends[ctx->send_free[ctx->nsend_free - 1]]);
+	rc = post_send(qp, SDR_SDK_STREAM, buf, len, imm, cookie);
 	if (rc == SDR_SUCCESS)
-		*s = (struct sdr_send_stream){ .qp = qp, .cookie = cookie, .len = len,
+		*s = (struct sdr_send_stream){ .qp = qp, .cookie = id, .len = len,
 					       .chunk = qp->info.chunk_size };
 	return rc;
 }
@@ -522,7 +674,7 @@ sdr_send_stream_continue(struct sdr_send_stream *s, uint64_t offset, uint64_t le
 			    "-byte message: the offset must be a multiple of the chunk size (%u), "
 			    "and the length too unless it reaches the end", offset, len, s->len,
 			    s->chunk);
-	return submit(s->qp, &r);
+	return submit(s->qp->ctx, &r);
 }
 
 int
@@ -531,149 +683,71 @@ sdr_send_stream_end(struct sdr_send_stream *s)
 	struct sdr_sdk_req r = { .op = SDR_SDK_STREAM_END, .conn = (uint16_t)s->qp->conn,
 				 .cookie = s->cookie };
 
-	return submit(s->qp, &r);
+	return submit(s->qp->ctx, &r);
 }
 
 int
 sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	      struct sdr_recv **handle)
 {
+	struct sdr_context *ctx = qp->ctx;
 	struct sdr_sdk_req r = { .op = SDR_SDK_RECV, .conn = (uint16_t)qp->conn, .len = len };
 	struct sdr_recv *h;
 	void *bm;
 	int rc;
 
 	if (len > qp->info.max_msg_size)
-		return fail(qp->ctx, "receive of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
+		return fail(ctx, "receive of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
 			    len, qp->info.max_msg_size);
-	r.off = arena_off(qp->ctx, buf, len);
-	if (r.off == 0)
-		return fail(qp->ctx, "the receive buffer is not registered memory (sdr_mr_reg)");
-	if (qp->ctx->requests >= MAX_REQUESTS)
-		pump(qp->ctx);
-	if (qp->ctx->requests >= MAX_REQUESTS)
+	r.off = arena_off(ctx, buf, len);
+	if (r.off == UINT64_MAX)
+		return fail(ctx, "the receive buffer is not registered memory (sdr_mr_reg)");
+	if (!room(ctx) || ctx->nrecv_free == 0)
 		return SDR_RETRY;	/* complete some receives (or poll sends) first */
-	h = calloc(1, sizeof(*h));
-	if (h == NULL)
-		return fail(qp->ctx, "out of memory");
-	h->qp = qp;
-	h->buf = buf;
-	h->len = len;
-	h->user_cookie = cookie;
+	h = &ctx->recvs[ctx->recv_free[ctx->nrecv_free - 1]];
 	h->nchunks = len ? (uint32_t)((len + qp->info.chunk_size - 1) / qp->info.chunk_size) : 1;
-	h->handle = UINT32_MAX;
-	/* the bitmap lives in shared memory: the dataplane sets a byte as each chunk lands */
-	rc = sdr_mr_reg(qp->ctx, h->nchunks, &bm, &h->bitmap);
+	/* the bitmap lives in the arena: the dataplane sets a byte as each chunk lands */
+	rc = sdr_mr_reg(ctx, h->nchunks, &bm, &h->bitmap);
 	if (rc != SDR_SUCCESS) {
-		uint32_t nchunks = h->nchunks;
-
-		free(h);
 		/* nothing in flight could give memory back: waiting would be forever */
-		if (rc == SDR_RETRY && qp->ctx->requests == 0)
-			return fail(qp->ctx, "no room for the receive's %u-byte chunk bitmap: the "
-				    "context's %" PRIu64 "-byte share of the arena is all registered",
-				    nchunks, qp->ctx->client->arena_len);
+		if (rc == SDR_RETRY && ctx->requests == 0)
+			return fail(ctx, "no room for the receive's %u-byte chunk bitmap: the "
+				    "context's %" PRIu64 "-byte arena is all registered",
+				    h->nchunks, ctx->cl.L.arena_len);
 		return rc;
 	}
 	memset(bm, 0, h->nchunks);
 	r.bm_off = h->bitmap->off;
-	r.cookie = (uint64_t)(uintptr_t)h;
-	rc = submit(qp, &r);
+	r.cookie = recv_id(ctx, h);
+	rc = submit(ctx, &r);
 	if (rc != SDR_SUCCESS) {
 		sdr_mr_dereg(h->bitmap);
-		free(h);
+		h->bitmap = NULL;
 		return rc;
 	}
-	qp->ctx->requests++;
-	h->next = qp->ctx->recvs;
-	if (h->next)
-		h->next->prev = h;
-	qp->ctx->recvs = h;
+	ctx->nrecv_free--;
+	h->used = 1;
+	h->done = h->abandoned = 0;
+	h->qp = qp;
+	h->buf = buf;
+	h->len = len;
+	h->user_cookie = cookie;
+	h->imm = h->imm_bits = 0;
+	h->handle = 0;
+	ctx->requests++;
 	*handle = h;
 	return SDR_SUCCESS;
-}
-
-static void
-recv_free(struct sdr_context *ctx, struct sdr_recv *h)
-{
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		ctx->recvs = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
-	free(h);
-}
-
-/* Move the context's completions into the queues of their QPs. */
-static void
-pump(struct sdr_context *ctx)
-{
-	struct rte_ring *cq = sdr_shm_at(ctx->shm, ctx->client->cq_off);
-	struct sdr_sdk_cqe e;
-
-	ctx->client->lease_ns = sdr_shm_mono_ns();
-	while (rte_ring_sc_dequeue_elem(cq, &e, sizeof(e)) == 0) {
-		struct sdr_qp *qp;
-
-		for (qp = ctx->qps; qp && qp->conn != e.conn; qp = qp->next)
-			;
-		if (e.op == SDR_SDK_SEND && ctx->requests > 0)
-			ctx->requests--;	/* the dataplane is done with it */
-		if (e.op == SDR_SDK_RECV) {
-			struct sdr_recv *h = (struct sdr_recv *)(uintptr_t)e.cookie;
-
-			/* the last word about a receive the application already let go of */
-			if (h->abandoned) {
-				recv_free(ctx, h);
-				continue;
-			}
-		}
-		if (qp == NULL)
-			continue;	/* a QP destroyed in the meantime */
-		{
-			struct swq *q = e.op == SDR_SDK_RECV ? &qp->recvs : &qp->sends;
-
-			if (q->n < SWQ) {
-				q->e[(q->head + q->n) % SWQ] = e;
-				q->n++;
-			}
-		}
-	}
 }
 
 static int
 take(struct sdr_qp *qp, struct swq *q, struct sdr_completion *c)
 {
-	struct sdr_sdk_cqe e;
-
 	pump(qp->ctx);
 	if (q->n == 0)
 		return alive(qp->ctx) ? SDR_RETRY : SDR_ERROR;
-	e = q->e[q->head];
+	*c = q->e[q->head];
 	q->head = (q->head + 1) % SWQ;
 	q->n--;
-	memset(c, 0, sizeof(*c));
-	c->status = e.status;
-	c->time_s = e.end_ns > e.start_ns ? (double)(e.end_ns - e.start_ns) * 1e-9 : 0;
-	c->retransmitted = e.retransmitted;
-	c->decoded = e.decoded;
-	if (e.op == SDR_SDK_RECV) {
-		struct sdr_recv *h = (struct sdr_recv *)(uintptr_t)e.cookie;
-
-		h->done = 1;
-		h->handle = e.handle;
-		h->imm = e.imm;
-		h->imm_ok = e.imm_ok != 0;
-		h->imm_bits = e.imm_ok;
-		c->recv = h;
-		c->cookie = h->user_cookie;
-		c->imm = e.imm;
-		c->imm_ok = e.imm_ok != 0;
-		c->imm_bits = e.imm_ok;
-	} else {
-		c->cookie = e.cookie;
-	}
 	return SDR_SUCCESS;
 }
 
@@ -694,28 +768,28 @@ sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *nchunks)
 {
 	if (nchunks)
 		*nchunks = r->nchunks;
-	return sdr_shm_at(r->qp->ctx->shm, r->bitmap->off);
+	return r->qp->ctx->cl.arena + r->bitmap->off;
 }
 
 int
 sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm)
 {
-	const char *reply;
-	unsigned int v;
+	struct sdr_rpc_req q = { .op = SDR_RPC_IMM, .conn = (uint32_t)r->qp->conn };
+	const struct sdr_rpc_rep *rep;
 
 	if (r->done) {
-		if (!r->imm_ok)
+		if (r->imm_bits == 0)
 			return SDR_RETRY;	/* rebuilt by decoding: its packets never came */
 		*imm = r->imm;
 		return SDR_SUCCESS;
 	}
 	/* still arriving: the dataplane knows once every fragment of the immediate is in */
-	if (command(r->qp->ctx, &reply, "sdk imm %s %" PRIu64, r->qp->name,
-		    (uint64_t)(uintptr_t)r) != SDR_SUCCESS)
+	q.cookie = recv_id(r->qp->ctx, r);
+	if (call(r->qp->ctx, &q, &rep) != SDR_SUCCESS)
 		return SDR_ERROR;
-	if (sscanf(reply, "ok imm=%u", &v) != 1)
+	if (!rep->u.imm.ok)
 		return SDR_RETRY;
-	*imm = v;
+	*imm = rep->u.imm.imm;
 	return SDR_SUCCESS;
 }
 
@@ -728,47 +802,55 @@ sdr_recv_imm_bits(const struct sdr_recv *r)
 int
 sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 {
-	const char *reply;
-	unsigned int n = 0;
-	int used = 0;
+	struct sdr_rpc_req q = { .op = SDR_RPC_EXPAND, .conn = (uint32_t)r->qp->conn,
+				 .chunk = chunk };
+	const struct sdr_rpc_rep *rep;
+	uint32_t n;
 
 	if (chunk >= r->nchunks)
 		return fail(r->qp->ctx, "chunk %u of a %u-chunk receive", chunk, r->nchunks);
-	if (command(r->qp->ctx, &reply, "sdk expand %s %" PRIu64 " %u", r->qp->name,
-		    (uint64_t)(uintptr_t)r, chunk) != SDR_SUCCESS)
+	q.cookie = recv_id(r->qp->ctx, r);
+	if (call(r->qp->ctx, &q, &rep) != SDR_SUCCESS)
 		return SDR_ERROR;
-	if (sscanf(reply, "ok n=%u%n", &n, &used) != 1)
-		return fail(r->qp->ctx, "unexpected reply from the dataplane: %.80s", reply);
-	reply += used;
-	for (unsigned int w = 0; w < (n + 63) / 64; w++) {
-		unsigned long long v;
-		int k = 0;
-
-		if (sscanf(reply, " %llx%n", &v, &k) != 1)
-			return fail(r->qp->ctx, "unexpected reply from the dataplane");
-		bits[w] = v;
-		reply += k;
-	}
+	n = rep->u.expand.n > 1024 ? 1024 : rep->u.expand.n;
+	memcpy(bits, rep->u.expand.bits, (n + 63) / 64 * sizeof(uint64_t));
 	return (int)n;
 }
 
 int
 sdr_recv_complete(struct sdr_recv *r)
 {
+	struct sdr_context *ctx = r->qp->ctx;
 	struct sdr_sdk_req q = { .op = SDR_SDK_RECV_DONE, .conn = (uint16_t)r->qp->conn,
-				 .cookie = (uint64_t)(uintptr_t)r, .handle = r->handle };
-	int rc = submit(r->qp, &q);
+				 .cookie = recv_id(ctx, r), .handle = r->done ? r->handle : 0 };
+	uint32_t gen = r->gen;
+	uint64_t deadline;
+	int rc = submit(ctx, &q);
 
 	if (rc != SDR_SUCCESS)
 		return rc;
-	if (r->qp->ctx->requests > 0)
-		r->qp->ctx->requests--;
+	if (ctx->requests > 0)
+		ctx->requests--;
 	sdr_mr_dereg(r->bitmap);
 	r->bitmap = NULL;
-	/* a receive not yet completed gets one more completion (cancelled): free it then */
-	if (r->done)
-		recv_free(r->qp->ctx, r);
-	else
-		r->abandoned = 1;
+	if (r->done) {
+		recv_put(ctx, r);
+		return SDR_SUCCESS;
+	}
+	/*
+	 * Not complete: a copy into its buffer may still be on its way. The dataplane says
+	 * when none is (a cancelled completion, or the last word about it): only then is the
+	 * buffer the application's again.
+	 */
+	r->abandoned = 1;
+	deadline = sdr_shm_mono_ns() + (uint64_t)CALL_MS * 1000000;
+	while (r->used && r->gen == gen) {
+		pump(ctx);
+		if (!(r->used && r->gen == gen))
+			break;
+		if (!alive(ctx) || sdr_shm_mono_ns() > deadline)
+			return fail(ctx, "the dataplane did not confirm the receive's release");
+		usleep(10);
+	}
 	return SDR_SUCCESS;
 }

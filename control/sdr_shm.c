@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The control segment: create, attach, client slots, commands, stats snapshots. */
+/* The control plane's shared pieces: status segment, client segments, the attach handshake. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <rte_ring_elem.h>
 
 #include "sdr_shm.h"
 
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
-#define CMD_RING_SIZE 64
+#define ALIGN4K(x) (((x) + 4095u) & ~(uint64_t)4095u)
 
 uint64_t
 sdr_shm_mono_ns(void)
@@ -24,175 +25,6 @@ sdr_shm_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int
-sdr_shm_path(const char *instance, char *path, size_t len)
-{
-	if (strchr(instance, '/') != NULL || instance[0] == '\0' ||
-	    (size_t)snprintf(path, len, "/sdr-%s", instance) >= len)
-		return -1;
-	return 0;
-}
-
-/* Where everything goes: offsets from the start of the segment, from the arena size. */
-struct shm_layout {
-	uint64_t cmd_ring_off;
-	uint64_t clients_off;
-	uint64_t queues_off;		/* client i: sq at queues_off + i * qpair, cq after it */
-	uint64_t sq_size;
-	uint64_t qpair;
-	uint64_t stats_off;
-	uint64_t arena_off;
-	uint64_t arena_share;		/* bytes of the arena per client */
-	uint64_t total;
-};
-
-static void
-compute_layout(struct shm_layout *L, uint64_t arena_size)
-{
-	uint64_t off = ALIGN64(sizeof(struct sdr_shm_hdr));
-
-	L->cmd_ring_off = off;
-	off += ALIGN64((uint64_t)rte_ring_get_memsize_elem(sizeof(uint32_t), CMD_RING_SIZE));
-	L->clients_off = off;
-	off += ALIGN64(sizeof(struct sdr_shm_client) * SDR_SHM_MAX_CLIENTS);
-	L->sq_size = ALIGN64((uint64_t)rte_ring_get_memsize_elem(sizeof(struct sdr_sdk_req),
-								 SDR_SHM_QUEUE_DEPTH));
-	L->qpair = L->sq_size + ALIGN64((uint64_t)rte_ring_get_memsize_elem(
-		sizeof(struct sdr_sdk_cqe), SDR_SHM_QUEUE_DEPTH));
-	L->queues_off = off;
-	off += L->qpair * SDR_SHM_MAX_CLIENTS;
-	L->stats_off = off;
-	off += ALIGN64(sizeof(struct sdr_shm_stats));
-	L->arena_off = (off + 4095) & ~4095ull;
-	L->arena_share = (arena_size / SDR_SHM_SDK_CLIENTS) & ~4095ull;
-	L->total = L->arena_off + L->arena_share * SDR_SHM_SDK_CLIENTS;
-}
-
-struct sdr_shm_hdr *
-sdr_shm_create(const char *instance, uint64_t arena_size, char *err, size_t errlen)
-{
-	char path[SDR_SHM_NAME_MAX + 8];
-	struct sdr_shm_hdr *h;
-	struct shm_layout L;
-	struct timespec ts;
-	int fd;
-
-	if (sdr_shm_path(instance, path, sizeof(path)) != 0) {
-		snprintf(err, errlen, "bad instance name '%s'", instance);
-		return NULL;
-	}
-	compute_layout(&L, arena_size);
-	/* a segment left by a dataplane that died is replaced */
-	shm_unlink(path);
-	fd = shm_open(path, O_CREAT | O_EXCL | O_RDWR, 0660);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create shared memory %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (ftruncate(fd, (off_t)L.total) != 0 ||
-	    (h = mmap(NULL, L.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-		snprintf(err, errlen, "cannot size or map %s (%llu bytes): %s", path,
-			 (unsigned long long)L.total, strerror(errno));
-		close(fd);
-		shm_unlink(path);
-		return NULL;
-	}
-	close(fd);
-	h->magic = SDR_SHM_MAGIC;
-	h->version = SDR_SHM_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->total_size = L.total;
-	snprintf(h->name, sizeof(h->name), "%s", instance);
-	h->dp_pid = getpid();
-	clock_gettime(CLOCK_REALTIME, &ts);
-	h->epoch = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	h->heartbeat_ns = sdr_shm_mono_ns();
-	h->cmd_ring_off = L.cmd_ring_off;
-	h->clients_off = L.clients_off;
-	h->stats_off = L.stats_off;
-	h->arena_off = L.arena_off;
-	h->arena_size = L.arena_share * SDR_SHM_SDK_CLIENTS;
-	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
-		struct sdr_shm_client *c = sdr_shm_client(h, i);
-
-		c->sq_off = L.queues_off + i * L.qpair;
-		c->cq_off = c->sq_off + L.sq_size;
-		c->arena_off = i < SDR_SHM_SDK_CLIENTS ? L.arena_off + i * L.arena_share : 0;
-		c->arena_len = i < SDR_SHM_SDK_CLIENTS ? L.arena_share : 0;
-	}
-	if (rte_ring_init(sdr_shm_cmd_ring(h), "sdr_cmd", CMD_RING_SIZE, RING_F_SC_DEQ) != 0) {
-		snprintf(err, errlen, "cannot initialise the command ring");
-		sdr_shm_destroy(h);
-		return NULL;
-	}
-	h->alive = 1;
-	return h;
-}
-
-void
-sdr_shm_destroy(struct sdr_shm_hdr *h)
-{
-	char path[SDR_SHM_NAME_MAX + 8];
-
-	if (h == NULL)
-		return;
-	h->alive = 0;
-	if (sdr_shm_path(h->name, path, sizeof(path)) == 0)
-		shm_unlink(path);
-	munmap(h, h->total_size);
-}
-
-struct sdr_shm_hdr *
-sdr_shm_attach(const char *instance, char *err, size_t errlen)
-{
-	char path[SDR_SHM_NAME_MAX + 8];
-	struct sdr_shm_hdr *h;
-	struct stat st;
-	int fd;
-
-	if (sdr_shm_path(instance, path, sizeof(path)) != 0) {
-		snprintf(err, errlen, "bad instance name '%s'", instance);
-		return NULL;
-	}
-	fd = shm_open(path, O_RDWR, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "no dataplane instance '%s' (%s: %s)", instance, path,
-			 strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(*h)) {
-		snprintf(err, errlen, "instance '%s': control segment too small", instance);
-		close(fd);
-		return NULL;
-	}
-	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (h == MAP_FAILED) {
-		snprintf(err, errlen, "instance '%s': cannot map: %s", instance, strerror(errno));
-		return NULL;
-	}
-	if (h->magic != SDR_SHM_MAGIC || h->total_size != (uint64_t)st.st_size) {
-		snprintf(err, errlen, "instance '%s': not an SDR control segment", instance);
-		munmap(h, (size_t)st.st_size);
-		return NULL;
-	}
-	if (h->version != SDR_SHM_VERSION || h->hdr_size != sizeof(*h)) {
-		snprintf(err, errlen, "instance '%s' speaks control version %u, this program "
-			 "speaks %u: use the tools of the same build as the dataplane", instance,
-			 h->version, SDR_SHM_VERSION);
-		munmap(h, (size_t)st.st_size);
-		return NULL;
-	}
-	return h;
-}
-
-void
-sdr_shm_detach(struct sdr_shm_hdr *h)
-{
-	if (h != NULL)
-		munmap(h, h->total_size);
 }
 
 uint64_t
@@ -205,142 +37,97 @@ sdr_shm_age_ns(const volatile uint64_t *stamp)
 }
 
 int
-sdr_shm_dp_alive(const struct sdr_shm_hdr *h)
+sdr_shm_path(const char *instance, char *path, size_t len)
 {
-	return h->alive && sdr_shm_age_ns(&h->heartbeat_ns) < 2000000000ull &&
-	       (kill(h->dp_pid, 0) == 0 || errno == EPERM);
-}
-
-int
-sdr_shm_claim(struct sdr_shm_hdr *h, int sdk)
-{
-	unsigned int lo = sdk ? 0 : SDR_SHM_SDK_CLIENTS, hi = sdk ? SDR_SHM_SDK_CLIENTS :
-							      SDR_SHM_MAX_CLIENTS;
-
-	for (unsigned int i = lo; i < hi; i++) {
-		struct sdr_shm_client *c = sdr_shm_client(h, i);
-		uint32_t free_state = SDR_CLIENT_FREE;
-
-		if (!__atomic_compare_exchange_n(&c->state, &free_state, SDR_CLIENT_CLAIMING, 0,
-						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			continue;
-		c->pid = getpid();
-		c->start_time = sdr_shm_proc_start(c->pid);
-		c->lease_ns = sdr_shm_mono_ns();
-		c->cmd_seq = c->reply_seq = 0;
-		c->sdk_conns = 0;
-		rte_ring_init(sdr_shm_at(h, c->sq_off), "sdr_sq", SDR_SHM_QUEUE_DEPTH,
-			      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		rte_ring_init(sdr_shm_at(h, c->cq_off), "sdr_cq", SDR_SHM_QUEUE_DEPTH,
-			      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		/* only now may the dataplane look at it (it ignores CLAIMING slots) */
-		__atomic_store_n(&c->state, SDR_CLIENT_ACTIVE, __ATOMIC_RELEASE);
-		return (int)i;
-	}
-	return -1;
+	if (strchr(instance, '/') != NULL || instance[0] == '\0' ||
+	    (size_t)snprintf(path, len, "/sdr-%s", instance) >= len)
+		return -1;
+	return 0;
 }
 
 void
-sdr_shm_release(struct sdr_shm_hdr *h, int slot)
+sdr_client_layout(uint32_t kind, uint64_t arena_len, struct sdr_client_layout *L)
 {
-	uint32_t id = (uint32_t)slot;
+	uint64_t off = ALIGN64(sizeof(struct sdr_client_hdr));
 
-	if (slot < 0 || slot >= SDR_SHM_MAX_CLIENTS)
-		return;
-	__atomic_store_n(&sdr_shm_client(h, id)->state, SDR_CLIENT_CLOSING, __ATOMIC_RELEASE);
-	/* a nudge so the slot is freed at once; if the ring is full the dataplane's periodic
-	 * sweep finds it */
-	rte_ring_mp_enqueue_elem(sdr_shm_cmd_ring(h), &id, sizeof(id));
+	memset(L, 0, sizeof(*L));
+	L->rpc_off = off;
+	off += ALIGN64(sizeof(struct sdr_rpc));
+	if (kind == SDR_CLIENT_SDK) {
+		L->sq_off = off;
+		off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_req)));
+		L->cq_off = off;
+		off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe)));
+		L->arena_off = ALIGN4K(off);
+		L->arena_len = arena_len & ~4095ull;
+		off = L->arena_off + L->arena_len;
+	}
+	L->size = ALIGN4K(off);
 }
 
-uint64_t
-sdr_shm_proc_start(int pid)
+int
+sdr_shm_dp_alive(const struct sdr_shm_status *st)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	ssize_t n;
+	return st->alive && sdr_shm_age_ns(&st->heartbeat_ns) < 2000000000ull &&
+	       (kill(st->dp_pid, 0) == 0 || errno == EPERM);
+}
+
+const struct sdr_shm_status *
+sdr_shm_status_map(const char *instance, char *err, size_t errlen)
+{
+	char path[SDR_SHM_NAME_MAX + 8];
+	struct sdr_shm_status *st;
+	struct stat sb;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+	if (sdr_shm_path(instance, path, sizeof(path)) != 0) {
+		snprintf(err, errlen, "bad instance name '%s'", instance);
+		return NULL;
+	}
+	fd = shm_open(path, O_RDONLY, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s dataplane instance '%s' (%s: %s)",
+			 errno == EACCES ? "not allowed to use" : "no", instance, path,
+			 strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(*st)) {
+		snprintf(err, errlen, "instance '%s': not an SDR status segment", instance);
+		close(fd);
+		return NULL;
+	}
+	st = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the name may hold spaces and parentheses: fields count from the last ')' */
-	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
-				"%*d %*d %*d %*d %*d %llu", &t) != 1)
-		return 0;
-	return t;
-}
-
-int
-sdr_shm_client_alive(const struct sdr_shm_client *c)
-{
-	uint64_t st;
-
-	if (c->pid <= 0 || (kill(c->pid, 0) != 0 && errno == ESRCH))
-		return 0;
-	st = sdr_shm_proc_start(c->pid);
-	return st == 0 || c->start_time == 0 || st == c->start_time;
+	if (st == MAP_FAILED) {
+		snprintf(err, errlen, "instance '%s': cannot map: %s", instance, strerror(errno));
+		return NULL;
+	}
+	if (st->magic != SDR_SHM_MAGIC || st->total_size != (uint64_t)sb.st_size) {
+		snprintf(err, errlen, "instance '%s': not an SDR status segment", instance);
+		munmap(st, (size_t)sb.st_size);
+		return NULL;
+	}
+	if (st->version != SDR_SHM_VERSION || st->hdr_size != sizeof(*st)) {
+		snprintf(err, errlen, "instance '%s' speaks control version %u, this program "
+			 "speaks %u: use the tools of the same build as the dataplane", instance,
+			 st->version, SDR_SHM_VERSION);
+		munmap(st, (size_t)sb.st_size);
+		return NULL;
+	}
+	return st;
 }
 
 void
-sdr_shm_free_slot(struct sdr_shm_hdr *h, unsigned int slot)
+sdr_shm_status_unmap(const struct sdr_shm_status *st)
 {
-	struct sdr_shm_client *c = sdr_shm_client(h, slot);
-
-	c->pid = 0;
-	c->sdk_conns = 0;
-	__atomic_store_n(&c->state, SDR_CLIENT_FREE, __ATOMIC_RELEASE);
+	if (st != NULL)
+		munmap((void *)(uintptr_t)st, sizeof(*st));
 }
 
 int
-sdr_shm_command(struct sdr_shm_hdr *h, int slot, const char *cmd, uint32_t flags,
-		unsigned int timeout_ms, const char **reply)
+sdr_shm_read_stats(const struct sdr_shm_status *st, struct sdr_shm_stats *out)
 {
-	struct sdr_shm_client *c = sdr_shm_client(h, (unsigned int)slot);
-	uint64_t deadline = sdr_shm_mono_ns() + (uint64_t)timeout_ms * 1000000;
-	uint32_t seq, id = (uint32_t)slot;
-
-	if (strlen(cmd) >= SDR_SHM_CMD_LEN) {
-		snprintf(c->reply, SDR_SHM_REPLY_LEN, "command longer than %d characters",
-			 SDR_SHM_CMD_LEN - 1);
-		*reply = c->reply;
-		return SDR_CTL_BAD_INPUT;
-	}
-	strcpy(c->cmd, cmd);
-	c->cmd_flags = flags;
-	c->lease_ns = sdr_shm_mono_ns();
-	seq = c->cmd_seq + 1;
-	__atomic_store_n(&c->cmd_seq, seq, __ATOMIC_RELEASE);
-	while (rte_ring_mp_enqueue_elem(sdr_shm_cmd_ring(h), &id, sizeof(id)) != 0) {
-		if (sdr_shm_mono_ns() > deadline)
-			goto timeout;
-		usleep(200);
-	}
-	while (__atomic_load_n(&c->reply_seq, __ATOMIC_ACQUIRE) != seq) {
-		if (sdr_shm_mono_ns() > deadline || !sdr_shm_dp_alive(h))
-			goto timeout;
-		usleep(200);
-	}
-	*reply = c->reply;
-	return c->reply_rc;
-timeout:
-	snprintf(c->reply, SDR_SHM_REPLY_LEN, "dataplane '%s' (pid %d) %s", h->name, h->dp_pid,
-		 sdr_shm_dp_alive(h) ? "did not answer in time" : "is not running");
-	*reply = c->reply;
-	return -1;
-}
-
-int
-sdr_shm_read_stats(const struct sdr_shm_hdr *h, struct sdr_shm_stats *out)
-{
-	const struct sdr_shm_stats *s = sdr_shm_stats(h);
+	const struct sdr_shm_stats *s = &st->stats;
 
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t a = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE), b;
@@ -352,8 +139,250 @@ sdr_shm_read_stats(const struct sdr_shm_hdr *h, struct sdr_shm_stats *out)
 		memcpy(out, (const void *)s, sizeof(*out));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		b = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-		if (a == b)
-			return 0;
+		if (a != b)
+			continue;
+		/* whatever the counts say, nothing is read past the arrays */
+		if (out->nports > SDR_SHM_MAX_PORTS)
+			out->nports = SDR_SHM_MAX_PORTS;
+		if (out->nconns > SDR_SHM_MAX_CONNS)
+			out->nconns = SDR_SHM_MAX_CONNS;
+		for (uint32_t i = 0; i < SDR_SHM_MAX_PORTS; i++)
+			out->ports[i].name[sizeof(out->ports[i].name) - 1] = '\0';
+		for (uint32_t i = 0; i < SDR_SHM_MAX_CONNS; i++) {
+			out->conns[i].name[sizeof(out->conns[i].name) - 1] = '\0';
+			out->conns[i].scheme[sizeof(out->conns[i].scheme) - 1] = '\0';
+		}
+		return 0;
 	}
 	return -1;
+}
+
+/* ---- the client's side ---- */
+
+/* The welcome and the segment's descriptor. @return the fd, or -1 (err says why). */
+static int
+recv_welcome(int fd, struct sdr_welcome *w, char *err, size_t errlen)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct cmsghdr *cm;
+	int sfd = -1;
+	ssize_t n;
+
+	if (poll(&p, 1, 5000) != 1) {
+		snprintf(err, errlen, "the dataplane did not answer the hello");
+		return -1;
+	}
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&sfd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(*w) || w->magic != SDR_CLIENT_MAGIC) {
+		snprintf(err, errlen, "the dataplane sent no welcome (%s)",
+			 n < 0 ? strerror(errno) : "closed");
+		goto fail;
+	}
+	w->msg[sizeof(w->msg) - 1] = '\0';
+	if (w->rc != 0) {
+		snprintf(err, errlen, "%s", w->msg);
+		goto fail;
+	}
+	if (sfd < 0) {
+		snprintf(err, errlen, "the dataplane sent no segment");
+		goto fail;
+	}
+	return sfd;
+fail:
+	if (sfd >= 0)
+		close(sfd);
+	return -1;
+}
+
+int
+sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, char *err,
+		  size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sdr_hello h = { .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION };
+	struct sdr_welcome w = { 0 };
+	const struct sdr_client_hdr *ch;
+	struct stat sb;
+	const char *path;
+	int sfd;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	snprintf(c->instance, sizeof(c->instance), "%s", instance);
+	c->st = sdr_shm_status_map(instance, err, errlen);
+	if (c->st == NULL)
+		return -1;
+	if (!sdr_shm_dp_alive(c->st)) {
+		snprintf(err, errlen, "instance '%s': the dataplane (pid %d) is not running",
+			 instance, c->st->dp_pid);
+		goto fail;
+	}
+	path = kind == SDR_CLIENT_ADMIN ? c->st->admin_sock : c->st->sdk_sock;
+	if (strnlen(path, SDR_SHM_SOCK_MAX) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "instance '%s': bad socket path", instance);
+		goto fail;
+	}
+	memcpy(sa.sun_path, path, strnlen(path, SDR_SHM_SOCK_MAX));
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		snprintf(err, errlen, "instance '%s': cannot connect to %s: %s%s", instance, sa.sun_path,
+			 strerror(errno), errno == EACCES ? (kind == SDR_CLIENT_ADMIN ?
+			 " (the admin channel is the dataplane's user's only)" :
+			 " (applications need the dataplane's [dataplane] control_group)") : "");
+		goto fail;
+	}
+	/* a dataplane with no slot free answers at once and hangs up: the hello may find the
+	 * socket closed, the refusal is still there to read */
+	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
+		int e = errno;
+
+		if (recv_welcome(c->fd, &w, err, errlen) < 0 && w.magic != SDR_CLIENT_MAGIC)
+			snprintf(err, errlen, "instance '%s': %s", instance, strerror(e));
+		goto fail;
+	}
+	sfd = recv_welcome(c->fd, &w, err, errlen);
+	if (sfd < 0)
+		goto fail;
+	sdr_client_layout(w.kind, w.arena_len, &c->L);
+	if (w.version != SDR_SHM_VERSION || w.kind != kind || w.size != c->L.size ||
+	    fstat(sfd, &sb) != 0 || (uint64_t)sb.st_size != w.size) {
+		snprintf(err, errlen, "instance '%s': the segment is not what the welcome said",
+			 instance);
+		close(sfd);
+		goto fail;
+	}
+	c->seg = mmap(NULL, w.size, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	close(sfd);
+	if (c->seg == MAP_FAILED) {
+		c->seg = NULL;
+		snprintf(err, errlen, "instance '%s': cannot map the client segment: %s", instance,
+			 strerror(errno));
+		goto fail;
+	}
+	c->seg_len = w.size;
+	ch = (const struct sdr_client_hdr *)c->seg;
+	if (ch->magic != SDR_CLIENT_MAGIC || ch->slot != w.slot) {
+		snprintf(err, errlen, "instance '%s': a client segment without its header", instance);
+		goto fail;
+	}
+	c->kind = kind;
+	c->slot = w.slot;
+	c->epoch = w.epoch;
+	c->rpc = (struct sdr_rpc *)(c->seg + c->L.rpc_off);
+	if (kind == SDR_CLIENT_SDK) {
+		sdr_spsc_bind(&c->sq, c->seg + c->L.sq_off, SDR_SHM_QUEUE_DEPTH,
+			      sizeof(struct sdr_sdk_req));
+		sdr_spsc_bind(&c->cq, c->seg + c->L.cq_off, SDR_SHM_QUEUE_DEPTH,
+			      sizeof(struct sdr_sdk_cqe));
+		c->arena = c->seg + c->L.arena_off;
+	}
+	return 0;
+fail:
+	sdr_client_detach(c);
+	return -1;
+}
+
+void
+sdr_client_detach(struct sdr_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	if (c->seg != NULL)
+		munmap(c->seg, c->seg_len);
+	c->seg = NULL;
+	sdr_shm_status_unmap(c->st);
+	c->st = NULL;
+}
+
+int
+sdr_client_alive(struct sdr_client *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = 0 };
+
+	if (c->fd < 0)
+		return 0;
+	/* a hang-up is the dataplane gone (a doorbell byte pending is not) */
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
+		close(c->fd);
+		c->fd = -1;
+		return 0;
+	}
+	return sdr_shm_dp_alive(c->st) && c->st->epoch == c->epoch;
+}
+
+void
+sdr_client_gone_reason(struct sdr_client *c, char *buf, size_t len)
+{
+	const struct sdr_shm_status *st = c->st;
+	char e[128];
+	const struct sdr_shm_status *now = sdr_shm_status_map(c->instance, e, sizeof(e));
+
+	/* a new dataplane under the same name has a new status segment: say which it is */
+	if (now != NULL && now->epoch != c->epoch && sdr_shm_dp_alive(now))
+		snprintf(buf, len, "dataplane '%s' restarted (pid %d, now pid %d)", c->instance,
+			 st->dp_pid, now->dp_pid);
+	else
+		snprintf(buf, len, "dataplane '%s' (pid %d) %s", c->instance, st->dp_pid,
+			 !st->alive ? "stopped" : st->epoch != c->epoch ? "restarted" :
+			 sdr_shm_age_ns(&st->heartbeat_ns) >= 2000000000ull ?
+			 "stopped answering (no heartbeat for 2 s)" : "is gone");
+	sdr_shm_status_unmap(now);
+}
+
+int
+sdr_client_call(struct sdr_client *c, unsigned int timeout_ms, char *err, size_t errlen)
+{
+	uint64_t deadline = sdr_shm_mono_ns() + (uint64_t)timeout_ms * 1000000;
+	struct sdr_rpc *r = c->rpc;
+	uint32_t seq = ++c->seq;
+	char bell = 1;
+
+	if (!sdr_client_alive(c)) {
+		sdr_client_gone_reason(c, err, errlen);
+		return -1;
+	}
+	__atomic_store_n(&r->req.seq, seq, __ATOMIC_RELEASE);
+	if (send(c->fd, &bell, 1, MSG_NOSIGNAL) != 1) {
+		sdr_client_gone_reason(c, err, errlen);
+		return -1;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		uint64_t now = sdr_shm_mono_ns();
+		int ms = now >= deadline ? 0 : (int)((deadline - now) / 1000000) + 1;
+
+		if (ms > 200)
+			ms = 200;	/* look at the heartbeat now and then */
+		if (poll(&p, 1, ms) == 1) {
+			if (recv(c->fd, &bell, 1, MSG_DONTWAIT) != 1) {
+				close(c->fd);
+				c->fd = -1;
+				sdr_client_gone_reason(c, err, errlen);
+				return -1;
+			}
+			if (__atomic_load_n(&r->rep.seq, __ATOMIC_ACQUIRE) != seq)
+				continue;	/* the bell of an earlier call that timed out */
+			if (r->rep.len >= SDR_RPC_REPLY_MAX)
+				r->rep.len = SDR_RPC_REPLY_MAX - 1;
+			return r->rep.rc;
+		}
+		if (!sdr_client_alive(c)) {
+			sdr_client_gone_reason(c, err, errlen);
+			return -1;
+		}
+		if (sdr_shm_mono_ns() >= deadline) {
+			snprintf(err, errlen, "dataplane '%s' (pid %d) did not answer in time",
+				 c->instance, c->st->dp_pid);
+			return -1;
+		}
+	}
 }

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The control segment: POSIX shared memory /sdr-<instance> that the dataplane creates and
- * sdrctl and SDK applications map. No EAL in clients: the rings are rte_rings initialised
- * in place (rte_ring_init works without EAL) and the rest is plain memory.
+ * The control plane between an sdr-dataplane and its clients (sdrctl, SDK applications),
+ * with the trust boundary where it belongs: a client is another process, possibly another
+ * user, and nothing it can write decides where the dataplane reads or writes.
  *
- *   header       magic, layout version, sizes, dataplane pid, epoch, heartbeat
- *   cmd ring     MP/SC ring of client slot numbers: "slot N has a command for you"
- *   clients      one slot per attached client: lease, command and reply buffers, and the
- *                SDK queues (send/receive requests to the dataplane, completions back)
- *   stats        a snapshot the dataplane republishes every 100 ms under a sequence
- *                counter; readers never block the writer (they retry a torn read)
- *   arena        message buffers: each client slot owns a fixed share
+ *   status segment   POSIX shared memory /sdr-<instance>, created by the dataplane, mapped
+ *                    read-only by clients: magic, version, pid, epoch, heartbeat, where the
+ *                    sockets are, and a stats snapshot republished every 100 ms under a
+ *                    sequence counter (readers never block the writer). The dataplane never
+ *                    reads it back.
+ *   two sockets      UNIX SOCK_SEQPACKET in the control directory: <instance>.admin (mode
+ *                    0600: the dataplane's user) for sdrctl, <instance>.sdk (0660 with
+ *                    [dataplane] control_group, else 0600) for applications. A client
+ *                    connects, says hello, and gets its own segment as a file descriptor
+ *                    (SCM_RIGHTS): an unnamed memfd no other process can open. The socket
+ *                    stays open: it carries one-byte doorbells both ways, and its closing is
+ *                    how the dataplane learns, at once, that the client is gone.
+ *   client segment   one per client, laid out by sdr_client_layout() from what the welcome
+ *                    says: a header, the request/reply area of synchronous calls (binary;
+ *                    admin clients send command lines), and for SDK clients a request queue,
+ *                    a completion queue (sdr_spsc.h) and the client's buffer arena.
  *
- * A client claims a slot with a compare-and-swap, keeps its lease fresh, and is reclaimed
- * by the dataplane when its lease expires and its process is gone.
+ * The dataplane keeps the layout, bounds, ring geometry and its ring indices in private
+ * memory; from a client segment it takes only values that it copies out and then checks.
  */
 #ifndef SDR_SHM_H
 #define SDR_SHM_H
@@ -21,20 +30,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <rte_ring.h>
+#include "sdr_spsc.h"
 
-#define SDR_SHM_MAGIC		0x5344525F4354524Cull	/* "SDR_CTRL" */
-#define SDR_SHM_VERSION		3
+#define SDR_SHM_MAGIC		0x5344525F53544154ull	/* "SDR_STAT" */
+#define SDR_CLIENT_MAGIC	0x5344525F434C4E54ull	/* "SDR_CLNT" */
+#define SDR_SHM_VERSION		4
 #define SDR_SHM_NAME_MAX	64
-#define SDR_SHM_MAX_CLIENTS	32
-#define SDR_SHM_SDK_CLIENTS	16	/* slots 0..15: applications, each with an arena share;
-					 * 16..31: sdrctl, no arena */
-#define SDR_SHM_CMD_LEN		2048
-#define SDR_SHM_REPLY_LEN	(128 * 1024)
-#define SDR_SHM_QUEUE_DEPTH	1024		/* SDK queue entries, a power of two */
-#define SDR_SHM_LEASE_NS	3000000000ull	/* a client silent this long may be gone */
+#define SDR_SHM_SOCK_MAX	108			/* sun_path */
+#define SDR_SHM_SDK_CLIENTS	16	/* applications at once, each with its arena */
+#define SDR_SHM_ADMIN_CLIENTS	16	/* sdrctl processes at once */
+#define SDR_SHM_MAX_CLIENTS	(SDR_SHM_SDK_CLIENTS + SDR_SHM_ADMIN_CLIENTS)
+#define SDR_SHM_QUEUE_DEPTH	1024	/* SDK queue entries, a power of two */
 #define SDR_SHM_MAX_PORTS	8
 #define SDR_SHM_MAX_CONNS	64
+#define SDR_RPC_TEXT_MAX	2048	/* a command line, or a connection's key/value words */
+#define SDR_RPC_REPLY_MAX	(128 * 1024)
 
 /* Reply codes, as sdrctl's exit status. */
 #define SDR_CTL_OK		0
@@ -43,79 +53,10 @@
 
 /* Command flags. */
 #define SDR_CMD_F_JSON		0x1u
-#define SDR_CMD_F_SDK		0x2u	/* from libsdr: the internal 'sdk' commands are allowed */
 
-/* SDK requests (client -> dataplane) and completions (dataplane -> client). */
-enum sdr_sdk_op {
-	SDR_SDK_SEND = 1,	/* send buf[off, off+len) with imm */
-	SDR_SDK_RECV,		/* post a receive into buf[off, off+len), bitmap at bm_off */
-	SDR_SDK_RECV_DONE,	/* the application is done with a receive (recv complete) */
-	SDR_SDK_STREAM,		/* start a streamed send of buf[off, off+len) with imm */
-	SDR_SDK_STREAM_ADD,	/* stream @cookie: message bytes [off, off+len) are ready */
-	SDR_SDK_STREAM_END,	/* stream @cookie: the rest is ready */
-};
+/* ---- the status segment ---- */
 
-struct sdr_sdk_req {
-	uint16_t op;
-	uint16_t conn;		/* connection index in the dataplane */
-	uint32_t imm;
-	uint64_t off;		/* buffer offset in the arena */
-	uint64_t len;
-	uint64_t bm_off;	/* receive: chunk bitmap bytes (0: none) */
-	uint64_t cookie;
-	uint32_t handle;	/* RECV_DONE: the cqe's handle, or UINT32_MAX (not completed) */
-	uint32_t pad;
-};
-
-struct sdr_sdk_cqe {
-	uint16_t op;		/* SDR_SDK_SEND or SDR_SDK_RECV */
-	uint16_t conn;
-	int32_t status;		/* 0 ok, else an SDR_ERR_* / sdr_done_status */
-	uint32_t slot;		/* receive: the handle for bitmap, imm and recv complete */
-	uint32_t imm;		/* receive: the user immediate when complete */
-	uint32_t imm_ok;	/* receive: low bits of imm that are valid (0: not all in) */
-	uint32_t decoded;
-	uint32_t retransmitted;
-	uint32_t handle;	/* receive: hand it back in RECV_DONE */
-	uint64_t cookie;
-	uint64_t start_ns;
-	uint64_t end_ns;
-};
-
-/*
- * A client slot's life: FREE -CAS-> CLAIMING (the client fills pid, lease, queues) ->
- * ACTIVE -> CLOSING (the client left, or the dataplane found it dead) -> FREE once the
- * dataplane has released everything the client held. Only the dataplane frees a slot.
- */
-enum sdr_client_state {
-	SDR_CLIENT_FREE = 0,
-	SDR_CLIENT_ACTIVE = 1,
-	SDR_CLIENT_CLOSING = 2,
-	SDR_CLIENT_CLAIMING = 3,
-};
-
-struct sdr_shm_client {
-	volatile uint32_t state;	/* enum sdr_client_state */
-	int32_t pid;
-	uint64_t start_time;		/* the process's start (/proc/PID/stat): a reused pid differs */
-	volatile uint64_t lease_ns;	/* CLOCK_MONOTONIC of the last sign of life */
-	volatile uint32_t cmd_seq;	/* the client bumps it after writing cmd */
-	volatile uint32_t reply_seq;	/* the dataplane sets it to cmd_seq after replying */
-	uint32_t cmd_flags;
-	int32_t reply_rc;
-	uint32_t reply_len;
-	uint32_t pad;
-	char cmd[SDR_SHM_CMD_LEN];
-	char reply[SDR_SHM_REPLY_LEN];
-	/* SDK: the client's share of the arena, and its queues (offsets from the segment) */
-	uint64_t arena_off;
-	uint64_t arena_len;
-	uint64_t sq_off;		/* struct rte_ring of sdr_sdk_req, SP/SC */
-	uint64_t cq_off;		/* struct rte_ring of sdr_sdk_cqe, SP/SC */
-	volatile uint64_t sdk_conns;	/* bitmask of connection indices the client uses */
-};
-
-/* Counters published for sdrctl stats, read without a command round trip. */
+/* Counters published for sdrctl stats, read without a round trip. */
 struct sdr_shm_port_stats {
 	char name[32];
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes, drops;
@@ -137,115 +78,245 @@ struct sdr_shm_stats {
 	struct sdr_shm_conn_stats conns[SDR_SHM_MAX_CONNS];
 };
 
-struct sdr_shm_hdr {
+struct sdr_shm_status {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t hdr_size;
 	uint64_t total_size;
 	char name[SDR_SHM_NAME_MAX];
 	int32_t dp_pid;
-	volatile uint32_t alive;	/* 1 while the dataplane serves the segment */
+	volatile uint32_t alive;	/* 1 while the dataplane serves the instance */
 	uint64_t epoch;			/* CLOCK_REALTIME ns of creation: a restart changes it */
 	volatile uint64_t heartbeat_ns;	/* CLOCK_MONOTONIC, refreshed every 100 ms */
-	uint64_t cmd_ring_off;
-	uint64_t clients_off;
-	uint64_t stats_off;
-	uint64_t arena_off;
-	uint64_t arena_size;
+	char admin_sock[SDR_SHM_SOCK_MAX];
+	char sdk_sock[SDR_SHM_SOCK_MAX];
+	struct sdr_shm_stats stats;
 };
 
-/** CLOCK_MONOTONIC in nanoseconds (the clock of leases and heartbeats). */
+/* ---- attaching: the first message each way on a socket ---- */
+
+struct sdr_hello {
+	uint64_t magic;			/* SDR_CLIENT_MAGIC */
+	uint32_t version;		/* SDR_SHM_VERSION */
+	uint32_t pad;
+};
+
+struct sdr_welcome {
+	uint64_t magic;
+	uint32_t version;
+	int32_t rc;			/* 0: the segment's fd comes with it; else an errno */
+	uint32_t slot;
+	uint32_t kind;			/* enum sdr_client_kind */
+	uint64_t epoch;
+	uint64_t size;			/* of the client segment */
+	uint64_t arena_len;
+	char msg[200];			/* why not, when rc != 0 */
+};
+
+enum sdr_client_kind {
+	SDR_CLIENT_ADMIN = 1,
+	SDR_CLIENT_SDK = 2,
+};
+
+/* ---- synchronous calls: one request, one reply, in the client segment ---- */
+
+enum sdr_rpc_op {
+	SDR_RPC_COMMAND = 1,	/* admin: a command line in text; reply: text */
+	SDR_RPC_OPEN,		/* sdk: open connection @name; reply: info */
+	SDR_RPC_CLOSE,		/* sdk: close connection @conn (what is in flight ends) */
+	SDR_RPC_CREATE,		/* sdk: add connection @name with the words in text, open it */
+	SDR_RPC_SET,		/* sdk: change open, idle connection @conn with the words in text */
+	SDR_RPC_DESTROY,	/* sdk: close @conn, and delete it if this client created it */
+	SDR_RPC_IMM,		/* sdk: the user immediate of receive @cookie on @conn */
+	SDR_RPC_EXPAND,		/* sdk: per-packet bits of chunk @chunk of receive @cookie */
+};
+
+struct sdr_rpc_req {
+	uint32_t seq;			/* the client's count; the reply echoes it */
+	uint32_t op;			/* enum sdr_rpc_op */
+	uint32_t flags;			/* SDR_CMD_F_* */
+	uint32_t conn;			/* connection index, from SDR_RPC_OPEN / CREATE */
+	uint64_t cookie;		/* IMM, EXPAND: the receive's cookie */
+	uint32_t chunk;			/* EXPAND */
+	uint32_t len;			/* bytes of text */
+	char name[32];			/* OPEN, CREATE: connection name */
+	char text[SDR_RPC_TEXT_MAX];
+};
+
+/** A connection as an application sees it. */
+struct sdr_rpc_info {
+	uint32_t conn;
+	uint32_t local_qpn;
+	uint32_t remote_qpn;
+	uint32_t mtu;
+	uint32_t chunk_size;
+	uint32_t max_inflight;
+	uint64_t max_msg_size;
+	uint32_t channels;
+	uint32_t generations;
+	uint32_t id_bits, off_bits, frag_bits;
+	char scheme[24];
+};
+
+struct sdr_rpc_rep {
+	uint32_t seq;
+	int32_t rc;			/* SDR_CTL_*; on failure the reason is in text */
+	uint32_t len;			/* bytes of text */
+	uint32_t pad;
+	union {
+		struct sdr_rpc_info info;			/* OPEN, CREATE, SET */
+		struct { uint32_t imm, ok; } imm;		/* IMM: ok = 0 while not all in */
+		struct { uint32_t n; uint32_t pad; uint64_t bits[16]; } expand;
+		char text[SDR_RPC_REPLY_MAX];			/* COMMAND; every failure */
+	} u;
+};
+
+struct sdr_rpc {
+	struct sdr_rpc_req req;
+	struct sdr_rpc_rep rep;
+};
+
+/* ---- the SDK's data path: queues of fixed-size entries ---- */
+
+enum sdr_sdk_op {
+	SDR_SDK_SEND = 1,	/* send arena[off, off+len) with imm */
+	SDR_SDK_RECV,		/* post a receive into arena[off, off+len), bitmap at bm_off */
+	SDR_SDK_RECV_DONE,	/* the application is done with receive @handle / @cookie */
+	SDR_SDK_STREAM,		/* start a streamed send of arena[off, off+len) with imm */
+	SDR_SDK_STREAM_ADD,	/* stream @cookie: message bytes [off, off+len) are ready */
+	SDR_SDK_STREAM_END,	/* stream @cookie: the rest is ready */
+};
+
+struct sdr_sdk_req {
+	uint16_t op;
+	uint16_t conn;		/* connection index */
+	uint32_t imm;
+	uint64_t off;		/* from the start of the client's arena */
+	uint64_t len;
+	uint64_t bm_off;	/* RECV: the chunk bitmap's bytes, from the arena start */
+	uint64_t cookie;	/* the client's name for the request, returned in its completion */
+	uint64_t handle;	/* RECV_DONE: the completion's handle, or 0 (not completed) */
+};
+
+struct sdr_sdk_cqe {
+	uint16_t op;		/* SDR_SDK_SEND or SDR_SDK_RECV */
+	uint16_t conn;
+	int32_t status;		/* 0 ok; else a negative errno or an sdr_done_status */
+	uint32_t imm;		/* receive: the user immediate */
+	uint32_t imm_ok;	/* receive: low bits of imm that are valid (0: not all in) */
+	uint32_t decoded;
+	uint32_t retransmitted;
+	uint64_t handle;	/* receive: the dataplane's, for RECV_DONE */
+	uint64_t cookie;
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+
+/* ---- the client segment ---- */
+
+struct sdr_client_hdr {
+	uint64_t magic;			/* SDR_CLIENT_MAGIC */
+	uint32_t version;
+	uint32_t kind;
+	uint32_t slot;
+	uint32_t pad;
+	uint64_t epoch;
+	uint64_t size;
+	uint64_t arena_len;
+};
+
+/** Where everything of a client segment lies (offsets from its start). */
+struct sdr_client_layout {
+	uint64_t rpc_off;
+	uint64_t sq_off;		/* SDK: requests, client -> dataplane */
+	uint64_t cq_off;		/* SDK: completions, dataplane -> client */
+	uint64_t arena_off;		/* SDK: page aligned */
+	uint64_t arena_len;
+	uint64_t size;
+};
+
+/** The layout of a client segment of @p kind with an arena of @p arena_len bytes. */
+void sdr_client_layout(uint32_t kind, uint64_t arena_len, struct sdr_client_layout *L);
+
+/* ---- helpers of both sides ---- */
+
+/** CLOCK_MONOTONIC in nanoseconds (the clock of heartbeats). */
 uint64_t sdr_shm_mono_ns(void);
 
 /**
- * How long ago a lease or heartbeat stamp was set. The stamp is read before the clock, so
- * a stamp refreshed concurrently reads as 0, never as a huge age.
+ * How long ago a heartbeat stamp was set. The stamp is read before the clock, so a stamp
+ * refreshed concurrently reads as 0, never as a huge age.
  */
 uint64_t sdr_shm_age_ns(const volatile uint64_t *stamp);
 
 /** "/sdr-<instance>". @return 0 or -1 when the name does not fit or has a '/'. */
 int sdr_shm_path(const char *instance, char *path, size_t len);
 
-/**
- * Create the segment of an instance (the dataplane). An existing segment of the same name
- * is replaced (its dataplane is gone or about to be).
- * @param arena_size bytes of message buffers shared by all clients.
- * @return the mapped header, or NULL with a message in @p err.
- */
-struct sdr_shm_hdr *sdr_shm_create(const char *instance, uint64_t arena_size, char *err,
-				   size_t errlen);
-
-/** Unmap and unlink (the dataplane, at exit). */
-void sdr_shm_destroy(struct sdr_shm_hdr *h);
+/** Is the dataplane behind this status alive (flag set, heartbeat within 2 s, pid there)? */
+int sdr_shm_dp_alive(const struct sdr_shm_status *st);
 
 /**
- * Map an existing segment (clients) and check its magic and version.
- * @return the header, or NULL with a one-line reason in @p err.
+ * Map the status segment of an instance read-only and check its magic and version.
+ * @return it, or NULL with a one-line reason in @p err.
  */
-struct sdr_shm_hdr *sdr_shm_attach(const char *instance, char *err, size_t errlen);
+const struct sdr_shm_status *sdr_shm_status_map(const char *instance, char *err, size_t errlen);
 
-/** Unmap (clients). */
-void sdr_shm_detach(struct sdr_shm_hdr *h);
-
-static inline void *
-sdr_shm_at(const struct sdr_shm_hdr *h, uint64_t off)
-{
-	return (uint8_t *)(uintptr_t)h + off;
-}
-
-static inline struct sdr_shm_client *
-sdr_shm_client(const struct sdr_shm_hdr *h, unsigned int i)
-{
-	return (struct sdr_shm_client *)sdr_shm_at(h, h->clients_off) + i;
-}
-
-static inline struct rte_ring *
-sdr_shm_cmd_ring(const struct sdr_shm_hdr *h)
-{
-	return sdr_shm_at(h, h->cmd_ring_off);
-}
-
-static inline struct sdr_shm_stats *
-sdr_shm_stats(const struct sdr_shm_hdr *h)
-{
-	return sdr_shm_at(h, h->stats_off);
-}
-
-/** Is the dataplane behind this segment alive (flag set, heartbeat within 2 s)? */
-int sdr_shm_dp_alive(const struct sdr_shm_hdr *h);
+/** Unmap it. */
+void sdr_shm_status_unmap(const struct sdr_shm_status *st);
 
 /**
- * Claim a client slot (CAS FREE -> CLAIMING), set its lease, reset its queues, then make it
- * ACTIVE: an application's (@p sdk: one with a share of the arena) or sdrctl's.
- * @return slot index, or -1 when every slot is taken.
+ * Copy a consistent stats snapshot (retrying torn reads) with its counts clamped to the
+ * arrays. @return 0 or -1 (gave up).
  */
-int sdr_shm_claim(struct sdr_shm_hdr *h, int sdk);
+int sdr_shm_read_stats(const struct sdr_shm_status *st, struct sdr_shm_stats *out);
+
+/* ---- the client's side ---- */
+
+/** An attached client (private to its process). */
+struct sdr_client {
+	int fd;				/* the socket; -1 once the dataplane is gone */
+	const struct sdr_shm_status *st;
+	uint8_t *seg;
+	uint64_t seg_len;
+	struct sdr_client_layout L;
+	uint32_t kind;
+	uint32_t slot;
+	uint64_t epoch;
+	uint32_t seq;
+	struct sdr_rpc *rpc;
+	struct sdr_spsc_end sq;		/* SDK: we produce */
+	struct sdr_spsc_end cq;		/* SDK: we consume */
+	uint8_t *arena;
+	char instance[SDR_SHM_NAME_MAX];
+};
 
 /**
- * Leave: mark the slot CLOSING and tell the dataplane, which releases what the client held
- * (receives, connections; sends still in flight finish unseen) and then frees the slot.
+ * Attach to an instance as a client of @p kind: map its status, connect to its socket, say
+ * hello and map the segment that comes back.
+ * @return 0, or -1 with a one-line reason in @p err (no such instance, not running, another
+ *   control version, permission denied, all slots taken).
  */
-void sdr_shm_release(struct sdr_shm_hdr *h, int slot);
+int sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, char *err,
+		      size_t errlen);
 
-/** The dataplane's side: free a CLOSING slot once nothing of its client is left. */
-void sdr_shm_free_slot(struct sdr_shm_hdr *h, unsigned int slot);
-
-/** The process that claimed the slot is still there (same pid, same start time). */
-int sdr_shm_client_alive(const struct sdr_shm_client *c);
-
-/** Start time of process @p pid in clock ticks since boot, or 0 if unknown. */
-uint64_t sdr_shm_proc_start(int pid);
+/** Detach: close the socket (the dataplane then releases everything the client held). */
+void sdr_client_detach(struct sdr_client *c);
 
 /**
- * Run one command on the dataplane: write it, signal the dataplane, wait for the reply.
- * @param timeout_ms how long to wait for the reply.
- * @return the reply code (SDR_CTL_*), or -1 with a reason in the reply buffer when the
- *   dataplane did not answer.
+ * Run the call in c->rpc->req (op and arguments filled in; seq is set here) and wait for
+ * the reply in c->rpc->rep.
+ * @return the reply code (SDR_CTL_*), or -1 with a reason in @p err when the dataplane did
+ *   not answer in time or is gone.
  */
-int sdr_shm_command(struct sdr_shm_hdr *h, int slot, const char *cmd, uint32_t flags,
-		    unsigned int timeout_ms, const char **reply);
+int sdr_client_call(struct sdr_client *c, unsigned int timeout_ms, char *err, size_t errlen);
 
-/** Copy a consistent stats snapshot (retrying torn reads). @return 0 or -1 (gave up). */
-int sdr_shm_read_stats(const struct sdr_shm_hdr *h, struct sdr_shm_stats *out);
+/** The dataplane still serves this client: socket open, same epoch, heartbeat fresh. */
+int sdr_client_alive(struct sdr_client *c);
+
+/**
+ * Why the dataplane no longer serves the client, as one line ("dataplane 'x' (pid N)
+ * stopped", "restarted (pid N, now pid M)", ...).
+ */
+void sdr_client_gone_reason(struct sdr_client *c, char *buf, size_t len);
 
 #endif /* SDR_SHM_H */

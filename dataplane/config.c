@@ -152,6 +152,21 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 		return get_u32(w, k, v, 0, 1000000, &c->idle_sleep_us);
 	if (strcmp(k, "arena") == 0)
 		return get_size(w, k, v, 16u << 20, 64ull << 30, &c->arena_bytes);
+	if (strcmp(k, "control_group") == 0) {
+		if (copy_name(c->control_group, v) != 0)
+			return fail(w, k, "'%s' is not a group name (letters, digits, - _ ., up to "
+				    "31)", v);
+		return 0;
+	}
+	if (strcmp(k, "control_dir") == 0) {
+		if (v[0] != '/' || strlen(v) >= sizeof(c->control_dir) || strstr(v, "..") ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_.-")
+		    != strlen(v))
+			return fail(w, k, "'%s' is not an absolute directory path (letters, digits, "
+				    "/ _ . -, up to %zu characters)", v, sizeof(c->control_dir) - 1);
+		snprintf(c->control_dir, sizeof(c->control_dir), "%s", v);
+		return 0;
+	}
 	if (strcmp(k, "stats_period") == 0) {
 		uint64_t ns = 0;
 
@@ -161,7 +176,7 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 		return 0;
 	}
 	return fail(w, k, "unknown key (expected name, mbufs, burst, idle_sleep_us, stats_period, "
-		    "arena)");
+		    "arena, control_dir, control_group)");
 }
 
 /* ---- [pipeline] ---- */
@@ -794,6 +809,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->burst = 32;
 	cfg->idle_sleep_us = 50;
 	cfg->arena_bytes = 1ull << 30;
+	strcpy(cfg->control_dir, "/run/sdr");
 	cfg->fec_jobs = 8;
 	cfg->rx_lcores = 1;
 	f = rte_cfgfile_load(file, 0);

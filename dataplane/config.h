@@ -23,6 +23,7 @@
 #define DP_MAX_FEC_JOBS	64	/* per connection: the FEC rings hold every job of every one */
 #define DP_DEVICE_LEN	256
 #define DP_MAX_ALLOW	16
+#define DP_CONTROL_DIR_LEN 64	/* a socket path is at most 107 bytes */
 
 /** An address prefix of a port's allowlist. */
 struct dp_prefix {
@@ -80,7 +81,9 @@ struct dp_cfg {
 	uint32_t burst;
 	uint32_t idle_sleep_us;		/**< pause of an idle poll loop; 0: busy poll */
 	double stats_period_s;		/**< 0: no periodic line */
-	uint64_t arena_bytes;		/**< shared buffer arena for SDK applications */
+	uint64_t arena_bytes;		/**< buffers of SDK applications, split among them */
+	char control_dir[DP_CONTROL_DIR_LEN];	/**< where the control sockets go */
+	char control_group[DP_NAME_LEN];	/**< may use the SDK socket ("": owner only) */
 	enum dp_pipeline_mode mode;
 	uint8_t fec_lcore;		/**< erasure coding on its own lcore (else inline) */
 	uint32_t fec_jobs;		/**< with fec_lcore: jobs out per connection at most */

@@ -5,7 +5,6 @@
 
 #include "dp.h"
 
-/* Bring up connection @p i from its configuration: endpoint, QPNs on its port. */
 /* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
 static unsigned int
 mtu_fitting(unsigned int room)
@@ -18,20 +17,19 @@ mtu_fitting(unsigned int room)
 }
 
 int
-dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
+dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep **ep,
+		char *err, size_t errlen)
 {
-	struct dp_cfg *cfg = &ctx->cfg;
-	struct dp_conn_cfg *cc = &cfg->conns[i];
-	struct dp_conn *c = &ctx->conns[i];
+	const struct dp_cfg *cfg = &ctx->cfg;
 	struct roce_path *path = &cc->ep.path;
-	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1;
-	struct dp_port *p;
-	int rc;
+	int pi = dp_config_port(cfg, cc->port);
+	const struct dp_port *p;
 
-	c->cfg = cc;
-	c->owner = -1;
-	c->port = (unsigned int)dp_config_port(cfg, cc->port);
-	p = &ctx->ports[c->port];
+	if (pi < 0 || (unsigned int)pi >= ctx->nports) {
+		snprintf(err, errlen, "[conn %s] no port '%s'", cc->name, cc->port);
+		return -1;
+	}
+	p = &ctx->ports[pi];
 	/* a data packet: IP, UDP, BTH, RETH, ImmDt, payload, ICRC */
 	if (cc->ep.attr.mtu + (cc->peer_ip_version == 6 ? 40u : 20u) + 8 + 12 + 16 + 4 + 4 >
 	    p->l3_mtu) {
@@ -56,25 +54,92 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 			 cc->peer_ip_version);
 		return -1;
 	}
-	rc = qpn_table_add(p->qpns, cc->ep.attr.local_qpn, nqpn, i);
-	if (rc != 0) {
-		snprintf(err, errlen, "[conn %s] QPNs 0x%x..0x%x: %s", cc->name,
-			 cc->ep.attr.local_qpn, cc->ep.attr.local_qpn + nqpn - 1,
-			 rc == -EEXIST ? "overlap another connection" : "invalid range");
-		return -1;
-	}
 	/* [pipeline] fec = lcore: the endpoint hands its encodes and decodes out as jobs */
 	cc->ep.fec_jobs = cfg->fec_lcore ? cfg->fec_jobs : 0;
-	c->ep = sdr_ep_create(&cc->ep);
-	if (c->ep == NULL) {
-		qpn_table_del(p->qpns, i);
+	*ep = sdr_ep_create(&cc->ep);
+	if (*ep == NULL) {
 		snprintf(err, errlen, "[conn %s] cannot create the endpoint (out of memory for "
 			 "%u messages of %llu bytes?)", cc->name, cc->ep.attr.max_inflight,
 			 (unsigned long long)cc->ep.attr.max_msg_size);
 		return -1;
 	}
+	return 0;
+}
+
+/* The connection's QPNs on its port, to index @p i. */
+static int
+qpns_add(struct dp_ctx *ctx, const struct dp_conn_cfg *cc, unsigned int i, char *err,
+	 size_t errlen)
+{
+	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1;
+	int rc = qpn_table_add(ctx->ports[dp_config_port(&ctx->cfg, cc->port)].qpns,
+			       cc->ep.attr.local_qpn, nqpn, i);
+
+	if (rc != 0)
+		snprintf(err, errlen, "[conn %s] QPNs 0x%x..0x%x: %s", cc->name,
+			 cc->ep.attr.local_qpn, cc->ep.attr.local_qpn + nqpn - 1,
+			 rc == -EEXIST ? "overlap another connection" : "invalid range");
+	return rc;
+}
+
+int
+dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc,
+		struct sdr_ep *ep, char *err, size_t errlen)
+{
+	struct dp_conn *c = &ctx->conns[i];
+	struct dp_conn_cfg old = ctx->cfg.conns[i];
+	struct sdr_ep *old_ep = c->ep;
+
+	/* a rebuild: the old QPNs go first (the new ones may overlap them) */
+	if (old_ep != NULL)
+		qpn_table_del(ctx->ports[c->port].qpns, i);
+	if (qpns_add(ctx, cc, i, err, errlen) != 0) {
+		if (old_ep != NULL)
+			qpns_add(ctx, &old, i, err, 0);	/* they fitted before */
+		return -1;
+	}
+	ctx->cfg.conns[i] = *cc;
+	if (i >= ctx->cfg.nconns)
+		ctx->cfg.nconns = i + 1;
+	c->cfg = &ctx->cfg.conns[i];
+	c->port = (unsigned int)dp_config_port(&ctx->cfg, cc->port);
+	c->ep = ep;
+	if (old_ep == NULL) {
+		c->owner = -1;
+		c->creator = -1;
+	}
 	if (i >= ctx->nconns)
 		ctx->nconns = i + 1;
+	return 0;
+}
+
+struct sdr_ep *
+dp_conn_remove(struct dp_ctx *ctx, unsigned int i)
+{
+	struct dp_conn *c = &ctx->conns[i];
+	struct sdr_ep *ep = c->ep;
+
+	if (ep == NULL)
+		return NULL;
+	qpn_table_del(ctx->ports[c->port].qpns, i);
+	c->ep = NULL;
+	c->owner = -1;
+	c->creator = -1;
+	return ep;
+}
+
+int
+dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
+{
+	struct dp_conn_cfg cc = ctx->cfg.conns[i];
+	struct sdr_ep *ep;
+
+	if (dp_conn_prepare(ctx, &cc, &ep, err, errlen) != 0)
+		return -1;
+	if (dp_conn_install(ctx, i, &cc, ep, err, errlen) != 0) {
+		sdr_ep_destroy(ep);
+		return -1;
+	}
 	return 0;
 }
 
@@ -84,13 +149,9 @@ dp_conn_stop(struct dp_ctx *ctx, unsigned int i)
 {
 	struct dp_conn *c = &ctx->conns[i];
 
-	if (c->ep == NULL)
-		return;
-	qpn_table_del(ctx->ports[c->port].qpns, i);
 	traffic_destroy(c->traffic);
-	sdr_ep_destroy(c->ep);
 	c->traffic = NULL;
-	c->ep = NULL;
+	sdr_ep_destroy(dp_conn_remove(ctx, i));
 }
 
 int

@@ -16,7 +16,6 @@
 #include <rte_ring.h>
 
 #include "config.h"
-#include "sdr_shm.h"
 #include "link_emu.h"
 #include "qpn_table.h"
 #include "roce_parse.h"
@@ -128,7 +127,8 @@ struct dp_conn {
 	unsigned int port;
 	struct sdr_ep *ep;		/* NULL: no connection in this entry (deleted) */
 	struct traffic *traffic;
-	int owner;			/* control-segment client using it through the SDK, or -1 */
+	int owner;			/* the SDK client that has it open, or -1 */
+	int creator;			/* the SDK client that made it (sdr_qp_create), or -1 */
 };
 
 /* Pipeline stages, for the per-stage cost table (like VPP's "show run"). */
@@ -179,7 +179,8 @@ struct dp_ctx {
 	uint64_t idle_sleeps;		/* of every poll loop (atomic add) */
 	volatile int quit;
 	int stats_lcore;
-	struct sdr_shm_hdr *shm;	/* the control segment */
+	struct dp_ctl *ctl;		/* the control service (control.h) */
+	volatile int engine_up;		/* the lcore that owns the endpoints polls */
 	/*
 	 * Held by the poll loop while it adds, rebuilds or deletes a connection, and by the
 	 * other threads (main: stats snapshot and line; telemetry) while they read connections.
@@ -204,8 +205,27 @@ void dp_ports_close(struct dp_ctx *ctx);
 /* conns.c: endpoints from the static connections */
 int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
 void dp_conns_free(struct dp_ctx *ctx);
+/** Bring up connection @p i from ctx->cfg.conns[i] (prepare and install). */
 int dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen);
+/** Take connection @p i down and free it. */
 void dp_conn_stop(struct dp_ctx *ctx, unsigned int i);
+/**
+ * Make the endpoint of connection @p cc (its path filled in from its port). Allocates: the
+ * management thread's work, never the engine's.
+ * @return 0, or -1 with one line in @p err.
+ */
+int dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep **ep,
+		    char *err, size_t errlen);
+/**
+ * Put @p cc and its endpoint in place as connection @p i: its QPNs on its port, the entry.
+ * A connection there already (a rebuild) keeps its owner; the caller frees its old
+ * endpoint. No allocation: the engine runs it (or the caller, while no engine runs).
+ * @return 0, or -1 (QPNs overlap another connection) with one line in @p err.
+ */
+int dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc,
+		    struct sdr_ep *ep, char *err, size_t errlen);
+/** Take connection @p i out of place; @return its endpoint, for the caller to free. */
+struct sdr_ep *dp_conn_remove(struct dp_ctx *ctx, unsigned int i);
 
 /* pipeline.c */
 enum dp_worker_role {

@@ -466,6 +466,7 @@ split_setup(void)
 static int
 launch(const struct app_opts *o)
 {
+	char err[256];
 	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
 	double next_stats = dp.cfg.stats_period_s;
 	enum dp_worker_role main_role = DP_WORKER_ALL;
@@ -484,6 +485,12 @@ launch(const struct app_opts *o)
 			rte_eal_remote_launch(dp_fec_worker, NULL, (unsigned int)fec);
 	}
 
+	/* from now on the engine's lcore owns the endpoints: changes go to it as jobs */
+	dp.engine_up = 1;
+	if (dp_control_start(&dp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
+		dp.quit = 1;
+	}
 	if (dp.cfg.mode == DP_PIPE_SPLIT) {
 		for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
 			rte_eal_remote_launch(dp_pipeline_worker,
@@ -511,6 +518,7 @@ launch(const struct app_opts *o)
 		}
 	}
 	rte_eal_mp_wait_lcore();
+	dp.engine_up = 0;
 	return 0;
 }
 
@@ -615,8 +623,8 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	if (dp_control_init(&dp, dp.cfg.arena_bytes, err, sizeof(err)) != 0) {
-		fprintf(stderr, "sdr-dataplane: control segment: %s\n", err);
+	if (dp_control_init(&dp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
 		rc = 1;
 		goto out;
 	}

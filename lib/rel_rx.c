@@ -571,6 +571,12 @@ rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots)
 	return n;
 }
 
+int
+rel_rx_resetting(const struct rel_rx *rx)
+{
+	return withdraw_pending(rx);
+}
+
 void
 rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
 {

@@ -136,6 +136,9 @@ uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t no
  */
 uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);
 
+/** A WITHDRAW of ours waits for the sender's answer. */
+int rel_rx_resetting(const struct rel_rx *rx);
+
 /** The sender answered our WITHDRAW up to @p hi (a 32-bit point, as on the wire). */
 void rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi);
 

@@ -948,6 +948,12 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 	return 1;
 }
 
+int
+rel_tx_resetting(const struct rel_tx *tx)
+{
+	return skip_pending(tx);
+}
+
 uint32_t
 rel_tx_inflight(const struct rel_tx *tx)
 {

@@ -144,6 +144,9 @@ uint64_t rel_tx_next_time(struct rel_tx *tx, uint64_t now);
 /** Take one completion (messages acknowledged complete, failed or timed out). @return 1/0. */
 int rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d);
 
+/** A SKIP of ours waits for the receiver's answer. */
+int rel_tx_resetting(const struct rel_tx *tx);
+
 /** Messages submitted and not yet completed. */
 uint32_t rel_tx_inflight(const struct rel_tx *tx);
 

@@ -44,6 +44,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_CTS: return "CTS";
 	case SDR_CTRL_SKIP: return "SKIP";
 	case SDR_CTRL_WITHDRAW: return "WITHDRAW";
+	case SDR_CTRL_SYNC: return "SYNC";
 	default: return "?";
 	}
 }
@@ -78,7 +79,8 @@ type_flags(uint8_t type)
 	switch (type) {
 	case SDR_CTRL_ACK: return SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED;
 	case SDR_CTRL_SKIP:
-	case SDR_CTRL_WITHDRAW: return SDR_CTRL_F_ANSWER;
+	case SDR_CTRL_WITHDRAW:
+	case SDR_CTRL_SYNC: return SDR_CTRL_F_ANSWER;
 	default: return 0;
 	}
 }
@@ -90,7 +92,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_WITHDRAW)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SYNC)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -109,9 +111,9 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_FLAGS;
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
-	if ((c->type != SDR_CTRL_CTS && c->value != 0) ||
+	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
-	      c->type == SDR_CTRL_WITHDRAW) && c->nwords))
+	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
 	for (unsigned int i = 0; i < c->nwords; i++)
 		c->win[i] = roce_get32(buf + SDR_CTRL_HDR_LEN + 4 * i);

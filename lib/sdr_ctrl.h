@@ -26,7 +26,13 @@
  *            answered.
  *
  * The side that acts on a SKIP or a WITHDRAW answers with the same type, flag ANSWER and the
- * same points, so the other side stops repeating it.
+ * same points, so the other side stops repeating it. And either side sends
+ *
+ *   SYNC     a new application opened the connection here: value = a nonce. Repeated until
+ *            the peer answers (SYNC, flag ANSWER, the same value), which it does once no SKIP
+ *            or WITHDRAW of its own waits for an answer: every reset the peer started has then
+ *            been acted on here, so the new application's messages and receives are numbered
+ *            after everything that went before.
  *
  * Layout (network byte order), 24 bytes + 4 bytes per window word:
  *
@@ -60,11 +66,12 @@ enum sdr_ctrl_type {
 	SDR_CTRL_CTS = 4,
 	SDR_CTRL_SKIP = 5,
 	SDR_CTRL_WITHDRAW = 6,
+	SDR_CTRL_SYNC = 7,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
-#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW: the peer acted on ours */
+#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW, SYNC: the peer acted on ours */
 #define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED | SDR_CTRL_F_ANSWER)
 
 struct sdr_ctrl {
@@ -88,7 +95,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP or WITHDRAW")
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW or SYNC")
 
 enum sdr_ctrl_err {
 	SDR_CTRL_OK = 0,
@@ -129,7 +136,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 	c->win[i / 32] |= 1u << (31 - i % 32);
 }
 
-/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW"). */
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

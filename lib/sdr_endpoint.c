@@ -115,6 +115,12 @@ struct sdr_ep {
 	uint64_t job_seq;
 	uint32_t ctrl_psn;
 	uint32_t *abort_slots;		/* max_inflight: sdr_ep_abort()'s list */
+	/* SYNC: ours until answered, and the answer we owe the peer */
+	uint64_t sync_nonce;
+	uint8_t sync_wait;
+	uint64_t sync_next_ns, sync_gap_ns;
+	uint8_t sync_owed;
+	uint64_t sync_owed_nonce;
 	struct sdr_ep_done *done;
 	uint32_t done_cap;
 	uint32_t done_head;
@@ -414,6 +420,46 @@ sdr_ep_recv_writers(const struct sdr_ep *ep, uint32_t slot)
 }
 
 void
+sdr_ep_sync(struct sdr_ep *ep, uint64_t nonce, uint64_t now)
+{
+	ep->sync_nonce = nonce;
+	ep->sync_wait = 1;
+	ep->sync_next_ns = now;
+	ep->sync_gap_ns = sdr_rel_rto(&ep->cfg.rel);
+}
+
+int
+sdr_ep_synced(const struct sdr_ep *ep)
+{
+	return !ep->sync_wait;
+}
+
+/* The SYNC we send, or the answer we owe once no reset of ours waits. @return 1 if built. */
+static int
+next_sync(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
+{
+	if (ep->sync_owed && !rel_tx_resetting(ep->rtx) && !rel_rx_resetting(ep->rrx)) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_SYNC;
+		c->flags = SDR_CTRL_F_ANSWER;
+		c->value = ep->sync_owed_nonce;
+		ep->sync_owed = 0;
+		return 1;
+	}
+	if (ep->sync_wait && ep->sync_next_ns <= now) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_SYNC;
+		c->value = ep->sync_nonce;
+		/* a peer that is not there yet hears less and less of it */
+		ep->sync_next_ns = now + ep->sync_gap_ns;
+		if (ep->sync_gap_ns < 64 * sdr_rel_rto(&ep->cfg.rel))
+			ep->sync_gap_ns *= 2;
+		return 1;
+	}
+	return 0;
+}
+
+void
 sdr_ep_abort(struct sdr_ep *ep, uint64_t now)
 {
 	uint32_t n;
@@ -468,6 +514,15 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	}
 	if (c.type == SDR_CTRL_WITHDRAW && (c.flags & SDR_CTRL_F_ANSWER)) {
 		rel_rx_on_withdraw_answer(ep->rrx, c.cum);
+		return;
+	}
+	if (c.type == SDR_CTRL_SYNC) {
+		if (!(c.flags & SDR_CTRL_F_ANSWER)) {
+			ep->sync_owed = 1;	/* answered once our own resets are */
+			ep->sync_owed_nonce = c.value;
+		} else if (ep->sync_wait && c.value == ep->sync_nonce) {
+			ep->sync_wait = 0;
+		}
 		return;
 	}
 	rel_tx_on_ctrl(ep->rtx, &c, now);
@@ -1103,6 +1158,8 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	while (out < n && next_sync(ep, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (ep->ec)
 		run_decodes(ep, now);
 	collect_done(ep);
@@ -1150,7 +1207,13 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 		return now;
 	t = rel_tx_next_time(ep->rtx, now);
 	r = rel_rx_next_time(ep->rrx, now);
-	return r < t ? r : t;
+	if (r < t)
+		t = r;
+	if (ep->sync_owed && !rel_tx_resetting(ep->rtx) && !rel_rx_resetting(ep->rrx))
+		return now;
+	if (ep->sync_wait && ep->sync_next_ns < t)
+		t = ep->sync_next_ns > now ? ep->sync_next_ns : now;
+	return t;
 }
 
 int

@@ -142,6 +142,17 @@ int sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot);
 uint32_t sdr_ep_recv_writers(const struct sdr_ep *ep, uint32_t slot);
 
 /**
+ * A new application starts on the connection: ask the peer (SYNC, with @p nonce) to answer
+ * once every reset it started (SKIP, WITHDRAW) has been acted on here. Until it has
+ * (sdr_ep_synced()), the caller holds the application's sends and receives back, so they
+ * are numbered after everything that went before.
+ */
+void sdr_ep_sync(struct sdr_ep *ep, uint64_t nonce, uint64_t now);
+
+/** No SYNC of ours waits for the peer's answer. */
+int sdr_ep_synced(const struct sdr_ep *ep);
+
+/**
  * The application using the endpoint went away: end what it has in flight, on both sides of
  * the connection, so the next application starts from a clean stream.
  *  - Every send in flight completes with SDR_DONE_CANCELLED (once no encode reads its

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: the dataplane's command decoder — dp_control_exec(), what runs every
- * line an sdrctl client puts on the control ring (tokenizer, dispatcher, every command:
+ * command line an sdrctl client sends (tokenizer, dispatcher, every command:
  * conn add/set/del/show, port, link, pipeline, client, stats, help) — on a real dataplane:
  * EAL (no hugepages, no PCI), the two net_ring ports and two connections of
- * pmd-configs/loopback.ini, its link emulators and its control segment.
+ * pmd-configs/loopback.ini, its link emulators and its control service (no engine lcore runs:
+ * the changes it would make as jobs are made on the fuzzer's thread).
  *
  * Input: command lines separated by newlines; a line starting with '{' asks for JSON.
  * After each input the connections and link emulators go back to what the file says,
@@ -42,7 +43,7 @@ struct dp_ctx dp;		/* the dataplane's state, as sdr-dataplane's main.c has it */
 
 static struct dp_cfg pristine;
 static struct link_emu_config links[DP_MAX_PORTS];
-static char reply[SDR_SHM_REPLY_LEN];
+static char reply[SDR_RPC_REPLY_MAX];
 
 static void
 teardown(void)
@@ -74,7 +75,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	dp.tsc_hz = rte_get_tsc_hz();
 	dp.start_tsc = rte_get_tsc_cycles();
 	if (dp_ports_init(&dp, err, sizeof(err)) != 0 || dp_conns_init(&dp, err, sizeof(err)) != 0 ||
-	    dp_control_init(&dp, dp.cfg.arena_bytes, err, sizeof(err)) != 0) {
+	    dp_control_init(&dp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "fuzz_control: %s\n", err);
 		abort();
 	}
@@ -120,7 +121,7 @@ check_conns(void)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char line[SDR_SHM_CMD_LEN];
+	char line[SDR_RPC_TEXT_MAX];
 	size_t at = 0;
 
 	if (size > 64 * 1024)
@@ -138,7 +139,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		line[n] = '\0';
 		json = line[0] == '{';
 		memset(reply, 0x5A, 64);
-		rc = dp_control_exec(&dp, json ? line + 1 : line, json, reply, sizeof(reply), 0);
+		rc = dp_control_exec(&dp, json ? line + 1 : line, json, reply, sizeof(reply));
 		CHECK(memchr(reply, '\0', sizeof(reply)) != NULL);
 		CHECK(rc == SDR_CTL_OK || rc == SDR_CTL_FAILED || rc == SDR_CTL_BAD_INPUT);
 		if (rc == SDR_CTL_BAD_INPUT)

@@ -30,9 +30,10 @@ Cases:
                    port: the transfer verified, the garbage counted exactly
   sdrctl_killed_mid_command
                    sdrctl killed with SIGKILL a random few ms into 'conn show' (50 times, seed
-                   42), then 5 with the command surely in flight (the dataplane paused) and 3
-                   inside the slot claim (an LD_PRELOAD shim): the dataplane answers, no dead
-                   client is left after the lease, all 16 slots can be taken
+                   42), then 5 with the command surely in flight (the dataplane paused), and
+                   clients gone inside the handshake (before the hello, after it, and one that
+                   says nothing): each slot is free at once (a mute client after 5 s), the
+                   dataplane answers, all 16 slots can be taken
   random_commands  1000 command lines drawn at random (seed 7) from the grammar's words, values
                    at and past every limit, junk bytes, 100-word and 5000-byte lines, sent
                    through the control ring: every one answered with exit 0, or exit 2 and one
@@ -49,6 +50,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -282,7 +284,7 @@ def case_cmd_flood():
         """client show: the asking sdrctl itself is listed once, active, alive, no ops."""
         mine = [c for c in d if c["pid"] == pid]
         return (1 <= len(d) <= 16 and len(mine) == 1 and mine[0]["state"] == "active" and
-                mine[0]["alive"] and mine[0]["ops"] == 0 and mine[0]["conns"] == "")
+                mine[0]["kind"] == "admin" and mine[0]["ops"] == 0 and mine[0]["conns"] == "")
 
     good = [
         (["--json", "conn", "show", "ab"], js(lambda d, _: d["conn"]["name"] == "ab" and
@@ -317,7 +319,7 @@ def case_cmd_flood():
         (["link", "set", "a", "frob", "1"], "'frob'", False),
         (["port", "show", "nosuch"], "'nosuch'", False),
         (["client", "show", "x"], "'x'", False),
-        (["sdk", "open", "ab"], "only applications", False),
+        (["sdk", "open", "ab"], "unknown command 'sdk'", False),
         (["pipeline", "show", "extra"], "'extra'", False),
         # valid but for the connection being in use; they would change nothing if taken
         (["conn", "set", "ab", "scheme", "sr"], "in use", True),
@@ -716,47 +718,8 @@ def case_garbage_flood():
         stop(b)
 
 
-def slot_table(name):
-    """The control segment's client slots, read directly (diagnostics; the layout of struct
-    sdr_shm_hdr and struct sdr_shm_client in control/sdr_shm.h): (slot, state, pid, alive)
-    of every slot that is not free."""
-    with open("/dev/shm/sdr-" + name, "rb") as f:
-        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
-    try:
-        coff = struct.unpack_from("<Q", m, 120)[0]
-        size = 48 + 2048 + 128 * 1024 + 40
-        out = []
-        for i in range(32):
-            st, pid = struct.unpack_from("<Ii", m, coff + i * size)
-            if st != 0:
-                out.append((i, {1: "ACTIVE", 2: "CLOSING", 3: "CLAIMING"}.get(st, st), pid,
-                            pid > 0 and os.path.exists("/proc/%d" % pid)))
-        return out
-    finally:
-        m.close()
-
-
-def leaked_slots(name, live):
-    """Slots not held by one of the @live pids, for a failure message."""
-    try:
-        return ["slot %d %s pid %d (%s)" % (i, st, pid, "alive" if a else "dead")
-                for i, st, pid, a in slot_table(name) if pid not in live]
-    except (OSError, ValueError, struct.error) as e:
-        return "unreadable: %s" % e
-
-
-# A shim for sdrctl: the first rte_ring_init() it calls is in sdr_shm_claim(), between the
-# compare-and-swap that takes a slot (FREE -> CLAIMING) and the store that makes it ACTIVE;
-# the process dies there, as a SIGKILL landing in that window would kill it
-CLAIM_SHIM = r"""
-#include <signal.h>
-int rte_ring_init(void *r, const char *name, unsigned int count, unsigned int flags)
-{
-	(void)r; (void)name; (void)count; (void)flags;
-	raise(SIGKILL);
-	return -1;
-}
-"""
+def admin_sock(name):
+    return "/run/sdr/%s.admin" % name
 
 
 def case_sdrctl_killed_mid_command():
@@ -765,15 +728,15 @@ def case_sdrctl_killed_mid_command():
     if p is None:
         return
 
-    def after_lease(what):
-        """Once the lease of the dead ran out: the dataplane answers, lists only the asker."""
-        time.sleep(4.5)     # the lease is 3 s; the dataplane sweeps every 0.5 s
+    def only_asker(what):
+        """A dead client's socket closes with it: its slot is free at once (within the
+        dataplane's 50 ms poll), the dataplane answers and lists only the asker."""
+        cl = wait_for(lambda: (lambda c: c if len(c) == 1 else None)(clients(name)), 3)
         rc, out, err = ctl(name, "conn", "show")
         check(rc == 0 and "ab" in out, "after %s the dataplane does not answer: rc %d %r" %
               (what, rc, err))
-        cl = clients(name)
-        check(len(cl) == 1 and cl[0]["alive"] and cl[0]["ops"] == 0,
-              "after %s and the lease, client show: %s" % (what, cl))
+        check(cl and cl[0]["kind"] == "admin" and cl[0]["ops"] == 0,
+              "after %s, client show: %s" % (what, clients(name)))
 
     # --- 50 'conn show' killed a random few ms in (seed 42), around the time one takes here
     spans = []
@@ -796,12 +759,10 @@ def case_sdrctl_killed_mid_command():
             answered += 1
         k.communicate()
     check(killed > 0, "sdrctl_killed_mid_command: no sdrctl was killed")
-    # the ones killed holding a slot hold it, dead, until their lease runs out
-    held = len([x for x in slot_table(name) if not x[3]])
-    after_lease("%d sdrctl killed at random" % killed)
+    only_asker("%d sdrctl killed at random" % killed)
 
     # --- five killed surely mid-command: the dataplane paused (well under its 2 s heartbeat),
-    # their commands wait in its ring when they die; it answers the dead when it goes on
+    # their hellos or calls wait in its sockets when they die; it goes on without them
     def stopped():
         try:
             return all(open(t + "/stat").read().rsplit(")", 1)[1].split()[0] in "tT"
@@ -824,30 +785,34 @@ def case_sdrctl_killed_mid_command():
         p.send_signal(signal.SIGCONT)
     check(len(inflight) == 5, "sdrctl_killed_mid_command: %d of 5 sdrctl exited while the "
           "dataplane was paused: %s" % (5 - len(inflight), [w.returncode for w in waiting]))
-    # --- and three killed inside the slot claim itself, when cc can build the shim
-    shimmed = 0
-    with tempfile.TemporaryDirectory() as d:
-        src, so = os.path.join(d, "shim.c"), os.path.join(d, "shim.so")
-        open(src, "w").write(CLAIM_SHIM)
-        cc = shutil.which("cc") and subprocess.run(["cc", "-shared", "-fPIC", "-o", so, src],
-                                                   capture_output=True, text=True)
-        if cc and cc.returncode == 0:
-            # an ASan build wants its runtime first among the preloaded: let the shim go first
-            asan = ":".join(x for x in [os.environ.get("ASAN_OPTIONS"),
-                                        "verify_asan_link_order=0"] if x)
-            for _ in range(3):
-                r = subprocess.run([CTL, "-n", name, "conn", "show"], capture_output=True,
-                                   env=dict(os.environ, LD_PRELOAD=so, ASAN_OPTIONS=asan),
-                                   timeout=30)
-                shimmed += r.returncode == -signal.SIGKILL
-            check(shimmed == 3, "the claim shim did not kill sdrctl inside the claim")
-        else:
-            print("SKIP: no cc: sdrctl is not killed inside the slot claim")
-    after_lease("5 sdrctl killed with their command in flight and %d inside the claim" % shimmed)
+    only_asker("5 sdrctl killed with their command in flight")
 
-    # --- all 16 slots can be taken: 16 shells hold one each, a 17th client is refused. A
-    # shell refused at first is started once more: the slot of the sdrctl that just ran may
-    # still be closing; a leaked slot stays taken
+    # --- clients that die inside the handshake: hung up before the hello, after it (the
+    # welcome unread), and one that connects and says nothing (dropped after 5 s)
+    hello = struct.pack("<QII", 0x5344525F434C4E54, 4, 0)
+    for say in (None, hello):
+        for _ in range(3):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(admin_sock(name))
+            if say:
+                s.send(say)
+            s.close()
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    mute.connect(admin_sock(name))
+    time.sleep(0.3)
+    rc, out, err = ctl(name, "help")
+    check(rc == 0, "with a mute client connected the dataplane does not answer: %r" % err)
+    only_asker("6 clients gone inside the handshake")
+    time.sleep(5.5)
+    mute.setblocking(False)
+    try:
+        gone = mute.recv(1) == b""
+    except (BlockingIOError, OSError):
+        gone = False
+    check(gone, "a client that said nothing for 5 s was not dropped")
+    mute.close()
+
+    # --- all 16 slots can be taken: 16 shells hold one each, a 17th client is refused
     def shell():
         s = subprocess.Popen([CTL, "-n", name], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
@@ -856,24 +821,19 @@ def case_sdrctl_killed_mid_command():
 
     shells = [shell() for _ in range(16)]
     time.sleep(1)
-    shells = [s if s.poll() is None else shell() for s in shells]
-    time.sleep(1)
     lost = [s for s in shells if s.poll() is not None]
     rc, out, err = ctl(name, "help")
     check(not lost and rc == 1 and "all 16 client slots are taken" in err,
           "sdrctl_killed_mid_command: only %d of 16 shells could attach (the others: %r); a 17th "
-          "client: rc %d %r; slots taken by no live shell: %s" % (
-              16 - len(lost), lost[0].stderr.read() if lost else "", rc, err,
-              leaked_slots(name, [s.pid for s in shells])))
+          "client: rc %d %r" % (16 - len(lost), lost[0].stderr.read() if lost else "", rc, err))
     for s in shells:
         if s.poll() is None:
             s.communicate("quit\n", timeout=10)
     cl = wait_for(lambda: (lambda c: c if len(c) == 1 else None)(clients(name)), 5) or clients(name)
     check(len(cl) == 1, "after the 16 shells quit: %s" % cl)
-    ok("sdrctl_killed_mid_command: %d killed at random (%d of them holding a slot), %d "
-       "answered first; 5 killed with the command in the dataplane's ring; %d killed inside "
-       "the slot claim; then: the dataplane answers, no dead client after the lease, all 16 "
-       "slots can be taken" % (killed, held, answered, shimmed))
+    ok("sdrctl_killed_mid_command: %d killed at random, %d answered first; 5 killed with the "
+       "command in the dataplane's socket; 6 gone inside the handshake, a mute one dropped "
+       "after 5 s; each slot free at once; all 16 slots can be taken" % (killed, answered))
     stop(p)
 
 

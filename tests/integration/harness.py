@@ -46,7 +46,8 @@ def cleanup(*_):
             p.kill()
             p.wait()
     for n in leftovers:
-        for path in ["/dev/shm/sdr-" + n] + glob.glob("/var/run/dpdk/%s" % n):
+        for path in (["/dev/shm/sdr-" + n, "/run/sdr/%s.admin" % n, "/run/sdr/%s.sdk" % n] +
+                     glob.glob("/var/run/dpdk/%s" % n)):
             if os.path.isdir(path):
                 shutil.rmtree(path, ignore_errors=True)
             elif os.path.exists(path):

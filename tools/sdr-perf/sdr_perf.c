@@ -110,7 +110,7 @@ imm_mask(uint32_t bits)
 	return bits >= 32 ? UINT32_MAX : (1u << bits) - 1;
 }
 
-/* Change the connection before using it (it must be idle). */
+/* Change the connection before using it (open here, and idle). */
 static int
 reconfigure(struct sdr_context *ctx, const struct opts *o)
 {
@@ -143,7 +143,7 @@ run(const struct opts *o)
 		fprintf(stderr, "sdr-perf: %s\n", err);
 		return 1;
 	}
-	if (reconfigure(ctx, o) != SDR_SUCCESS || sdr_qp_open(ctx, o->conn, &qp) != SDR_SUCCESS) {
+	if (sdr_qp_open(ctx, o->conn, &qp) != SDR_SUCCESS || reconfigure(ctx, o) != SDR_SUCCESS) {
 		fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
 		sdr_context_destroy(ctx);
 		return 1;

@@ -173,6 +173,8 @@ struct mbuf {
 
 struct peer {
 	const struct opts *o;
+	uint8_t sync_owed;	/* a SYNC to answer (its nonce) */
+	uint64_t sync_nonce;
 	struct sdr_conn_attr attr;
 	struct sdr_conn_geom geom;
 	struct sdr_rel_cfg rel;
@@ -938,6 +940,11 @@ ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 		p->counters[PEER_CTRL_BAD]++;
 		return;
 	}
+	if (c.type == SDR_CTRL_SYNC && !(c.flags & SDR_CTRL_F_ANSWER)) {
+		p->sync_owed = 1;	/* a new application at the dataplane: see flush_ctrl() */
+		p->sync_nonce = c.value;
+		return;
+	}
 	rel_tx_on_ctrl(p->rtx, &c, now);
 }
 
@@ -1030,13 +1037,24 @@ recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 	p->free_buf[p->nfree++] = b;
 }
 
-/* CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes. @return sent, -1. */
+/* The answer to a SYNC, CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes.
+ * @return sent, -1. */
 static int
 flush_ctrl(struct peer *p, uint64_t now)
 {
 	struct sdr_ctrl c;
 	int sent = 0, rc;
 
+	if (p->sync_owed && !rel_rx_resetting(p->rrx) &&
+	    p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth) {
+		c = (struct sdr_ctrl){ .type = SDR_CTRL_SYNC, .flags = SDR_CTRL_F_ANSWER,
+				       .value = p->sync_nonce };
+		rc = send_ctrl(p, &c);
+		if (rc < 0)
+			return -1;
+		sent += rc;
+		p->sync_owed = 0;
+	}
 	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth &&
 	       rel_rx_next_ctrl(p->rrx, now, &c)) {
 		rc = send_ctrl(p, &c);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdrctl: the management process of an sdr-dataplane instance. It maps the instance's
- * control segment (/sdr-<name>, no EAL), sends commands through its ring and prints the
- * replies; `stats` reads the counters straight from shared memory. One-shot:
+ * sdrctl: the management process of an sdr-dataplane instance. It attaches to the
+ * instance's admin channel (control/sdr_shm.h; no EAL), runs commands in its own segment and
+ * prints the replies; `stats` reads the counters from the instance's status segment, without
+ * a round trip. One-shot:
  *   sdrctl [-n NAME] [--json] conn show
  * or, with no command, an interactive shell (DPDK cmdline: history, completion) taking the
  * same commands.
@@ -24,8 +25,8 @@
 #include "sdr_shm.h"
 #include "units.h"
 
-static struct sdr_shm_hdr *shm;
-static int slot = -1;
+static struct sdr_client client;
+static const char *instance = "sdr0";
 static int json;
 static unsigned int timeout_ms = 5000;
 static volatile int stop;
@@ -35,11 +36,12 @@ usage(FILE *f)
 {
 	fprintf(f,
 "Usage: sdrctl [-n NAME] [--json] [--timeout MS] [COMMAND...]\n"
-"Manage a running sdr-dataplane through its shared-memory control segment.\n"
+"Manage a running sdr-dataplane through its admin channel (the dataplane's user\n"
+"only); stats reads its status segment.\n"
 "Without a command: an interactive shell (history, Tab completion).\n"
 "\n"
 "  -n, --name NAME     instance (the dataplane's [dataplane] name or -n; default sdr0)\n"
-"      --json          replies of read commands as JSON\n"
+"      --json          replies of read commands as JSON (also after the command)\n"
 "      --timeout MS    how long to wait for a reply (default 5000)\n"
 "  -h, --help          this text\n"
 "\n"
@@ -57,9 +59,10 @@ usage(FILE *f)
 "                                       burst PGB,PBG[,LG,LB], reorder P[,T], dup P,\n"
 "                                       corrupt P, seed N, off\n"
 "  pipeline show                        stages, lcores, cycles per packet\n"
-"  client show                          attached sdrctl and SDK clients: pid, lease,\n"
-"                                       operations in flight, connections\n"
-"  stats [--watch [SECONDS]]            counters from shared memory (no round trip)\n"
+"  client show                          attached sdrctl and SDK clients: pid and uid\n"
+"                                       (from the kernel), operations in flight,\n"
+"                                       connections, requests refused\n"
+"  stats [--watch [SECONDS]]            counters from the status segment (no round trip)\n"
 "  help\n"
 "\n"
 "Exit status: 0 ok, 1 the dataplane failed or did not answer, 2 bad input (nothing\n"
@@ -77,9 +80,11 @@ on_signal(int sig)
 static int
 stats(int argc, char **argv)
 {
+	const struct sdr_shm_status *st;
 	struct sdr_shm_stats s, prev;
 	double period = 0;
 	int have_prev = 0;
+	char err[256];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
@@ -102,9 +107,16 @@ stats(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* read from the status segment: no client slot, no round trip */
+	st = sdr_shm_status_map(instance, err, sizeof(err));
+	if (st == NULL) {
+		fprintf(stderr, "sdrctl: %s\n", err);
+		return 1;
+	}
 	do {
-		if (sdr_shm_read_stats(shm, &s) != 0) {
+		if (sdr_shm_read_stats(st, &s) != 0) {
 			fprintf(stderr, "sdrctl: stats: the dataplane keeps rewriting them\n");
+			sdr_shm_status_unmap(st);
 			return 1;
 		}
 		if (json) {
@@ -161,6 +173,22 @@ stats(int argc, char **argv)
 		if (period > 0 && !stop)
 			usleep((useconds_t)(period * 1e6));
 	} while (period > 0 && !stop);
+	sdr_shm_status_unmap(st);
+	return 0;
+}
+
+/* The admin channel, attached on the first command that needs it. @return 0 or 1. */
+static int
+attach(void)
+{
+	char err[256];
+
+	if (client.seg != NULL)
+		return 0;
+	if (sdr_client_attach(instance, SDR_CLIENT_ADMIN, &client, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdrctl: %s\n", err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -168,9 +196,11 @@ stats(int argc, char **argv)
 static int
 run_line(const char *line)
 {
-	char buf[SDR_SHM_CMD_LEN], *argv[64], *save = NULL;
+	char buf[SDR_RPC_TEXT_MAX], cmd[SDR_RPC_TEXT_MAX], *argv[64], *save = NULL;
+	struct sdr_rpc_req *q;
 	const char *reply;
-	int argc = 0, rc;
+	int argc = 0, rc, js = json;
+	size_t o = 0;
 
 	snprintf(buf, sizeof(buf), "%s", line);
 	for (char *w = strtok_r(buf, " \t\r\n", &save); w && argc < 64;
@@ -180,7 +210,38 @@ run_line(const char *line)
 		return 0;
 	if (strcmp(argv[0], "stats") == 0)
 		return stats(argc, argv);
-	rc = sdr_shm_command(shm, slot, line, json ? SDR_CMD_F_JSON : 0, timeout_ms, &reply);
+	/* --json may follow the command too, as ip users expect */
+	cmd[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			js = 1;
+			continue;
+		}
+		o += (size_t)snprintf(cmd + o, o < sizeof(cmd) ? sizeof(cmd) - o : 0, "%s%s",
+				      o ? " " : "", argv[i]);
+	}
+	if (o >= sizeof(cmd)) {
+		fprintf(stderr, "sdrctl: command longer than %zu characters\n", sizeof(cmd) - 1);
+		return 2;
+	}
+	if (attach() != 0)
+		return 1;
+	q = &client.rpc->req;
+	q->op = SDR_RPC_COMMAND;
+	q->flags = js ? SDR_CMD_F_JSON : 0;
+	q->len = (uint32_t)o;
+	memcpy(q->text, cmd, o + 1);
+	{
+		char err[256];
+
+		rc = sdr_client_call(&client, timeout_ms, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "sdrctl: %s\n", err);
+			return 1;
+		}
+	}
+	reply = client.rpc->rep.u.text;
+	client.rpc->rep.u.text[client.rpc->rep.len] = '\0';
 	if (rc == SDR_CTL_OK) {
 		fputs(reply, stdout);
 		if (reply[0] && reply[strlen(reply) - 1] != '\n')
@@ -189,7 +250,7 @@ run_line(const char *line)
 		return 0;
 	}
 	fprintf(stderr, "sdrctl: %s\n", reply);
-	return rc < 0 ? 1 : rc;
+	return rc;
 }
 
 /* ---- interactive shell on DPDK cmdline ---- */
@@ -300,7 +361,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *name = "sdr0";
-	char err[256], line[SDR_SHM_CMD_LEN];
+	char line[SDR_RPC_TEXT_MAX];
 	uint64_t v;
 	int c, rc;
 	size_t o = 0;
@@ -323,24 +384,10 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	shm = sdr_shm_attach(name, err, sizeof(err));
-	if (shm == NULL) {
-		fprintf(stderr, "sdrctl: %s\n", err);
+	instance = name;
+	/* attach before the shell starts: an instance that is not there is said at once */
+	if (optind == argc && attach() != 0)
 		return 1;
-	}
-	if (!sdr_shm_dp_alive(shm)) {
-		fprintf(stderr, "sdrctl: instance '%s': the dataplane (pid %d) is not running\n",
-			name, shm->dp_pid);
-		sdr_shm_detach(shm);
-		return 1;
-	}
-	slot = sdr_shm_claim(shm, 0);
-	if (slot < 0) {
-		fprintf(stderr, "sdrctl: instance '%s': all %d client slots are taken\n", name,
-			SDR_SHM_MAX_CLIENTS - SDR_SHM_SDK_CLIENTS);
-		sdr_shm_detach(shm);
-		return 1;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (optind == argc) {
@@ -357,7 +404,7 @@ main(int argc, char **argv)
 			rc = run_line(line);
 		}
 	}
-	sdr_shm_release(shm, slot);
-	sdr_shm_detach(shm);
+	if (client.seg != NULL)
+		sdr_client_detach(&client);
 	return rc;
 }

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the control service (control.h is its face to the rest of the dataplane). Two
+ * threads, each with its own state:
+ *
+ *   the management thread (ctl_mgmt.c)  the sockets, attaching and detaching clients, their
+ *       segments, the calls they make: admin command lines (ctl_cli.c) and the SDK's
+ *       synchronous calls. Whatever allocates (a connection's endpoint, an emulator) is made
+ *       here, off the packet path.
+ *   the engine, the lcore that owns the endpoints (ctl_sdk.c)  the SDK clients' queues and
+ *       operations, completions, and the small jobs the management thread hands it to change
+ *       what the engine owns (install a connection, open one for a client, a client gone).
+ *
+ * A job is a function and its arguments, run by the engine between bursts
+ * (ctl_engine_call()); it never allocates and never blocks. While no engine runs (before
+ * launch, in the fuzzer) the caller runs it itself.
+ */
+#ifndef SDR_DP_CTL_H
+#define SDR_DP_CTL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dp.h"
+#include "sdr_shm.h"
+
+/* ---- the engine's side of the SDK ---- */
+
+#define CTL_OPS_PER_CLIENT	SDR_SHM_QUEUE_DEPTH	/* operations of a client at once */
+
+/* An SDK operation in flight; handle = generation << 32 | client * ops + index. */
+struct sdk_op {
+	uint32_t gen;
+	uint8_t used;
+	uint8_t op;		/* SDR_SDK_SEND or SDR_SDK_RECV */
+	uint8_t done;		/* receive completed, waiting for RECV_DONE */
+	uint8_t orphan;		/* no completion to the client (it closed or went away) */
+	uint8_t stream;		/* a streamed send: st is its endpoint handle */
+	uint8_t released;	/* receive released: freed once no copy writes its buffer */
+	uint8_t cancel_cqe;	/* released before it completed: say so once it is quiet */
+	uint16_t conn;
+	uint32_t slot;		/* receive: the endpoint's slot */
+	uint64_t cookie;	/* the client's */
+	struct sdr_ep_stream st;
+};
+
+/*
+ * Requests a connection had no room for yet (its in-flight limit), in order: posts keep
+ * their order (the k-th message lands in the k-th receive), but RECV_DONE overtakes them,
+ * since it is what makes room.
+ */
+struct sdk_deferred {
+	struct sdr_sdk_req r[SDR_SHM_QUEUE_DEPTH];
+	uint32_t head;
+	uint32_t n;
+};
+
+/* Counters of one SDK client, in client show. */
+#define SDK_CLIENT_COUNTERS(X) \
+	X(REQUESTS,		"requests") \
+	X(REFUSED,		"requests_refused") \
+	X(STALE_HANDLES,	"stale_handles") \
+	X(PROTOCOL,		"protocol_errors")
+
+enum sdk_client_counter {
+#define X(sym, name) SDK_C_##sym,
+	SDK_CLIENT_COUNTERS(X)
+#undef X
+	SDK_C_NCOUNTERS
+};
+
+enum sdk_client_state {
+	SDK_FREE,
+	SDK_ACTIVE,
+	SDK_LEAVING,		/* gone: waiting for its operations to end */
+	SDK_GONE,		/* nothing of it left: the management thread frees the slot */
+};
+
+/* One SDK client as the engine sees it; everything private. */
+struct sdk_client {
+	volatile uint8_t state;		/* enum sdk_client_state */
+	volatile uint8_t kick;		/* it broke the protocol: the management thread drops it */
+	uint8_t *arena;			/* its buffers, in the dataplane's mapping */
+	uint64_t arena_len;
+	struct sdr_spsc_end sq;		/* we consume */
+	struct sdr_spsc_end cq;		/* we produce */
+	uint64_t conns;			/* connections it has open (bit i: conn i) */
+	uint32_t nops;			/* operations in flight */
+	uint32_t nfree;
+	uint32_t *free_ops;		/* CTL_OPS_PER_CLIENT */
+	struct sdk_op *ops;		/* CTL_OPS_PER_CLIENT */
+	struct sdk_deferred *deferred;
+	uint64_t counters[SDK_C_NCOUNTERS];
+};
+
+struct sdk_service {
+	struct sdk_client clients[SDR_SHM_SDK_CLIENTS];
+	uint32_t conn_ops[DP_MAX_CONNS];	/* operations in flight per connection */
+	uint32_t releasing;			/* receives released, waiting for their copies */
+	uint64_t stale_completions;		/* for operations no longer there */
+};
+
+/* ---- the management thread's side ---- */
+
+enum ctl_slot_state {
+	CTL_FREE,
+	CTL_HELLO,		/* connected, no hello yet */
+	CTL_ACTIVE,
+	CTL_LEAVING,		/* SDK: gone, the engine winds its operations down */
+};
+
+/* A client slot: 0 .. SDR_SHM_SDK_CLIENTS-1 applications, then sdrctl processes. */
+struct ctl_slot {
+	uint8_t state;
+	uint8_t kind;			/* enum sdr_client_kind */
+	int fd;
+	uint8_t *seg;			/* the client segment, mapped here */
+	struct sdr_client_layout L;
+	uint32_t last_seq;		/* of the last call run */
+	pid_t pid;			/* from the kernel (SO_PEERCRED), not the client */
+	uid_t uid;
+	uint64_t since_ns;
+};
+
+/* A job for the engine. The fields are the arguments and results of fn. */
+struct ctl_job {
+	int (*fn)(struct dp_ctx *ctx, struct ctl_job *j);
+	volatile int done;
+	int rc;
+	unsigned int slot;
+	unsigned int conn;
+	int owner;
+	int creator;
+	uint64_t u64;
+	uint32_t u32;
+	void *p;
+	void *q;
+	struct dp_conn_cfg *cfg;
+	struct sdr_rpc_rep *rep;
+	char *err;
+	size_t errlen;
+};
+
+struct dp_ctl {
+	struct sdr_shm_status *st;	/* written here only, never read back */
+	char st_path[SDR_SHM_NAME_MAX + 8];
+	char sock_path[2][SDR_SHM_SOCK_MAX];	/* admin, sdk */
+	int lfd[2];
+	uint64_t arena_len;		/* of each SDK client */
+	gid_t gid;			/* control_group, or -1 */
+	struct ctl_slot slots[SDR_SHM_MAX_CLIENTS];
+	pthread_t thread;
+	int thread_started;
+	volatile int stop;
+	struct rte_ring *jobs;		/* management thread -> engine */
+	struct sdr_rpc_req req;		/* the call being run: a private copy */
+	struct sdr_rpc_rep rep;		/* its reply, copied out when done */
+	uint64_t attach_refused;	/* no slot free, a bad hello */
+	struct sdk_service sdk;
+};
+
+/** Run @p j on the engine and wait for it (or run it here when no engine runs).
+ * @return j->rc, or -ESHUTDOWN when the dataplane is stopping. */
+int ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j);
+
+/* ctl_cli.c */
+
+/**
+ * Split @p buf (a private copy) into words, in place. Commands are printable ASCII: a reply
+ * that echoes a word must not carry a newline or a terminal escape to whoever reads it.
+ * @return the number of words, or -1 with one line in @p err.
+ */
+int ctl_cli_words(char *buf, char **argv, int max, char *err, size_t errlen);
+
+/** Run one admin command line; the reply text goes to @p out. @return SDR_CTL_*. */
+int ctl_cli_exec(struct dp_ctx *ctx, const char *line, int json, char *out, size_t outlen);
+
+/** Delete connection @p i on the management thread (engine job, then free). @return 0 or
+ * -EBUSY (in use). */
+int ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen);
+
+/**
+ * Add (@p i == -1: a free index) or rebuild connection @p i from @p tmp: the endpoint is
+ * made here, installed by the engine (for a rebuild, only while the connection is idle and
+ * still owned by @p owner), the old one freed here. On install the connection gets @p owner
+ * (-1: none) and @p creator.
+ * @return the index, or -1 with a reason in @p err.
+ */
+int ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int owner,
+		     int creator, char *err, size_t errlen);
+
+/* ctl_sdk.c: jobs and helpers of the SDK service */
+
+/** Set up the engine's side of SDK client @p slot, its segment mapped at @p seg. */
+int ctl_sdk_attach(struct dp_ctx *ctx, unsigned int slot, uint8_t *seg,
+		   const struct sdr_client_layout *L);
+
+/** SDK client @p slot is gone: end what it had in flight, let go of its connections. */
+void ctl_sdk_detach(struct dp_ctx *ctx, unsigned int slot);
+
+/** Nothing of SDK client @p slot is left: its segment may be unmapped. */
+int ctl_sdk_gone(struct dp_ctx *ctx, unsigned int slot);
+
+/** SDK client @p slot broke the protocol (an impossible ring index): drop it. */
+int ctl_sdk_kicked(struct dp_ctx *ctx, unsigned int slot);
+
+/** Run an SDK call of client @p slot (@p req a private copy) into @p rep. */
+void ctl_sdk_call(struct dp_ctx *ctx, unsigned int slot, const struct sdr_rpc_req *req,
+		  struct sdr_rpc_rep *rep);
+
+/** The engine's per-loop work: jobs, queues, completions. @return work done. */
+unsigned int ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now);
+
+/** Operations client @p slot has in flight, and requests it has waiting (client show). */
+void ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
+			  uint32_t *waiting, const uint64_t **counters);
+
+const char *ctl_sdk_counter_name(int c);
+
+#endif /* SDR_DP_CTL_H */

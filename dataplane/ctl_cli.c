@@ -1,0 +1,819 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The admin commands of sdrctl (one-shot and interactive, the same grammar), run on the
+ * control service's management thread: the show commands read under the connections lock,
+ * the ones that change what the engine owns prepare here (whatever allocates) and hand the
+ * change to the engine as a job.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+
+#include "ctl.h"
+#include "rel_rx.h"
+#include "rel_tx.h"
+#include "sdr_tx.h"
+#include "units.h"
+
+#define MAX_WORDS 96
+
+/* ---- output buffer ---- */
+
+struct out {
+	char *buf;
+	size_t cap;
+	size_t len;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->len >= o->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < o->cap - o->len ? (size_t)n : o->cap - o->len - 1;
+}
+
+static int __attribute__((format(printf, 2, 3)))
+bad(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	o->len = 0;
+	va_start(ap, fmt);
+	vsnprintf(o->buf, o->cap, fmt, ap);
+	va_end(ap);
+	o->len = strlen(o->buf);
+	return SDR_CTL_BAD_INPUT;
+}
+
+/* ---- lookups ---- */
+
+static int
+find_conn(const struct dp_ctx *ctx, const char *name)
+{
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (ctx->conns[i].ep != NULL && strcmp(ctx->conns[i].cfg->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+find_port(const struct dp_ctx *ctx, const char *name)
+{
+	for (unsigned int i = 0; i < ctx->nports; i++)
+		if (strcmp(ctx->ports[i].cfg->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *
+conn_names(const struct dp_ctx *ctx, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < ctx->nconns && o + 2 < len; i++)
+		if (ctx->conns[i].ep != NULL)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+					      ctx->conns[i].cfg->name);
+	return o ? buf : "none";
+}
+
+static const char *
+port_names(const struct dp_ctx *ctx, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < ctx->nports && o + 2 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+				      ctx->ports[i].cfg->name);
+	return buf;
+}
+
+static const char *
+dir_name(uint8_t d)
+{
+	return d == SDR_DIR_SEND ? "send" : d == SDR_DIR_RECV ? "recv" : "both";
+}
+
+static const char *
+ip_str(uint8_t version, const uint8_t *ip, char *buf, size_t len)
+{
+	return inet_ntop(version == 6 ? AF_INET6 : AF_INET, ip, buf, (socklen_t)len);
+}
+
+/* ---- conn ---- */
+
+static void
+conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int first)
+{
+	const struct dp_conn *c = &ctx->conns[i];
+	const struct dp_conn_cfg *cc = c->cfg;
+	char scheme[SDR_SCHEME_NAME_MAX + 8], ip[64], rate[32], rtt[32];
+
+	sdr_scheme_format(&cc->ep.rel.scheme, scheme, sizeof(scheme));
+	ip_str(cc->peer_ip_version, cc->peer_ip, ip, sizeof(ip));
+	if (json) {
+		put(o, "%s{\"name\":\"%s\",\"port\":\"%s\",\"scheme\":\"%s\",\"scheme_auto\":%s,"
+		    "\"peer_ip\":\"%s\","
+		    "\"local_qpn\":%u,\"remote_qpn\":%u,\"mtu\":%u,\"chunk\":%u,\"channels\":%u,"
+		    "\"generations\":%u,\"max_msg\":%" PRIu64 ",\"inflight\":%u,\"dir\":\"%s\","
+		    "\"rtt_s\":%.9g,\"rate_bps\":%.6g,\"owner\":%d,\"traffic\":%s,\"busy\":%s}",
+		    first ? "" : ",", cc->name, cc->port, scheme, cc->scheme_auto ? "true" : "false",
+		    ip, cc->ep.attr.local_qpn,
+		    cc->ep.attr.remote_qpn, cc->ep.attr.mtu, cc->ep.attr.chunk_size,
+		    cc->ep.attr.channels, cc->ep.attr.generations, cc->ep.attr.max_msg_size,
+		    cc->ep.attr.max_inflight, dir_name(cc->ep.attr.dir),
+		    (double)cc->ep.rel.rtt_ns * 1e-9, cc->ep.rel.rate_bps, c->owner,
+		    c->traffic ? "true" : "false", sdr_ep_busy(c->ep) ? "true" : "false");
+		return;
+	}
+	if (cc->scheme_auto) {	/* the model's pick, marked */
+		memmove(scheme + 5, scheme, strlen(scheme) + 1);
+		memcpy(scheme, "auto:", 5);
+	}
+	if (cc->ep.rel.rate_bps > 0)
+		snprintf(rate, sizeof(rate), "%.3gG", cc->ep.rel.rate_bps * 1e-9);
+	else
+		snprintf(rate, sizeof(rate), "-");
+	put(o, "%-12s %-6s %-18s %-16s 0x%06x 0x%06x %5u %6u %4s %8s %6s %s\n", cc->name,
+	    cc->port, scheme, ip, cc->ep.attr.local_qpn, cc->ep.attr.remote_qpn,
+	    cc->ep.attr.mtu, cc->ep.attr.chunk_size / 1024, dir_name(cc->ep.attr.dir),
+	    units_fmt_time((double)cc->ep.rel.rtt_ns * 1e-9, rtt, sizeof(rtt)), rate,
+	    c->traffic ? "traffic" : c->owner >= 0 ? "sdk" : "-");
+}
+
+static void
+counters(struct out *o, int json, const char *title, const uint64_t *v, int n,
+	 const char *(*name)(int), int *first)
+{
+	if (json) {
+		put(o, "%s\"%s\":{", *first ? "" : ",", title);
+		for (int i = 0; i < n; i++)
+			put(o, "%s\"%s\":%" PRIu64, i ? "," : "", name(i), v[i]);
+		put(o, "}");
+		*first = 0;
+		return;
+	}
+	put(o, "%s:", title);
+	for (int i = 0; i < n; i++)
+		if (v[i])
+			put(o, " %s %" PRIu64, name(i), v[i]);
+	put(o, "\n");
+}
+
+static const char *ep_name(int i) { return sdr_ep_counter_name((enum sdr_ep_counter)i); }
+static const char *rx_name(int i) { return sdr_rx_counter_name((enum sdr_rx_counter)i); }
+static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_counter)i); }
+static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
+static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
+
+static int
+conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	char names[256];
+	int first = 1;
+
+	if (argc > 3)
+		return bad(o, "conn show: unexpected '%s' (expected: conn show [NAME])", argv[3]);
+	if (argc == 3) {
+		int i = find_conn(ctx, argv[2]);
+		const struct dp_conn *c;
+
+		if (i < 0)
+			return bad(o, "conn show: no connection '%s' (there are: %s)", argv[2],
+				   conn_names(ctx, names, sizeof(names)));
+		c = &ctx->conns[i];
+		if (json) {
+			put(o, "{\"conn\":");
+			conn_line(ctx, (unsigned int)i, 1, o, 1);
+			put(o, ",\"counters\":{");
+		} else {
+			put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name",
+			    "port", "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt",
+			    "rate", "use");
+			conn_line(ctx, (unsigned int)i, 0, o, 1);
+		}
+		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
+		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,
+			 &first);
+		counters(o, json, "send", sdr_ep_tx_counters(c->ep), SDR_TX_NCOUNTERS, tx_name, &first);
+		counters(o, json, "reliability_tx", sdr_ep_rel_tx_counters(c->ep), REL_TX_NCOUNTERS,
+			 rtx_name, &first);
+		counters(o, json, "reliability_rx", sdr_ep_rel_rx_counters(c->ep), REL_RX_NCOUNTERS,
+			 rrx_name, &first);
+		if (json)
+			put(o, "}}\n");
+		return SDR_CTL_OK;
+	}
+	if (json) {
+		put(o, "{\"conns\":[");
+	} else {
+		put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name", "port",
+		    "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt", "rate", "use");
+	}
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		if (ctx->conns[i].ep == NULL)
+			continue;
+		conn_line(ctx, i, json, o, first);
+		first = 0;
+	}
+	if (json)
+		put(o, "]}\n");
+	return SDR_CTL_OK;
+}
+
+/* ---- changing connections: prepared here, installed by the engine ---- */
+
+/* Why a connection cannot change now, or NULL. Engine state: read by the engine's jobs. */
+static const char *
+conn_in_use(const struct dp_ctx *ctx, unsigned int i, int owner)
+{
+	const struct dp_conn *c = &ctx->conns[i];
+
+	if (c->traffic != NULL)
+		return "built-in traffic";
+	if (c->owner != owner)
+		return c->owner >= 0 ? "an SDK application" : "not open by this application";
+	if (sdr_ep_busy(c->ep) || ctx->ctl->sdk.conn_ops[i] > 0)
+		return "messages in flight";
+	return NULL;
+}
+
+/* Engine: put j->cfg and its endpoint j->p in place as connection j->conn (a new one, or a
+ * rebuild of an idle one still open by j->owner); the old endpoint comes back in j->q. */
+static int
+job_install(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct dp_conn *c = &ctx->conns[j->conn];
+	const char *why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner) : NULL;
+	int rc;
+
+	if (why != NULL) {
+		snprintf(j->err, j->errlen, "'%s' is in use (%s)", c->cfg->name, why);
+		return -EBUSY;
+	}
+	rte_spinlock_lock(&ctx->conns_lock);
+	j->q = c->ep;
+	rc = dp_conn_install(ctx, j->conn, j->cfg, j->p, j->err, j->errlen);
+	if (rc == 0 && j->q == NULL) {
+		c->owner = j->owner;
+		c->creator = j->creator;
+	}
+	rte_spinlock_unlock(&ctx->conns_lock);
+	return rc;
+}
+
+int
+ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int owner,
+		 int creator, char *err, size_t errlen)
+{
+	struct dp_conn_cfg cc = *tmp;
+	struct ctl_job j = { .fn = job_install, .cfg = &cc, .owner = owner, .creator = creator,
+			     .err = err, .errlen = errlen };
+	struct sdr_ep *ep;
+	int rc;
+
+	if (i < 0) {
+		for (i = 0; i < DP_MAX_CONNS && ctx->conns[i].ep != NULL; i++)
+			;
+		if (i == DP_MAX_CONNS) {
+			snprintf(err, errlen, "%d connections already", DP_MAX_CONNS);
+			return -1;
+		}
+	}
+	if (dp_conn_prepare(ctx, &cc, &ep, err, errlen) != 0)
+		return -1;
+	j.conn = (unsigned int)i;
+	j.p = ep;
+	rc = ctl_engine_call(ctx, &j);
+	if (rc != 0) {
+		sdr_ep_destroy(ep);
+		if (rc == -ESHUTDOWN)
+			snprintf(err, errlen, "the dataplane is stopping");
+		return -1;
+	}
+	sdr_ep_destroy(j.q);
+	return i;
+}
+
+/* Engine: take connection j->conn out, if nobody uses it; its endpoint comes back in j->q. */
+static int
+job_remove(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	const char *why = conn_in_use(ctx, j->conn, -1);
+
+	if (ctx->conns[j->conn].ep == NULL)
+		return -ENOENT;
+	if (why != NULL) {
+		snprintf(j->err, j->errlen, "'%s' is in use (%s): stop its traffic first",
+			 ctx->conns[j->conn].cfg->name, why);
+		return -EBUSY;
+	}
+	rte_spinlock_lock(&ctx->conns_lock);
+	j->q = dp_conn_remove(ctx, j->conn);
+	rte_spinlock_unlock(&ctx->conns_lock);
+	return 0;
+}
+
+int
+ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
+{
+	struct ctl_job j = { .fn = job_remove, .conn = i, .err = err, .errlen = errlen };
+	int rc = ctl_engine_call(ctx, &j);
+
+	if (rc == -ESHUTDOWN)
+		snprintf(err, errlen, "the dataplane is stopping");
+	if (rc != 0)
+		return rc;
+	sdr_ep_destroy(j.q);
+	return 0;
+}
+
+static int
+conn_add(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+{
+	struct dp_conn_cfg tmp;
+	char err[512];
+
+	if (argc < 3)
+		return bad(o, "conn add: missing NAME (expected: conn add NAME port P peer-ip IP "
+			   "local-qpn N remote-qpn N [key value]...)");
+	if (find_conn(ctx, argv[2]) >= 0)
+		return bad(o, "conn add: a connection '%s' exists already", argv[2]);
+	if (dp_config_conn_words(&ctx->cfg, &tmp, argv[2], argc - 3, argv + 3, 1, err,
+				 sizeof(err)) != 0)
+		return bad(o, "%s", err);
+	if (ctl_conn_install(ctx, -1, &tmp, -1, -1, err, sizeof(err)) < 0)
+		return bad(o, "conn add: %s", err);
+	put(o, "conn %s added on port %s\n", argv[2], tmp.port);
+	return SDR_CTL_OK;
+}
+
+static int
+conn_del(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+{
+	char names[256], err[256];
+	int i;
+
+	if (argc != 3)
+		return bad(o, "conn del: expected exactly one NAME");
+	i = find_conn(ctx, argv[2]);
+	if (i < 0)
+		return bad(o, "conn del: no connection '%s' (there are: %s)", argv[2],
+			   conn_names(ctx, names, sizeof(names)));
+	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
+		return bad(o, "conn del: %s", err);
+	put(o, "conn %s deleted\n", argv[2]);
+	return SDR_CTL_OK;
+}
+
+static int
+conn_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+{
+	struct dp_conn_cfg tmp;
+	char err[512], names[256];
+	int i;
+
+	if (argc < 5)
+		return bad(o, "conn set: expected: conn set NAME key value [key value]...");
+	i = find_conn(ctx, argv[2]);
+	if (i < 0)
+		return bad(o, "conn set: no connection '%s' (there are: %s)", argv[2],
+			   conn_names(ctx, names, sizeof(names)));
+	tmp = ctx->cfg.conns[i];
+	if (dp_config_conn_words(&ctx->cfg, &tmp, argv[2], argc - 3, argv + 3, 0, err,
+				 sizeof(err)) != 0)
+		return bad(o, "%s", err);
+	/* the endpoint is rebuilt from the new settings; on failure the old one stays */
+	if (ctl_conn_install(ctx, i, &tmp, -1, -1, err, sizeof(err)) < 0)
+		return bad(o, "conn set: %s", err);
+	put(o, "conn %s updated\n", argv[2]);
+	return SDR_CTL_OK;
+}
+
+/* ---- port, link, pipeline, stats ---- */
+
+static int
+port_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	char names[256];
+	int only = -1, first = 1;
+
+	if (argc > 3)
+		return bad(o, "port show: unexpected '%s' (expected: port show [NAME])", argv[3]);
+	if (argc == 3 && (only = find_port(ctx, argv[2])) < 0)
+		return bad(o, "port show: no port '%s' (there are: %s)", argv[2],
+			   port_names(ctx, names, sizeof(names)));
+	if (json)
+		put(o, "{\"ports\":[");
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+
+		if (only >= 0 && (int)i != only)
+			continue;
+		if (json) {
+			put(o, "%s{\"name\":\"%s\",\"device\":\"%s\",\"port_id\":%u,\"mac\":\"%02x:%02x:"
+			    "%02x:%02x:%02x:%02x\"", first ? "" : ",", p->cfg->name, p->cfg->device,
+			    p->port_id, p->mac.addr_bytes[0], p->mac.addr_bytes[1],
+			    p->mac.addr_bytes[2], p->mac.addr_bytes[3], p->mac.addr_bytes[4],
+			    p->mac.addr_bytes[5]);
+			for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+				put(o, ",\"%s\":%" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
+				    dp_port_counter(p, c));
+			for (int v = 0; v < ROCE_V_COUNT; v++)
+				put(o, ",\"%s\":%" PRIu64, roce_verdict_name((enum roce_verdict)v),
+				    dp_port_verdict(p, v));
+			put(o, "}");
+		} else {
+			put(o, "port %s (%s, id %u, %02x:%02x:%02x:%02x:%02x:%02x)\n", p->cfg->name,
+			    p->cfg->device, p->port_id, p->mac.addr_bytes[0], p->mac.addr_bytes[1],
+			    p->mac.addr_bytes[2], p->mac.addr_bytes[3], p->mac.addr_bytes[4],
+			    p->mac.addr_bytes[5]);
+			put(o, " ");
+			for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+				put(o, " %s %" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
+				    dp_port_counter(p, c));
+			put(o, "\n  verdicts:");
+			for (int v = 0; v < ROCE_V_COUNT; v++)
+				if (dp_port_verdict(p, v))
+					put(o, " %s %" PRIu64, roce_verdict_name((enum roce_verdict)v),
+					    dp_port_verdict(p, v));
+			put(o, "\n");
+		}
+		first = 0;
+	}
+	if (json)
+		put(o, "]}\n");
+	return SDR_CTL_OK;
+}
+
+static int
+link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	char names[256], fmt[LINK_EMU_FMT_MAX];
+	int only = -1, first = 1;
+
+	if (argc > 3)
+		return bad(o, "link show: unexpected '%s' (expected: link show [PORT])", argv[3]);
+	if (argc == 3 && (only = find_port(ctx, argv[2])) < 0)
+		return bad(o, "link show: no port '%s' (there are: %s)", argv[2],
+			   port_names(ctx, names, sizeof(names)));
+	if (json)
+		put(o, "{\"links\":[");
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+		const uint64_t *lc;
+
+		if (only >= 0 && (int)i != only)
+			continue;
+		if (p->link == NULL) {
+			if (json)
+				put(o, "%s{\"port\":\"%s\",\"emulator\":null}", first ? "" : ",",
+				    p->cfg->name);
+			else
+				put(o, "port %s: no link emulator\n", p->cfg->name);
+			first = 0;
+			continue;
+		}
+		link_emu_format(link_emu_get_config(p->link), fmt, sizeof(fmt));
+		lc = link_emu_counters(p->link);
+		if (json) {
+			put(o, "%s{\"port\":\"%s\",\"emulator\":\"%s\",\"queued\":%u", first ? "" : ",",
+			    p->cfg->name, fmt, link_emu_count(p->link));
+			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+				put(o, ",\"%s\":%" PRIu64, link_emu_counter_name((enum link_emu_counter)c),
+				    lc[c]);
+			put(o, "}");
+		} else {
+			put(o, "port %s: %s\n ", p->cfg->name, fmt);
+			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+				put(o, " %s %" PRIu64, link_emu_counter_name((enum link_emu_counter)c),
+				    lc[c]);
+			put(o, "\n");
+		}
+		first = 0;
+	}
+	if (json)
+		put(o, "]}\n");
+	return SDR_CTL_OK;
+}
+
+/* Engine: the emulator of port j->conn gets config j->p, or becomes emulator j->q. */
+static int
+job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct dp_port *p = &ctx->ports[j->conn];
+
+	if (p->link == NULL) {
+		p->link = j->q;
+		j->q = NULL;
+		return 0;
+	}
+	return link_emu_set_config(p->link, j->p);
+}
+
+static int
+link_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+{
+	struct link_emu_config c;
+	char names[256], fmt[LINK_EMU_FMT_MAX];
+	struct ctl_job j = { .fn = job_link_set };
+	struct dp_port *p;
+	int i, rc, badw = -1;
+
+	if (argc < 4)
+		return bad(o, "link set: expected: link set PORT delay T|rate R|loss P|burst ...");
+	i = find_port(ctx, argv[2]);
+	if (i < 0)
+		return bad(o, "link set: no port '%s' (there are: %s)", argv[2],
+			   port_names(ctx, names, sizeof(names)));
+	p = &ctx->ports[i];
+	if (p->link)
+		c = *link_emu_get_config(p->link);
+	else
+		link_emu_config_default(&c);
+	rc = link_emu_parse(&c, argc - 3, (const char *const *)(argv + 3), &badw);
+	if (rc != 0)
+		return bad(o, "link set: '%s': %s", badw >= 0 && badw < argc - 3 ? argv[3 + badw] :
+			   argv[3], link_emu_strerror(rc));
+	j.conn = (unsigned int)i;
+	j.p = &c;
+	if (p->link == NULL) {
+		/* made here: the engine only puts it in place */
+		j.q = link_emu_create(&c, ctx->cfg.mbufs);
+		if (j.q == NULL) {
+			o->len = 0;
+			put(o, "link set: cannot create an emulator on port %s", p->cfg->name);
+			return SDR_CTL_FAILED;
+		}
+	}
+	rc = ctl_engine_call(ctx, &j);
+	link_emu_destroy(j.q);
+	if (rc == -ESHUTDOWN) {
+		o->len = 0;
+		put(o, "link set: the dataplane is stopping");
+		return SDR_CTL_FAILED;
+	}
+	if (rc != 0)
+		return bad(o, "link set: refused by the emulator");
+	put(o, "port %s: %s\n", p->cfg->name, link_emu_format(&c, fmt, sizeof(fmt)));
+	return SDR_CTL_OK;
+}
+
+/*
+ * Split pipeline: what each receive worker did — its lcore, packets received and the cost
+ * of each in rx + parse/ICRC (its own slot of the stage table).
+ */
+static void
+rx_workers_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	if (ctx->cfg.mode != DP_PIPE_SPLIT)
+		return;
+	put(o, json ? ",\"rx_workers\":[" : "%-9s %6s %14s %16s\n", "rx_worker", "lcore",
+	    "packets", "cycles/pkt");
+	for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++) {
+		struct dp_stage_stats rx = dp_stage_sum(ctx, DP_STAGE_RX, (int)(1 + k));
+		struct dp_stage_stats pa = dp_stage_sum(ctx, DP_STAGE_PARSE, (int)(1 + k));
+		double cpp = rx.pkts ? (double)(rx.busy_cycles + pa.busy_cycles) /
+				       (double)rx.pkts : 0.0;
+
+		if (json)
+			put(o, "%s{\"worker\":%u,\"lcore\":%u,\"packets\":%" PRIu64
+			    ",\"cycles_per_packet\":%.1f}", k ? "," : "", k, ctx->rx_lcore_id[k],
+			    rx.pkts, cpp);
+		else
+			put(o, "%-9u %6u %14" PRIu64 " %16.1f\n", k, ctx->rx_lcore_id[k], rx.pkts,
+			    cpp);
+	}
+	if (json)
+		put(o, "]");
+}
+
+static int
+pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	if (argc > 2)
+		return bad(o, "pipeline show: unexpected '%s'", argv[2]);
+	if (json) {
+		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"rx_lcores\":%u,\"fec\":\"%s\","
+		    "\"fec_jobs_out\":%" PRIu64 ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64,
+		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(),
+		    ctx->cfg.mode == DP_PIPE_SPLIT ? ctx->cfg.rx_lcores : 0,
+		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
+		    ctx->idle_sleeps);
+		rx_workers_show(ctx, json, o);
+		put(o, ",\"stages\":[");
+		for (int s = 0; s < DP_NSTAGES; s++) {
+			struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
+			const struct dp_stage_stats *st = &sum;
+
+			put(o, "%s{\"stage\":\"%s\",\"calls\":%" PRIu64 ",\"packets\":%" PRIu64
+			    ",\"cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64
+			    ",\"cycles_per_packet\":%.1f}", s ? "," : "",
+			    dp_stage_name((enum dp_stage)s), st->calls, st->pkts, st->cycles,
+			    st->busy_cycles,
+			    st->pkts ? (double)st->busy_cycles / (double)st->pkts : 0.0);
+		}
+		put(o, "]}\n");
+		return SDR_CTL_OK;
+	}
+	put(o, "pipeline %s on %u lcores", ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
+	    rte_lcore_count());
+	if (ctx->cfg.mode == DP_PIPE_SPLIT)
+		put(o, " (%u receive worker%s)", ctx->cfg.rx_lcores,
+		    ctx->cfg.rx_lcores > 1 ? "s" : "");
+	put(o, ", %" PRIu64 " loops, %" PRIu64 " idle sleeps, fec %s\n", ctx->loops,
+	    ctx->idle_sleeps, ctx->cfg.fec_lcore ? "on its own lcore (jobs in the fec_worker "
+	    "row)" : "inline");
+	put(o, "%-24s %14s %14s %16s %12s %10s %6s\n", "stage", "calls", "packets", "cycles",
+	    "cycles/pkt", "pkts/call", "idle%");
+	for (int s = 0; s < DP_NSTAGES; s++) {
+		struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
+		const struct dp_stage_stats *st = &sum;
+
+		put(o, "%-24s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %12.1f %10.2f %6.1f\n",
+		    dp_stage_name((enum dp_stage)s), st->calls, st->pkts, st->cycles,
+		    st->pkts ? (double)st->busy_cycles / (double)st->pkts : 0.0,
+		    st->calls ? (double)st->pkts / (double)st->calls : 0.0,
+		    st->cycles ? 100.0 * (double)(st->cycles - st->busy_cycles) /
+				 (double)st->cycles : 0.0);
+	}
+	rx_workers_show(ctx, json, o);
+	return SDR_CTL_OK;
+}
+
+/* ---- clients ---- */
+
+static int
+client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	const struct dp_ctl *ctl = ctx->ctl;
+	int n = 0;
+
+	if (argc > 2)
+		return bad(o, "client show: unexpected '%s'", argv[2]);
+	if (json)
+		put(o, "[");
+	else
+		put(o, "%-5s %-6s %-8s %-6s %-8s %6s %7s %10s  %s\n", "slot", "kind", "pid", "uid",
+		    "state", "ops", "waiting", "arena", "connections");
+	for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
+		const struct ctl_slot *s = &ctl->slots[ci];
+		const uint64_t *cnt = NULL;
+		char conns[256] = "", arena[32];
+		uint32_t ops = 0, waiting = 0;
+		size_t cl = 0;
+
+		if (s->state != CTL_ACTIVE && s->state != CTL_LEAVING)
+			continue;
+		if (s->kind == SDR_CLIENT_SDK)
+			ctl_sdk_client_stats(ctx, ci, &ops, &waiting, &cnt);
+		for (unsigned int i = 0; i < ctx->nconns && cl + 2 < sizeof(conns); i++)
+			if (ctx->conns[i].ep && ctx->conns[i].owner == (int)ci)
+				cl += (size_t)snprintf(conns + cl, sizeof(conns) - cl, "%s%s",
+						       cl ? "," : "", ctx->conns[i].cfg->name);
+		if (json) {
+			put(o, "%s{\"slot\":%u,\"kind\":\"%s\",\"pid\":%d,\"uid\":%u,"
+			    "\"state\":\"%s\",\"ops\":%u,\"waiting\":%u,\"arena_bytes\":%" PRIu64
+			    ",\"conns\":\"%s\"", n ? "," : "", ci,
+			    s->kind == SDR_CLIENT_SDK ? "sdk" : "admin", (int)s->pid,
+			    (unsigned int)s->uid, s->state == CTL_ACTIVE ? "active" : "leaving", ops,
+			    waiting, s->L.arena_len, conns);
+			for (int k = 0; cnt != NULL && k < SDK_C_NCOUNTERS; k++)
+				put(o, ",\"%s\":%" PRIu64, ctl_sdk_counter_name(k), cnt[k]);
+			put(o, "}");
+		} else {
+			put(o, "%-5u %-6s %-8d %-6u %-8s %6u %7u %10s  %s\n", ci,
+			    s->kind == SDR_CLIENT_SDK ? "sdk" : "admin", (int)s->pid,
+			    (unsigned int)s->uid, s->state == CTL_ACTIVE ? "active" : "leaving", ops,
+			    waiting, s->kind == SDR_CLIENT_SDK ?
+			    units_fmt_size(s->L.arena_len, arena, sizeof(arena)) : "-",
+			    conns[0] ? conns : "-");
+		}
+		n++;
+	}
+	if (json)
+		put(o, "]\n");
+	return SDR_CTL_OK;
+}
+
+static int
+help(struct out *o)
+{
+	put(o, "commands:\n"
+	       "  conn show [NAME]                     connections, or one in detail\n"
+	       "  conn add NAME key value ...          add a connection (keys of [conn])\n"
+	       "  conn set NAME key value ...          change an idle connection\n"
+	       "  conn del NAME                        delete an idle connection\n"
+	       "  port show [NAME]                     ports, counters, parser verdicts\n"
+	       "  link show [PORT]                     link emulators and their counters\n"
+	       "  link set PORT WORDS                  delay T rate R loss P burst ... reorder\n"
+	       "                                       P,T dup P corrupt P seed N off\n"
+	       "  pipeline show                        stages, lcores, cycles per packet\n"
+	       "  client show                          attached sdrctl and SDK clients\n"
+	       "  stats [--watch [SECONDS]]            counters (read from shared memory)\n"
+	       "  help, quit\n");
+	return SDR_CTL_OK;
+}
+
+static int
+exec_words(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	const char *w0 = argv[0], *w1 = argc > 1 ? argv[1] : "";
+
+	if (strcmp(w0, "help") == 0)
+		return help(o);
+	if (strcmp(w0, "conn") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return conn_show(ctx, argc, argv, json, o);
+		if (strcmp(w1, "add") == 0)
+			return conn_add(ctx, argc, argv, o);
+		if (strcmp(w1, "del") == 0)
+			return conn_del(ctx, argc, argv, o);
+		if (strcmp(w1, "set") == 0)
+			return conn_set(ctx, argc, argv, o);
+		return bad(o, "conn: unknown '%s' (expected show, add, set or del)", w1);
+	}
+	if (strcmp(w0, "port") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return port_show(ctx, argc, argv, json, o);
+		return bad(o, "port: unknown '%s' (expected show)", w1);
+	}
+	if (strcmp(w0, "link") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return link_show(ctx, argc, argv, json, o);
+		if (strcmp(w1, "set") == 0)
+			return link_set(ctx, argc, argv, o);
+		return bad(o, "link: unknown '%s' (expected show or set)", w1);
+	}
+	if (strcmp(w0, "pipeline") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return pipeline_show(ctx, argc, argv, json, o);
+		return bad(o, "pipeline: unknown '%s' (expected show)", w1);
+	}
+	if (strcmp(w0, "client") == 0) {
+		if (strcmp(w1, "show") == 0)
+			return client_show(ctx, argc, argv, json, o);
+		return bad(o, "client: unknown '%s' (expected show)", w1);
+	}
+	return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, client, stats or help)",
+		   w0);
+}
+
+int
+ctl_cli_words(char *buf, char **argv, int max, char *err, size_t errlen)
+{
+	char *save = NULL;
+	int argc = 0;
+
+	for (const char *c = buf; *c; c++) {
+		if ((*c < 0x20 && *c != '\t') || *c >= 0x7f || *c < 0) {
+			snprintf(err, errlen, "byte 0x%02x at column %d: commands are printable ASCII",
+				 (unsigned char)*c, (int)(c - buf) + 1);
+			return -1;
+		}
+	}
+	for (char *w = strtok_r(buf, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+		if (argc == max) {
+			snprintf(err, errlen, "more than %d words", max);
+			return -1;
+		}
+		argv[argc++] = w;
+	}
+	return argc;
+}
+
+int
+ctl_cli_exec(struct dp_ctx *ctx, const char *line, int json, char *outbuf, size_t outlen)
+{
+	char buf[SDR_RPC_TEXT_MAX], *argv[MAX_WORDS], err[128];
+	struct out o = { .buf = outbuf, .cap = outlen, .len = 0 };
+	int argc, rc;
+
+	outbuf[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", line);
+	argc = ctl_cli_words(buf, argv, MAX_WORDS, err, sizeof(err));
+	if (argc < 0)
+		return bad(&o, "%s", err);
+	if (argc == 0)
+		return bad(&o, "empty command (try 'help')");
+	rc = exec_words(ctx, argc, argv, json, &o);
+	if (o.len < o.cap)
+		outbuf[o.len] = '\0';
+	return rc;
+}

@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SDK service: applications' requests and completions on the engine, their synchronous
+ * calls on the management thread (handed to the engine as jobs where they touch what it
+ * owns). See ctl.h.
+ *
+ * Everything a client writes is a value to check: a request is copied out of its queue
+ * (sdr_spsc.h) and then checked field by field against this side's private state — the
+ * client's arena bounds, the connections it has open, the operations it has in flight. An
+ * operation is named by a generation-tagged handle, so a completion or a RECV_DONE for an
+ * operation that has ended never reaches a newer one. A receive given up while a copy or a
+ * decode still writes its buffer is held until they are done: only then does the client
+ * hear of it, and only then may its memory go.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_random.h>
+#include <rte_ring.h>
+
+#include "ctl.h"
+
+#define REQ_BUDGET 64		/* requests of one client per poll: no client starves packets */
+#define MAX_WORDS 96
+
+static const char *const counter_names[SDK_C_NCOUNTERS] = {
+#define X(sym, name) [SDK_C_##sym] = name,
+	SDK_CLIENT_COUNTERS(X)
+#undef X
+};
+
+const char *
+ctl_sdk_counter_name(int c)
+{
+	return c >= 0 && c < SDK_C_NCOUNTERS ? counter_names[c] : "invalid";
+}
+
+static struct sdk_service *
+svc(struct dp_ctx *ctx)
+{
+	return &ctx->ctl->sdk;
+}
+
+/* ---- operations ---- */
+
+static uint64_t
+op_handle(unsigned int ci, uint32_t k, const struct sdk_op *op)
+{
+	return (uint64_t)op->gen << 32 | (ci * CTL_OPS_PER_CLIENT + k);
+}
+
+/* The operation @p h names, if it is still that one (and client @p ci's); else NULL. */
+static struct sdk_op *
+op_of(struct sdk_service *s, uint64_t h, unsigned int *ci, uint32_t *k)
+{
+	uint32_t idx = (uint32_t)h;
+	struct sdk_op *op;
+
+	if (idx >= SDR_SHM_SDK_CLIENTS * CTL_OPS_PER_CLIENT)
+		return NULL;
+	*ci = idx / CTL_OPS_PER_CLIENT;
+	*k = idx % CTL_OPS_PER_CLIENT;
+	op = &s->clients[*ci].ops[*k];
+	return op->used && op->gen == (uint32_t)(h >> 32) ? op : NULL;
+}
+
+static int
+op_alloc(struct sdk_service *s, struct sdk_client *c, uint16_t conn, uint32_t *k)
+{
+	struct sdk_op *op;
+
+	if (c->nfree == 0)
+		return -1;
+	*k = c->free_ops[--c->nfree];
+	op = &c->ops[*k];
+	*op = (struct sdk_op){ .gen = op->gen, .used = 1, .conn = conn };
+	c->nops++;
+	s->conn_ops[conn]++;
+	return 0;
+}
+
+static void
+op_free(struct sdk_service *s, struct sdk_client *c, uint32_t k)
+{
+	struct sdk_op *op = &c->ops[k];
+
+	s->conn_ops[op->conn]--;
+	op->used = 0;
+	op->gen = op->gen + 1 ? op->gen + 1 : 1;	/* every handle of it is stale now */
+	c->free_ops[c->nfree++] = k;
+	c->nops--;
+}
+
+/* Client @p c's receive on @p conn that it calls @p cookie (not released). */
+static int
+find_recv(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
+{
+	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++) {
+		const struct sdk_op *op = &c->ops[k];
+
+		if (op->used && op->op == SDR_SDK_RECV && !op->released && op->conn == conn &&
+		    op->cookie == cookie)
+			return (int)k;
+	}
+	return -1;
+}
+
+static int
+find_stream(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
+{
+	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++) {
+		const struct sdk_op *op = &c->ops[k];
+
+		if (op->used && op->stream && !op->orphan && op->conn == conn &&
+		    op->cookie == cookie)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* A completion to the client; one that cannot take it (its queue full) loses it, counted;
+ * one that broke its queue's index is dropped. */
+static void
+post_cqe(struct sdk_client *c, const struct sdr_sdk_cqe *e)
+{
+	int rc;
+
+	if (c->state != SDK_ACTIVE)
+		return;
+	rc = sdr_spsc_push(&c->cq, e);
+	if (rc == -EPROTO) {
+		c->counters[SDK_C_PROTOCOL]++;
+		c->kick = 1;
+	}
+}
+
+static void
+complete_now(struct sdk_client *c, const struct sdr_sdk_req *r, int32_t status)
+{
+	struct sdr_sdk_cqe e = { .op = r->op == SDR_SDK_STREAM ? SDR_SDK_SEND : r->op,
+				 .conn = r->conn, .status = status, .cookie = r->cookie };
+
+	post_cqe(c, &e);
+}
+
+/* ---- receives given up: held while a copy or decode still writes their buffer ---- */
+
+static void
+release_done(struct sdk_service *s, struct sdk_client *c, uint32_t k)
+{
+	struct sdk_op *op = &c->ops[k];
+
+	if (op->cancel_cqe) {
+		struct sdr_sdk_cqe e = { .op = SDR_SDK_RECV, .conn = op->conn, .status = -ECANCELED,
+					 .cookie = op->cookie };
+
+		post_cqe(c, &e);
+	}
+	op_free(s, c, k);
+}
+
+/* Receive @p k of @p c is given up (@p in_ep: the endpoint still has it posted). */
+static void
+release_recv(struct dp_ctx *ctx, struct sdk_client *c, uint32_t k, int in_ep, int notify)
+{
+	struct sdk_service *s = svc(ctx);
+	struct sdk_op *op = &c->ops[k];
+	struct sdr_ep *ep = ctx->conns[op->conn].ep;
+
+	op->released = 1;
+	op->cancel_cqe = (uint8_t)(notify && !op->done);
+	if (in_ep && ep != NULL)
+		sdr_ep_recv_release(ep, op->slot);
+	if (ep == NULL || sdr_ep_recv_writers(ep, op->slot) == 0) {
+		release_done(s, c, k);
+		return;
+	}
+	s->releasing++;
+}
+
+/* Receives whose last copies have landed: the client hears, the operation ends. */
+static unsigned int
+releases(struct dp_ctx *ctx)
+{
+	struct sdk_service *s = svc(ctx);
+	unsigned int n = 0;
+
+	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS && s->releasing > 0; ci++) {
+		struct sdk_client *c = &s->clients[ci];
+
+		for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && c->nops > 0; k++) {
+			struct sdk_op *op = &c->ops[k];
+
+			if (!op->used || !op->released ||
+			    sdr_ep_recv_writers(ctx->conns[op->conn].ep, op->slot) != 0)
+				continue;
+			s->releasing--;
+			release_done(s, c, k);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* ---- requests ---- */
+
+/* [off, off + len) lies inside the client's arena (offsets from its start). */
+static uint8_t *
+arena_ptr(const struct sdk_client *c, uint64_t off, uint64_t len)
+{
+	if (len > c->arena_len || off > c->arena_len - len)
+		return NULL;
+	return c->arena + off;
+}
+
+/* The connection of a request: open by this client. */
+static struct dp_conn *
+req_conn(struct dp_ctx *ctx, unsigned int ci, const struct sdk_client *c, uint16_t conn)
+{
+	struct dp_conn *cn = conn < ctx->nconns && conn < DP_MAX_CONNS ? &ctx->conns[conn] : NULL;
+
+	if (cn == NULL || cn->ep == NULL || cn->owner != (int)ci || !(c->conns & (1ull << conn)))
+		return NULL;
+	return cn;
+}
+
+/* RECV_DONE: by the completion's handle, or (given up before it completed) by cookie. */
+static void
+recv_done(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, const struct sdr_sdk_req *r)
+{
+	unsigned int hc;
+	uint32_t k;
+	struct sdk_op *op = r->handle ? op_of(svc(ctx), r->handle, &hc, &k) : NULL;
+	int i;
+
+	if (op != NULL && hc == ci && op->op == SDR_SDK_RECV && op->conn == r->conn &&
+	    !op->released) {
+		release_recv(ctx, c, k, 1, 1);
+		return;
+	}
+	i = find_recv(c, r->conn, r->cookie);
+	if (i < 0) {
+		c->counters[SDK_C_STALE_HANDLES]++;	/* nothing of that name: ignored */
+		return;
+	}
+	release_recv(ctx, c, (uint32_t)i, 1, 1);
+}
+
+/*
+ * One request of client @p ci (a private copy). @return 0 when it was handled (done,
+ * refused or failed: a completion says so), -EAGAIN when the connection has no room for it
+ * now: it waits, in order (the SDK's "retry", as the dataplane sees it).
+ */
+static int
+sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c,
+	    const struct sdr_sdk_req *r, uint64_t now)
+{
+	struct sdk_service *s = svc(ctx);
+	struct dp_conn *cn;
+	uint8_t *buf, *bm = NULL;
+	uint32_t slot, k;
+	int rc;
+
+	if (r->op < SDR_SDK_SEND || r->op > SDR_SDK_STREAM_END) {
+		c->counters[SDK_C_REFUSED]++;
+		complete_now(c, r, -EINVAL);
+		return 0;
+	}
+	cn = req_conn(ctx, ci, c, r->conn);
+	if (cn == NULL) {
+		c->counters[SDK_C_REFUSED]++;
+		complete_now(c, r, -EBADF);
+		return 0;
+	}
+	if (r->op == SDR_SDK_RECV_DONE) {
+		recv_done(ctx, ci, c, r);
+		return 0;
+	}
+	if (r->op == SDR_SDK_STREAM_ADD || r->op == SDR_SDK_STREAM_END) {
+		/* a stream that is over already (completed, failed) ignores late additions */
+		int i = find_stream(c, r->conn, r->cookie);
+
+		if (i < 0)
+			c->counters[SDK_C_STALE_HANDLES]++;
+		else if (r->op == SDR_SDK_STREAM_ADD)
+			sdr_ep_stream_add(cn->ep, &c->ops[i].st, r->off, r->len);
+		else
+			sdr_ep_stream_end(cn->ep, &c->ops[i].st);
+		return 0;
+	}
+	buf = arena_ptr(c, r->off, r->len);
+	if (r->op == SDR_SDK_RECV && r->bm_off != UINT64_MAX) {
+		uint64_t chunk = cn->cfg->ep.attr.chunk_size;
+
+		bm = arena_ptr(c, r->bm_off, r->len ? (r->len + chunk - 1) / chunk : 1);
+		if (bm == NULL)
+			buf = NULL;
+	}
+	if (buf == NULL) {
+		c->counters[SDK_C_REFUSED]++;
+		complete_now(c, r, -EFAULT);	/* outside the client's memory: refused */
+		return 0;
+	}
+	if (!sdr_ep_synced(cn->ep) || op_alloc(s, c, r->conn, &k) != 0)
+		return -EAGAIN;	/* the peer has not answered our SYNC yet; or no room */
+	c->ops[k].op = (uint8_t)(r->op == SDR_SDK_RECV ? SDR_SDK_RECV : SDR_SDK_SEND);
+	c->ops[k].cookie = r->cookie;
+	if (r->op == SDR_SDK_SEND) {
+		rc = sdr_ep_send(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]), now);
+	} else if (r->op == SDR_SDK_STREAM) {
+		c->ops[k].stream = 1;
+		rc = sdr_ep_send_stream(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]),
+					now, &c->ops[k].st);
+	} else {
+		rc = sdr_ep_recv(cn->ep, buf, r->len, bm, op_handle(ci, k, &c->ops[k]), now, &slot);
+		c->ops[k].slot = slot;
+	}
+	if (rc != 0) {
+		op_free(s, c, k);
+		if (rc == -EAGAIN)
+			return rc;	/* in-flight limit or slot still busy: later */
+		c->counters[SDK_C_REFUSED]++;
+		complete_now(c, r, rc);
+	}
+	return 0;
+}
+
+/* Bits of the user immediate a message carries: a fragment per packet, up to all 32. */
+static uint32_t
+imm_bits(const struct dp_conn *conn, uint32_t slot)
+{
+	const struct sdr_imm_split *sp = &conn->cfg->ep.attr.split;
+	struct sdr_rx_msg_info info;
+	uint32_t frags = sdr_imm_nfrags(sp), bits;
+
+	if (sdr_rx_msg_info(sdr_ep_rx(conn->ep), slot, &info) == 0 && info.npkts < frags)
+		frags = info.npkts;
+	bits = frags * sp->frag_bits;
+	return bits > 32 ? 32 : bits;
+}
+
+/* Completions of the connections SDK clients use, to the client that asked. */
+static unsigned int
+completions(struct dp_ctx *ctx)
+{
+	struct sdk_service *s = svc(ctx);
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		struct dp_conn *conn = &ctx->conns[i];
+		struct sdr_ep_done d;
+
+		if (conn->ep == NULL || (conn->owner < 0 && s->conn_ops[i] == 0))
+			continue;
+		while (sdr_ep_poll(conn->ep, &d)) {
+			unsigned int ci;
+			uint32_t k;
+			struct sdk_op *op = op_of(s, d.cookie, &ci, &k);
+			struct sdk_client *c;
+			struct sdr_sdk_cqe e;
+
+			n++;
+			if (op == NULL || op->conn != i) {
+				s->stale_completions++;	/* its operation has ended: dropped */
+				continue;
+			}
+			c = &s->clients[ci];
+			e = (struct sdr_sdk_cqe){
+				.op = op->op, .conn = op->conn, .status = d.status,
+				.handle = d.cookie, .decoded = d.decoded,
+				.retransmitted = d.retransmitted, .cookie = op->cookie,
+				.start_ns = d.first_ns ? d.first_ns : d.start_ns, .end_ns = d.end_ns,
+			};
+			if (d.is_recv) {
+				if (op->released)
+					continue;	/* given up: the release ends it */
+				op->done = 1;
+				if (op->orphan) {
+					release_recv(ctx, c, k, 1, 0);
+					continue;
+				}
+				e.imm_ok = sdr_rx_imm_get(sdr_ep_rx(conn->ep), d.slot, &e.imm) == 0 ?
+					   imm_bits(conn, d.slot) : 0;
+			} else {
+				int orphan = op->orphan;
+
+				op_free(s, c, k);
+				if (orphan)
+					continue;
+			}
+			post_cqe(c, &e);
+		}
+	}
+	return n;
+}
+
+static struct sdr_sdk_req *
+deferred_at(struct sdk_deferred *d, uint32_t i)
+{
+	return &d->r[(d->head + i) % SDR_SHM_QUEUE_DEPTH];
+}
+
+/* Drop the waiting requests that match (@p all, or a receive @p cookie on @p conn). */
+static int
+deferred_drop(struct sdk_client *c, uint16_t conn, int all, uint64_t cookie, int notify)
+{
+	struct sdk_deferred *d = c->deferred;
+	uint32_t w = 0, dropped = 0;
+
+	for (uint32_t i = 0; i < d->n; i++) {
+		struct sdr_sdk_req r = *deferred_at(d, i);
+
+		if (r.conn == conn && (all || (r.op == SDR_SDK_RECV && r.cookie == cookie))) {
+			if (notify)
+				complete_now(c, &r, -ECANCELED);
+			dropped++;
+			continue;
+		}
+		*deferred_at(d, w++) = r;
+	}
+	d->n = w;
+	return dropped > 0;
+}
+
+/* One client's requests: the waiting ones first, then its queue. @return requests handled. */
+static unsigned int
+client_queue(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, uint64_t now)
+{
+	struct sdk_deferred *d = c->deferred;
+	struct sdr_sdk_req r;
+	unsigned int n = 0;
+
+	while (d->n > 0 && sdk_request(ctx, ci, c, deferred_at(d, 0), now) == 0) {
+		d->head = (d->head + 1) % SDR_SHM_QUEUE_DEPTH;
+		d->n--;
+		n++;
+	}
+	/* back-pressure: a client with a full set of operations, or of waiting requests,
+	 * waits in its queue */
+	while (n < REQ_BUDGET && c->nops < CTL_OPS_PER_CLIENT - 1 && d->n < SDR_SHM_QUEUE_DEPTH) {
+		int rc = sdr_spsc_pop(&c->sq, &r);
+
+		if (rc == -EPROTO) {
+			c->counters[SDK_C_PROTOCOL]++;
+			c->kick = 1;
+		}
+		if (rc != 0)
+			break;
+		n++;
+		c->counters[SDK_C_REQUESTS]++;
+		if (r.op == SDR_SDK_RECV_DONE && r.handle == 0 && r.conn < DP_MAX_CONNS &&
+		    deferred_drop(c, r.conn, 0, r.cookie, 1))
+			continue;	/* given up before it was ever posted */
+		if (r.op != SDR_SDK_RECV_DONE && d->n > 0) {
+			*deferred_at(d, d->n++) = r;	/* behind the ones already waiting */
+			continue;
+		}
+		if (sdk_request(ctx, ci, c, &r, now) != 0)
+			*deferred_at(d, d->n++) = r;
+	}
+	return n;
+}
+
+/* ---- a client lets go of a connection: what it has in flight ends on both sides ---- */
+
+static void
+conn_reset(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, uint64_t now)
+{
+	struct sdk_service *s = svc(ctx);
+	struct sdk_client *c = &s->clients[ci];
+	struct dp_conn *cn = &ctx->conns[conn];
+
+	deferred_drop(c, (uint16_t)conn, 1, 0, 0);
+	if (cn->ep != NULL && s->conn_ops[conn] > 0)
+		sdr_ep_abort(cn->ep, now);
+	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && s->conn_ops[conn] > 0; k++) {
+		struct sdk_op *op = &c->ops[k];
+
+		if (!op->used || op->conn != conn)
+			continue;
+		if (op->op == SDR_SDK_SEND)
+			op->orphan = 1;		/* its completion (cancelled) ends it */
+		else if (!op->released)
+			release_recv(ctx, c, k, 0, 0);	/* the abort released it */
+	}
+	if (cn->owner == (int)ci)
+		cn->owner = -1;
+	c->conns &= ~(1ull << conn);
+}
+
+/* ---- the engine's poll ---- */
+
+unsigned int
+ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now)
+{
+	struct sdk_service *s = svc(ctx);
+	struct ctl_job *j;
+	unsigned int n = 0;
+
+	while (rte_ring_sc_dequeue(ctx->ctl->jobs, (void **)&j) == 0) {
+		j->rc = j->fn(ctx, j);
+		__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+		n++;
+	}
+	n += completions(ctx);
+	if (s->releasing > 0)
+		n += releases(ctx);
+	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS; ci++) {
+		struct sdk_client *c = &s->clients[ci];
+
+		if (c->state == SDK_ACTIVE && !c->kick && c->conns != 0)
+			n += client_queue(ctx, ci, c, now);
+		else if (c->state == SDK_LEAVING && c->nops == 0)
+			c->state = SDK_GONE;	/* nothing of it is left */
+	}
+	return n;
+}
+
+/* ---- jobs of the management thread ---- */
+
+static int
+job_attach(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	const struct sdr_client_layout *L = j->q;
+	uint8_t *seg = j->p;
+
+	if (c->state != SDK_FREE && c->state != SDK_GONE)
+		return -EBUSY;
+	c->arena = seg + L->arena_off;
+	c->arena_len = L->arena_len;
+	sdr_spsc_bind(&c->sq, seg + L->sq_off, SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_req));
+	sdr_spsc_bind(&c->cq, seg + L->cq_off, SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe));
+	c->conns = 0;
+	c->nops = 0;
+	c->nfree = 0;
+	for (uint32_t k = CTL_OPS_PER_CLIENT; k > 0; k--) {
+		c->ops[k - 1].used = 0;	/* generations go on: old handles stay stale */
+		if (c->ops[k - 1].gen == 0)
+			c->ops[k - 1].gen = 1;
+		c->free_ops[c->nfree++] = k - 1;
+	}
+	c->deferred->head = c->deferred->n = 0;
+	memset(c->counters, 0, sizeof(c->counters));
+	c->kick = 0;
+	c->state = SDK_ACTIVE;
+	return 0;
+}
+
+int
+ctl_sdk_attach(struct dp_ctx *ctx, unsigned int slot, uint8_t *seg,
+	       const struct sdr_client_layout *L)
+{
+	struct ctl_job j = { .fn = job_attach, .slot = slot, .p = seg, .q = (void *)(uintptr_t)L };
+
+	return ctl_engine_call(ctx, &j);
+}
+
+static int
+job_detach(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	uint64_t now = dp_now_ns();
+
+	c->state = SDK_LEAVING;
+	for (unsigned int i = 0; i < DP_MAX_CONNS; i++)
+		if (c->conns & (1ull << i))
+			conn_reset(ctx, j->slot, i, now);
+	c->deferred->n = 0;
+	if (c->nops == 0)
+		c->state = SDK_GONE;
+	return 0;
+}
+
+void
+ctl_sdk_detach(struct dp_ctx *ctx, unsigned int slot)
+{
+	struct ctl_job j = { .fn = job_detach, .slot = slot };
+
+	if (ctl_engine_call(ctx, &j) == -ESHUTDOWN)
+		svc(ctx)->clients[slot].state = SDK_GONE;	/* no engine: nothing runs */
+}
+
+int
+ctl_sdk_gone(struct dp_ctx *ctx, unsigned int slot)
+{
+	return svc(ctx)->clients[slot].state == SDK_GONE;
+}
+
+int
+ctl_sdk_kicked(struct dp_ctx *ctx, unsigned int slot)
+{
+	return svc(ctx)->clients[slot].kick;
+}
+
+void
+ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
+		     uint32_t *waiting, const uint64_t **counters)
+{
+	const struct sdk_client *c = &ctx->ctl->sdk.clients[slot];
+
+	*ops = c->nops;
+	*waiting = c->deferred->n;
+	*counters = c->counters;
+}
+
+/* ---- synchronous calls ---- */
+
+static void
+fill_info(const struct dp_conn *c, unsigned int i, struct sdr_rpc_info *info)
+{
+	const struct sdr_conn_attr *a = &c->cfg->ep.attr;
+
+	*info = (struct sdr_rpc_info){
+		.conn = i, .local_qpn = a->local_qpn, .remote_qpn = a->remote_qpn, .mtu = a->mtu,
+		.chunk_size = a->chunk_size, .max_inflight = a->max_inflight,
+		.max_msg_size = a->max_msg_size, .channels = a->channels,
+		.generations = a->generations, .id_bits = a->split.id_bits,
+		.off_bits = a->split.off_bits, .frag_bits = a->split.frag_bits,
+	};
+	sdr_scheme_format(&c->cfg->ep.rel.scheme, info->scheme, sizeof(info->scheme));
+}
+
+/* Engine: client j->slot opens connection j->conn; its info goes to j->rep. */
+static int
+job_open(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct dp_conn *cn = &ctx->conns[j->conn];
+
+	if (cn->ep == NULL)
+		return -ENOENT;
+	if (cn->traffic != NULL || (cn->owner >= 0 && cn->owner != (int)j->slot)) {
+		snprintf(j->err, j->errlen, "'%s' is in use by %s", cn->cfg->name,
+			 cn->traffic ? "the built-in traffic" : "another application");
+		return -EBUSY;
+	}
+	cn->owner = (int)j->slot;
+	c->conns |= 1ull << j->conn;
+	/* its requests wait until the peer has acted on every reset it started */
+	sdr_ep_sync(cn->ep, rte_rand(), dp_now_ns());
+	fill_info(cn, j->conn, &j->rep->u.info);
+	return 0;
+}
+
+/* Engine: client j->slot lets go of connection j->conn (what is in flight ends). */
+static int
+job_close(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+
+	if (!(c->conns & (1ull << j->conn)))
+		return -ENOENT;
+	conn_reset(ctx, j->slot, j->conn, dp_now_ns());
+	return 0;
+}
+
+/* Engine: how many operations client j->slot still has on connection j->conn. */
+static int
+job_conn_ops(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	const struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	int n = 0;
+
+	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++)
+		n += c->ops[k].used && c->ops[k].conn == j->conn;
+	return n;
+}
+
+/* Engine: the immediate (j->u32 == 0) or chunk j->u32 - 1's packets of receive j->u64. */
+static int
+job_query(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct dp_conn *cn = req_conn(ctx, j->slot, c, (uint16_t)j->conn);
+	const struct sdr_rx *rx;
+	int k, n;
+
+	if (cn == NULL)
+		return -EBADF;
+	k = find_recv(c, (uint16_t)j->conn, j->u64);
+	if (k < 0)
+		return -ENOENT;
+	rx = sdr_ep_rx(cn->ep);
+	if (j->u32 == 0) {
+		j->rep->u.imm.ok = sdr_rx_imm_get(rx, c->ops[k].slot, &j->rep->u.imm.imm) == 0;
+		return 0;
+	}
+	/* the reply holds 1024 packets of a chunk; the geometry allows more */
+	if (sdr_rx_geom(rx)->pkts_per_chunk > 64 * 16)
+		return -E2BIG;
+	n = sdr_rx_chunk_expand(rx, c->ops[k].slot, j->u32 - 1, j->rep->u.expand.bits);
+	if (n < 0)
+		return -ERANGE;
+	j->rep->u.expand.n = (uint32_t)n;
+	return 0;
+}
+
+static int
+find_conn(const struct dp_ctx *ctx, const char *name)
+{
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (ctx->conns[i].ep != NULL && strcmp(ctx->conns[i].cfg->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int __attribute__((format(printf, 2, 3)))
+refuse(struct sdr_rpc_rep *rep, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rep->u.text, sizeof(rep->u.text), fmt, ap);
+	va_end(ap);
+	rep->len = n > 0 ? (uint32_t)n : 0;
+	rep->rc = SDR_CTL_BAD_INPUT;
+	return -1;
+}
+
+/* Close connection @p i for client @p ci, and wait (bounded) until nothing of it is left:
+ * its buffers are the application's again. */
+static int
+close_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int i, struct sdr_rpc_rep *rep)
+{
+	struct ctl_job j = { .fn = job_close, .slot = ci, .conn = i };
+
+	if (ctl_engine_call(ctx, &j) != 0)
+		return refuse(rep, "connection %u is not open here", i);
+	j.fn = job_conn_ops;
+	for (int t = 0; t < 2000 && ctl_engine_call(ctx, &j) > 0; t++)
+		usleep(1000);
+	if (j.rc != 0)
+		return refuse(rep, "connection %u: %d operations still ending after 2 s", i, j.rc);
+	return 0;
+}
+
+/* The connection's key/value words from a call's text. */
+static int
+call_words(struct sdr_rpc_req *q, char **argv, struct sdr_rpc_rep *rep)
+{
+	char err[128];
+	int argc = ctl_cli_words(q->text, argv, MAX_WORDS, err, sizeof(err));
+
+	if (argc < 0)
+		return refuse(rep, "%s", err);
+	return argc;
+}
+
+void
+ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
+	     struct sdr_rpc_rep *rep)
+{
+	struct sdr_rpc_req q = *req;
+	char err[512], *argv[MAX_WORDS];
+	struct ctl_job j = { .slot = ci, .rep = rep, .err = err, .errlen = sizeof(err) };
+	struct dp_conn_cfg tmp;
+	int i, argc, rc;
+
+	err[0] = '\0';
+	rep->rc = SDR_CTL_OK;
+	switch (q.op) {
+	case SDR_RPC_OPEN:
+		i = find_conn(ctx, q.name);
+		if (i < 0) {
+			refuse(rep, "no connection '%s'", q.name);
+			return;
+		}
+		j.fn = job_open;
+		j.conn = (unsigned int)i;
+		if (ctl_engine_call(ctx, &j) != 0)
+			refuse(rep, "%s", err[0] ? err : "connection gone");
+		return;
+	case SDR_RPC_CREATE:
+		if (find_conn(ctx, q.name) >= 0) {
+			refuse(rep, "a connection '%s' exists already", q.name);
+			return;
+		}
+		argc = call_words(&q, argv, rep);
+		if (argc < 0)
+			return;
+		if (dp_config_conn_words(&ctx->cfg, &tmp, q.name, argc, argv, 1, err,
+					 sizeof(err)) != 0) {
+			refuse(rep, "%s", err);
+			return;
+		}
+		i = ctl_conn_install(ctx, -1, &tmp, (int)ci, (int)ci, err, sizeof(err));
+		if (i < 0) {
+			refuse(rep, "%s", err);
+			return;
+		}
+		j.fn = job_open;
+		j.conn = (unsigned int)i;
+		if (ctl_engine_call(ctx, &j) != 0)
+			refuse(rep, "%s", err[0] ? err : "connection gone");
+		return;
+	case SDR_RPC_SET:
+		if (q.conn >= DP_MAX_CONNS || ctx->conns[q.conn].ep == NULL ||
+		    ctx->conns[q.conn].owner != (int)ci) {
+			refuse(rep, "connection %u is not open here", q.conn);
+			return;
+		}
+		argc = call_words(&q, argv, rep);
+		if (argc < 0)
+			return;
+		tmp = ctx->cfg.conns[q.conn];
+		if (dp_config_conn_words(&ctx->cfg, &tmp, tmp.name, argc, argv, 0, err,
+					 sizeof(err)) != 0 ||
+		    ctl_conn_install(ctx, (int)q.conn, &tmp, (int)ci, -1, err, sizeof(err)) < 0) {
+			refuse(rep, "%s", err);
+			return;
+		}
+		j.fn = job_open;	/* the new endpoint, still this client's: SYNC again */
+		j.conn = q.conn;
+		if (ctl_engine_call(ctx, &j) != 0)
+			refuse(rep, "%s", err[0] ? err : "connection gone");
+		return;
+	case SDR_RPC_CLOSE:
+	case SDR_RPC_DESTROY:
+		if (q.conn >= DP_MAX_CONNS) {
+			refuse(rep, "connection %u is not open here", q.conn);
+			return;
+		}
+		if (close_conn(ctx, ci, q.conn, rep) != 0)
+			return;
+		if (q.op == SDR_RPC_DESTROY && ctx->conns[q.conn].creator == (int)ci &&
+		    ctl_conn_delete(ctx, q.conn, err, sizeof(err)) != 0)
+			refuse(rep, "%s", err);
+		return;
+	case SDR_RPC_IMM:
+	case SDR_RPC_EXPAND:
+		if (q.conn >= DP_MAX_CONNS || (q.op == SDR_RPC_EXPAND && q.chunk == UINT32_MAX)) {
+			refuse(rep, "connection %u is not open here", q.conn);
+			return;
+		}
+		j.fn = job_query;
+		j.conn = q.conn;
+		j.u64 = q.cookie;
+		j.u32 = q.op == SDR_RPC_IMM ? 0 : q.chunk + 1;
+		rc = ctl_engine_call(ctx, &j);
+		if (rc != 0)
+			refuse(rep, "%s", rc == -EBADF ? "the connection is not open here" :
+			       rc == -ENOENT ? "no such receive" : rc == -E2BIG ?
+			       "chunks of more than 1024 packets cannot be expanded" :
+			       rc == -ERANGE ? "the chunk is not in the receive" : "the dataplane is "
+			       "stopping");
+		return;
+	default:
+		refuse(rep, "unknown call %u", q.op);
+		return;
+	}
+}
