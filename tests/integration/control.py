@@ -14,16 +14,26 @@ Cases:
               pair moves verified messages over the connection
   leave       a pair of applications stops at its timeout with messages in flight: three
               new pairs on the same connections each verify every message
+  hostile     each attack the review found, one at a time, with its exact outcome (refused
+              buffers, foreign connection, unknown operation, a lying header, a stale handle,
+              an over-long call, a broken completion queue); then two hostile clients
+              (hostile_client.c) scribble on everything they can map,
+              send random requests and calls, break their queues, for SDR_HOSTILE_SECONDS
+              (20), while honest pairs verify every message; then a new pair works
+  nonroot     control_group: another user's application moves verified messages, cannot use
+              the admin channel, and a third user cannot open its files or the dataplane's
   sdk         the example program of docs/sdk.md, compiled from the document with cc against
               libsdr, runs against a dataplane with 1 % loss: every byte of every message right
   perf        sdr-perf write_bw and write_lat between two dataplanes over a memif pair with
               loss: every message completed and verified, JSON and perftest columns
 Every case kills what it started.
 """
+import errno
 import json
 import mmap
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -392,6 +402,224 @@ def case_leave():
     stop(p)
 
 
+HOSTILE = os.path.join(BUILD, "tests", "integration", "hostile_client")
+HOSTILE_S = float(os.environ.get("SDR_HOSTILE_SECONDS", "20"))
+# two pairs of connections joined to each other, one pair per hostile client
+HOSTILE_CONNS = [("hx", "a", "10.0.0.2", "02:00:5d:00:00:0b", 0x500, 0x600),
+                 ("hy", "b", "10.0.0.1", "02:00:5d:00:00:0a", 0x600, 0x500),
+                 ("hz", "a", "10.0.0.2", "02:00:5d:00:00:0b", 0x700, 0x800),
+                 ("hw", "b", "10.0.0.1", "02:00:5d:00:00:0a", 0x800, 0x700)]
+
+
+def honest_pair(iters, tag):
+    """An sdr-perf pair on ab/ba: (ok, what they said)."""
+    srv = subprocess.Popen([PERF, "-n", INST, "-c", "ba", "--server", "--iters", str(iters),
+                            "--size", "256KiB", "--timeout", "60s", "--json", "write_bw"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(srv)
+    time.sleep(0.3)
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab", "--iters", str(iters), "--size", "256KiB",
+                          "--timeout", "60s", "--json", "write_bw"], capture_output=True,
+                         text=True, timeout=90)
+    out, err = srv.communicate(timeout=90)
+    s = json.loads(out) if out.startswith("{") else {}
+    c = json.loads(cli.stdout) if cli.stdout.startswith("{") else {}
+    good = (cli.returncode == 0 and c.get("completed") == iters and srv.returncode == 0 and
+            s.get("verified") == iters)
+    return good, "%s: client %s %r, server %s %r" % (tag, c, cli.stderr[-300:], s, err[-300:])
+
+
+def case_hostile():
+    """Two hostile clients (hostile_client.c, seeds 7 and 8) attack the control plane for
+    SDR_HOSTILE_SECONDS (20) while honest pairs move verified data; then a new pair works and
+    the dataplane stops cleanly. Under make test-asan the dataplane runs with ASan and UBSan:
+    any report fails the run."""
+    p = start(LOOPBACK)
+    if p is None:
+        return
+    for name, port, ip, mac, lq, rq in HOSTILE_CONNS:
+        rc, out, err = ctl("conn", "add", name, "port", port, "peer-ip", ip, "peer-mac", mac,
+                           "local-qpn", hex(lq), "remote-qpn", hex(rq), "dir", "both",
+                           "rtt", "10ms")
+        check(rc == 0, "conn add %s: %r" % (name, err))
+    # first each attack of the review, one at a time, with the outcome it must have
+    t = subprocess.Popen([HOSTILE, "--targeted", INST, "hx"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    procs.append(t)
+    said = b""
+    while b'"long_call"' not in said or not said.rstrip()[-1:].isdigit():
+        b = t.stdout.read(1)
+        if not b:
+            break
+        said += b
+    rc, cl, err = ctl("client", "show", js=True)
+    app = [c for c in cl if c["kind"] == "sdk"] if rc == 0 else []
+    out, err = t.communicate(timeout=30)
+    got = json.loads((said + out).decode()) if t.returncode == 0 else {}
+    want = {"outside_arena": -errno.EFAULT, "bitmap_outside_arena": -errno.EFAULT,
+            "conn_not_open": -errno.EBADF, "unknown_op": -errno.EINVAL,
+            "header_lies": -errno.EFAULT, "stale_handle": -2 ** 31, "long_call": 2,
+            "dropped_for_cq_index": True}
+    check(got == want, "targeted attacks: got %s, want %s (%r)" % (got, want, err[-300:]))
+    check(len(app) == 1 and app[0]["requests_refused"] == 5 and app[0]["stale_handles"] == 1,
+          "targeted attacks: the client's counters: %s" % app)
+    hostile = [subprocess.Popen([HOSTILE, INST, str(HOSTILE_S), str(seed)] + conns,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for seed, conns in ((7, ["hx", "hy"]), (8, ["hz", "hw"]))]
+    procs.extend(hostile)
+    pairs = 0
+    while any(h.poll() is None for h in hostile):
+        good, what = honest_pair(100, "honest pair %d during the attack" % pairs)
+        if not check(good, what):
+            break
+        pairs += 1
+    said = []
+    for h in hostile:
+        out, err = h.communicate(timeout=HOSTILE_S + 60)
+        said.append(json.loads(out) if out.startswith("{") else {})
+        check(h.returncode == 0 and said[-1].get("served"),
+              "a hostile client was not served to the end: rc %s %r %r" % (h.returncode, out,
+                                                                           err[-300:]))
+    check(p.poll() is None, "the dataplane died under the attack (rc %s)" % p.poll())
+    total = {k: sum(d.get(k, 0) for d in said) for k in ("attaches", "dropped", "writes",
+                                                          "requests", "calls", "cqe_ok",
+                                                          "cqe_efault", "cqe_ebadf")}
+    # the attack reached every check: refused buffers, foreign connections, broken queues,
+    # and real payload placed into an arena being scribbled on
+    check(total["cqe_efault"] > 0 and total["cqe_ebadf"] > 0 and total["dropped"] > 0 and
+          total["cqe_ok"] > 0, "the attack did not reach every check: %s" % total)
+    check(pairs >= 1, "no honest pair ran during the attack")
+    good, what = honest_pair(50, "a new pair after the attack")
+    check(good, what)
+    cl = wait_for_clients(1)
+    check(len(cl) == 1 and cl[0]["kind"] == "admin", "clients left after the attack: %s" % cl)
+    print("ok: hostile: 2 clients for %.0f s (%d attaches, %d dropped for broken queues, %d "
+          "scribbles, %d requests, %d calls; %d refused as outside the arena, %d as not their "
+          "connection, %d transfers into a scribbled arena completed); %d honest pairs of 100 "
+          "messages verified meanwhile, a new pair afterwards" % (
+              HOSTILE_S, total["attaches"], total["dropped"], total["writes"],
+              total["requests"], total["calls"], total["cqe_efault"], total["cqe_ebadf"],
+              total["cqe_ok"], pairs))
+    stop(p)
+
+
+def wait_for_clients(n, seconds=5):
+    cl = []
+    for _ in range(int(seconds * 20)):
+        rc, cl, err = ctl("client", "show", js=True)
+        if rc == 0 and len(cl) == n:
+            return cl
+        time.sleep(0.05)
+    return cl if isinstance(cl, list) else []
+
+
+def as_user(uid, gid, cmd, **kw):
+    """@p cmd as another user (setpriv), with the library path of the build."""
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(BUILD, "control"))
+    return ["setpriv", "--reuid", str(uid), "--regid", str(gid), "--clear-groups", "--"] + cmd, env
+
+
+PEEK = r"""
+import os, sys
+pids = [int(x) for x in sys.argv[1:]]
+opened = denied = 0
+for pid in pids:
+    d = "/proc/%d/fd" % pid
+    try:
+        fds = os.listdir(d)
+    except PermissionError:
+        denied += 1
+        continue
+    for fd in fds:
+        try:
+            os.close(os.open(os.path.join(d, fd), os.O_RDWR))
+            opened += 1
+        except PermissionError:
+            denied += 1
+        except OSError:
+            pass
+for pid in pids:
+    try:
+        open("/proc/%d/mem" % pid, "rb").close()
+        opened += 1
+    except PermissionError:
+        denied += 1
+print(opened, denied)
+"""
+
+
+def case_nonroot():
+    """[dataplane] control_group: an application of another user uses the SDK; it cannot use
+    the admin channel, and another user cannot reach its segment or the dataplane's."""
+    try:
+        import grp
+        gid = grp.getgrnam("nogroup").gr_gid
+    except (KeyError, ImportError):
+        print("SKIP: no group 'nogroup' on this host")
+        sys.exit(77)
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        print("SKIP: needs root and setpriv (util-linux) to run clients as other users")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        ini = os.path.join(d, "loopback.ini")
+        text = open(LOOPBACK).read().replace("[dataplane]\n", "[dataplane]\ncontrol_group = "
+                                             "nogroup\n", 1)
+        open(ini, "w").write(text)
+        p = start(ini)
+        if p is None:
+            return
+        modes = {}
+        for path in ("/run/sdr/%s.admin" % INST, "/run/sdr/%s.sdk" % INST,
+                     "/dev/shm/sdr-" + INST):
+            st = os.stat(path)
+            modes[path] = (oct(st.st_mode & 0o777), st.st_gid)
+        check(modes["/run/sdr/%s.admin" % INST] == ("0o600", 0) and
+              modes["/run/sdr/%s.sdk" % INST] == ("0o660", gid) and
+              modes["/dev/shm/sdr-" + INST] == ("0o640", gid), "modes: %s" % modes)
+        # the admin channel is the dataplane's user's only
+        cmd, env = as_user(65534, gid, [CTL, "-n", INST, "conn", "show"])
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
+        check(r.returncode == 1 and "Permission denied" in r.stderr and "admin" in r.stderr and
+              r.stderr.count("\n") == 1, "a user's sdrctl: rc %d %r" % (r.returncode, r.stderr))
+        # the status segment is the group's to read
+        cmd, env = as_user(65534, gid, [CTL, "-n", INST, "stats", "--json"])
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
+        check(r.returncode == 0 and json.loads(r.stdout)["conns"][0]["name"] == "ab",
+              "a user's sdrctl stats: rc %d %r" % (r.returncode, r.stderr))
+        # an application of user 65534 moves verified messages
+        cmd, env = as_user(65534, gid, [PERF, "-n", INST, "-c", "ba", "--server", "--iters",
+                                        "20", "--size", "256KiB", "--json", "write_bw"])
+        srv = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        procs.append(srv)
+        time.sleep(0.3)
+        cl = wait_for_clients(2)
+        app = [c for c in cl if c["kind"] == "sdk"]
+        check(len(app) == 1 and app[0]["uid"] == 65534, "the application's client: %s" % cl)
+        # user 65533 (same group) cannot reach the application's segment or the dataplane's
+        cmd, env = as_user(65533, gid, ["/usr/bin/python3", "-c", PEEK, str(srv.pid),
+                                        str(p.pid)])
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
+        got = r.stdout.split()
+        check(r.returncode == 0 and len(got) == 2 and got[0] == "0" and int(got[1]) >= 2,
+              "another user opened %s of the application's or the dataplane's files (%r)" % (
+                  got[:1], r.stderr[-300:]))
+        segs = [f for f in os.listdir("/dev/shm") if INST in f]
+        check(segs == ["sdr-" + INST], "named segments of the instance: %s" % segs)
+        cmd, env = as_user(65534, gid, [PERF, "-n", INST, "-c", "ab", "--iters", "20", "--size",
+                                        "256KiB", "--json", "write_bw"])
+        cli = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        out, err = srv.communicate(timeout=60)
+        s = json.loads(out) if out.startswith("{") else {}
+        check(cli.returncode == 0 and srv.returncode == 0 and s.get("verified") == 20,
+              "user 65534's pair: %r %r %r" % (cli.stderr[-300:], out[-300:], err[-300:]))
+        print("ok: nonroot: control_group nogroup: sockets %s; user 65534's sdrctl refused the "
+              "admin channel, read stats, and its pair verified 20 of 20; user 65533 could "
+              "open none of its files" % sorted(modes.values()))
+        stop(p)
+
+
 def doc_example():
     """The C program of docs/sdk.md (the block after '<!-- example: ... -->')."""
     text = open(os.path.join(SRC, "docs", "sdk.md")).read()
@@ -409,11 +637,10 @@ def case_sdk():
         c = os.path.join(d, "example.c")
         exe = os.path.join(d, "example")
         open(c, "w").write(code)
-        cflags = subprocess.run(["pkg-config", "--cflags", "libdpdk"], capture_output=True,
-                                text=True).stdout.split()
+        # as docs/sdk.md says: no DPDK headers or libraries
         r = subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-I", os.path.join(SRC, "control"),
                             c, "-o", exe, "-L", os.path.join(BUILD, "control"), "-lsdr",
-                            "-Wl,-rpath," + os.path.join(BUILD, "control")] + cflags,
+                            "-Wl,-rpath," + os.path.join(BUILD, "control")],
                            capture_output=True, text=True)
         if not check(r.returncode == 0, "the example does not build: %s" % r.stderr[-1500:]):
             return
@@ -506,4 +733,5 @@ def case_perf():
 
 
 run_case({"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed,
-          "leave": case_leave, "sdk": case_sdk, "perf": case_perf}, CASE)
+          "leave": case_leave, "hostile": case_hostile, "nonroot": case_nonroot,
+          "sdk": case_sdk, "perf": case_perf}, CASE)
