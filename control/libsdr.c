@@ -603,6 +603,21 @@ room(struct sdr_context *ctx)
 	return ctx->requests < MAX_REQUESTS;
 }
 
+/* A message buffer of a QP's send or receive: its size, and where it lies in the arena.
+ * @return SDR_SUCCESS with the offset in @p off, or SDR_ERROR. */
+static int
+check_buf(struct sdr_qp *qp, int recv, const void *buf, uint64_t len, uint64_t *off)
+{
+	if (len > qp->info.max_msg_size)
+		return fail(qp->ctx, "%s of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
+			    recv ? "receive" : "message", len, qp->info.max_msg_size);
+	*off = arena_off(qp->ctx, buf, len);
+	if (*off == UINT64_MAX)
+		return fail(qp->ctx, "the %s buffer is not registered memory (sdr_mr_reg)",
+			    recv ? "receive" : "send");
+	return SDR_SUCCESS;
+}
+
 /* SEND and STREAM: checked, given an id, submitted. */
 static int
 post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_t imm,
@@ -613,12 +628,8 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	struct send_ent *s;
 	int rc;
 
-	if (len > qp->info.max_msg_size)
-		return fail(ctx, "message of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
-			    len, qp->info.max_msg_size);
-	r.off = arena_off(ctx, buf, len);
-	if (r.off == UINT64_MAX)
-		return fail(ctx, "the send buffer is not registered memory (sdr_mr_reg)");
+	if (check_buf(qp, 0, buf, len, &r.off) != SDR_SUCCESS)
+		return SDR_ERROR;
 	if (!room(ctx) || ctx->nsend_free == 0)
 		return SDR_RETRY;	/* poll send completions (or complete receives) first */
 	s = &ctx->sends[ctx->send_free[ctx->nsend_free - 1]];
@@ -696,12 +707,8 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	void *bm;
 	int rc;
 
-	if (len > qp->info.max_msg_size)
-		return fail(ctx, "receive of %" PRIu64 " bytes is larger than the QP's %" PRIu64,
-			    len, qp->info.max_msg_size);
-	r.off = arena_off(ctx, buf, len);
-	if (r.off == UINT64_MAX)
-		return fail(ctx, "the receive buffer is not registered memory (sdr_mr_reg)");
+	if (check_buf(qp, 1, buf, len, &r.off) != SDR_SUCCESS)
+		return SDR_ERROR;
 	if (!room(ctx) || ctx->nrecv_free == 0)
 		return SDR_RETRY;	/* complete some receives (or poll sends) first */
 	h = &ctx->recvs[ctx->recv_free[ctx->nrecv_free - 1]];

@@ -173,6 +173,9 @@ int ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j);
  */
 int ctl_cli_words(char *buf, char **argv, int max, char *err, size_t errlen);
 
+/** The connection named @p name. @return its index, or -1. */
+int ctl_find_conn(const struct dp_ctx *ctx, const char *name);
+
 /** Run one admin command line; the reply text goes to @p out. @return SDR_CTL_*. */
 int ctl_cli_exec(struct dp_ctx *ctx, const char *line, int json, char *out, size_t outlen);
 

@@ -61,8 +61,8 @@ bad(struct out *o, const char *fmt, ...)
 
 /* ---- lookups ---- */
 
-static int
-find_conn(const struct dp_ctx *ctx, const char *name)
+int
+ctl_find_conn(const struct dp_ctx *ctx, const char *name)
 {
 	for (unsigned int i = 0; i < ctx->nconns; i++)
 		if (ctx->conns[i].ep != NULL && strcmp(ctx->conns[i].cfg->name, name) == 0)
@@ -191,7 +191,7 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (argc > 3)
 		return bad(o, "conn show: unexpected '%s' (expected: conn show [NAME])", argv[3]);
 	if (argc == 3) {
-		int i = find_conn(ctx, argv[2]);
+		int i = ctl_find_conn(ctx, argv[2]);
 		const struct dp_conn *c;
 
 		if (i < 0)
@@ -345,7 +345,7 @@ ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 }
 
 static int
-conn_add(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+conn_add(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	struct dp_conn_cfg tmp;
 	char err[512];
@@ -353,7 +353,7 @@ conn_add(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 	if (argc < 3)
 		return bad(o, "conn add: missing NAME (expected: conn add NAME port P peer-ip IP "
 			   "local-qpn N remote-qpn N [key value]...)");
-	if (find_conn(ctx, argv[2]) >= 0)
+	if (ctl_find_conn(ctx, argv[2]) >= 0)
 		return bad(o, "conn add: a connection '%s' exists already", argv[2]);
 	if (dp_config_conn_words(&ctx->cfg, &tmp, argv[2], argc - 3, argv + 3, 1, err,
 				 sizeof(err)) != 0)
@@ -365,14 +365,14 @@ conn_add(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 }
 
 static int
-conn_del(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	char names[256], err[256];
 	int i;
 
 	if (argc != 3)
 		return bad(o, "conn del: expected exactly one NAME");
-	i = find_conn(ctx, argv[2]);
+	i = ctl_find_conn(ctx, argv[2]);
 	if (i < 0)
 		return bad(o, "conn del: no connection '%s' (there are: %s)", argv[2],
 			   conn_names(ctx, names, sizeof(names)));
@@ -383,7 +383,7 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 }
 
 static int
-conn_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+conn_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	struct dp_conn_cfg tmp;
 	char err[512], names[256];
@@ -391,7 +391,7 @@ conn_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
 
 	if (argc < 5)
 		return bad(o, "conn set: expected: conn set NAME key value [key value]...");
-	i = find_conn(ctx, argv[2]);
+	i = ctl_find_conn(ctx, argv[2]);
 	if (i < 0)
 		return bad(o, "conn set: no connection '%s' (there are: %s)", argv[2],
 			   conn_names(ctx, names, sizeof(names)));
@@ -528,7 +528,7 @@ job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
 }
 
 static int
-link_set(struct dp_ctx *ctx, int argc, char **argv, struct out *o)
+link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	struct link_emu_config c;
 	char names[256], fmt[LINK_EMU_FMT_MAX];
@@ -731,48 +731,51 @@ help(struct out *o)
 	return SDR_CTL_OK;
 }
 
+typedef int (*cmd_fn)(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o);
+
+/* The grammar: a first and a second word, and what runs them. */
+static const struct {
+	const char *w0, *w1;
+	cmd_fn fn;
+} cmds[] = {
+	{ "conn", "show", conn_show },
+	{ "conn", "add", conn_add },
+	{ "conn", "set", conn_set },
+	{ "conn", "del", conn_del },
+	{ "port", "show", port_show },
+	{ "link", "show", link_show },
+	{ "link", "set", link_set },
+	{ "pipeline", "show", pipeline_show },
+	{ "client", "show", client_show },
+};
+
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
 static int
 exec_words(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	const char *w0 = argv[0], *w1 = argc > 1 ? argv[1] : "";
+	char expected[128];
+	size_t n = 0, e = 0;
 
 	if (strcmp(w0, "help") == 0)
 		return help(o);
-	if (strcmp(w0, "conn") == 0) {
-		if (strcmp(w1, "show") == 0)
-			return conn_show(ctx, argc, argv, json, o);
-		if (strcmp(w1, "add") == 0)
-			return conn_add(ctx, argc, argv, o);
-		if (strcmp(w1, "del") == 0)
-			return conn_del(ctx, argc, argv, o);
-		if (strcmp(w1, "set") == 0)
-			return conn_set(ctx, argc, argv, o);
-		return bad(o, "conn: unknown '%s' (expected show, add, set or del)", w1);
+	for (size_t i = 0; i < NCMDS; i++) {
+		if (strcmp(w0, cmds[i].w0) != 0)
+			continue;
+		if (strcmp(w1, cmds[i].w1) == 0)
+			return cmds[i].fn(ctx, argc, argv, json, o);
+		n++;
 	}
-	if (strcmp(w0, "port") == 0) {
-		if (strcmp(w1, "show") == 0)
-			return port_show(ctx, argc, argv, json, o);
-		return bad(o, "port: unknown '%s' (expected show)", w1);
-	}
-	if (strcmp(w0, "link") == 0) {
-		if (strcmp(w1, "show") == 0)
-			return link_show(ctx, argc, argv, json, o);
-		if (strcmp(w1, "set") == 0)
-			return link_set(ctx, argc, argv, o);
-		return bad(o, "link: unknown '%s' (expected show or set)", w1);
-	}
-	if (strcmp(w0, "pipeline") == 0) {
-		if (strcmp(w1, "show") == 0)
-			return pipeline_show(ctx, argc, argv, json, o);
-		return bad(o, "pipeline: unknown '%s' (expected show)", w1);
-	}
-	if (strcmp(w0, "client") == 0) {
-		if (strcmp(w1, "show") == 0)
-			return client_show(ctx, argc, argv, json, o);
-		return bad(o, "client: unknown '%s' (expected show)", w1);
-	}
-	return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, client, stats or help)",
-		   w0);
+	if (n == 0)
+		return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, client, "
+			   "stats or help)", w0);
+	/* "expected show, add, set or del": the second words of the first */
+	for (size_t i = 0, k = 0; i < NCMDS; i++)
+		if (strcmp(w0, cmds[i].w0) == 0)
+			e += (size_t)snprintf(expected + e, sizeof(expected) - e, "%s%s",
+					      k++ == 0 ? "" : k == n ? " or " : ", ", cmds[i].w1);
+	return bad(o, "%s: unknown '%s' (expected %s)", w0, w1, expected);
 }
 
 int

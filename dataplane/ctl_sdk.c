@@ -581,8 +581,9 @@ ctl_sdk_detach(struct dp_ctx *ctx, unsigned int slot)
 {
 	struct ctl_job j = { .fn = job_detach, .slot = slot };
 
-	if (ctl_engine_call(ctx, &j) == -ESHUTDOWN)
-		svc(ctx)->clients[slot].state = SDK_GONE;	/* no engine: nothing runs */
+	/* a dataplane that is stopping keeps the client's memory until its lcores have stopped
+	 * (dp_control_fini()) */
+	ctl_engine_call(ctx, &j);
 }
 
 int
@@ -700,15 +701,6 @@ job_query(struct dp_ctx *ctx, struct ctl_job *j)
 	return 0;
 }
 
-static int
-find_conn(const struct dp_ctx *ctx, const char *name)
-{
-	for (unsigned int i = 0; i < ctx->nconns; i++)
-		if (ctx->conns[i].ep != NULL && strcmp(ctx->conns[i].cfg->name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 static int __attribute__((format(printf, 2, 3)))
 refuse(struct sdr_rpc_rep *rep, const char *fmt, ...)
 {
@@ -740,6 +732,16 @@ close_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int i, struct sdr_rpc_r
 	return 0;
 }
 
+/* Client j->slot opens connection @p i (its requests wait for the peer's SYNC answer). */
+static void
+open_conn(struct dp_ctx *ctx, struct ctl_job *j, int i)
+{
+	j->fn = job_open;
+	j->conn = (unsigned int)i;
+	if (ctl_engine_call(ctx, j) != 0)
+		refuse(j->rep, "%s", j->err[0] ? j->err : "connection gone");
+}
+
 /* The connection's key/value words from a call's text. */
 static int
 call_words(struct sdr_rpc_req *q, char **argv, struct sdr_rpc_rep *rep)
@@ -766,18 +768,14 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 	rep->rc = SDR_CTL_OK;
 	switch (q.op) {
 	case SDR_RPC_OPEN:
-		i = find_conn(ctx, q.name);
-		if (i < 0) {
+		i = ctl_find_conn(ctx, q.name);
+		if (i < 0)
 			refuse(rep, "no connection '%s'", q.name);
-			return;
-		}
-		j.fn = job_open;
-		j.conn = (unsigned int)i;
-		if (ctl_engine_call(ctx, &j) != 0)
-			refuse(rep, "%s", err[0] ? err : "connection gone");
+		else
+			open_conn(ctx, &j, i);
 		return;
 	case SDR_RPC_CREATE:
-		if (find_conn(ctx, q.name) >= 0) {
+		if (ctl_find_conn(ctx, q.name) >= 0) {
 			refuse(rep, "a connection '%s' exists already", q.name);
 			return;
 		}
@@ -790,14 +788,10 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			return;
 		}
 		i = ctl_conn_install(ctx, -1, &tmp, (int)ci, (int)ci, err, sizeof(err));
-		if (i < 0) {
+		if (i < 0)
 			refuse(rep, "%s", err);
-			return;
-		}
-		j.fn = job_open;
-		j.conn = (unsigned int)i;
-		if (ctl_engine_call(ctx, &j) != 0)
-			refuse(rep, "%s", err[0] ? err : "connection gone");
+		else
+			open_conn(ctx, &j, i);
 		return;
 	case SDR_RPC_SET:
 		if (q.conn >= DP_MAX_CONNS || ctx->conns[q.conn].ep == NULL ||
@@ -815,10 +809,7 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "%s", err);
 			return;
 		}
-		j.fn = job_open;	/* the new endpoint, still this client's: SYNC again */
-		j.conn = q.conn;
-		if (ctl_engine_call(ctx, &j) != 0)
-			refuse(rep, "%s", err[0] ? err : "connection gone");
+		open_conn(ctx, &j, (int)q.conn);	/* the new endpoint, still its: SYNC again */
 		return;
 	case SDR_RPC_CLOSE:
 	case SDR_RPC_DESTROY:

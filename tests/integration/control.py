@@ -297,13 +297,8 @@ def case_killed():
         s.kill()
         s.wait()
     # a client's socket closes with its process: its slot is free at once, no lease to wait for
-    cl = None
-    for _ in range(40):
-        rc, cl, err = ctl("client", "show", js=True)
-        if rc == 0 and len(cl) == 1:
-            break
-        time.sleep(0.05)
-    check(rc == 0 and len(cl) == 1, "after the killed shells: %s" % cl)
+    cl = wait_for_clients(1, 2)
+    check(len(cl) == 1, "after the killed shells: %s" % cl)
     # an application with receives posted, killed
     perf = subprocess.Popen([PERF, "-n", INST, "-c", "ba", "--server", "--iters", "50",
                              "--size", "256KiB", "write_bw"], stdout=subprocess.PIPE,
@@ -321,13 +316,8 @@ def case_killed():
           app[0]["pid"] == perf.pid, "the application's slot: %s" % cl)
     perf.kill()
     perf.wait()
-    cl = None
-    for _ in range(40):
-        rc, cl, err = ctl("client", "show", js=True)
-        if rc == 0 and len(cl) == 1:
-            break
-        time.sleep(0.05)
-    check(rc == 0 and len(cl) == 1 and cl[0]["conns"] == "", "after the kill: %s" % cl)
+    cl = wait_for_clients(1, 2)
+    check(len(cl) == 1 and cl[0]["conns"] == "", "after the kill: %s" % cl)
     rc, one, err = ctl("conn", "show", "ba", js=True)
     check(rc == 0 and one["conn"]["owner"] == -1 and not one["conn"]["busy"],
           "ba after reclaim: %s" % one)
