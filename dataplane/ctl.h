@@ -61,6 +61,7 @@ struct sdk_deferred {
 	X(REQUESTS,		"requests") \
 	X(REFUSED,		"requests_refused") \
 	X(STALE_HANDLES,	"stale_handles") \
+	X(LOST,			"completions_lost") \
 	X(PROTOCOL,		"protocol_errors")
 
 enum sdk_client_counter {
@@ -87,6 +88,7 @@ struct sdk_client {
 	struct sdr_spsc_end cq;		/* we produce */
 	uint64_t conns;			/* connections it has open (bit i: conn i) */
 	uint32_t nops;			/* operations in flight */
+	uint32_t releasing;		/* receives released, waiting for their copies */
 	uint32_t nfree;
 	uint32_t *free_ops;		/* CTL_OPS_PER_CLIENT */
 	struct sdk_op *ops;		/* CTL_OPS_PER_CLIENT */
@@ -97,7 +99,7 @@ struct sdk_client {
 struct sdk_service {
 	struct sdk_client clients[SDR_SHM_SDK_CLIENTS];
 	uint32_t conn_ops[DP_MAX_CONNS];	/* operations in flight per connection */
-	uint32_t releasing;			/* receives released, waiting for their copies */
+	uint32_t releasing;			/* over every client */
 	uint64_t stale_completions;		/* for operations no longer there */
 };
 

@@ -122,8 +122,8 @@ find_stream(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
 	return -1;
 }
 
-/* A completion to the client; one that cannot take it (its queue full) loses it, counted;
- * one that broke its queue's index is dropped. */
+/* A completion to the client; a client that does not take them (its queue full) loses it,
+ * counted; one that broke its queue's index is dropped. */
 static void
 post_cqe(struct sdk_client *c, const struct sdr_sdk_cqe *e)
 {
@@ -132,6 +132,8 @@ post_cqe(struct sdk_client *c, const struct sdr_sdk_cqe *e)
 	if (c->state != SDK_ACTIVE)
 		return;
 	rc = sdr_spsc_push(&c->cq, e);
+	if (rc == -ENOBUFS)
+		c->counters[SDK_C_LOST]++;
 	if (rc == -EPROTO) {
 		c->counters[SDK_C_PROTOCOL]++;
 		c->kick = 1;
@@ -179,6 +181,7 @@ release_recv(struct dp_ctx *ctx, struct sdk_client *c, uint32_t k, int in_ep, in
 		release_done(s, c, k);
 		return;
 	}
+	c->releasing++;
 	s->releasing++;
 }
 
@@ -192,12 +195,14 @@ releases(struct dp_ctx *ctx)
 	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS && s->releasing > 0; ci++) {
 		struct sdk_client *c = &s->clients[ci];
 
-		for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && c->nops > 0; k++) {
+		for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && c->releasing > 0; k++) {
 			struct sdk_op *op = &c->ops[k];
+			struct sdr_ep *ep = ctx->conns[op->conn].ep;
 
 			if (!op->used || !op->released ||
-			    sdr_ep_recv_writers(ctx->conns[op->conn].ep, op->slot) != 0)
+			    (ep != NULL && sdr_ep_recv_writers(ep, op->slot) != 0))
 				continue;
+			c->releasing--;
 			s->releasing--;
 			release_done(s, c, k);
 			n++;
@@ -537,6 +542,7 @@ job_attach(struct dp_ctx *ctx, struct ctl_job *j)
 	sdr_spsc_bind(&c->cq, seg + L->cq_off, SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe));
 	c->conns = 0;
 	c->nops = 0;
+	c->releasing = 0;
 	c->nfree = 0;
 	for (uint32_t k = CTL_OPS_PER_CLIENT; k > 0; k--) {
 		c->ops[k - 1].used = 0;	/* generations go on: old handles stay stale */
