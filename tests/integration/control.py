@@ -29,6 +29,7 @@ Cases:
 Every case kills what it started.
 """
 import errno
+import glob
 import json
 import mmap
 import os
@@ -503,9 +504,9 @@ def wait_for_clients(n, seconds=5):
     return cl if isinstance(cl, list) else []
 
 
-def as_user(uid, gid, cmd, **kw):
-    """@p cmd as another user (setpriv), with the library path of the build."""
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(BUILD, "control"))
+def as_user(uid, gid, cmd, libdir):
+    """@p cmd as another user (setpriv), finding libsdr in @p libdir."""
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     return ["setpriv", "--reuid", str(uid), "--regid", str(gid), "--clear-groups", "--"] + cmd, env
 
 
@@ -551,7 +552,13 @@ def case_nonroot():
         print("SKIP: needs root and setpriv (util-linux) to run clients as other users")
         sys.exit(77)
     with tempfile.TemporaryDirectory() as d:
+        # the build tree may be private (a fresh clone in a 0700 directory): the other users
+        # run copies of the tools from here
         os.chmod(d, 0o755)
+        for f in [CTL, PERF] + [g for g in glob.glob(os.path.join(BUILD, "control", "libsdr.so*"))
+                                if os.path.isfile(g)]:
+            shutil.copy2(f, d, follow_symlinks=True)
+        ctl_u, perf_u = os.path.join(d, "sdrctl"), os.path.join(d, "sdr-perf")
         ini = os.path.join(d, "loopback.ini")
         text = open(LOOPBACK).read().replace("[dataplane]\n", "[dataplane]\ncontrol_group = "
                                              "nogroup\n", 1)
@@ -568,18 +575,18 @@ def case_nonroot():
               modes["/run/sdr/%s.sdk" % INST] == ("0o660", gid) and
               modes["/dev/shm/sdr-" + INST] == ("0o640", gid), "modes: %s" % modes)
         # the admin channel is the dataplane's user's only
-        cmd, env = as_user(65534, gid, [CTL, "-n", INST, "conn", "show"])
+        cmd, env = as_user(65534, gid, [ctl_u, "-n", INST, "conn", "show"], d)
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
         check(r.returncode == 1 and "Permission denied" in r.stderr and "admin" in r.stderr and
               r.stderr.count("\n") == 1, "a user's sdrctl: rc %d %r" % (r.returncode, r.stderr))
         # the status segment is the group's to read
-        cmd, env = as_user(65534, gid, [CTL, "-n", INST, "stats", "--json"])
+        cmd, env = as_user(65534, gid, [ctl_u, "-n", INST, "stats", "--json"], d)
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
         check(r.returncode == 0 and json.loads(r.stdout)["conns"][0]["name"] == "ab",
               "a user's sdrctl stats: rc %d %r" % (r.returncode, r.stderr))
         # an application of user 65534 moves verified messages
-        cmd, env = as_user(65534, gid, [PERF, "-n", INST, "-c", "ba", "--server", "--iters",
-                                        "20", "--size", "256KiB", "--json", "write_bw"])
+        cmd, env = as_user(65534, gid, [perf_u, "-n", INST, "-c", "ba", "--server", "--iters",
+                                        "20", "--size", "256KiB", "--json", "write_bw"], d)
         srv = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
         procs.append(srv)
@@ -589,7 +596,7 @@ def case_nonroot():
         check(len(app) == 1 and app[0]["uid"] == 65534, "the application's client: %s" % cl)
         # user 65533 (same group) cannot reach the application's segment or the dataplane's
         cmd, env = as_user(65533, gid, ["/usr/bin/python3", "-c", PEEK, str(srv.pid),
-                                        str(p.pid)])
+                                        str(p.pid)], d)
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
         got = r.stdout.split()
         check(r.returncode == 0 and len(got) == 2 and got[0] == "0" and int(got[1]) >= 2,
@@ -597,8 +604,8 @@ def case_nonroot():
                   got[:1], r.stderr[-300:]))
         segs = [f for f in os.listdir("/dev/shm") if INST in f]
         check(segs == ["sdr-" + INST], "named segments of the instance: %s" % segs)
-        cmd, env = as_user(65534, gid, [PERF, "-n", INST, "-c", "ab", "--iters", "20", "--size",
-                                        "256KiB", "--json", "write_bw"])
+        cmd, env = as_user(65534, gid, [perf_u, "-n", INST, "-c", "ab", "--iters", "20",
+                                        "--size", "256KiB", "--json", "write_bw"], d)
         cli = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
         out, err = srv.communicate(timeout=60)
         s = json.loads(out) if out.startswith("{") else {}
