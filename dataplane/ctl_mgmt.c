@@ -290,8 +290,12 @@ on_accept(struct dp_ctl *ctl, int k)
 			snprintf(w.msg, sizeof(w.msg), "instance '%s': all %u %s slots are taken",
 				 ctl->st->name, n, k ? "application" : "client");
 			send(fd, &w, sizeof(w), MSG_NOSIGNAL | MSG_DONTWAIT);
-			close(fd);
 			ctl->attach_refused++;
+			if (ctl->nrefused == sizeof(ctl->refused) / sizeof(ctl->refused[0]))
+				close(fd);	/* a flood: no wait for its hello */
+			else
+				ctl->refused[ctl->nrefused++] =
+					(typeof(ctl->refused[0])){ fd, sdr_shm_mono_ns() };
 			continue;
 		}
 		memset(&ctl->slots[i], 0, sizeof(ctl->slots[i]));
@@ -513,6 +517,24 @@ on_readable(struct dp_ctx *ctx, unsigned int i)
 	run_call(ctx, i);
 }
 
+/* Refused connections: closed once their hello is read, they hang up, or after a second. */
+static void
+refused_sweep(struct dp_ctl *ctl, uint64_t now)
+{
+	for (unsigned int i = 0; i < ctl->nrefused;) {
+		char buf[64];
+		ssize_t n = recv(ctl->refused[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if ((n < 0 && (errno == EAGAIN || errno == EINTR)) &&
+		    now - ctl->refused[i].since_ns < 1000000000ull) {
+			i++;
+			continue;
+		}
+		close(ctl->refused[i].fd);
+		ctl->refused[i] = ctl->refused[--ctl->nrefused];
+	}
+}
+
 static void *
 mgmt_thread(void *arg)
 {
@@ -528,6 +550,7 @@ mgmt_thread(void *arg)
 			p[n] = (struct pollfd){ .fd = ctl->lfd[k], .events = POLLIN };
 			who[n++] = UINT32_MAX - (unsigned int)k;
 		}
+		refused_sweep(ctl, now);
 		for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
 			struct ctl_slot *s = &ctl->slots[i];
 
@@ -590,6 +613,8 @@ dp_control_fini(struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++)
 		if (ctl->slots[i].state != CTL_FREE)
 			slot_free(ctl, &ctl->slots[i]);
+	while (ctl->nrefused > 0)
+		close(ctl->refused[--ctl->nrefused].fd);
 	for (int k = 0; k < 2; k++) {
 		if (ctl->lfd[k] >= 0) {
 			close(ctl->lfd[k]);
