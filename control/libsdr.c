@@ -67,8 +67,6 @@ struct sdr_recv {
 	uint8_t done;
 	uint8_t abandoned;	/* completed by the application before the dataplane did */
 	struct sdr_qp *qp;
-	void *buf;
-	uint64_t len;
 	uint64_t user_cookie;
 	struct sdr_mr *bitmap;
 	uint32_t nchunks;
@@ -736,8 +734,6 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	h->used = 1;
 	h->done = h->abandoned = 0;
 	h->qp = qp;
-	h->buf = buf;
-	h->len = len;
 	h->user_cookie = cookie;
 	h->imm = h->imm_bits = 0;
 	h->handle = 0;

@@ -158,7 +158,6 @@ struct dp_ctl {
 	struct rte_ring *jobs;		/* management thread -> engine */
 	struct sdr_rpc_req req;		/* the call being run: a private copy */
 	struct sdr_rpc_rep rep;		/* its reply, copied out when done */
-	uint64_t attach_refused;	/* no slot free, a bad hello */
 	/* connections refused for want of a slot: told so, closed once their hello is read
 	 * (closing a socket with unread data resets the peer before it reads the refusal) */
 	struct { int fd; uint64_t since_ns; } refused[8];

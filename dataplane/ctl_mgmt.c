@@ -290,7 +290,6 @@ on_accept(struct dp_ctl *ctl, int k)
 			snprintf(w.msg, sizeof(w.msg), "instance '%s': all %u %s slots are taken",
 				 ctl->st->name, n, k ? "application" : "client");
 			send(fd, &w, sizeof(w), MSG_NOSIGNAL | MSG_DONTWAIT);
-			ctl->attach_refused++;
 			if (ctl->nrefused == sizeof(ctl->refused) / sizeof(ctl->refused[0]))
 				close(fd);	/* a flood: no wait for its hello */
 			else
@@ -385,7 +384,6 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 				 ctl->st->name, SDR_SHM_VERSION, h.version);
 			send_welcome(s->fd, &w, -1);
 		}
-		ctl->attach_refused++;
 		slot_free(ctl, s);
 		return;
 	}

@@ -580,12 +580,8 @@ rel_rx_resetting(const struct rel_rx *rx)
 void
 rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
 {
-	uint64_t base = rx->next_seq, h = (base & ~0xFFFFFFFFull) | hi;
+	uint64_t h = sdr_seq_near(rx->next_seq, hi);
 
-	if (h + 0x80000000ull < base)
-		h += 0x100000000ull;
-	else if (h > base + 0x80000000ull && h >= 0x100000000ull)
-		h -= 0x100000000ull;
 	rx->counters[REL_RX_WITHDRAWS_ANSWERED]++;
 	if (h > rx->wd_answered)
 		rx->wd_answered = h;

@@ -487,19 +487,6 @@ rel_tx_cancel(struct rel_tx *tx, uint64_t now)
 	return n;
 }
 
-/* A 32-bit sequence point from the peer, taken nearest to our 64-bit @p base. */
-static uint64_t
-seq_near(uint64_t base, uint32_t v)
-{
-	uint64_t s = (base & ~0xFFFFFFFFull) | v;
-
-	if (s + 0x80000000ull < base)
-		s += 0x100000000ull;
-	else if (s > base + 0x80000000ull && s >= 0x100000000ull)
-		s -= 0x100000000ull;
-	return s;
-}
-
 /*
  * WITHDRAW: the receives for [lo, hi) are gone. Our messages for them fail, the next message
  * is numbered from hi, and the receiver hears that we did (the answer).
@@ -507,7 +494,8 @@ seq_near(uint64_t base, uint32_t v)
 static void
 on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 {
-	uint64_t hi = seq_near(tx->next_seq, c->cum), lo = hi - (uint32_t)(c->cum - c->win_start);
+	uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
+	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 
 	for (uint32_t i = 0; i < tx->inflight;) {
 		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
@@ -567,7 +555,7 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		return;
 	}
 	if (c->type == SDR_CTRL_SKIP && (c->flags & SDR_CTRL_F_ANSWER)) {
-		uint64_t hi = seq_near(tx->next_seq, c->cum);
+		uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
 
 		tx->counters[REL_TX_SKIPS_ANSWERED]++;
 		if (hi > tx->skip_answered)

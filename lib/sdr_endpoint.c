@@ -479,13 +479,8 @@ sdr_ep_abort(struct sdr_ep *ep, uint64_t now)
 static void
 on_skip(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 {
-	uint64_t base = sdr_rx_next_seq(ep->rx), hi = (base & ~0xFFFFFFFFull) | c->cum, lo;
-
-	if (hi + 0x80000000ull < base)
-		hi += 0x100000000ull;
-	else if (hi > base + 0x80000000ull && hi >= 0x100000000ull)
-		hi -= 0x100000000ull;
-	lo = hi - (uint32_t)(c->cum - c->win_start);
+	uint64_t hi = sdr_seq_near(sdr_rx_next_seq(ep->rx), c->cum);
+	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 	sdr_rx_skip_to(ep->rx, rel_rx_on_skip(ep->rrx, lo, hi, now));
 }
 

@@ -91,4 +91,20 @@ struct sdr_rel_done {
 	uint32_t fallback;	/**< EC: submessages repeated with SR */
 };
 
+/**
+ * A sequence number the peer sent in 32 bits (control messages carry the low half), taken
+ * nearest to this side's 64-bit count @p base.
+ */
+static inline uint64_t
+sdr_seq_near(uint64_t base, uint32_t v)
+{
+	uint64_t s = (base & ~0xFFFFFFFFull) | v;
+
+	if (s + 0x80000000ull < base)
+		s += 0x100000000ull;
+	else if (s > base + 0x80000000ull && s >= 0x100000000ull)
+		s -= 0x100000000ull;
+	return s;
+}
+
 #endif /* SDR_REL_H */
