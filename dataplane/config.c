@@ -618,6 +618,12 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	if (rc != 0)
 		return fail(w, geometry_key(rc), "%s (%s)", sdr_conn_strerror(rc),
 			    geometry_values(c, rc));
+	/* with one key for every receive, only the generation tells a late packet of a slot's
+	 * previous message from one of its current message */
+	if (c->ep.attr.generations < 2 && c->ep.attr.local_rkey != 0)
+		return fail(w, "generations", "1 with a fixed local_rkey: a late packet would be "
+			    "placed in a later message; use 2 or more, or per-receive R_Keys "
+			    "(local_rkey = 0)");
 	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us */
 		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
 					      c->ep.rel.rtt_ns / 100 : 20000;

@@ -97,6 +97,7 @@ struct rel_rx {
 	uint32_t max_chunks;
 	uint32_t max_sub;
 	uint64_t next_seq;		/* receives posted so far */
+	uint64_t epoch_seq;		/* the first sequence number of the current epoch */
 	uint8_t skip_answer;		/* a SKIP to answer: [skip_lo, skip_hi) */
 	uint64_t skip_lo, skip_hi;
 	uint64_t wd_lo, wd_hi;		/* receives withdrawn: WITHDRAW owed until answered */
@@ -517,6 +518,11 @@ next_hole(const struct rxm *m, uint32_t limit)
 uint64_t
 rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 {
+	/* the sender cannot have given up more than the window, nor beyond it */
+	if (hi < lo || hi - lo > SDR_SEQ_WINDOW || hi > rx->next_seq + SDR_SEQ_WINDOW) {
+		rx->counters[REL_RX_SKIP_IMPLAUSIBLE]++;
+		return rx->next_seq;
+	}
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
@@ -533,6 +539,70 @@ rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 	rx->skip_answer = 1;
 	rx->skip_lo = lo;
 	rx->skip_hi = hi;
+	return rx->next_seq;
+}
+
+int
+rel_rx_slot_open(const struct rel_rx *rx, uint32_t slot)
+{
+	uint32_t c = slot < rx->geom.nslots ? rx->ctx_of_slot[slot] : 0;
+
+	return c != 0 && rx->msgs[c - 1].state == RXM_POSTED;
+}
+
+void
+rel_rx_cts_now(struct rel_rx *rx, uint64_t now)
+{
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_POSTED && m->first_ns == 0) {
+			m->due |= DUE_CTS;
+			m->cts_next_ns = now + rx->rto;
+		}
+	}
+}
+
+/* Every receive of the epoch is still posted and none took a chunk (see rel_tx_reset()). */
+static int
+untouched(const struct rel_rx *rx)
+{
+	uint64_t posted = 0;
+
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		const struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_FREE)
+			continue;
+		if (m->state != RXM_POSTED || m->first_ns != 0 || m->seq < rx->epoch_seq)
+			return 0;
+		posted++;
+	}
+	return rx->next_seq - rx->epoch_seq == posted;
+}
+
+uint64_t
+rel_rx_reset(struct rel_rx *rx, uint64_t now)
+{
+	int keep = untouched(rx);
+
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rxm *m = &rx->msgs[i];
+
+		m->due = keep ? m->due & DUE_CTS : 0;
+		if (!keep && m->state == RXM_POSTED) {
+			m->state = RXM_FAILED;
+			rx->counters[REL_RX_PEER_RESTART]++;
+			push_done(rx, m, SDR_DONE_FAILED, now);
+		}
+	}
+	memset(rx->mem, 0, rx->geom.nslots * sizeof(*rx->mem));
+	rx->nreack = 0;
+	rx->skip_answer = 0;
+	if (!keep)	/* they stay, for the new peer; or numbering starts a new epoch */
+		rx->next_seq = rx->epoch_seq = sdr_seq_epoch_base(rx->next_seq,
+								   rx->attr.generations);
+	rx->wd_lo = rx->wd_hi = rx->wd_answered = rx->next_seq;
 	return rx->next_seq;
 }
 
@@ -582,6 +652,10 @@ rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
 {
 	uint64_t h = sdr_seq_near(rx->next_seq, hi);
 
+	if (h > rx->wd_hi) {	/* an answer to a WITHDRAW we never sent */
+		rx->counters[REL_RX_WITHDRAW_ANSWER_IMPLAUSIBLE]++;
+		return;
+	}
 	rx->counters[REL_RX_WITHDRAWS_ANSWERED]++;
 	if (h > rx->wd_answered)
 		rx->wd_answered = h;

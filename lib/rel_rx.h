@@ -52,7 +52,10 @@
 	X(SKIP_ANSWERS,		"skip_answers_sent") \
 	X(WITHDRAWN,		"recvs_withdrawn_incomplete") \
 	X(WITHDRAWS,		"withdraws_sent") \
-	X(WITHDRAWS_ANSWERED,	"withdraws_answered")
+	X(WITHDRAWS_ANSWERED,	"withdraws_answered") \
+	X(PEER_RESTART,		"recvs_failed_peer_restart") \
+	X(SKIP_IMPLAUSIBLE,	"skips_implausible") \
+	X(WITHDRAW_ANSWER_IMPLAUSIBLE, "withdraw_answers_implausible")
 
 enum rel_rx_counter {
 #define X(sym, name) REL_RX_##sym,
@@ -135,6 +138,20 @@ uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t no
  * @return the number of slots.
  */
 uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);
+
+/**
+ * The peer restarted: every receive posted and not complete fails, nothing is owed to the
+ * old peer (ACKs, re-ACKs, answers, WITHDRAW), and receives are numbered from
+ * sdr_seq_epoch_base(). Unless none of this epoch's receives took a chunk or ended: they
+ * stay, for the new peer. @return where numbering continues.
+ */
+uint64_t rel_rx_reset(struct rel_rx *rx, uint64_t now);
+
+/** The receive in @p slot is posted and has not ended (complete, failed, timed out). */
+int rel_rx_slot_open(const struct rel_rx *rx, uint32_t slot);
+
+/** Send the CTS of every receive still waiting for its first chunk now (a new peer). */
+void rel_rx_cts_now(struct rel_rx *rx, uint64_t now);
 
 /** A WITHDRAW of ours waits for the sender's answer. */
 int rel_rx_resetting(const struct rel_rx *rx);

@@ -86,6 +86,7 @@ struct rel_tx {
 	uint32_t max_sub;
 	uint64_t next_seq;
 	uint64_t credit;		/* receives the peer has posted */
+	uint64_t epoch_seq;		/* the first sequence number of the current epoch */
 	uint64_t skip_lo, skip_hi;	/* messages given up: the receiver must learn of them */
 	uint64_t skip_answered;		/* the receiver acted on SKIPs up to here */
 	uint8_t skip_need_answer;	/* some had receives: only an answer ends the SKIPs */
@@ -488,6 +489,52 @@ rel_tx_cancel(struct rel_tx *tx, uint64_t now)
 }
 
 /*
+ * Every message of the epoch is still in flight and none had anything sent: the new peer
+ * numbers its receives from 0 as we number these from the epoch's start, so they can stay.
+ */
+static int
+untouched(const struct rel_tx *tx)
+{
+	if (tx->next_seq - tx->epoch_seq != tx->inflight)
+		return 0;
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
+
+		if (m->state != TXM_WAIT_CTS && (m->data_next || m->enc_next || m->retransmitted))
+			return 0;
+	}
+	return 1;
+}
+
+uint64_t
+rel_tx_reset(struct rel_tx *tx, uint64_t now)
+{
+	uint64_t base;
+
+	tx->skip_lo = tx->skip_hi = tx->skip_answered = tx->next_seq;
+	tx->skip_need_answer = 0;
+	tx->wd_answer = 0;
+	if (untouched(tx)) {
+		for (uint32_t i = 0; i < tx->inflight; i++)
+			tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]].state =
+				TXM_WAIT_CTS;
+		tx->credit = tx->epoch_seq;
+		return tx->next_seq;
+	}
+	while (tx->inflight > 0) {
+		tx->counters[REL_TX_PEER_RESTART]++;
+		finish(tx, tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight],
+		       SDR_DONE_FAILED, now);
+	}
+	base = sdr_seq_epoch_base(tx->next_seq, tx->attr.generations);
+	tx->next_seq = tx->credit = tx->epoch_seq = base;
+	tx->skip_lo = tx->skip_hi = tx->skip_answered = base;
+	tx->skip_need_answer = 0;
+	tx->wd_answer = 0;
+	return base;
+}
+
+/*
  * WITHDRAW: the receives for [lo, hi) are gone. Our messages for them fail, the next message
  * is numbered from hi, and the receiver hears that we did (the answer).
  */
@@ -497,6 +544,11 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
 	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 
+	/* receives the peer posted: never more than the window beyond our messages */
+	if (hi - lo > SDR_SEQ_WINDOW || hi > tx->next_seq + SDR_SEQ_WINDOW) {
+		tx->counters[REL_TX_WITHDRAW_IMPLAUSIBLE]++;
+		return;
+	}
 	for (uint32_t i = 0; i < tx->inflight;) {
 		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
 		const struct txm *m = &tx->msgs[ctx];
@@ -520,9 +572,16 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 {
 	uint64_t posted = (tx->credit & ~0xFFFFFFFFull) | c->cum;
 
-	tx->counters[REL_TX_CTS]++;
 	if (posted + 0x80000000ull < tx->credit)
 		posted += 0x100000000ull;
+	/* the receive it announces is among the last nslots posted (a slot is reused only once
+	 * free), and the count runs at most the window ahead of our messages */
+	if ((uint32_t)(c->cum - c->win_start) - 1u >= tx->geom.nslots ||
+	    posted > tx->next_seq + SDR_SEQ_WINDOW) {
+		tx->counters[REL_TX_CTS_IMPLAUSIBLE]++;
+		return;
+	}
+	tx->counters[REL_TX_CTS]++;
 	if (posted > tx->credit)
 		tx->credit = posted;
 	/* the length the receiver posted must be the length we send */
@@ -538,6 +597,35 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 			break;
 		}
 	}
+}
+
+/*
+ * An ACK can only speak of data chunks that went out: no chunk arrives, or is decoded (its
+ * submessage's parity follows its data), before it was sent once. So the cumulative point
+ * and the window stop at the first chunk not yet sent, and COMPLETE needs every chunk sent.
+ * (Bits past the data chunks are the parity's: not acknowledged, not checked.)
+ */
+static int
+ack_plausible(const struct txm *m, const struct sdr_ctrl *c)
+{
+	if (c->flags & SDR_CTRL_F_FAILED)
+		return 1;	/* the receiver may give up at any time */
+	if ((c->flags & SDR_CTRL_F_COMPLETE) && m->data_next < m->nchunks)
+		return 0;
+	if (c->cum > m->data_next)
+		return 0;
+	for (uint32_t w = 0; w < c->nwords; w++) {
+		uint32_t bits = c->win[w];
+
+		while (bits) {
+			uint32_t b = 31 - (uint32_t)__builtin_clz(bits), ch = c->win_start + 32 * w + (31 - b);
+
+			if (ch >= m->data_next && ch < m->nchunks)
+				return 0;
+			bits &= ~(1u << b);
+		}
+	}
+	return 1;
 }
 
 void
@@ -557,6 +645,10 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	if (c->type == SDR_CTRL_SKIP && (c->flags & SDR_CTRL_F_ANSWER)) {
 		uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
 
+		if (hi > tx->skip_hi) {		/* an answer to a SKIP we never sent */
+			tx->counters[REL_TX_SKIP_ANSWER_IMPLAUSIBLE]++;
+			return;
+		}
 		tx->counters[REL_TX_SKIPS_ANSWERED]++;
 		if (hi > tx->skip_answered)
 			tx->skip_answered = hi;
@@ -572,6 +664,10 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		return;
 	}
 	m = &tx->msgs[ctx];
+	if (c->type == SDR_CTRL_ACK && !ack_plausible(m, c)) {
+		tx->counters[REL_TX_ACK_IMPLAUSIBLE]++;
+		return;
+	}
 	m->feedback = 1;
 	switch (c->type) {
 	case SDR_CTRL_ACK:

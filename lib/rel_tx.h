@@ -49,7 +49,12 @@
 	X(CANCELLED,		"msgs_cancelled") \
 	X(WITHDRAWN,		"msgs_withdrawn_by_receiver") \
 	X(WITHDRAW_ANSWERS,	"withdraw_answers_sent") \
-	X(PACED_WAITS,		"paced_waits")
+	X(PACED_WAITS,		"paced_waits") \
+	X(PEER_RESTART,		"msgs_failed_peer_restart") \
+	X(ACK_IMPLAUSIBLE,	"acks_implausible") \
+	X(CTS_IMPLAUSIBLE,	"cts_implausible") \
+	X(WITHDRAW_IMPLAUSIBLE,	"withdraws_implausible") \
+	X(SKIP_ANSWER_IMPLAUSIBLE, "skip_answers_implausible")
 
 enum rel_tx_counter {
 #define X(sym, name) REL_TX_##sym,
@@ -120,6 +125,15 @@ int rel_tx_stream_end(struct rel_tx *tx, uint32_t ctx, uint64_t seq);
  * @return messages cancelled.
  */
 uint32_t rel_tx_cancel(struct rel_tx *tx, uint64_t now);
+
+/**
+ * The peer restarted: every message in flight fails (nothing is owed to the old peer: no
+ * SKIP), and numbering continues from sdr_seq_epoch_base(), where a fresh peer's count
+ * lines up with ours. Unless nothing of this epoch went out yet (every message numbered
+ * since its start still waits, none sent): then they stay, numbered as they are, for the
+ * new peer. @return where numbering continues.
+ */
+uint64_t rel_tx_reset(struct rel_tx *tx, uint64_t now);
 
 /**
  * Handle a control message from the receiver (ACK, NACK, EC-NACK, CTS, WITHDRAW, or the

@@ -45,6 +45,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_SKIP: return "SKIP";
 	case SDR_CTRL_WITHDRAW: return "WITHDRAW";
 	case SDR_CTRL_SYNC: return "SYNC";
+	case SDR_CTRL_HELLO: return "HELLO";
 	default: return "?";
 	}
 }
@@ -67,6 +68,8 @@ sdr_ctrl_encode(const struct sdr_ctrl *c, uint8_t *buf, size_t cap)
 	roce_put32(buf + 8, c->cum);
 	roce_put32(buf + 12, c->win_start);
 	roce_put64(buf + 16, c->value);
+	roce_put64(buf + 24, c->dst_tag);
+	roce_put64(buf + 32, c->src_tag);
 	for (unsigned int i = 0; i < c->nwords; i++)
 		roce_put32(buf + SDR_CTRL_HDR_LEN + 4 * i, c->win[i]);
 	return (int)len;
@@ -80,7 +83,8 @@ type_flags(uint8_t type)
 	case SDR_CTRL_ACK: return SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED;
 	case SDR_CTRL_SKIP:
 	case SDR_CTRL_WITHDRAW:
-	case SDR_CTRL_SYNC: return SDR_CTRL_F_ANSWER;
+	case SDR_CTRL_SYNC:
+	case SDR_CTRL_HELLO: return SDR_CTRL_F_ANSWER;
 	default: return 0;
 	}
 }
@@ -92,7 +96,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SYNC)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_HELLO)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -107,14 +111,19 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	c->cum = roce_get32(buf + 8);
 	c->win_start = roce_get32(buf + 12);
 	c->value = roce_get64(buf + 16);
+	c->dst_tag = roce_get64(buf + 24);
+	c->src_tag = roce_get64(buf + 32);
 	if ((c->flags & ~type_flags(c->type)) != 0)
 		return -SDR_CTRL_E_FLAGS;
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
 	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
-	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC) && c->nwords))
+	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
+	      c->type == SDR_CTRL_HELLO) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
+	if (c->src_tag == 0)
+		return -SDR_CTRL_E_TAG;
 	for (unsigned int i = 0; i < c->nwords; i++)
 		c->win[i] = roce_get32(buf + SDR_CTRL_HDR_LEN + 4 * i);
 	return 0;

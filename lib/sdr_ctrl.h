@@ -34,13 +34,26 @@
  *            been acted on here, so the new application's messages and receives are numbered
  *            after everything that went before.
  *
- * Layout (network byte order), 24 bytes + 4 bytes per window word:
+ * Before any of these, each side learns the other's tag (a random 64-bit value it draws when
+ * the connection starts, and again when it learns that the peer restarted):
  *
- *   0  version (1)      1  type           2  generation     3  window words (0..32)
+ *   HELLO    "my tag is src tag; yours, as far as I know, is dst tag (0: unknown)". Repeated
+ *            until the handshake is done; a HELLO without flag ANSWER is answered with one
+ *            (see sdr_peer.h).
+ *
+ * Every control message carries both tags: dst tag = the receiver's own tag (the token: a
+ * blind sender must guess 64 bits), src tag = the sender's (its epoch: a new one means the
+ * peer restarted).
+ *
+ * Layout (network byte order), 40 bytes + 4 bytes per window word:
+ *
+ *   0  version (2)      1  type           2  generation     3  window words (0..32)
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
- *   16 value (64): CTS: posted length; others 0
- *   24 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
+ *   16 value (64): CTS: posted length; SYNC: nonce; others 0
+ *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
+ *   32 src tag (64): the sender's tag, never 0
+ *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
  *
  * CTS uses cumulative = receives posted so far (low 32 bits) and window start = the posted
  * receive's sequence number (low 32 bits). SKIP and WITHDRAW use cumulative = the first
@@ -53,8 +66,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SDR_CTRL_VERSION	1
-#define SDR_CTRL_HDR_LEN	24
+#define SDR_CTRL_VERSION	2
+#define SDR_CTRL_HDR_LEN	40
 #define SDR_CTRL_MAX_WORDS	32
 #define SDR_CTRL_MAX_BITS	(SDR_CTRL_MAX_WORDS * 32)
 #define SDR_CTRL_MAX_LEN	(SDR_CTRL_HDR_LEN + 4 * SDR_CTRL_MAX_WORDS)
@@ -67,11 +80,12 @@ enum sdr_ctrl_type {
 	SDR_CTRL_SKIP = 5,
 	SDR_CTRL_WITHDRAW = 6,
 	SDR_CTRL_SYNC = 7,
+	SDR_CTRL_HELLO = 8,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
-#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW, SYNC: the peer acted on ours */
+#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW, SYNC, HELLO: the peer acted on ours */
 #define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED | SDR_CTRL_F_ANSWER)
 
 struct sdr_ctrl {
@@ -83,19 +97,22 @@ struct sdr_ctrl {
 	uint32_t cum;
 	uint32_t win_start;
 	uint64_t value;
+	uint64_t dst_tag;
+	uint64_t src_tag;
 	uint32_t win[SDR_CTRL_MAX_WORDS];
 };
 
 /* Every reason a control payload is refused. */
 #define SDR_CTRL_ERRORS(X) \
-	X(SHORT,	"ctrl_short",		"shorter than the 24-byte header") \
-	X(VERSION,	"ctrl_bad_version",	"version is not 1") \
+	X(SHORT,	"ctrl_short",		"shorter than the 40-byte header") \
+	X(VERSION,	"ctrl_bad_version",	"version is not 2") \
 	X(TYPE,		"ctrl_bad_type",	"unknown message type") \
 	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW or SYNC")
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC or HELLO") \
+	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {
 	SDR_CTRL_OK = 0,
@@ -113,7 +130,7 @@ const char *sdr_ctrl_strerror(int err);
 
 /**
  * Encode a control message.
- * @return bytes written (24 + 4 * nwords), or -ENOSPC / -EINVAL (nwords > 32).
+ * @return bytes written (40 + 4 * nwords), or -ENOSPC / -EINVAL (nwords > 32).
  */
 int sdr_ctrl_encode(const struct sdr_ctrl *c, uint8_t *buf, size_t cap);
 
@@ -136,7 +153,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 	c->win[i / 32] |= 1u << (31 - i % 32);
 }
 
-/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC"). */
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC", "HELLO"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

@@ -11,6 +11,8 @@
 #include "sdr_bitmap.h"
 #include "sdr_ctrl.h"
 #include "sdr_endpoint.h"
+#include "sdr_keys.h"
+#include "sdr_peer.h"
 #include "sdr_tx.h"
 
 static const char *const counter_names[SDR_EP_NCOUNTERS] = {
@@ -121,6 +123,10 @@ struct sdr_ep {
 	uint64_t sync_next_ns, sync_gap_ns;
 	uint8_t sync_owed;
 	uint64_t sync_owed_nonce;
+	/* the handshake, and the R_Keys of the two directions under the current tags */
+	struct sdr_peer hs;
+	struct sdr_rkeys rk_recv;	/* of our receives */
+	struct sdr_rkeys rk_send;	/* of the peer's receives, for our messages */
 	struct sdr_ep_done *done;
 	uint32_t done_cap;
 	uint32_t done_head;
@@ -165,6 +171,8 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	rel_tx_destroy(ep->rtx);
 	rel_rx_destroy(ep->rrx);
 	ec_codec_destroy(ep->codec);
+	sdr_rkeys_fini(&ep->rk_recv);
+	sdr_rkeys_fini(&ep->rk_send);
 	free(ep);
 }
 
@@ -264,6 +272,10 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
 	if (ep->ec && alloc_ec(ep) != 0)
 		goto fail;
+	ep->cfg.tag = cfg->tag ? cfg->tag : sdr_tag_random();
+	if (ep->cfg.tag == 0)
+		goto fail;	/* no entropy */
+	sdr_peer_init(&ep->hs, ep->cfg.tag, sdr_rel_rto(&cfg->rel));
 	return ep;
 fail:
 	sdr_ep_destroy(ep);
@@ -370,6 +382,8 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 		ep->n_rx_par_free--;
 		ep->rx_par_of_slot[*slot] = region;
 	}
+	if (ep->cfg.attr.local_rkey == 0 && ep->rk_recv.aes != NULL)
+		sdr_rx_set_rkey(ep->rx, *slot, sdr_rkeys_get(&ep->rk_recv, seq));
 	return 0;
 }
 
@@ -484,6 +498,60 @@ on_skip(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	sdr_rx_skip_to(ep->rx, rel_rx_on_skip(ep->rrx, lo, hi, now));
 }
 
+/*
+ * The handshake is done with a peer whose tags we have not keyed yet: key the R_Keys of
+ * both directions, give the receives posted meanwhile theirs, and send their CTS now.
+ */
+static void
+rekey(struct sdr_ep *ep, uint64_t now)
+{
+	uint64_t local = ep->hs.local, peer = ep->hs.peer;
+
+	if (!sdr_peer_ready(&ep->hs) ||
+	    (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer))
+		return;
+	if (sdr_rkeys_set(&ep->rk_recv, local, peer) != 0 ||
+	    sdr_rkeys_set(&ep->rk_send, peer, local) != 0)
+		return;	/* no memory: packets fail the key check; retried at the next input */
+	if (ep->cfg.attr.local_rkey == 0)
+		for (uint32_t s = 0; s < ep->geom.nslots; s++) {
+			struct sdr_rx_msg_info info;
+
+			/* (not one that ended at a restart and waits for its release) */
+			if (rel_rx_slot_open(ep->rrx, s) && sdr_rx_msg_info(ep->rx, s, &info) == 0 &&
+			    info.state == SDR_SLOT_POSTED)
+				sdr_rx_set_rkey(ep->rx, s, sdr_rkeys_get(&ep->rk_recv, info.seq));
+		}
+	rel_rx_cts_now(ep->rrx, now);
+}
+
+/*
+ * The peer restarted (a proven message from a new tag): everything in flight fails on both
+ * halves, nothing is owed to the old peer, and numbering continues where a fresh peer's
+ * count lines up with ours. The old epoch's packets fail the tag and key checks from now on.
+ */
+static void
+peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
+{
+	ep->counters[SDR_EP_PEER_RESTARTS]++;
+	collect_done(ep);	/* what finished before keeps its status */
+	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now));
+	collect_done(ep);
+	sdr_rx_skip_to(ep->rx, rel_rx_reset(ep->rrx, now));
+	/* a receive that failed stays the application's until released: it takes no packet of
+	 * the new epoch (its slot and generation come round again), whatever its key was */
+	for (uint32_t s = 0; s < ep->geom.nslots; s++)
+		if (!rel_rx_slot_open(ep->rrx, s))
+			sdr_rx_set_rkey(ep->rx, s, 0);
+	/* receives posted from now on take no packet until the new peer's tags key them */
+	sdr_rkeys_fini(&ep->rk_recv);
+	sdr_rkeys_fini(&ep->rk_send);
+	ep->sync_owed = 0;	/* an old application's; ours is asked again below */
+	if (ep->sync_wait)
+		ep->sync_next_ns = now;
+	sdr_peer_restart(&ep->hs, peer_tag, now);
+}
+
 static void
 input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 {
@@ -501,6 +569,30 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		ep->ctrl_err[-rc]++;
 		return;
 	}
+	switch (sdr_peer_input(&ep->hs, &c, now)) {
+	case SDR_PEER_ACCEPT:
+		break;
+	case SDR_PEER_RESTART:
+		peer_restarted(ep, c.src_tag, now);
+		if (sdr_peer_input(&ep->hs, &c, now) != SDR_PEER_HELLO)
+			return;	/* (not ready yet: a message other than a HELLO waits) */
+		/* fall through */
+	case SDR_PEER_HELLO:
+		ep->counters[SDR_EP_HELLOS_IN]++;
+		rekey(ep, now);
+		return;
+	case SDR_PEER_BAD_TAG:
+		ep->counters[SDR_EP_CTRL_BAD_TOKEN]++;
+		return;
+	case SDR_PEER_OLD_EPOCH:
+		ep->counters[SDR_EP_CTRL_OLD_EPOCH]++;
+		return;
+	case SDR_PEER_NOT_READY:
+		ep->counters[SDR_EP_CTRL_EARLY]++;
+		rekey(ep, now);
+		return;
+	}
+	rekey(ep, now);
 	/* SKIP and the answer to our WITHDRAW are for the receive side; the rest for the send
 	 * side */
 	if (c.type == SDR_CTRL_SKIP && !(c.flags & SDR_CTRL_F_ANSWER)) {
@@ -1081,8 +1173,11 @@ build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t
 		.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
 		.psn = ep->ctrl_psn++ & 0xFFFFFF,
 	};
-	int n = sdr_ctrl_encode(c, payload, sizeof(payload)), l;
+	struct sdr_ctrl t = *c;
+	int n, l;
 
+	sdr_peer_stamp(&ep->hs, &t);
+	n = sdr_ctrl_encode(&t, payload, sizeof(payload));
 	if (n < 0)
 		return 0;
 	l = roce_build(frame, cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
@@ -1120,6 +1215,9 @@ start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 		request_encode(ep, u->ctx, u->seq, u->index);
 		return;
 	}
+	/* the R_Key of the peer's receive for it: fixed, or derived from both tags */
+	s->msg.rkey = ep->cfg.attr.remote_rkey ? ep->cfg.attr.remote_rkey :
+		      sdr_rkeys_get(&ep->rk_send, s->msg.seq);
 	ep->job_ctx = u->ctx;
 	ep->job_seq = u->seq;
 	ep->job_parity = u->kind == REL_UNIT_PARITY;
@@ -1149,11 +1247,18 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 	struct sdr_ctrl c;
 	uint32_t out = 0;
 
+	while (out < n && sdr_peer_next(&ep->hs, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	if (!sdr_peer_ready(&ep->hs)) {
+		/* nobody to tell yet: CTS repeat, and rekey() sends them again at once */
+		while (rel_rx_next_ctrl(ep->rrx, now, &c) || rel_tx_next_ctrl(ep->rtx, now, &c))
+			ep->counters[SDR_EP_CTRL_HELD]++;
+	}
 	while (out < n && rel_rx_next_ctrl(ep->rrx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
-	while (out < n && next_sync(ep, now, &c))
+	while (out < n && sdr_peer_ready(&ep->hs) && next_sync(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (ep->ec)
 		run_decodes(ep, now);
@@ -1204,6 +1309,11 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 	r = rel_rx_next_time(ep->rrx, now);
 	if (r < t)
 		t = r;
+	r = sdr_peer_next_time(&ep->hs, now);
+	if (r < t)
+		t = r;
+	if (!sdr_peer_ready(&ep->hs))
+		return t;	/* SYNC waits for the handshake */
 	if (ep->sync_owed && !rel_tx_resetting(ep->rtx) && !rel_rx_resetting(ep->rrx))
 		return now;
 	if (ep->sync_wait && ep->sync_next_ns < t)
@@ -1272,6 +1382,24 @@ sdr_ep_ctrl_err_count(const struct sdr_ep *ep, int err)
 {
 	err = err < 0 ? -err : err;
 	return err < SDR_CTRL_E_COUNT ? ep->ctrl_err[err] : 0;
+}
+
+int
+sdr_ep_ready(const struct sdr_ep *ep)
+{
+	return sdr_peer_ready(&ep->hs);
+}
+
+uint64_t
+sdr_ep_tag(const struct sdr_ep *ep)
+{
+	return ep->hs.local;
+}
+
+uint64_t
+sdr_ep_peer_tag(const struct sdr_ep *ep)
+{
+	return ep->hs.peer;
 }
 
 const struct sdr_ep_cfg *

@@ -33,6 +33,11 @@ struct sdr_ep_cfg {
 	 * injection never waits on a decode.
 	 */
 	uint32_t fec_jobs;
+	/**
+	 * This side's tag for the handshake and the R_Keys (sdr_peer.h, sdr_keys.h); 0: a
+	 * random one from the OS CSPRNG (what a deployment wants; tests may fix it).
+	 */
+	uint64_t tag;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -53,7 +58,13 @@ struct sdr_ep_cfg {
 	X(RECV_FAILED,		"recvs_failed") \
 	X(FEC_JOBS,		"fec_jobs_offloaded") \
 	X(FEC_JOB_WAITS,	"fec_job_waits") \
-	X(FEC_STALE,		"fec_results_discarded")
+	X(FEC_STALE,		"fec_results_discarded") \
+	X(HELLOS_IN,		"hellos_received") \
+	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
+	X(CTRL_OLD_EPOCH,	"ctrl_old_epoch") \
+	X(CTRL_EARLY,		"ctrl_before_handshake") \
+	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \
+	X(PEER_RESTARTS,	"peer_restarts")
 
 enum sdr_ep_counter {
 #define X(sym, name) SDR_EP_##sym,
@@ -250,6 +261,13 @@ const uint64_t *sdr_ep_rel_rx_counters(const struct sdr_ep *ep);
 
 /** Counter of a control message that failed validation, by enum sdr_ctrl_err. */
 uint64_t sdr_ep_ctrl_err_count(const struct sdr_ep *ep, int err);
+
+/** The handshake is done: the peer's tag is known and proven, data may flow. */
+int sdr_ep_ready(const struct sdr_ep *ep);
+
+/** This side's tag and the peer's (0: not known yet). */
+uint64_t sdr_ep_tag(const struct sdr_ep *ep);
+uint64_t sdr_ep_peer_tag(const struct sdr_ep *ep);
 
 /** The configuration the endpoint runs with. */
 const struct sdr_ep_cfg *sdr_ep_config(const struct sdr_ep *ep);

@@ -107,4 +107,25 @@ sdr_seq_near(uint64_t base, uint32_t v)
 	return s;
 }
 
+/*
+ * How far a sequence number in a control message may lie from this side's count before the
+ * message is implausible: more than 16 M messages given up, withdrawn or posted ahead of
+ * the other side is beyond any genuine peer (each needs the global timeout or a round trip),
+ * and well inside the 2^31 that 32-bit points can name.
+ */
+#define SDR_SEQ_WINDOW	(1ull << 24)
+
+/*
+ * The first sequence number of a new epoch (the peer restarted) at or after @p seq: a
+ * multiple of 2^32 * generations, so the low 32 bits, the slot and the generation of every
+ * later number are those of a fresh peer counting from 0.
+ */
+static inline uint64_t
+sdr_seq_epoch_base(uint64_t seq, uint32_t generations)
+{
+	uint64_t unit = (uint64_t)generations << 32;
+
+	return (seq + unit - 1) / unit * unit;
+}
+
 #endif /* SDR_REL_H */

@@ -48,6 +48,7 @@ struct rx_slot {
 	uint8_t state;			/* enum sdr_slot_state */
 	uint8_t gen;
 	uint16_t ctx;			/* index into msgs, valid when POSTED or DONE */
+	uint32_t rkey;			/* the R_Key its packets must carry; 0: none yet */
 };
 
 struct sdr_rx {
@@ -173,6 +174,7 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 
 	s->ctx = ctx;
 	s->gen = (uint8_t)sdr_conn_seq_gen(&rx->attr, rx->next_seq);
+	s->rkey = rx->attr.local_rkey;	/* a fixed key, or 0 until sdr_rx_set_rkey() */
 	s->state = SDR_SLOT_POSTED;
 	rx->next_seq++;
 	rx->posted++;
@@ -269,7 +271,7 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	m = &rx->msgs[s->ctx];
 
 	/* the RETH must say what the immediate says */
-	if (v->rkey != rx->attr.local_rkey)
+	if (v->rkey != s->rkey || s->rkey == 0)
 		return drop(rx, SDR_RX_BAD_RKEY);
 	if (v->va != sdr_conn_va(g, f.msg_id, f.pkt_off))
 		return drop(rx, SDR_RX_VA_MISMATCH);
@@ -508,6 +510,15 @@ uint32_t
 sdr_rx_posted(const struct sdr_rx *rx)
 {
 	return rx->posted;
+}
+
+int
+sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey)
+{
+	if (slot >= rx->geom.nslots || rx->slots[slot].state != SDR_SLOT_POSTED)
+		return -EINVAL;
+	rx->slots[slot].rkey = rkey;
+	return 0;
 }
 
 uint64_t

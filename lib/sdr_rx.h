@@ -228,6 +228,13 @@ const uint64_t *sdr_rx_counters(const struct sdr_rx *rx);
 /** Number of receives currently posted (not yet completed). */
 uint32_t sdr_rx_posted(const struct sdr_rx *rx);
 
+/**
+ * The R_Key packets of posted receive @p slot must carry (non-zero). A receive posted on a
+ * connection without a fixed local_rkey has none, and takes no packet, until this is set.
+ * @return 0, -EINVAL (not posted).
+ */
+int sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey);
+
 /** Sequence number the next sdr_rx_post() will use. */
 uint64_t sdr_rx_next_seq(const struct sdr_rx *rx);
 

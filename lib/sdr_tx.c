@@ -88,6 +88,7 @@ sdr_tx_msg_start(struct sdr_tx *tx, const uint8_t *buf, uint64_t len, uint32_t u
 	msg->npkts = sdr_conn_msg_pkts(&tx->geom, len);
 	msg->nchunks = sdr_conn_msg_chunks(&tx->geom, len);
 	msg->user_imm = user_imm;
+	msg->rkey = tx->attr.remote_rkey;	/* a fixed key; the endpoint derives it otherwise */
 	tx->busy[id] = 1;
 	tx->inflight++;
 	tx->counters[SDR_TX_MSGS_STARTED]++;
@@ -182,7 +183,7 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 		pkt.dqpn = tx->attr.remote_qpn + qi;
 		pkt.psn = tx->psn[qi];
 		pkt.va = sdr_conn_va(g, msg->msg_id, off);
-		pkt.rkey = tx->attr.remote_rkey;
+		pkt.rkey = msg->rkey;
 		pkt.dma_len = plen;
 		pkt.imm = sdr_imm_pack(&tx->attr.split, msg->msg_id, off,
 				       sdr_imm_frag_of(&tx->attr.split, msg->user_imm, off));

@@ -50,6 +50,7 @@ struct sdr_tx_msg {
 	uint32_t npkts;
 	uint32_t nchunks;
 	uint32_t user_imm;
+	uint32_t rkey;		/**< the R_Key of the peer's receive for it (set before building) */
 };
 
 /** A range of packets to send. */

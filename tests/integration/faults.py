@@ -122,6 +122,19 @@ def nz(d):
     return {g: {k: v for k, v in c.items() if v} for g, c in d.get("counters", {}).items()}
 
 
+# What a connection moves on its own while its peer does not answer: its HELLO, every RTO
+# (doubling up to 64 RTO), and the control messages it holds back until the handshake.
+HANDSHAKE_COUNTERS = ("ctrl_pkts_out", "ctrl_not_sent_before_handshake")
+
+
+def without_handshake(d):
+    """A conn show --json without the counters a waiting handshake moves."""
+    for c in d.get("counters", {}).values():
+        for k in HANDSHAKE_COUNTERS:
+            c.pop(k, None)
+    return d
+
+
 def perf(name, conn, iters, size, server=False, extra=(), timeout="60s"):
     cmd = [PERF, "-n", name, "-c", conn, "--iters", str(iters), "--size", size,
            "--timeout", timeout, "--json"] + (["--server"] if server else []) + list(extra)
@@ -713,7 +726,7 @@ def case_garbage_flood():
         check(not other, "garbage_flood: m1 counted more than the garbage: %s" % other)
         for k in sent:
             check(m0.get(k) == 0, "garbage_flood: garbage leaked to m0: %s = %s" % (k, m0.get(k)))
-        gx = conn_json(na, "gx")
+        gx = without_handshake(conn_json(na, "gx"))
         check(all(v == 0 for g in gx["counters"].values() for v in g.values()),
               "garbage_flood: gx moved: %s" % nz(gx))
         ok("garbage_flood: %d runs (%d while messages completed), %d garbage frames "
@@ -919,7 +932,13 @@ def case_random_commands():
         a, b = run(["--json", "conn", "show"]), run(["--json", "link", "show"])
         check(a[0] == 0 and b[0] == 0, "random_commands: conn/link show fail: %r %r" %
               (a[2], b[2]))
-        return a[1], b[1]
+        # a link's settings, not its frame counters: a connection whose peer is not there
+        # (n1) sends its HELLO through it every RTO or so
+        try:
+            links = [(l["port"], l["emulator"]) for l in json.loads(b[1])["links"]]
+        except (ValueError, KeyError, TypeError):
+            return a[1], b[1]
+        return a[1], links
 
     rnd = random.Random(7)
     before = state()
@@ -958,12 +977,72 @@ def case_random_commands():
     stop(p)
 
 
+def counter(name, conn, group, key):
+    return conn_json(name, conn)["counters"].get(group, {}).get(key, 0)
+
+
+def case_peer_restart():
+    """The far dataplane is killed and started again under a transfer (two processes over
+    memif): the near one learns it from the handshake (a new tag), fails the messages it had
+    in flight, and a new transfer between the two moves verified messages."""
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "memif.sock")
+        ini_a = ini_with(d, "memif-a.ini", "a.ini", lambda t: t.replace("/tmp/sdr-memif.sock", sock))
+        ini_b = ini_with(d, "memif-b.ini", "b.ini", lambda t: t.replace("/tmp/sdr-memif.sock", sock))
+        link = ["--link", "wan=delay 1ms"]
+        na, nb = TAG + "-pa", TAG + "-pb"
+        a = start(ini_a, na, args=link, lcores="0")
+        b = start(ini_b, nb, args=link, lcores="1")
+        if a is None or b is None:
+            return
+        srv = perf(nb, "ba", 100000, "64KiB", server=True, timeout="30s")
+        server_posted(nb, "ba", 1)
+        cli = perf(na, "ab", 100000, "64KiB", timeout="8s")
+        moving = wait_for(lambda: counter(na, "ab", "reliability_tx", "msgs_completed") >= 50, 15)
+        check(moving, "peer_restart: the transfer never got going")
+        done_before = counter(na, "ab", "reliability_tx", "msgs_completed")
+        b.kill()                                # mid-transfer
+        b.wait()
+        result(srv, "peer_restart old server", timeout=20)
+        b = start(ini_b, nb, args=link, lcores="1")
+        if b is None:
+            return
+        check(wait_for(lambda: counter(na, "ab", "endpoint", "peer_restarts") == 1, 20),
+              "peer_restart: a never saw b restart: %s" % nz(conn_json(na, "ab")))
+        sc, ce = result(cli, "peer_restart old client", timeout=30)
+        failed = counter(na, "ab", "reliability_tx", "msgs_failed_peer_restart")
+        check(failed >= 1 and sc.get("failed", 0) >= 1 and
+              sc.get("completed", 0) >= done_before,
+              "peer_restart: the old client: %s, %d failed at the restart" % (sc, failed))
+        # a new transfer between the two: every message verified
+        srv = perf(nb, "ba", 30, "256KiB", server=True)
+        server_posted(nb, "ba", 1)
+        cli = perf(na, "ab", 30, "256KiB")
+        sc, ce = result(cli, "peer_restart new client")
+        ss, se = result(srv, "peer_restart new server")
+        check(cli.returncode == 0 and sc.get("completed") == 30 and sc.get("failed") == 0,
+              "peer_restart: new client rc %s %s %r" % (cli.returncode, sc, ce[-400:]))
+        check(srv.returncode == 0 and ss.get("verified") == 30 and ss.get("failed") == 0,
+              "peer_restart: new server rc %s %s %r" % (srv.returncode, ss, se[-400:]))
+        ab = conn_json(na, "ab")["counters"]
+        check(ab["endpoint"].get("peer_restarts") == 1 and
+              conn_json(nb, "ba")["counters"]["endpoint"].get("peer_restarts") == 0,
+              "peer_restart: restarts seen: a %s" % nz(conn_json(na, "ab")))
+        ok("peer_restart: b killed after %d messages and started again; a saw one restart, "
+           "failed %d messages in flight, dropped %d late control packets of the old b; "
+           "30 new messages verified" % (done_before, failed,
+                                          ab["endpoint"].get("ctrl_old_epoch", 0) +
+                                          ab["endpoint"].get("ctrl_bad_token", 0)))
+        stop(a)
+        stop(b)
+
+
 CASES = {"restart": case_restart, "sdk_queue_full": case_sdk_queue_full,
          "cmd_flood": case_cmd_flood, "mbuf_exhaustion": case_mbuf_exhaustion,
          "link_outage": case_link_outage, "no_receiver": case_no_receiver,
          "heavy_loss": case_heavy_loss, "garbage_flood": case_garbage_flood,
          "sdrctl_killed_mid_command": case_sdrctl_killed_mid_command,
-         "random_commands": case_random_commands}
+         "random_commands": case_random_commands, "peer_restart": case_peer_restart}
 
 t0 = time.time()
 try:

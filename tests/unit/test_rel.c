@@ -437,7 +437,8 @@ static void
 test_ctrl_round_trip_and_rejects(void **state)
 {
 	struct sdr_ctrl c = { .type = SDR_CTRL_ACK, .gen = 3, .msg_id = 1023, .flags = 1,
-			      .cum = 77, .win_start = 77, .nwords = 2 }, d;
+			      .cum = 77, .win_start = 77, .nwords = 2,
+			      .dst_tag = 0x0102030405060708ull, .src_tag = 0x1112131415161718ull }, d;
 	uint8_t buf[SDR_CTRL_MAX_LEN + 8];
 	int n;
 
@@ -445,18 +446,21 @@ test_ctrl_round_trip_and_rejects(void **state)
 	sdr_ctrl_win_set(&c, 0);
 	sdr_ctrl_win_set(&c, 33);
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
-	assert_int_equal(n, 32);
+	assert_int_equal(n, 48);
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
 	assert_int_equal(d.msg_id, 1023);
 	assert_int_equal(d.cum, 77);
+	assert_true(d.dst_tag == c.dst_tag && d.src_tag == c.src_tag);
+	assert_int_equal(buf[24], 0x01);	/* dst tag, then src tag, big-endian */
+	assert_int_equal(buf[39], 0x18);
 	assert_true(sdr_ctrl_win_bit(&d, 0) && sdr_ctrl_win_bit(&d, 33) && !sdr_ctrl_win_bit(&d, 1));
 	/* every truncation is refused */
 	for (int len = 0; len < n; len++)
 		assert_true(sdr_ctrl_decode(buf, (size_t)len, &d) < 0);
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n + 1, &d), -SDR_CTRL_E_LENGTH);
-	buf[0] = 2;
+	buf[0] = 1;			/* the tagless version 1 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
-	buf[0] = 1;
+	buf[0] = 2;
 	buf[1] = 9;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
 	buf[1] = SDR_CTRL_NACK;		/* flags only on ACK */
@@ -468,10 +472,14 @@ test_ctrl_round_trip_and_rejects(void **state)
 	buf[3] = 33;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_WORDS);
 	buf[3] = 2;
+	memset(buf + 32, 0, 8);		/* no source tag */
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TAG);
+	buf[39] = 1;
 	buf[12] = buf[13] = buf[14] = buf[15] = 0xFF;	/* window past 2^32 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_RANGE);
 	/* CTS carries a value and no window */
-	c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .value = 65536, .cum = 5, .win_start = 4 };
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .value = 65536, .cum = 5, .win_start = 4,
+			       .src_tag = 1 };
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
 	assert_int_equal(d.value, 65536);
@@ -479,10 +487,10 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	assert_int_equal(sdr_ctrl_encode(&c, buf, 10), -ENOSPC);
-	/* SKIP and WITHDRAW take the ANSWER flag and nothing else, no window, no value */
-	for (uint8_t t = SDR_CTRL_SKIP; t <= SDR_CTRL_WITHDRAW; t++) {
+	/* SKIP, WITHDRAW, SYNC and HELLO take the ANSWER flag and nothing else, no window */
+	for (uint8_t t = SDR_CTRL_SKIP; t <= SDR_CTRL_HELLO; t++) {
 		c = (struct sdr_ctrl){ .type = t, .flags = SDR_CTRL_F_ANSWER, .cum = 9,
-				       .win_start = 5 };
+				       .win_start = 5, .src_tag = 7 };
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
 		assert_int_equal(d.flags, SDR_CTRL_F_ANSWER);
@@ -494,11 +502,13 @@ test_ctrl_round_trip_and_rejects(void **state)
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	}
-	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER };
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER, .src_tag = 7 };
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
 	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_WITHDRAW), "WITHDRAW");
+	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_HELLO), "HELLO");
 	assert_string_equal(sdr_ctrl_err_name(-SDR_CTRL_E_SHORT), "ctrl_short");
+	assert_string_equal(sdr_ctrl_err_name(-SDR_CTRL_E_TAG), "ctrl_bad_tag");
 	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_EC_NACK), "EC-NACK");
 }
 

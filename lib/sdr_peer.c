@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Connection handshake: tags, proof, restart detection (see sdr_peer.h). */
+#include <string.h>
+
+#include "sdr_peer.h"
+
+void
+sdr_peer_init(struct sdr_peer *p, uint64_t local_tag, uint64_t rto_ns)
+{
+	memset(p, 0, sizeof(*p));
+	p->local = local_tag;
+	p->rto = rto_ns ? rto_ns : 1;
+	p->hello_gap_ns = p->rto;
+}
+
+static int
+is_retired(const struct sdr_peer *p, uint64_t tag)
+{
+	for (uint32_t i = 0; i < p->nretired && i < SDR_PEER_RETIRED; i++)
+		if (p->retired[i] == tag)
+			return 1;
+	return 0;
+}
+
+/* The peer's tag is now @p tag: the old one is remembered, the handshake starts over. */
+static void
+set_peer(struct sdr_peer *p, uint64_t tag, int proven, uint64_t now)
+{
+	if (p->peer != 0 && p->peer != tag && p->proven)
+		p->retired[p->nretired++ % SDR_PEER_RETIRED] = p->peer;
+	if (p->peer != tag) {
+		p->told = 0;
+		p->ready = 0;
+		p->hello_next_ns = now;		/* tell it at once */
+		p->hello_gap_ns = p->rto;
+	}
+	p->peer = tag;
+	p->proven = (uint8_t)proven;
+}
+
+static void
+owe_answer(struct sdr_peer *p, const struct sdr_ctrl *c)
+{
+	if (c->type == SDR_CTRL_HELLO && !(c->flags & SDR_CTRL_F_ANSWER)) {
+		p->answer_owed = 1;
+		p->answer_to = c->src_tag;
+	}
+}
+
+enum sdr_peer_verdict
+sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c, uint64_t now)
+{
+	int hello = c->type == SDR_CTRL_HELLO;
+
+	if (c->dst_tag == p->local) {
+		/* proven: the sender has seen one of our packets */
+		if (c->src_tag != p->peer) {
+			if (is_retired(p, c->src_tag))
+				return SDR_PEER_OLD_EPOCH;
+			if (p->ready)
+				return SDR_PEER_RESTART;
+			set_peer(p, c->src_tag, 1, now);
+		}
+		p->proven = 1;
+		if (p->told && !p->ready)
+			p->ready = 1;
+		owe_answer(p, c);
+		if (hello)
+			return SDR_PEER_HELLO;
+		return p->ready ? SDR_PEER_ACCEPT : SDR_PEER_NOT_READY;
+	}
+	if (!hello)
+		return SDR_PEER_BAD_TAG;
+	if (is_retired(p, c->src_tag))
+		return SDR_PEER_OLD_EPOCH;
+	if (!p->proven) {
+		/* tentative: the latest HELLO wins until one proves itself */
+		set_peer(p, c->src_tag, 0, now);
+		owe_answer(p, c);
+		return SDR_PEER_HELLO;
+	}
+	/* a restarted peer, or a forger: answer (rate-limited), change nothing */
+	if (!(c->flags & SDR_CTRL_F_ANSWER) && now >= p->challenge_ok_ns) {
+		p->challenge_ok_ns = now + p->rto;
+		p->answer_owed = 1;
+		p->answer_to = c->src_tag;
+	}
+	return SDR_PEER_HELLO;
+}
+
+void
+sdr_peer_restart(struct sdr_peer *p, uint64_t peer_tag, uint64_t now)
+{
+	p->answer_owed = 0;
+	set_peer(p, peer_tag, 1, now);
+}
+
+void
+sdr_peer_stamp(struct sdr_peer *p, struct sdr_ctrl *c)
+{
+	c->src_tag = p->local;
+	if (c->type != SDR_CTRL_HELLO || !(c->flags & SDR_CTRL_F_ANSWER))
+		c->dst_tag = p->peer;
+	if (c->dst_tag != 0 && c->dst_tag == p->peer)
+		p->told = 1;
+}
+
+int
+sdr_peer_next(struct sdr_peer *p, uint64_t now, struct sdr_ctrl *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = SDR_CTRL_HELLO;
+	if (p->answer_owed) {
+		p->answer_owed = 0;
+		c->flags = SDR_CTRL_F_ANSWER;
+		c->dst_tag = p->answer_to;
+		sdr_peer_stamp(p, c);
+		return 1;
+	}
+	if (p->ready || p->hello_next_ns > now)
+		return 0;
+	/* a peer that is not there yet hears less and less of it */
+	p->hello_next_ns = now + p->hello_gap_ns;
+	if (p->hello_gap_ns < 64 * p->rto)
+		p->hello_gap_ns *= 2;
+	sdr_peer_stamp(p, c);
+	return 1;
+}
+
+uint64_t
+sdr_peer_next_time(const struct sdr_peer *p, uint64_t now)
+{
+	if (p->answer_owed)
+		return now;
+	if (p->ready)
+		return UINT64_MAX;
+	return p->hello_next_ns > now ? p->hello_next_ns : now;
+}
