@@ -21,11 +21,17 @@
  *   client: the message buffers (window x size), registered for local reads; control
  *           messages arrive in a ring of MTU-sized receive buffers.
  *
+ * The handshake. Before anything else both ends learn each other's tag with HELLO
+ * (lib/sdr_peer.h, as sdr_ep does): every control message carries both tags, and the
+ * dataplane drops one without its tag. A dataplane whose side restarts (a new tag) ends the
+ * run: what was in flight is lost.
+ *
  * Send side (client). sdr_tx gives each message its sequence number and slot exactly as
  * the dataplane does, rel_tx decides which chunk goes out when (CTS credit, pacing,
  * retransmissions). A REL_UNIT_DATA chunk becomes one IBV_WR_RDMA_WRITE_WITH_IMM per
  * packet: SGE = the packet's bytes in the message buffer, remote address =
- * sdr_conn_va(), R_Key = --peer-rkey, immediate = sdr_imm_pack(msg id, packet offset,
+ * sdr_conn_va(), R_Key = --peer-rkey if set, else the dataplane's per-receive R_Key,
+ * derived from both tags (lib/sdr_keys.h), immediate = sdr_imm_pack(msg id, packet offset,
  * fragment of the user immediate). Work requests are posted in chains of up to 64 with
  * the last one signalled; a message buffer is reused only once the work requests that
  * read it have completed. Control messages from the dataplane (CTS, ACK, NACK) arrive as
@@ -54,8 +60,9 @@
  * posted again until RTO + RTT after its release or after the last late packet addressed to
  * it (by then the sender has the final ACK and its last retransmission has arrived). The
  * client starts a message only once the writes of its slot's previous message have left the
- * send queue. The dataplane receiving from the client has no such quarantine: keep
- * 2^id_bits well above the messages in flight (the tool warns below 8x).
+ * send queue. The dataplane receiving from the client needs no quarantine with per-receive
+ * R_Keys (the default: a late packet carries its own receive's key); with a fixed
+ * --peer-rkey, keep 2^id_bits well above the messages in flight (the tool warns below 8x).
  *
  * Supported: sr and sr-nack. Erasure coding is refused (its encode/decode glue lives in
  * lib/sdr_endpoint.c, private to frame-based endpoints).
@@ -90,6 +97,8 @@
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
 #include "sdr_imm.h"
+#include "sdr_keys.h"
+#include "sdr_peer.h"
 #include "sdr_rel.h"
 #include "sdr_rx.h"
 #include "sdr_tx.h"
@@ -102,6 +111,7 @@
 #define DATA_RQ_DEPTH	8192	/* server: receive WQEs, one per arriving packet */
 #define CTRL_SQ_DEPTH	256	/* server: control messages queued on the NIC */
 #define CTRL_RQ_DEPTH	256	/* client: control receive buffers */
+#define CTRL_HS_DEPTH	16	/* the other direction: the handshake (HELLO) and its answers */
 #define CTRL_TX_LEN	256	/* a send buffer: >= SDR_CTRL_MAX_LEN */
 #define WR_BATCH	64	/* work requests per post call */
 #define CQ_BATCH	32	/* completions per poll call */
@@ -120,6 +130,7 @@
 	X(CTRL_IN,		"ctrl_pkts_in") \
 	X(CTRL_BAD,		"ctrl_rejected") \
 	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
+	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
 	X(IMM_MISMATCH,		"user_imm_mismatch") \
 	X(CORRUPT,		"payload_mismatch")
 
@@ -173,6 +184,11 @@ struct mbuf {
 
 struct peer {
 	const struct opts *o;
+	/* the connection's handshake (lib/sdr_peer.h) and the R_Keys of the dataplane's
+	 * receives, derived from both tags (lib/sdr_keys.h) */
+	struct sdr_peer hs;
+	struct sdr_rkeys rk_send;
+	int restarted;		/* the dataplane's side restarted: this run cannot go on */
 	uint8_t sync_owed;	/* a SYNC to answer (its nonce) */
 	uint64_t sync_nonce;
 	struct sdr_conn_attr attr;
@@ -270,7 +286,7 @@ usage(FILE *f)
 "      --peer-qpn N       the dataplane connection's local_qpn (default 0x100);\n"
 "                         its control QPN is the next one\n"
 "      --peer-rkey N      R_Key of the RETHs we send: the dataplane connection's\n"
-"                         local_rkey (default 0)\n"
+"                         local_rkey (default 0: per-receive keys, derived)\n"
 "      --server           receive and check every message (default: send)\n"
 "  -s, --size SIZE        message size (default 1MiB)\n"
 "      --iters N          messages (default 100)\n"
@@ -587,8 +603,8 @@ create_queues(struct peer *p)
 	/* only the queues of the role are deep; the others hold one entry */
 	p->data_sq_depth = p->o->server ? 1 : clamp_u32(DATA_SQ_DEPTH, da.max_qp_wr);
 	p->data_rq_depth = p->o->server ? clamp_u32(DATA_RQ_DEPTH, da.max_qp_wr) : 1;
-	p->ctrl_sq_depth = p->o->server ? clamp_u32(CTRL_SQ_DEPTH, da.max_qp_wr) : 1;
-	p->ctrl_rq_depth = p->o->server ? 1 : clamp_u32(CTRL_RQ_DEPTH, da.max_qp_wr);
+	p->ctrl_sq_depth = clamp_u32(p->o->server ? CTRL_SQ_DEPTH : CTRL_HS_DEPTH, da.max_qp_wr);
+	p->ctrl_rq_depth = clamp_u32(p->o->server ? CTRL_HS_DEPTH : CTRL_RQ_DEPTH, da.max_qp_wr);
 	/* every work request that can complete has a CQE in reserve */
 	cqe = p->data_sq_depth + p->data_rq_depth + p->ctrl_sq_depth + p->ctrl_rq_depth;
 	if (da.max_cqe > 0 && cqe > (uint32_t)da.max_cqe) {
@@ -797,8 +813,11 @@ send_ctrl(struct peer *p, const struct sdr_ctrl *c)
 	uint32_t b = (uint32_t)(p->ctrl_sq_posted % p->ctrl_sq_depth);
 	uint8_t *buf = p->ctrl_bufs + (uint64_t)b * p->ctrl_buf_len;
 	struct ibv_send_wr *bad;
-	int n = sdr_ctrl_encode(c, buf, p->ctrl_buf_len), rc;
+	struct sdr_ctrl t = *c;
+	int n, rc;
 
+	sdr_peer_stamp(&p->hs, &t);	/* our tag and the dataplane's, on every message */
+	n = sdr_ctrl_encode(&t, buf, p->ctrl_buf_len);
 	if (n < 0)
 		return 0;	/* cannot happen: rel_rx builds valid messages */
 	p->ssge[0] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = (uint32_t)n,
@@ -861,7 +880,9 @@ post_job(struct peer *p)
 							 sdr_imm_frag_of(sp, msg->user_imm, off))),
 		};
 		wr->wr.rdma.remote_addr = sdr_conn_va(&p->geom, msg->msg_id, off);
-		wr->wr.rdma.rkey = p->attr.remote_rkey;
+		/* the R_Key of the dataplane's receive: derived, unless it uses a fixed one */
+		wr->wr.rdma.rkey = p->attr.remote_rkey ? p->attr.remote_rkey :
+				   sdr_rkeys_get(&p->rk_send, msg->seq);
 	}
 	if (n == 0)
 		return 0;
@@ -938,6 +959,23 @@ ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 			    wc->byte_len < p->ctrl_buf_len ? wc->byte_len : p->ctrl_buf_len,
 			    &c) != 0) {
 		p->counters[PEER_CTRL_BAD]++;
+		return;
+	}
+	switch (sdr_peer_input(&p->hs, &c, now)) {
+	case SDR_PEER_ACCEPT:
+		break;
+	case SDR_PEER_HELLO:
+		if (sdr_peer_ready(&p->hs) && p->rk_send.recv_tag != p->hs.peer &&
+		    sdr_rkeys_set(&p->rk_send, p->hs.peer, p->hs.local) != 0)
+			p->restarted = 1;	/* no memory: stop */
+		return;
+	case SDR_PEER_RESTART:
+		fprintf(stderr, PROG ": the dataplane's side of the connection restarted (a new "
+			"tag): what was in flight is lost; start again\n");
+		p->restarted = 1;
+		return;
+	default:
+		p->counters[PEER_CTRL_BAD_TOKEN]++;
 		return;
 	}
 	if (c.type == SDR_CTRL_SYNC && !(c.flags & SDR_CTRL_F_ANSWER)) {
@@ -1039,12 +1077,31 @@ recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 
 /* The answer to a SYNC, CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes.
  * @return sent, -1. */
+/* The handshake's HELLOs and answers: @return sent, -1. */
 static int
-flush_ctrl(struct peer *p, uint64_t now)
+flush_hello(struct peer *p, uint64_t now)
 {
 	struct sdr_ctrl c;
 	int sent = 0, rc;
 
+	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth &&
+	       sdr_peer_next(&p->hs, now, &c)) {
+		rc = send_ctrl(p, &c);
+		if (rc < 0)
+			return -1;
+		sent += rc;
+	}
+	return sent;
+}
+
+static int
+flush_ctrl(struct peer *p, uint64_t now)
+{
+	struct sdr_ctrl c;
+	int sent = flush_hello(p, now), rc;
+
+	if (sent < 0 || !sdr_peer_ready(&p->hs))
+		return sent;	/* nothing else before the handshake */
 	if (p->sync_owed && !rel_rx_resetting(p->rrx) &&
 	    p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth) {
 		c = (struct sdr_ctrl){ .type = SDR_CTRL_SYNC, .flags = SDR_CTRL_F_ANSWER,
@@ -1155,6 +1212,10 @@ client_step(struct peer *p, uint64_t now)
 	uint32_t budget = TX_ROUND;
 	int work = 0, rc;
 
+	rc = flush_hello(p, now);
+	if (rc < 0)
+		return -1;
+	work += rc;
 	while (rel_tx_poll_done(p->rtx, &d)) {
 		send_done(p, &d, now);
 		work++;
@@ -1330,14 +1391,15 @@ static int
 peer_alloc(struct peer *p)
 {
 	const struct opts *o = p->o;
-	uint32_t nctrl = o->server ? CTRL_SQ_DEPTH : CTRL_RQ_DEPTH;
+	/* send buffers [0, sq depth), then receive buffers */
+	uint32_t nctrl = p->ctrl_sq_depth + p->ctrl_rq_depth;
 
 	p->stride = (o->size + 4095) / 4096 * 4096;
 	if (p->stride == 0)
 		p->stride = 4096;
 	p->bufs_len = p->stride * p->window;
 	p->bufs = map_zeroed(p->bufs_len);
-	p->ctrl_buf_len = o->server ? CTRL_TX_LEN : p->attr.mtu;
+	p->ctrl_buf_len = CTRL_TX_LEN > p->attr.mtu ? CTRL_TX_LEN : p->attr.mtu;
 	p->ctrl_bufs_len = (uint64_t)nctrl * p->ctrl_buf_len;
 	p->ctrl_bufs = map_zeroed(p->ctrl_bufs_len);
 	p->mb = calloc(p->window, sizeof(*p->mb));
@@ -1406,12 +1468,11 @@ peer_setup(struct peer *p)
 		p->data_rq_missing = p->data_rq_depth;
 		if (post_data_recvs(p) != 0)
 			return -1;
-	} else {
-		for (uint32_t i = 0; i < p->ctrl_rq_depth; i++)
-			p->ctrl_repost[p->n_ctrl_repost++] = i;
-		if (post_ctrl_recvs(p) != 0)
-			return -1;
 	}
+	for (uint32_t i = 0; i < p->ctrl_rq_depth; i++)
+		p->ctrl_repost[p->n_ctrl_repost++] = p->ctrl_sq_depth + i;
+	if (post_ctrl_recvs(p) != 0)
+		return -1;
 	return 0;
 }
 
@@ -1420,8 +1481,10 @@ static void
 idle_wait(struct peer *p, uint64_t now, uint32_t *sleep_us)
 {
 	uint64_t next = p->o->server ? rel_rx_next_time(p->rrx, now) : rel_tx_next_time(p->rtx, now);
-	uint64_t us = *sleep_us;
+	uint64_t hs = sdr_peer_next_time(&p->hs, now), us = *sleep_us;
 
+	if (hs < next)
+		next = hs;
 	if (p->o->server && p->posted < p->o->iters && p->nfree > 0) {
 		uint64_t q = p->slot_quiet[sdr_conn_seq_slot(&p->attr, sdr_rx_next_seq(p->rx))];
 
@@ -1454,7 +1517,7 @@ peer_loop(struct peer *p)
 		int work, step;
 
 		now = now_ns();
-		if (stop || now >= deadline)
+		if (stop || now >= deadline || p->restarted)
 			break;
 		if (p->completed >= o->iters) {
 			if (!o->server)
@@ -1496,12 +1559,17 @@ run(const struct opts *o, const struct sdr_conn_attr *attr, const struct sdr_rel
 	 * retransmission has arrived: a retransmission timeout and a round trip */
 	p.quarantine_ns = sdr_rel_rto(&p.rel) + p.rel.rtt_ns;
 	sdr_conn_geometry(&p.attr, &p.geom);	/* checked with the options */
+	sdr_peer_init(&p.hs, sdr_tag_random(), sdr_rel_rto(&p.rel));
+	if (p.hs.local == 0) {
+		fprintf(stderr, PROG ": no entropy for the connection's tag\n");
+		return 1;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (peer_setup(&p) != 0)
 		goto out;
 	print_conn(&p, o->json ? stderr : stdout);
-	if (!o->server && p.geom.nslots < 8 * p.window)
+	if (!o->server && p.geom.nslots < 8 * p.window && p.attr.remote_rkey != 0)
 		fprintf(stderr, PROG ": warning: %u message ids for %u in flight and one generation: "
 			"a late retransmission can land in a slot the dataplane has reused (more id "
 			"bits in --imm-split make room)\n", p.geom.nslots, p.window);
@@ -1516,6 +1584,7 @@ run(const struct opts *o, const struct sdr_conn_attr *attr, const struct sdr_rel
 	     0 : 1;
 out:
 	peer_destroy(&p);
+	sdr_rkeys_fini(&p.rk_send);
 	return rc;
 }
 
