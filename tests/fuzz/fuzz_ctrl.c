@@ -135,7 +135,11 @@ static void
 send_ctrl(struct state *s, const struct sdr_ctrl *c)
 {
 	uint8_t buf[SDR_CTRL_MAX_LEN];
-	int n = sdr_ctrl_encode(c, buf, sizeof(buf));
+	struct sdr_ctrl t = *c;
+	int n;
+
+	t.src_tag = 1;		/* the tags are the endpoint's (fuzz_wan); any non-zero one */
+	n = sdr_ctrl_encode(&t, buf, sizeof(buf));
 
 	if (n > 0)
 		to_sender(s, buf, (size_t)n);
@@ -207,7 +211,10 @@ exchange(struct state *s, uint32_t drop)
 	for (i = 0; i < 4096 && rel_rx_next_ctrl(s->rx, s->now, &c); i++) {
 		uint8_t buf[SDR_CTRL_MAX_LEN];
 		struct sdr_ctrl back;
-		int n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		int n;
+
+		c.src_tag = 1;	/* as the endpoint stamps every message */
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 
 		/* what the receiver sends must pass the sender's validation */
 		CHECK(n > 0 && sdr_ctrl_decode(buf, (size_t)n, &back) == 0);

@@ -13,8 +13,9 @@ os.makedirs(out, exist_ok=True)
 
 
 def payload(typ, mid, gen=0, flags=0, cum=0, ws=0, value=0, words=()):
-    return struct.pack(">BBBBHHIIQ", 1, typ, gen, len(words), mid, flags, cum, ws, value) + \
-        b"".join(struct.pack(">I", w) for w in words)
+    # version 2: the receiver's tag (0 here: rel_tx does not check it) and the sender's
+    return struct.pack(">BBBBHHIIQQQ", 2, typ, gen, len(words), mid, flags, cum, ws, value,
+                       0, 1) + b"".join(struct.pack(">I", w) for w in words)
 
 
 def raw(p):
