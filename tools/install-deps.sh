@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential pkg-config meson ninja-build clang llvm lld
-	dpdk dpdk-dev libdpdk-dev libisal-dev libpcap-dev libcmocka-dev
+	dpdk dpdk-dev libdpdk-dev libisal-dev libssl-dev libpcap-dev libcmocka-dev
 	libbpf-dev libxdp-dev libibverbs-dev rdma-core
 	tshark python3-scapy libjerasure-dev gnuplot-nox iperf3
 	iproute2 procps valgrind

@@ -343,7 +343,7 @@ def case_cmd_flood():
         links = ctl(name, "link", "show", js=True)[1]
         conns = ctl(name, "conn", "show", js=True)[1]
         return ([(x["port"], x["emulator"]) for x in links["links"]],
-                [{k: v for k, v in c.items() if k not in ("owner", "busy")}
+                [{k: v for k, v in c.items() if k not in ("owner", "busy", "handshake")}
                  for c in conns["conns"]])
 
     before = settings()
