@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* INI configuration of the dataplane, read with rte_cfgfile; no EAL needed. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -349,6 +350,32 @@ conn_scheme(struct dp_conn_cfg *c, const struct where *w, const char *k, const c
 	return 0;
 }
 
+/* A connection's secret: 32 hex digits (16 bytes), or "off". Never echoed in an error. */
+static int
+get_auth_key(const struct where *w, const char *k, const char *v, struct sdr_ep_cfg *ep)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t key[16];
+
+	if (strcmp(v, "off") == 0) {
+		ep->auth = 0;
+		memset(ep->auth_key, 0, sizeof(ep->auth_key));
+		return 0;
+	}
+	if (strlen(v) != 32)
+		return fail(w, k, "must be 32 hex digits (a 128-bit key) or off");
+	for (int i = 0; i < 32; i++) {
+		const char *d = isxdigit((unsigned char)v[i]) ? strchr(hex, v[i] | 0x20) : NULL;
+
+		if (d == NULL)
+			return fail(w, k, "must be 32 hex digits (a 128-bit key) or off");
+		key[i / 2] = (uint8_t)(i % 2 ? key[i / 2] | (d - hex) : (d - hex) << 4);
+	}
+	memcpy(ep->auth_key, key, sizeof(key));
+	ep->auth = 1;
+	return 0;
+}
+
 static int
 conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char *v,
 	 double *expected_drop)
@@ -384,6 +411,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return get_u32(w, k, v, 0, 0xFFFFFF, &a->remote_ctrl_qpn);
 	if (strcmp(k, "remote_rkey") == 0)
 		return get_u32(w, k, v, 0, UINT32_MAX, &a->remote_rkey);
+	if (strcmp(k, "auth_key") == 0)
+		return get_auth_key(w, k, v, &c->ep);
 	if (strcmp(k, "mtu") == 0) {
 		if (get_size(w, k, v, 256, 4096, &x) != 0)
 			return -1;
@@ -499,7 +528,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 	}
 	return fail(w, k, "unknown key (expected port, peer_mac, peer_ip, local_qpn, remote_qpn, "
 		    "remote_ctrl_qpn, "
-		    "local_rkey, remote_rkey, mtu, chunk, imm_split, channels, generations, max_msg, "
+		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
 		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey, peer_check, "
 		    "peer_udp_sport)");

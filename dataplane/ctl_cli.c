@@ -133,7 +133,7 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 		    "\"local_qpn\":%u,\"remote_qpn\":%u,\"mtu\":%u,\"chunk\":%u,\"channels\":%u,"
 		    "\"generations\":%u,\"max_msg\":%" PRIu64 ",\"inflight\":%u,\"dir\":\"%s\","
 		    "\"rtt_s\":%.9g,\"rate_bps\":%.6g,\"owner\":%d,\"traffic\":%s,\"busy\":%s,"
-		    "\"handshake\":\"%s\"}",
+		    "\"handshake\":\"%s\",\"auth\":%s}",
 		    first ? "" : ",", cc->name, cc->port, scheme, cc->scheme_auto ? "true" : "false",
 		    ip, cc->ep.attr.local_qpn,
 		    cc->ep.attr.remote_qpn, cc->ep.attr.mtu, cc->ep.attr.chunk_size,
@@ -141,7 +141,7 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 		    cc->ep.attr.max_inflight, dir_name(cc->ep.attr.dir),
 		    (double)cc->ep.rel.rtt_ns * 1e-9, cc->ep.rel.rate_bps, c->owner,
 		    c->traffic ? "true" : "false", sdr_ep_busy(c->ep) ? "true" : "false",
-		    sdr_ep_ready(c->ep) ? "done" : "waiting");
+		    sdr_ep_ready(c->ep) ? "done" : "waiting", cc->ep.auth ? "true" : "false");
 		return;
 	}
 	if (cc->scheme_auto) {	/* the model's pick, marked */
@@ -209,8 +209,9 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    "port", "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt",
 			    "rate", "use");
 			conn_line(ctx, (unsigned int)i, 0, o, 1);
-			put(o, "handshake: %s\n", sdr_ep_ready(c->ep) ? "done" :
-			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)");
+			put(o, "handshake: %s%s\n", sdr_ep_ready(c->ep) ? "done" :
+			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
+			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
 		}
 		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
 		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,

@@ -127,6 +127,7 @@ struct sdr_ep {
 	struct sdr_peer hs;
 	struct sdr_rkeys rk_recv;	/* of our receives */
 	struct sdr_rkeys rk_send;	/* of the peer's receives, for our messages */
+	struct sdr_mac mac;		/* cfg.auth: of every control message */
 	struct sdr_ep_done *done;
 	uint32_t done_cap;
 	uint32_t done_head;
@@ -173,6 +174,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	ec_codec_destroy(ep->codec);
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
+	sdr_mac_fini(&ep->mac);
 	free(ep);
 }
 
@@ -276,6 +278,8 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	if (ep->cfg.tag == 0)
 		goto fail;	/* no entropy */
 	sdr_peer_init(&ep->hs, ep->cfg.tag, sdr_rel_rto(&cfg->rel));
+	if (cfg->auth && sdr_mac_init(&ep->mac, cfg->auth_key) != 0)
+		goto fail;
 	return ep;
 fail:
 	sdr_ep_destroy(ep);
@@ -510,8 +514,8 @@ rekey(struct sdr_ep *ep, uint64_t now)
 	if (!sdr_peer_ready(&ep->hs) ||
 	    (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer))
 		return;
-	if (sdr_rkeys_set(&ep->rk_recv, local, peer) != 0 ||
-	    sdr_rkeys_set(&ep->rk_send, peer, local) != 0)
+	if (sdr_rkeys_set(&ep->rk_recv, local, peer, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0 ||
+	    sdr_rkeys_set(&ep->rk_send, peer, local, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0)
 		return;	/* no memory: packets fail the key check; retried at the next input */
 	if (ep->cfg.attr.local_rkey == 0)
 		for (uint32_t s = 0; s < ep->geom.nslots; s++) {
@@ -558,12 +562,23 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	struct sdr_ctrl c;
 	int rc;
 
+	uint32_t len = v->payload_len;
+
 	ep->counters[SDR_EP_CTRL_PKTS_IN]++;
 	if (v->opcode != ROCE_OP_UC_SEND_ONLY) {
 		ep->counters[SDR_EP_CTRL_BAD_OPCODE]++;
 		return;
 	}
-	rc = sdr_ctrl_decode(v->payload, v->payload_len, &c);
+	if (ep->cfg.auth) {	/* the MAC first: nothing else is read of a message without it */
+		if (len < SDR_MAC_LEN ||
+		    !sdr_mac_verify(&ep->mac, v->payload, len - SDR_MAC_LEN,
+				    v->payload + len - SDR_MAC_LEN)) {
+			ep->counters[SDR_EP_CTRL_BAD_MAC]++;
+			return;
+		}
+		len -= SDR_MAC_LEN;
+	}
+	rc = sdr_ctrl_decode(v->payload, len, &c);
 	if (rc != 0) {
 		ep->counters[SDR_EP_CTRL_BAD]++;
 		ep->ctrl_err[-rc]++;
@@ -1167,7 +1182,7 @@ static uint32_t
 build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t cap,
 	   uint16_t *len)
 {
-	uint8_t payload[SDR_CTRL_MAX_LEN];
+	uint8_t payload[SDR_CTRL_MAX_LEN + SDR_MAC_LEN];
 	struct roce_pkt pkt = {
 		.opcode = ROCE_OP_UC_SEND_ONLY,
 		.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
@@ -1177,9 +1192,14 @@ build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t
 	int n, l;
 
 	sdr_peer_stamp(&ep->hs, &t);
-	n = sdr_ctrl_encode(&t, payload, sizeof(payload));
+	n = sdr_ctrl_encode(&t, payload, SDR_CTRL_MAX_LEN);
 	if (n < 0)
 		return 0;
+	if (ep->cfg.auth) {
+		if (sdr_mac_compute(&ep->mac, payload, (size_t)n, payload + n) != 0)
+			return 0;
+		n += SDR_MAC_LEN;
+	}
 	l = roce_build(frame, cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
 	if (l < 0)
 		return 0;

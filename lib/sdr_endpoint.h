@@ -38,6 +38,12 @@ struct sdr_ep_cfg {
 	 * random one from the OS CSPRNG (what a deployment wants; tests may fix it).
 	 */
 	uint64_t tag;
+	/**
+	 * A secret both sides share (auth_key): every control message carries its AES-128-CMAC
+	 * and the R_Keys are derived from it (sdr_keys.h). 0: none.
+	 */
+	uint8_t auth;
+	uint8_t auth_key[16];
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -61,6 +67,7 @@ struct sdr_ep_cfg {
 	X(FEC_STALE,		"fec_results_discarded") \
 	X(HELLOS_IN,		"hellos_received") \
 	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
+	X(CTRL_BAD_MAC,		"ctrl_bad_mac") \
 	X(CTRL_OLD_EPOCH,	"ctrl_old_epoch") \
 	X(CTRL_EARLY,		"ctrl_before_handshake") \
 	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \

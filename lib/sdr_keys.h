@@ -11,6 +11,12 @@
  *    peer learns an R_Key at connection setup) and derives the key of each message itself,
  *    so a lost CTS costs nothing; a restart on either side changes a tag, and so every key.
  *
+ *  - With a per-connection secret (auth_key, 16 bytes, configured on both sides), the R_Key
+ *    is instead the first non-zero word of AES-128(key = the secret, block = the low 32 bits
+ *    of s || R || the low 32 bits of S): one who reads the tags on the path cannot derive
+ *    it; and every control message carries an AES-128-CMAC (RFC 4493, NIST SP 800-38B)
+ *    of its bytes under the secret.
+ *
  * OpenSSL's libcrypto is used because DPDK already depends on it (libdpdk-dev pulls in
  * libssl-dev) and its AES uses AES-NI on x86 and the ARMv8 crypto extensions on a
  * BlueField's Cortex-A78: one block per message, tens of nanoseconds.
@@ -18,6 +24,7 @@
 #ifndef SDR_KEYS_H
 #define SDR_KEYS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /** A fresh random tag (never 0), or 0 if the OS has no entropy to give. */
@@ -30,13 +37,34 @@ struct sdr_rkeys {
 	struct sdr_aes *aes;
 	uint64_t recv_tag;	/**< 0: not keyed */
 	uint64_t send_tag;
+	int secret;		/**< keyed with the connection's secret */
 };
 
-/** Key them. @return 0, -ENOMEM. */
-int sdr_rkeys_set(struct sdr_rkeys *k, uint64_t recv_tag, uint64_t send_tag);
+/** Key them; @p secret: 16 bytes, or NULL. @return 0, -ENOMEM. */
+int sdr_rkeys_set(struct sdr_rkeys *k, uint64_t recv_tag, uint64_t send_tag,
+		  const uint8_t *secret);
 void sdr_rkeys_fini(struct sdr_rkeys *k);
 
 /** R_Key of the receive with sequence number @p seq (non-zero); 0 if not keyed. */
 uint32_t sdr_rkeys_get(const struct sdr_rkeys *k, uint64_t seq);
+
+#define SDR_MAC_LEN	16
+
+struct sdr_macctx;	/* an OpenSSL EVP_MAC context, keyed */
+
+/** AES-128-CMAC under one key. */
+struct sdr_mac {
+	struct sdr_macctx *ctx;
+};
+
+/** Key it (16 bytes). @return 0, -ENOMEM. */
+int sdr_mac_init(struct sdr_mac *m, const uint8_t *key);
+void sdr_mac_fini(struct sdr_mac *m);
+
+/** The MAC of @p len bytes. @return 0, -EIO. */
+int sdr_mac_compute(struct sdr_mac *m, const uint8_t *buf, size_t len, uint8_t *out);
+
+/** 1 if @p tag (SDR_MAC_LEN bytes) is the MAC of the @p len bytes (compared in constant time). */
+int sdr_mac_verify(struct sdr_mac *m, const uint8_t *buf, size_t len, const uint8_t *tag);
 
 #endif /* SDR_KEYS_H */

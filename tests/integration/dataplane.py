@@ -515,6 +515,10 @@ def case_config():
         bad(base.replace("scheme = sr\n", "scheme = ec-rs:3,2\n", 1), "[conn ab] scheme: 'ec-rs:3,2'")
         bad(base.replace("inflight = 16", "inflight = 16\ngenerations = 1\nlocal_rkey = 0x5d0a", 1),
             "[conn ab] generations: 1 with a fixed local_rkey: a late packet would be placed")
+        bad(base.replace("inflight = 16", "inflight = 16\nauth_key = 00112233", 1),
+            "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
+        bad(base.replace("inflight = 16", "inflight = 16\nauth_key = " + "g" * 32, 1),
+            "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
         bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
         bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",

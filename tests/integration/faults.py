@@ -983,12 +983,16 @@ def counter(name, conn, group, key):
 
 def case_peer_restart():
     """The far dataplane is killed and started again under a transfer (two processes over
-    memif): the near one learns it from the handshake (a new tag), fails the messages it had
-    in flight, and a new transfer between the two moves verified messages."""
+    memif, control messages authenticated with a shared auth_key): the near one learns it
+    from the handshake (a new tag), fails the messages it had in flight, and a new transfer
+    between the two moves verified messages."""
+    key = "auth_key = 000102030405060708090a0b0c0d0e0f\n"
     with tempfile.TemporaryDirectory() as d:
         sock = os.path.join(d, "memif.sock")
-        ini_a = ini_with(d, "memif-a.ini", "a.ini", lambda t: t.replace("/tmp/sdr-memif.sock", sock))
-        ini_b = ini_with(d, "memif-b.ini", "b.ini", lambda t: t.replace("/tmp/sdr-memif.sock", sock))
+        ini_a = ini_with(d, "memif-a.ini", "a.ini", lambda t: t.replace(
+            "/tmp/sdr-memif.sock", sock).replace("[conn ab]\n", "[conn ab]\n" + key))
+        ini_b = ini_with(d, "memif-b.ini", "b.ini", lambda t: t.replace(
+            "/tmp/sdr-memif.sock", sock).replace("[conn ba]\n", "[conn ba]\n" + key))
         link = ["--link", "wan=delay 1ms"]
         na, nb = TAG + "-pa", TAG + "-pb"
         a = start(ini_a, na, args=link, lcores="0")
@@ -1024,7 +1028,13 @@ def case_peer_restart():
               "peer_restart: new client rc %s %s %r" % (cli.returncode, sc, ce[-400:]))
         check(srv.returncode == 0 and ss.get("verified") == 30 and ss.get("failed") == 0,
               "peer_restart: new server rc %s %s %r" % (srv.returncode, ss, se[-400:]))
-        ab = conn_json(na, "ab")["counters"]
+        abj = conn_json(na, "ab")
+        ab = abj["counters"]
+        check(abj["conn"].get("auth") is True and abj["conn"].get("handshake") == "done" and
+              ab["endpoint"].get("ctrl_bad_mac") == 0,
+              "peer_restart: auth %s handshake %s ctrl_bad_mac %s" % (
+                  abj["conn"].get("auth"), abj["conn"].get("handshake"),
+                  ab["endpoint"].get("ctrl_bad_mac")))
         check(ab["endpoint"].get("peer_restarts") == 1 and
               conn_json(nb, "ba")["counters"]["endpoint"].get("peer_restarts") == 0,
               "peer_restart: restarts seen: a %s" % nz(conn_json(na, "ab")))

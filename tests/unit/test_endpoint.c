@@ -19,6 +19,7 @@
 #include "rel_tx.h"
 #include "roce_parse.h"
 #include "sdr_ctrl.h"
+#include "sdr_keys.h"
 #include "sdr_tx.h"
 #include "sdr_endpoint.h"
 #include "sdr_sim.h"
@@ -1130,23 +1131,40 @@ wan_check(const struct wan *x, uint32_t r, uint32_t s)
 	assert_memory_equal(x->dst[r], x->src[s], WAN_LEN);
 }
 
-/* A control message as if from A (to B) or from B (to A), built and parsed for real. */
+/*
+ * A control message as if from A (to B) or from B (to A), built and parsed for real; with
+ * @p mac_key, an AES-CMAC under it follows.
+ */
 static void
-forge_ctrl(struct wan *x, int to_b, const struct sdr_ctrl *c)
+forge_ctrl_mac(struct wan *x, int to_b, const struct sdr_ctrl *c, const uint8_t *mac_key)
 {
 	const struct sdr_ep_cfg *from = to_b ? &x->c.a : &x->c.b;
 	struct roce_pkt pkt = { .opcode = ROCE_OP_UC_SEND_ONLY,
 				.dqpn = sdr_conn_remote_ctrl_qpn(&from->attr) };
-	uint8_t payload[SDR_CTRL_MAX_LEN];
-	int n = sdr_ctrl_encode(c, payload, sizeof(payload)), l;
+	uint8_t payload[SDR_CTRL_MAX_LEN + SDR_MAC_LEN];
+	int n = sdr_ctrl_encode(c, payload, SDR_CTRL_MAX_LEN), l;
 
 	assert_true(n > 0);
+	if (mac_key != NULL) {
+		struct sdr_mac m;
+
+		assert_int_equal(sdr_mac_init(&m, mac_key), 0);
+		assert_int_equal(sdr_mac_compute(&m, payload, (size_t)n, payload + n), 0);
+		sdr_mac_fini(&m);
+		n += SDR_MAC_LEN;
+	}
 	l = roce_build(x->fr[0], FRAME, &from->path, &pkt, payload, (uint32_t)n);
 	assert_true(l > 0);
 	if (to_b)
 		deliver(x->b, QPN_B, &x->c.b.attr, x->fr[0], (uint16_t)l, x->now);
 	else
 		deliver(x->a, QPN_A, &x->c.a.attr, x->fr[0], (uint16_t)l, x->now);
+}
+
+static void
+forge_ctrl(struct wan *x, int to_b, const struct sdr_ctrl *c)
+{
+	forge_ctrl_mac(x, to_b, c, NULL);
 }
 
 static uint64_t
@@ -1474,6 +1492,70 @@ test_both_restart(void **state)
 	run_both_restart(1);
 }
 
+/* Both sides recreated with secrets before anything moved. */
+static void
+wan_auth(struct wan *x, const uint8_t *ka, const uint8_t *kb)
+{
+	sdr_ep_destroy(x->a);
+	sdr_ep_destroy(x->b);
+	x->c.a.auth = x->c.b.auth = 1;
+	memcpy(x->c.a.auth_key, ka, 16);
+	memcpy(x->c.b.auth_key, kb, 16);
+	x->a = sdr_ep_create(&x->c.a);
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->a);
+	assert_non_null(x->b);
+}
+
+/*
+ * A shared secret (auth_key): every control message carries its CMAC. The pair moves
+ * verified messages; a message with the right tags but no MAC, or a MAC under another key,
+ * is dropped before it is read; two sides with different keys never finish the handshake.
+ */
+static void
+test_auth_key(void **state)
+{
+	static const uint8_t k1[16] = "0123456789abcdef", k2[16] = "0123456789abcdeF";
+	struct sdr_ctrl c;
+	struct wan x;
+
+	(void)state;
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 1 });
+	wan_auth(&x, k1, k1);
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 100000000, 2);
+	wan_check(&x, 0, 0);
+	wan_check(&x, 1, 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_BAD_MAC) + ep_count(x.b, SDR_EP_CTRL_BAD_MAC), 0);
+	/* an attacker who read the tags, without the key */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SKIP, .cum = 1000, .win_start = 2,
+			       .dst_tag = sdr_ep_tag(x.b), .src_tag = sdr_ep_tag(x.a) };
+	forge_ctrl(&x, 1, &c);
+	forge_ctrl_mac(&x, 1, &c, k2);
+	assert_int_equal(ep_count(x.b, SDR_EP_CTRL_BAD_MAC), 2);
+	assert_int_equal(sdr_ep_rel_rx_counters(x.b)[REL_RX_SKIPPED], 0);
+	/* the same message under the key is taken (it is plausible) */
+	c.cum = 3;
+	forge_ctrl_mac(&x, 1, &c, k1);
+	assert_int_equal(ep_count(x.b, SDR_EP_CTRL_BAD_MAC), 2);
+	assert_int_equal(sdr_ep_rel_rx_counters(x.b)[REL_RX_SKIP_ANSWERS], 0);
+	wan_run(&x, 1000000, 0);
+	assert_int_equal(sdr_ep_rel_rx_counters(x.b)[REL_RX_SKIP_ANSWERS], 1);
+	wan_fini(&x);
+
+	/* different keys: nothing is ever proven */
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_auth(&x, k1, k2);
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	wan_run(&x, 50000000, 1);
+	assert_false(sdr_ep_ready(x.a) || sdr_ep_ready(x.b));
+	assert_true(ep_count(x.a, SDR_EP_CTRL_BAD_MAC) > 0 && ep_count(x.b, SDR_EP_CTRL_BAD_MAC) > 0);
+	assert_int_equal(x.sst[0], -1);
+	wan_fini(&x);
+}
+
 int
 main(void)
 {
@@ -1492,6 +1574,7 @@ main(void)
 		cmocka_unit_test(test_forged_data),
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_both_restart),
+		cmocka_unit_test(test_auth_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -966,7 +966,7 @@ ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 		break;
 	case SDR_PEER_HELLO:
 		if (sdr_peer_ready(&p->hs) && p->rk_send.recv_tag != p->hs.peer &&
-		    sdr_rkeys_set(&p->rk_send, p->hs.peer, p->hs.local) != 0)
+		    sdr_rkeys_set(&p->rk_send, p->hs.peer, p->hs.local, NULL) != 0)
 			p->restarted = 1;	/* no memory: stop */
 		return;
 	case SDR_PEER_RESTART:
