@@ -1235,9 +1235,10 @@ start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 		request_encode(ep, u->ctx, u->seq, u->index);
 		return;
 	}
-	/* the R_Key of the peer's receive for it: fixed, or derived from both tags */
-	s->msg.rkey = ep->cfg.attr.remote_rkey ? ep->cfg.attr.remote_rkey :
-		      sdr_rkeys_get(&ep->rk_send, s->msg.seq);
+	/* the R_Key of the peer's receive for it: fixed (set at the start), or derived from both
+	 * tags once, before its first unit (a derived key is never 0) */
+	if (s->msg.rkey == 0)
+		s->msg.rkey = sdr_rkeys_get(&ep->rk_send, s->msg.seq);
 	ep->job_ctx = u->ctx;
 	ep->job_seq = u->seq;
 	ep->job_parity = u->kind == REL_UNIT_PARITY;

@@ -1077,21 +1077,41 @@ recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 
 /* The answer to a SYNC, CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes.
  * @return sent, -1. */
-/* The handshake's HELLOs and answers: @return sent, -1. */
 static int
-flush_hello(struct peer *p, uint64_t now)
+next_hello(void *src, uint64_t now, struct sdr_ctrl *c)
+{
+	return sdr_peer_next(src, now, c);
+}
+
+static int
+next_rel_rx(void *src, uint64_t now, struct sdr_ctrl *c)
+{
+	return rel_rx_next_ctrl(src, now, c);
+}
+
+/* Send what @p next has (from @p src) while the control send queue has room: @return sent,
+ * -1. */
+static int
+flush_from(struct peer *p, uint64_t now, int (*next)(void *, uint64_t, struct sdr_ctrl *),
+	   void *src)
 {
 	struct sdr_ctrl c;
 	int sent = 0, rc;
 
-	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth &&
-	       sdr_peer_next(&p->hs, now, &c)) {
+	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth && next(src, now, &c)) {
 		rc = send_ctrl(p, &c);
 		if (rc < 0)
 			return -1;
 		sent += rc;
 	}
 	return sent;
+}
+
+/* The handshake's HELLOs and answers: @return sent, -1. */
+static int
+flush_hello(struct peer *p, uint64_t now)
+{
+	return flush_from(p, now, next_hello, &p->hs);
 }
 
 static int
@@ -1112,14 +1132,8 @@ flush_ctrl(struct peer *p, uint64_t now)
 		sent += rc;
 		p->sync_owed = 0;
 	}
-	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth &&
-	       rel_rx_next_ctrl(p->rrx, now, &c)) {
-		rc = send_ctrl(p, &c);
-		if (rc < 0)
-			return -1;
-		sent += rc;
-	}
-	return sent;
+	rc = flush_from(p, now, next_rel_rx, p->rrx);
+	return rc < 0 ? -1 : sent + rc;
 }
 
 static int
