@@ -582,9 +582,9 @@ untouched(const struct rel_rx *rx)
 }
 
 uint64_t
-rel_rx_reset(struct rel_rx *rx, uint64_t now)
+rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep)
 {
-	int keep = untouched(rx);
+	int keep = may_keep && untouched(rx);
 
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];

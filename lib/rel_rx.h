@@ -142,10 +142,11 @@ uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);
 /**
  * The peer restarted: every receive posted and not complete fails, nothing is owed to the
  * old peer (ACKs, re-ACKs, answers, WITHDRAW), and receives are numbered from
- * sdr_seq_epoch_base(). Unless none of this epoch's receives took a chunk or ended: they
- * stay, for the new peer. @return where numbering continues.
+ * sdr_seq_epoch_base(). Unless none of this epoch's receives took a chunk or ended, and
+ * @p may_keep (the caller knows of no packet placed or being placed in any): they stay, for
+ * the new peer. @return where numbering continues.
  */
-uint64_t rel_rx_reset(struct rel_rx *rx, uint64_t now);
+uint64_t rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep);
 
 /** The receive in @p slot is posted and has not ended (complete, failed, timed out). */
 int rel_rx_slot_open(const struct rel_rx *rx, uint32_t slot);

@@ -517,15 +517,15 @@ rekey(struct sdr_ep *ep, uint64_t now)
 	if (sdr_rkeys_set(&ep->rk_recv, local, peer, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0 ||
 	    sdr_rkeys_set(&ep->rk_send, peer, local, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0)
 		return;	/* no memory: packets fail the key check; retried at the next input */
-	if (ep->cfg.attr.local_rkey == 0)
-		for (uint32_t s = 0; s < ep->geom.nslots; s++) {
-			struct sdr_rx_msg_info info;
+	for (uint32_t s = 0; s < ep->geom.nslots; s++) {
+		struct sdr_rx_msg_info info;
 
-			/* (not one that ended at a restart and waits for its release) */
-			if (rel_rx_slot_open(ep->rrx, s) && sdr_rx_msg_info(ep->rx, s, &info) == 0 &&
-			    info.state == SDR_SLOT_POSTED)
-				sdr_rx_set_rkey(ep->rx, s, sdr_rkeys_get(&ep->rk_recv, info.seq));
-		}
+		/* (not one that ended at a restart and waits for its release) */
+		if (rel_rx_slot_open(ep->rrx, s) && sdr_rx_msg_info(ep->rx, s, &info) == 0 &&
+		    info.state == SDR_SLOT_POSTED)
+			sdr_rx_set_rkey(ep->rx, s, ep->cfg.attr.local_rkey ? ep->cfg.attr.local_rkey :
+					sdr_rkeys_get(&ep->rk_recv, info.seq));
+	}
 	rel_rx_cts_now(ep->rrx, now);
 }
 
@@ -537,16 +537,26 @@ rekey(struct sdr_ep *ep, uint64_t now)
 static void
 peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 {
+	int keep = 1;
+
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
 	collect_done(ep);	/* what finished before keeps its status */
 	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now));
 	collect_done(ep);
-	sdr_rx_skip_to(ep->rx, rel_rx_reset(ep->rrx, now));
-	/* a receive that failed stays the application's until released: it takes no packet of
-	 * the new epoch (its slot and generation come round again), whatever its key was */
+	/* receives may stay for the new peer only if no packet of the old one is in them, or on
+	 * its way into them (a payload copy out) */
+	for (uint32_t s = 0; s < ep->geom.nslots && keep; s++) {
+		struct sdr_rx_msg_info info;
+
+		if (sdr_rx_msg_info(ep->rx, s, &info) == 0 && info.state == SDR_SLOT_POSTED &&
+		    (info.pkts_received != 0 || ep->rx_out[s] != 0))
+			keep = 0;
+	}
+	sdr_rx_skip_to(ep->rx, rel_rx_reset(ep->rrx, now, keep));
+	/* no posted receive takes a packet until the new peer's tags key it (rekey(): the ones
+	 * that stay); one that failed stays the application's until released, and takes none */
 	for (uint32_t s = 0; s < ep->geom.nslots; s++)
-		if (!rel_rx_slot_open(ep->rrx, s))
-			sdr_rx_set_rkey(ep->rx, s, 0);
+		sdr_rx_set_rkey(ep->rx, s, 0);
 	/* receives posted from now on take no packet until the new peer's tags key them */
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);

@@ -1556,6 +1556,67 @@ test_auth_key(void **state)
 	wan_fini(&x);
 }
 
+/*
+ * The sender restarts with its first packets still on the wire: B's receives had nothing
+ * yet, so they stay for the new sender; the old sender's packets, arriving after B learned
+ * of the restart, are dropped (bad_rkey), and the receives complete with the new sender's
+ * messages, every byte verified.
+ */
+static void
+test_restart_stale_packets(void **state)
+{
+	struct wire_frame *stash = malloc(256 * sizeof(*stash));
+	uint32_t nstash = 0;
+	struct wan x;
+
+	(void)state;
+	assert_non_null(stash);
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_post(&x, 2);
+	wan_send(&x, 1);
+	while (sdr_ep_rel_tx_counters(x.a)[REL_TX_CTS] == 0) {	/* the handshake, a CTS */
+		outputs(&x.w, x.a, x.b, x.fr, x.now);
+		arrivals(&x.w, x.a, x.b, &x.c, x.now);
+		x.now += 10000;
+	}
+	outputs(&x.w, x.a, x.b, x.fr, x.now);		/* A's data goes out: held back */
+	for (uint32_t i = 0; i < x.w.n;)
+		if (x.w.f[i].to_b && x.w.f[i].len > 1000 && nstash < 256) {
+			stash[nstash++] = x.w.f[i];
+			x.w.f[i] = x.w.f[--x.w.n];
+		} else {
+			i++;
+		}
+	assert_true(nstash > 0);
+	/* A restarts */
+	sdr_ep_destroy(x.a);
+	x.c.a.tag = 0xA6A6A6A6A6A6A6A6ull;
+	x.a = sdr_ep_create(&x.c.a);
+	assert_non_null(x.a);
+	while (ep_count(x.b, SDR_EP_PEER_RESTARTS) == 0 && x.now < 100000000) {
+		outputs(&x.w, x.a, x.b, x.fr, x.now);
+		arrivals(&x.w, x.a, x.b, &x.c, x.now);
+		x.now += 1000;
+	}
+	assert_int_equal(ep_count(x.b, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(sdr_ep_rel_rx_counters(x.b)[REL_RX_PEER_RESTART], 0);	/* kept */
+	for (uint32_t i = 0; i < nstash; i++)	/* the old sender's packets come in now */
+		deliver(x.b, QPN_B, &x.c.b.attr, stash[i].b, stash[i].len, x.now);
+	assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_BAD_RKEY], nstash);
+	assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_PLACED], 0);
+	/* the new A's messages fill them */
+	x.nsent = 1;
+	wan_send(&x, 2);
+	wan_run(&x, 200000000, 3);
+	wan_check(&x, 0, 1);
+	wan_check(&x, 1, 2);
+	/* and a late packet of the old A, once the new keys are set, fails them too */
+	deliver(x.b, QPN_B, &x.c.b.attr, stash[0].b, stash[0].len, x.now);
+	assert_true(sdr_ep_rx_counters(x.b)[SDR_RX_PLACED] == 2 * 16);
+	free(stash);
+	wan_fini(&x);
+}
+
 int
 main(void)
 {
@@ -1575,6 +1636,7 @@ main(void)
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_both_restart),
 		cmocka_unit_test(test_auth_key),
+		cmocka_unit_test(test_restart_stale_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
