@@ -192,6 +192,15 @@ test_tentative_forgery(void **state)
 	c = hello(0xEE, 0, 0);
 	assert_int_equal(sdr_peer_input(&a, &c, 3), SDR_PEER_HELLO);
 	assert_true(sdr_peer_ready(&a) && a.peer == 0xB);
+	/* a proven message other than a HELLO before we told the peer our knowledge of it:
+	 * dropped (not ready), but it proves the peer */
+	sdr_peer_init(&a, 0xA, RTO);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .src_tag = 0xB, .dst_tag = 0xA };
+	assert_int_equal(sdr_peer_input(&a, &c, 0), SDR_PEER_NOT_READY);
+	assert_true(a.peer == 0xB && a.proven && !sdr_peer_ready(&a));
+	assert_int_equal(out(&a, 0, &d), 1);	/* tells it */
+	assert_true(d.dst_tag == 0xB);
+	assert_int_equal(sdr_peer_input(&a, &c, 1), SDR_PEER_ACCEPT);
 	/* HELLOs back off: RTO, 2, 4, ... 64 RTO */
 	sdr_peer_init(&a, 0xA, RTO);
 	for (uint64_t t = 0, gap = RTO, i = 0; i < 9; i++) {
