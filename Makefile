@@ -17,7 +17,9 @@ deps:
 
 build: deps
 	@if [ ! -f $(BUILD)/build.ninja ]; then meson setup $(BUILD) >/dev/null; fi
-	@ninja -C $(BUILD) | tail -n 1
+	@# a failed build stops here (and shows why): nothing runs stale binaries
+	@ninja -C $(BUILD) >$(BUILD)/ninja.log 2>&1 || { cat $(BUILD)/ninja.log; exit 1; }
+	@tail -n 1 $(BUILD)/ninja.log
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
@@ -35,7 +37,8 @@ ASAN_ENV = ASAN_OPTIONS=log_path=$(ASAN_LOGS)/asan:detect_leaks=1 \
 test-asan: deps
 	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then CC=gcc meson setup $(ASAN_BUILD) \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null; fi
-	@ninja -C $(ASAN_BUILD) | tail -n 1
+	@ninja -C $(ASAN_BUILD) >$(ASAN_BUILD)/ninja.log 2>&1 || { cat $(ASAN_BUILD)/ninja.log; exit 1; }
+	@tail -n 1 $(ASAN_BUILD)/ninja.log
 	@rm -rf $(ASAN_LOGS) && mkdir -p $(ASAN_LOGS)
 	@printf 'leak:libxdp.so\nleak:libbpf.so\n' >$(ASAN_BUILD)/lsan.supp
 	@echo "test-asan: leaks allocated inside libxdp and libbpf are not reported: DPDK 22.11's" \

@@ -25,6 +25,8 @@
 #define DP_BURST_MAX 256
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
+/* The fewest mbufs the pool is cut down to when EAL has too little memory (ports.c) */
+#define DP_MIN_MBUFS 1024
 #define DP_TX_PENDING 1024	/* frames held per port while its TX rings are full */
 /*
  * Counter slots: the lcores that write a port's counters and the stage table each write

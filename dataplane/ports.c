@@ -287,14 +287,32 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 {
 	const struct dp_cfg *cfg = &ctx->cfg;
 
-	ctx->pool = rte_pktmbuf_pool_create("sdr_mbufs", cfg->mbufs, 256, 0,
-					    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM, (int)rte_socket_id());
+	uint32_t n = cfg->mbufs;
+
+	/*
+	 * EAL without hugepages has 64 MiB unless told more (-m): the default 65536 mbufs do not
+	 * fit. Take as many as fit, down to DP_MIN_MBUFS, and say so: the commands a newcomer
+	 * copies run, and a benchmark sees the line.
+	 */
+	for (;;) {
+		ctx->pool = rte_pktmbuf_pool_create("sdr_mbufs", n, 256, 0,
+						    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM,
+						    (int)rte_socket_id());
+		if (ctx->pool != NULL || rte_errno != ENOMEM || n / 2 < DP_MIN_MBUFS)
+			break;
+		n /= 2;
+	}
 	if (ctx->pool == NULL) {
 		snprintf(err, errlen, "cannot create %u mbufs of %u bytes: %s (give EAL more memory "
-			 "with -m, or lower [dataplane] mbufs)", cfg->mbufs, DP_FRAME_ROOM,
+			 "with -m, or lower [dataplane] mbufs)", n, DP_FRAME_ROOM,
 			 rte_strerror(rte_errno));
 		return -1;
 	}
+	if (n < cfg->mbufs)
+		fprintf(stderr, "sdr-dataplane: %u mbufs of %u bytes do not fit in EAL's memory; "
+			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
+			cfg->mbufs, DP_FRAME_ROOM, n);
+	ctx->cfg.mbufs = n;	/* what the link emulators and the stats go by */
 	if (check_ring_pairs(cfg, err, errlen) != 0)
 		return -1;
 	for (unsigned int i = 0; i < cfg->nports; i++) {
