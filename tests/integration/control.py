@@ -149,11 +149,24 @@ def case_sdrctl():
     cy = cy["conn"] if rc == 0 else {}
     check(rc == 0 and cy["scheme"] == "ec-mds:8,2" and cy["chunk"] == 32768 and
           cy["channels"] == 2 and cy["rate_bps"] == 5e9, "conn show cy: %s" % cy)
-    rc, out, err = ctl("conn", "set", "cy", "scheme", "auto")
-    rc2, cy, err2 = ctl("conn", "show", "cy", js=True)
-    check(rc == 0 and rc2 == 0 and cy["conn"]["scheme_auto"] and
-          cy["conn"]["scheme"] in ("sr", "sr-nack") or cy["conn"]["scheme"].startswith("ec-"),
-          "conn set scheme auto: %r %s" % (err, cy))
+    # auto picks what the analytic model recommends for the same inputs: at two drop rates
+    # far apart the picks differ, so a pick that ignored the inputs would fail one of them
+    picks = []
+    for drop in ("1e-6", "1e-2"):
+        rc, out, err = ctl("conn", "set", "cy", "scheme", "auto", "expected-drop", drop,
+                           "rtt", "25ms", "max-msg", "8MiB")
+        rc2, cy, err2 = ctl("conn", "show", "cy", js=True)
+        m = subprocess.run([os.path.join(BUILD, "tools", "sdr-model"), "--size", "8MiB",
+                            "--drop", drop, "--chunk", "32KiB", "--mtu", "4096", "--bandwidth",
+                            "5G", "--rtt", "25ms", "--json"], capture_output=True, text=True)
+        want = json.loads(m.stdout)["best"] if m.returncode == 0 else None
+        got = cy["conn"]["scheme"] if rc2 == 0 else None
+        check(rc == 0 and rc2 == 0 and cy["conn"]["scheme_auto"] and want is not None and
+              got == want, "conn set scheme auto, drop %s: picked %s, sdr-model says %s (%r %r)"
+              % (drop, got, want, err, m.stderr))
+        picks.append(got)
+    check(picks[0] != picks[1], "auto picked %s at both 1e-6 and 1e-2: the check cannot fail"
+          % picks[0])
     rc, out, err = ctl("conn", "del", "cy")
     check(rc == 0 and out == "conn cy deleted\n", "conn del: %r %r" % (out, err))
     rc, out, err = ctl("link", "set", "a", "delay", "1ms", "loss", "1e-3", "reorder",
