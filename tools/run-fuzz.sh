@@ -43,7 +43,9 @@ for exe in "$bdir"/tests/fuzz/fuzz_*; do
 		dict=(-dict="tests/fuzz/$t.dict")
 	fi
 	echo "run-fuzz: $t for ${secs}s"
-	"$exe" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$bdir/artifacts/$t-" \
+	# -timeout: an input that runs a minute is a hang, reported as one (not 20 minutes later)
+	"$exe" -max_total_time="$secs" -timeout=60 -print_final_stats=1 \
+		-artifact_prefix="$bdir/artifacts/$t-" \
 		${dict[@]+"${dict[@]}"} "$corpus" 2>"$bdir/fuzz-$t.log" || {
 		tail -40 "$bdir/fuzz-$t.log"; echo "run-fuzz: $t FAILED"; exit 1; }
 	grep -E "stat::number_of_executed_units|stat::peak_rss" "$bdir/fuzz-$t.log" | sed "s/^/  $t /"
