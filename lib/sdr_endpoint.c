@@ -569,10 +569,9 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 static void
 input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 {
+	uint32_t len = v->payload_len;
 	struct sdr_ctrl c;
 	int rc;
-
-	uint32_t len = v->payload_len;
 
 	ep->counters[SDR_EP_CTRL_PKTS_IN]++;
 	if (v->opcode != ROCE_OP_UC_SEND_ONLY) {
