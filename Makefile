@@ -21,8 +21,12 @@ build: deps
 	@ninja -C $(BUILD) >$(BUILD)/ninja.log 2>&1 || { cat $(BUILD)/ninja.log; exit 1; }
 	@tail -n 1 $(BUILD)/ninja.log
 
+# What could not run here, and why: each skipped test (exit 77) says so in one SKIP line
+SKIPS = awk '/^test: /{t=$$NF} /^SKIP: /{print "skipped: " t ": " substr($$0, 7)}'
+
 test: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+	@$(SKIPS) $(BUILD)/meson-logs/testlog.txt | sort -u
 	tools/run-fuzz.sh
 
 # Every suite on a gcc build with AddressSanitizer and UBSan. A report in any process (the

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from harness import check, failures, procs, run_case, start_dataplane, stop_dataplane
+from harness import check, failures, procs, run_case, skip, start_dataplane, stop_dataplane
 
 BUILD, SRC, CASE = sys.argv[1:4]
 DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
@@ -559,10 +559,10 @@ def case_nonroot():
         import grp
         gid = grp.getgrnam("nogroup").gr_gid
     except (KeyError, ImportError):
-        print("SKIP: no group 'nogroup' on this host")
+        skip("no group 'nogroup' on this host")
         sys.exit(77)
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        print("SKIP: needs root and setpriv (util-linux) to run clients as other users")
+        skip("needs root and setpriv (util-linux) to run clients as other users")
         sys.exit(77)
     with tempfile.TemporaryDirectory() as d:
         # the build tree may be private (a fresh clone in a 0700 directory): the other users

@@ -27,8 +27,8 @@ Cases:
              dataplane
   mlx5       bluefield3.ini and connectx7.ini load, and a run without the NIC fails in one
              line naming the device
-The namespace cases print "SKIP: <reason>" and pass when namespaces, clang or XDP are not
-available; they always delete their namespaces and kill what they started.
+The namespace cases print "SKIP: <reason>" and exit 77 (meson's skip) when namespaces, clang
+or XDP are not available; they always delete their namespaces and kill what they started.
 """
 import glob
 import json
@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from harness import check, cleanup, failures, finish, run_case, spawn
+from harness import check, cleanup, failures, finish, run_case, skip, spawn
 
 DP, DUMP, SRC, CASE = sys.argv[1:5]
 CFG = os.path.join(SRC, "pmd-configs")
@@ -291,13 +291,26 @@ def case_lifecycle():
         cmd = [DP] + EAL + ["--file-prefix", name, "--", "-f", ini, "-n", name,
                             "--traffic", "size=256KiB,count=0", "--stats-period", "0.2s"]
         p = spawn(cmd + (["-q"] if quiet else []))
-        time.sleep(2.5)
+        head = ""
+        if quiet:
+            time.sleep(2.5)     # nothing to wait for: -q prints no line
+        else:
+            # read until 6 stats lines, one of them with traffic, have come (however long
+            # this machine takes: no wall-clock bound but the meson timeout)
+            while p.poll() is None:
+                x = p.stdout.readline()
+                head += x
+                got = [m for m in (line.match(y) for y in head.splitlines()) if m]
+                if len(got) >= 6 and any(float(m.group(1)) > 0 for m in got):
+                    break
         p.send_signal(signal.SIGTERM)
         try:
             out, err = p.communicate(timeout=20)
+            out = head + out
         except subprocess.TimeoutExpired:
             p.kill()
             out, err = p.communicate()
+            out = head + out
             failures.append("lifecycle: no exit within 20 s of SIGTERM")
         what = "lifecycle%s" % (" -q" if quiet else "")
         check(p.returncode == 0, "%s: exit %s after SIGTERM: %s" % (what, p.returncode,
@@ -311,7 +324,7 @@ def case_lifecycle():
             check(not stats and banner not in out, "%s: -q printed %r" % (what, out[:300]))
         else:
             check(out.startswith(banner), "%s: banner %r" % (what, out[:200]))
-            # a line every 0.2 s (on a 100 ms tick) for about 2.5 s, showing the transfer
+            # a line every 0.2 s (on a 100 ms tick), showing the transfer
             check(len(stats) >= 6 and any(float(m.group(1)) > 0 for m in stats),
                   "%s: %d stats lines: %r" % (what, len(stats), out[:600]))
         for path in ("/dev/shm/sdr-" + name, "/var/run/dpdk/" + name):
@@ -382,7 +395,7 @@ def case_replay():
 def case_telemetry():
     tool = shutil.which("dpdk-telemetry.py")
     if tool is None:
-        print("SKIP: dpdk-telemetry.py not installed")
+        skip("dpdk-telemetry.py not installed")
         return
     p = spawn([DP] + EAL + ["--file-prefix", "sdrt-tel", "--", "-f",
                             os.path.join(CFG, "loopback.ini"), "--traffic",
@@ -452,11 +465,11 @@ def hugepages_reserve(n):
 def case_dumpcap():
     tool = shutil.which("dpdk-dumpcap")
     if tool is None:
-        print("SKIP: dpdk-dumpcap not installed")
+        skip("dpdk-dumpcap not installed")
         return
     undo, why = hugepages_reserve(300)
     if undo is None:
-        print("SKIP: %s" % why)
+        skip(why)
         return
     prefix = "sdrt-dcap%d" % os.getpid()
     try:
@@ -634,7 +647,7 @@ elif cmd == "echo":
 
 
 class Skip(Exception):
-    """A capability the case needs is missing: print SKIP and pass."""
+    """A capability the case needs is missing: the case says so and is skipped (exit 77)."""
 
 
 def sh(*cmd, ns=None, timeout=30):
@@ -800,7 +813,7 @@ def case_afpacket():
             netns_pair(9000, None)
             afpacket_steps(d)
         except Skip as e:
-            print("SKIP: %s" % e)
+            skip(e)
         finally:
             cleanup()
             netns_del()
@@ -864,7 +877,7 @@ def case_exception():
                 raise Skip("cannot address %s: %s" % (IFS[1], r.stderr.strip()))
             exception_steps(d)
         except Skip as e:
-            print("SKIP: %s" % e)
+            skip(e)
         finally:
             cleanup()
             netns_del()
@@ -918,17 +931,17 @@ def case_afxdp():
     """AF_XDP with sdr_xdp.o on one end of a veth pair, AF_PACKET on the other."""
     xdp = os.path.join(os.path.dirname(DP), "sdr_xdp.o")
     if shutil.which("clang") is None:
-        print("SKIP: clang is not installed, so the XDP program sdr_xdp.o is not built")
+        skip("clang is not installed, so the XDP program sdr_xdp.o is not built")
         return
     if not os.path.exists(xdp):
-        print("SKIP: %s is not built (clang or libbpf's headers were missing at setup)" % xdp)
+        skip("%s is not built (clang or libbpf's headers were missing at setup)" % xdp)
         return
     with tempfile.TemporaryDirectory() as d:
         try:
             netns_pair(3000, KERNEL_IPS)    # a veth's XDP needs the peer's MTU under a page
             afxdp_steps(d, xdp)
         except Skip as e:
-            print("SKIP: %s" % e)
+            skip(e)
         finally:
             cleanup()
             netns_del()

@@ -21,6 +21,7 @@ import sys
 import time
 
 failures = []
+skipped = []   # what could not run here (skip())
 procs = []
 leftovers = set()       # instance names and EAL file prefixes of the dataplanes started
 
@@ -105,9 +106,16 @@ def finish(p, what, timeout=60):
     return p.returncode, (json.loads(rows[-1]) if rows else None), err
 
 
+def skip(reason):
+    """Part of the case cannot run here: say why. The case then exits 77, meson's skip
+    (after its other checks, which still fail it)."""
+    print("SKIP: %s" % reason)
+    skipped.append(reason)
+
+
 def run_case(cases, case, mark=""):
     """Run cases[case](), clean up, print the failures (each after @p mark) and exit 1 if
-    there are any."""
+    there are any; exit 77 (a skip) if something could not run here."""
     try:
         cases[case]()
     finally:
@@ -115,3 +123,5 @@ def run_case(cases, case, mark=""):
     if failures:
         print("\n".join(mark + f for f in failures))
         sys.exit(1)
+    if skipped:
+        sys.exit(77)

@@ -128,4 +128,5 @@ else:
 if failures:
     print("\n".join(failures))
     sys.exit(1)
+sys.exit(77)    # the real run was skipped (said above); meson counts it as such
 print("ok: help, %d option errors, device check" % len(bad))
