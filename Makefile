@@ -63,7 +63,9 @@ test-asan: deps
 	if [ -n "$$(find $(ASAN_LOGS) -type f ! -empty)" ]; then \
 		for f in $$(find $(ASAN_LOGS) -type f ! -empty); do echo "== $$f"; cat "$$f"; done; \
 		echo "test-asan: sanitizer reports above (in $(ASAN_LOGS))"; rc=1; \
-	fi; exit $$rc
+	fi; \
+	$(SKIPS) $(ASAN_BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog-preload.txt | \
+		sort -u; exit $$rc
 
 unit: build
 	meson test -C $(BUILD) --suite unit --print-errorlogs
