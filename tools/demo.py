@@ -28,6 +28,7 @@ import tempfile
 import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MTU = 4096      # the connections' payload bytes per packet (pmd-configs/memif-*.ini)
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
 
 
@@ -150,11 +151,11 @@ class Demo:
         for node in ("a", "b"):
             self.ctl(node, "link", "set", "m0", *words)
 
-    def model(self, scheme, size):
+    def model(self, scheme, size, mtu=MTU):
         """The model's mean for a message alone on the link, and what `auto` resolves to."""
         cmd = [self.bin("tools", "sdr-model"), "--json", "--size", str(size), "--drop",
                "%g" % self.a.loss, "--drop-unit", "packet", "--rtt", "%gs" % self.a.rtt,
-               "--bandwidth", "%g" % (self.a.rate * 0.95)]
+               "--bandwidth", "%g" % (self.a.rate * 0.95), "--mtu", str(mtu)]
         if scheme != "auto":
             cmd += ["--scheme", scheme]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -166,19 +167,24 @@ class Demo:
                 return s["mean_s"]
         return None
 
-    def configure(self, scheme, size):
+    def configure(self, scheme, size, mtu=MTU):
         settings = ["scheme", scheme, "max_msg", str(size), "rtt", "%gs" % self.a.rtt,
-                    "rate", "%g" % (self.a.rate * 0.95), "expected_drop", "%g" % self.a.loss]
+                    "rate", "%g" % (self.a.rate * 0.95), "expected_drop", "%g" % self.a.loss,
+                    "mtu", str(mtu)]
         self.ctl("a", "conn", "set", "ab", *settings)
         self.ctl("b", "conn", "set", "ba", *settings)
         conn = self.ctl("a", "conn", "show", "ab", js=True)["conn"]
         return conn["scheme"]
 
-    def run_one(self, idx, total, scheme, size, count):
-        picked = self.configure(scheme, size)
+    def run_one(self, idx, total, scheme, size, count, warmup=0, fresh=False, mtu=MTU):
+        """@p count messages of @p size one at a time, after @p warmup more that are left out
+        of the times; @p fresh: a new connection (handshake) for every message, in the
+        client's post-call clock."""
+        picked = self.configure(scheme, size, mtu)
         label = "auto (%s)" % picked if scheme == "auto" else scheme
-        common = ["--size", str(size), "--iters", str(count), "--timeout", "120s", "--json",
-                  "write_lat"]
+        common = ["--size", str(size), "--iters", str(count + warmup), "--timeout", "120s",
+                  "--json", "--warmup", str(warmup)] + (
+                      ["--fresh", "--scheme", scheme] if fresh else []) + ["write_lat"]
         perf = self.bin("tools", "sdr-perf")
         srv = subprocess.Popen([perf, "-n", self.inst["b"], "-c", "ba", "--server"] + common,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -193,7 +199,7 @@ class Demo:
             done = self.sends_ok() - base
             el = time.time() - t0
             self.progress("[%2d/%d] %-22s %7s  %4d/%d messages  %5.1f s  %6.3f Gbit/s" % (
-                idx, total, label, fmt_size(size), done, count, el,
+                idx, total, label, fmt_size(size), done, count + warmup, el,
                 done * size * 8e-9 / el if el > 0 else 0))
             time.sleep(0.25)
         cout, cerr = cli.communicate()
@@ -204,12 +210,17 @@ class Demo:
         except ValueError:
             raise RuntimeError("sdr-perf %s %s: %s %s" % (scheme, fmt_size(size), cerr.strip(),
                                                          serr.strip()))
-        return {"scheme": scheme, "picked": picked, "size": size, "count": count,
+        # count: messages sent and checked; measured: those in the times (after the warm-up)
+        return {"scheme": scheme, "picked": picked, "size": size, "count": count + warmup,
+                "measured": count,
                 "completed": c["completed"], "verified": s["verified"],
                 "failed": c["failed"] + s["failed"], "mean_s": c["mean_s"], "p50_s": c["p50_s"],
                 "p99_s": c["p99_s"], "p999_s": c["p999_s"], "max_s": c["max_s"],
                 "goodput_gbps": c["bw_avg_gbps"], "retransmitted": c["retransmitted_chunks"],
-                "decoded": s["decoded_submessages"], "model_mean_s": self.model(picked, size),
+                "decoded": s["decoded_submessages"],
+                "model_mean_s": self.model(picked, size, mtu), "mtu": mtu, "warmup": warmup,
+                "fresh": fresh, "app_mean_s": c.get("app_mean_s"),
+                "app_p99_s": c.get("app_p99_s"),
                 "client_rc": cli.returncode, "server_rc": srv.returncode}
 
     def sends_ok(self):

@@ -30,26 +30,38 @@ bench_sink(uint64_t v)
 /**
  * One benchmark record on stdout (JSON Lines).
  * @param better "lower" for costs (ns, cycles), "higher" for rates (GB/s, Mpps).
+ * @param kind what the baseline is: "measured" in this run, "derived" (computed from this
+ *   run's figures, e.g. Mpps = TSC Hz / cycles) or "published" (a constant from a paper).
  */
+static inline void
+bench_record_kind(const char *group, const char *name, double value, const char *unit,
+		  const char *baseline, double baseline_value, const char *better,
+		  const char *kind)
+{
+	printf("{\"group\":\"%s\",\"name\":\"%s\",\"value\":%.6g,\"unit\":\"%s\","
+	       "\"baseline\":\"%s\",\"baseline_value\":%.6g,\"ratio\":%.4f,\"better\":\"%s\","
+	       "\"baseline_kind\":\"%s\"}\n", group, name, value, unit, baseline, baseline_value,
+	       baseline_value != 0 ? value / baseline_value : 0.0, better, kind);
+	fflush(stdout);
+}
+
+/** bench_record_kind() with a baseline measured in the same run. */
 static inline void
 bench_record(const char *group, const char *name, double value, const char *unit,
 	     const char *baseline, double baseline_value, const char *better)
 {
-	printf("{\"group\":\"%s\",\"name\":\"%s\",\"value\":%.6g,\"unit\":\"%s\","
-	       "\"baseline\":\"%s\",\"baseline_value\":%.6g,\"ratio\":%.4f,\"better\":\"%s\"}\n",
-	       group, name, value, unit, baseline, baseline_value,
-	       baseline_value != 0 ? value / baseline_value : 0.0, better);
-	fflush(stdout);
+	bench_record_kind(group, name, value, unit, baseline, baseline_value, better, "measured");
 }
 
-/** A figure with no baseline of its own (e.g. a derived count); ratio is omitted (0). */
+/** A figure with no baseline value (e.g. a derived count beside published figures, named
+ * in @p what); ratio is omitted (null). */
 static inline void
 bench_note(const char *group, const char *name, double value, const char *unit,
 	   const char *what)
 {
 	printf("{\"group\":\"%s\",\"name\":\"%s\",\"value\":%.6g,\"unit\":\"%s\","
-	       "\"baseline\":\"%s\",\"baseline_value\":null,\"ratio\":null,\"better\":\"n/a\"}\n",
-	       group, name, value, unit, what);
+	       "\"baseline\":\"%s\",\"baseline_value\":null,\"ratio\":null,\"better\":\"n/a\","
+	       "\"baseline_kind\":\"published\"}\n", group, name, value, unit, what);
 	fflush(stdout);
 }
 

@@ -26,44 +26,78 @@ pct(const double *v, uint32_t n, double q)
 	return n ? v[r ? r - 1 : 0] : 0;
 }
 
+/* Mean and percentiles of @p n values (sorted into @p s). */
+struct summary {
+	double mean, p50, p99, p999, min, max;
+};
+
+static void
+summarize(const double *v, uint32_t n, double *s, struct summary *out)
+{
+	double sum = 0;
+
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	for (uint32_t i = 0; i < n; i++)
+		sum += v[i];
+	*out = (struct summary){ .mean = n ? sum / n : 0, .p50 = pct(s, n, .5),
+				 .p99 = pct(s, n, .99), .p999 = pct(s, n, .999),
+				 .min = n ? s[0] : 0, .max = n ? s[n - 1] : 0 };
+}
+
 int
 perf_report_print(FILE *f, const struct perf_result *r, int json)
 {
-	uint32_t n = r->completed, win = r->window > 1 ? r->window : 1;
-	double start = 0, elapsed, avg, peak, mean = 0, rate;
+	struct summary app = { 0 };
+	/* the first r->warmup completions count as delivered, not in the times and rates */
+	uint32_t first = r->warmup < r->completed ? r->warmup : r->completed;
+	uint32_t n = r->completed - first, win = r->window > 1 ? r->window : 1;
+	const double *lat = r->lat_s + first, *done = r->done_s + first;
+	double start = first ? r->done_s[first - 1] : 0, elapsed, avg, peak, mean = 0, rate;
 	double *s = malloc((n ? n : 1) * sizeof(double));
 
 	if (s == NULL)
 		return -1;
 	/* the server's clock starts with the first packet in, not when it started waiting */
 	for (uint32_t i = 0; r->server && i < n; i++)
-		if (i == 0 || r->done_s[i] - r->lat_s[i] < start)
-			start = r->done_s[i] - r->lat_s[i];
-	elapsed = n ? r->done_s[n - 1] - start : r->elapsed_s;
+		if (i == 0 || done[i] - lat[i] < start)
+			start = done[i] - lat[i];
+	elapsed = n ? done[n - 1] - start : r->elapsed_s;
 	avg = elapsed > 0 ? (double)n * (double)r->size * 8e-9 / elapsed : 0;
 	rate = elapsed > 0 ? n / elapsed * 1e-6 : 0;
 	/* peak: the best rate over any window of `inflight` consecutive completions */
 	peak = avg;
 	for (uint32_t i = win; i < n; i++) {
-		double dt = r->done_s[i] - r->done_s[i - win];
+		double dt = done[i] - done[i - win];
 
 		if (dt > 0 && (double)win * (double)r->size * 8e-9 / dt > peak)
 			peak = (double)win * (double)r->size * 8e-9 / dt;
 	}
-	memcpy(s, r->lat_s, n * sizeof(double));
+	if (r->app_s != NULL)
+		summarize(r->app_s + first, n, s, &app);
+	memcpy(s, lat, n * sizeof(double));
 	qsort(s, n, sizeof(double), cmp_double);
 	for (uint32_t i = 0; i < n; i++)
-		mean += r->lat_s[i];
+		mean += lat[i];
 	mean = n ? mean / n : 0;
 	if (json) {
 		fprintf(f, "{\"test\":\"%s\",\"role\":\"%s\",\"bytes\":%" PRIu64 ",\"iterations\":%u,"
 			"\"completed\":%u,\"verified\":%u,\"failed\":%u,\"bw_peak_gbps\":%.6g,"
 			"\"bw_avg_gbps\":%.6g,\"msg_rate_mpps\":%.6g,\"mean_s\":%.9g,\"p50_s\":%.9g,"
 			"\"p99_s\":%.9g,\"p999_s\":%.9g,\"max_s\":%.9g,\"retransmitted_chunks\":%u,"
-			"\"decoded_submessages\":%u}\n", r->lat ? "write_lat" : "write_bw",
-			r->server ? "server" : "client", r->size, r->iters, n, r->verified, r->failed,
+			"\"decoded_submessages\":%u", r->lat ? "write_lat" : "write_bw",
+			r->server ? "server" : "client", r->size, r->iters, r->completed, r->verified,
+			r->failed,
 			peak, avg, rate, mean, pct(s, n, .5), pct(s, n, .99), pct(s, n, .999),
 			n ? s[n - 1] : 0, r->retransmitted, r->decoded);
+		if (first)
+			fprintf(f, ",\"warmup\":%u", first);
+		if (r->app_s != NULL)
+			fprintf(f, ",\"fresh\":%s,\"app_mean_s\":%.9g,\"app_p50_s\":%.9g,"
+				"\"app_p99_s\":%.9g,\"app_p999_s\":%.9g,\"app_max_s\":%.9g",
+				r->fresh ? "true" : "false", app.mean, app.p50, app.p99, app.p999,
+				app.max);
+		fprintf(f, "}\n");
 	} else if (r->lat) {
 		char vbuf[32] = "-";
 
@@ -77,6 +111,11 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 			"%-10s\n", r->size, n, n ? s[0] * 1e6 : 0, n ? s[n - 1] * 1e6 : 0,
 			pct(s, n, .5) * 1e6, mean * 1e6, pct(s, n, .99) * 1e6, pct(s, n, .999) * 1e6,
 			vbuf);
+		if (r->app_s != NULL)
+			fprintf(f, " %-10s %-12s %-10.1f %-10.1f %-12.1f %-10.1f %-10.1f %-10.1f "
+				"%-10s\n", "", r->fresh ? "(post,fresh)" : "(post)", app.min * 1e6,
+				app.max * 1e6, app.p50 * 1e6, app.mean * 1e6, app.p99 * 1e6,
+				app.p999 * 1e6, "");
 		fprintf(f, RULE);
 	} else {
 		fprintf(f, RULE);

@@ -24,6 +24,10 @@ struct perf_result {
 	const double *lat_s;	/**< per completion: its completion time */
 	const double *done_s;	/**< per completion: when it came, from the run's start */
 	double elapsed_s;	/**< the run's length when nothing completed */
+	const double *app_s;	/**< per completion: the application's post call to the
+				 *   completion seen (NULL: not measured) */
+	int fresh;		/**< a fresh connection per message (app_s includes its set-up) */
+	uint32_t warmup;	/**< the first completions, left out of the times and rates */
 };
 
 /** Print @p r as JSON (@p json) or as perftest's table. @return 0, -1 (no memory). */

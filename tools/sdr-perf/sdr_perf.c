@@ -7,6 +7,11 @@
  *
  *   sdr-perf -n memif-b --conn ba --server write_bw --size 1MiB --iters 200
  *   sdr-perf -n memif-a --conn ab write_bw --size 1MiB --iters 200
+ *
+ * Two clocks per message: the dataplane's (the first chunk on the wire to done, what the
+ * model predicts) and the application's (the post call to the completion seen, what a
+ * transport such as TCP is measured by); with --fresh the application's starts before the
+ * connection is rebuilt, so it includes the handshake and the clear-to-send.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -30,9 +35,11 @@ struct opts {
 	int lat;
 	int json;
 	int stream;
+	int fresh;
 	uint64_t size;
 	uint32_t iters;
 	uint32_t inflight;
+	uint32_t warmup;
 	uint64_t seed;
 	double timeout_s;
 };
@@ -51,11 +58,16 @@ usage(FILE *f)
 "  -s, --size SIZE       message size (default 1MiB)\n"
 "      --iters N         messages (default 100)\n"
 "      --inflight N      messages in flight, write_bw (default 8; write_lat: 1)\n"
+"      --warmup N        the first N messages are sent and checked but left out of\n"
+"                        the times and rates (default 0)\n"
 "      --scheme NAME     set the connection's scheme first (sr, sr-nack, ec-xor:K,M,\n"
 "                        ec-mds:K,M, auto); both sides must use the same\n"
 "      --chunk SIZE      set the connection's chunk size first\n"
 "      --stream          client: streamed sends, each message written and declared\n"
 "                        ready four chunks at a time (sdr_send_stream_*)\n"
+"      --fresh           write_lat, both sides: a fresh connection for every message\n"
+"                        (rebuilt with --scheme/--chunk: a new tag and handshake);\n"
+"                        the client's post-call clock includes the set-up\n"
 "      --seed N          message contents seed (default 1; both sides the same)\n"
 "      --timeout TIME    give up after this long (default 120s)\n"
 "      --json            one JSON object\n"
@@ -131,7 +143,7 @@ run(const struct opts *o)
 	struct sdr_mr *mr;
 	struct sdr_recv **h;
 	uint8_t *buf;
-	double *lat, *done_at, t0, deadline;
+	double *lat, *done_at, *app, *post_at, t0, deadline;
 	uint32_t posted = 0, completed = 0, verified = 0, failed = 0, retx = 0, dec = 0;
 	uint32_t inflight = o->lat ? 1 : o->inflight, idle = 0;
 	int reported = 0;
@@ -156,6 +168,8 @@ run(const struct opts *o)
 	}
 	lat = calloc(o->iters, sizeof(double));
 	done_at = calloc(o->iters, sizeof(double));
+	app = calloc(o->iters, sizeof(double));
+	post_at = calloc(o->iters, sizeof(double));
 	h = calloc(inflight, sizeof(*h));
 	/* Messages complete out of order under loss: a buffer slot is reused only when the
 	 * message that owned it has completed, never by position. */
@@ -174,12 +188,28 @@ run(const struct opts *o)
 			uint8_t *b = buf + (size_t)w * o->size;
 
 			if (o->server) {
+				/* a fresh connection for each message: rebuilt before its receive
+				 * is posted, so the receive is of the new connection */
+				if (o->fresh && reconfigure(ctx, o) != SDR_SUCCESS) {
+					fprintf(stderr, "sdr-perf: --fresh: %s\n", sdr_last_error(ctx));
+					reported = 1;
+					goto out;
+				}
 				rc = sdr_recv_post(qp, b, o->size, posted, &h[w]);
 			} else {
+				/* the application's clock: the message is ready (a streamed one is
+				 * written as it goes), the post begins */
+				if (!o->stream)
+					sdr_pattern_fill(b, 0, o->size, o->seed, posted);
+				post_at[posted] = now_s();
+				if (o->fresh && reconfigure(ctx, o) != SDR_SUCCESS) {
+					fprintf(stderr, "sdr-perf: --fresh: %s\n", sdr_last_error(ctx));
+					reported = 1;
+					goto out;
+				}
 				if (o->stream) {
 					rc = send_streamed(qp, b, o, posted);
 				} else {
-					sdr_pattern_fill(b, 0, o->size, o->seed, posted);
 					rc = sdr_send_post(qp, b, o->size, (uint32_t)posted, posted);
 				}
 			}
@@ -216,6 +246,7 @@ run(const struct opts *o)
 		free_slot[nfree++] = slot_of[c.cookie];
 		lat[completed] = c.time_s;
 		done_at[completed] = now_s() - t0;
+		app[completed] = done_at[completed] + t0 - post_at[c.cookie];
 		completed++;
 		retx += c.retransmitted;
 		dec += c.decoded;
@@ -242,6 +273,7 @@ out:
 			.completed = completed, .verified = verified, .failed = failed,
 			.window = inflight, .retransmitted = retx, .decoded = dec, .lat_s = lat,
 			.done_s = done_at, .elapsed_s = now_s() - t0,
+			.app_s = o->server ? NULL : app, .fresh = o->fresh, .warmup = o->warmup,
 		};
 
 		perf_report_print(stdout, &res, o->json);
@@ -253,6 +285,8 @@ out:
 	sdr_context_destroy(ctx);
 	free(lat);
 	free(done_at);
+	free(app);
+	free(post_at);
 	free(h);
 	free(slot_of);
 	free(free_slot);
@@ -263,7 +297,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_SERVER = 256, O_ITERS, O_INFLIGHT, O_SCHEME, O_CHUNK, O_SEED, O_TIMEOUT, O_JSON,
-	       O_STREAM };
+	       O_STREAM, O_FRESH, O_WARMUP };
 	static const struct option lopts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "conn", required_argument, NULL, 'c' },
@@ -274,6 +308,8 @@ main(int argc, char **argv)
 		{ "scheme", required_argument, NULL, O_SCHEME },
 		{ "chunk", required_argument, NULL, O_CHUNK },
 		{ "stream", no_argument, NULL, O_STREAM },
+		{ "fresh", no_argument, NULL, O_FRESH },
+		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "json", no_argument, NULL, O_JSON },
@@ -321,6 +357,14 @@ main(int argc, char **argv)
 			break;
 		case O_JSON: o.json = 1; break;
 		case O_STREAM: o.stream = 1; break;
+		case O_FRESH: o.fresh = 1; break;
+		case O_WARMUP:
+			if (units_parse_u64(optarg, 10000000, &v) != 0) {
+				fprintf(stderr, "sdr-perf: bad --warmup '%s'\n", optarg);
+				return 2;
+			}
+			o.warmup = (uint32_t)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "Try 'sdr-perf --help'.\n");
@@ -337,5 +381,15 @@ main(int argc, char **argv)
 		return 2;
 	}
 	o.lat = strcmp(argv[optind], "write_lat") == 0;
+	if (o.warmup >= o.iters) {
+		fprintf(stderr, "sdr-perf: --warmup %u leaves none of the %u --iters to measure\n",
+			o.warmup, o.iters);
+		return 2;
+	}
+	if (o.fresh && (!o.lat || (o.scheme == NULL && o.chunk == NULL))) {
+		fprintf(stderr, "sdr-perf: --fresh is for write_lat, on both sides, with --scheme "
+			"or --chunk (what the connection is rebuilt with)\n");
+		return 2;
+	}
 	return run(&o);
 }
