@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import demo_left_behind
+
 SRC, BUILD = sys.argv[1:3]
 with tempfile.TemporaryDirectory() as d:
     out = os.path.join(d, "demo.json")
@@ -37,9 +39,9 @@ with tempfile.TemporaryDirectory() as d:
              line.split()[0] in schemes | {"auto"}]
     if len(table) != 10:
         failures.append("the table has %d rows:\n%s" % (len(table), r.stdout))
-    left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-"], capture_output=True, text=True)
-    if left.stdout.strip():
-        failures.append("processes left behind: %s" % left.stdout)
+    left = demo_left_behind()
+    if left:
+        failures.append(left)
     if failures:
         print("\n".join(failures))
         sys.exit(1)

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import demo_left_behind
+
 SRC, BUILD = sys.argv[1:3]
 CASES = (("sr", 300, 0.15), ("ec-mds:32,8", 100, 0.10))
 
@@ -52,9 +54,9 @@ for scheme, count, band in CASES:
         failures.append("%s: measured mean %.2f ms is %.1f %% from the model's %.2f ms "
                         "(band ±%d %%)" % (scheme, mean * 1e3, (ratio - 1) * 100, model * 1e3,
                                            band * 100))
-left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-"], capture_output=True, text=True)
-if left.stdout.strip():
-    failures.append("processes left behind: %s" % left.stdout)
+left = demo_left_behind()
+if left:
+    failures.append(left)
 if failures:
     print("\n".join(failures))
     sys.exit(1)

@@ -106,6 +106,12 @@ def finish(p, what, timeout=60):
     return p.returncode, (json.loads(rows[-1]) if rows else None), err
 
 
+def demo_left_behind():
+    """tools/demo.py's dataplanes still running after it ended: a message, or None."""
+    left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-"], capture_output=True, text=True)
+    return "processes left behind: %s" % left.stdout if left.stdout.strip() else None
+
+
 def skip(reason):
     """Part of the case cannot run here: say why. The case then exits 77, meson's skip
     (after its other checks, which still fail it)."""

@@ -672,7 +672,8 @@ def bench_longhaul(a):
                 vs_tcp[("fresh", size, drop)] = row
     finally:
         d.cleanup()
-    log("longhaul: %d runs in %.0f s" % (len(measured) + len(vs_tcp), time.time() - t0))
+    log("longhaul: %d runs in %.0f s" % (len(measured) + sum(k != "mtu4096" for k, _, _ in vs_tcp),
+                                          time.time() - t0))
     bad = [r for r in list(measured.values()) + list(vs_tcp.values())
            if r["verified"] != r["count"] or r["failed"]]
     if bad:

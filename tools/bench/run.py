@@ -179,12 +179,11 @@ def doc_sections(records):
             "These are rounded values, not a measurement of one machine. The last `make bench` "
             "measured the codec per core, 4 KiB chunks, hot buffers (`docs/benchmarks.md`, "
             "group `fec`), in GB/s, against the defaults: %s. %s" % (
-                cmp, "A default above the measured rate makes the model's core count for that "
-                "code optimistic on this machine by the same share (%s); one below it, "
-                "pessimistic." % ", ".join("XOR" if k == "xor" else "RS " + k[4:]
+                cmp, "A default above the measured rate makes the model count fewer encode cores "
+                "than this machine needs for that code (%s); one below it, more." % ", ".join("XOR" if k == "xor" else "RS " + k[4:]
                                            for k in over) if over else
-                "Every default is at or below the measured rate, so the model's core counts "
-                "are pessimistic on this machine by the shares shown."))
+                "Every default is at or below the measured rate, so the model counts at least "
+                "as many encode cores as this machine needs."))
     return out
 
 
