@@ -421,20 +421,37 @@ copies_commit(uint64_t now)
 	return total;
 }
 
-/* A frame in one piece: the mbuf's own data, or a copy of a chain into scratch. */
-static const uint8_t *
-frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *len)
+/*
+ * A frame in one piece: the mbuf's own data, or a copy of a chain into scratch. *rw says
+ * whether this lcore alone holds those bytes (a direct mbuf nobody else references, or
+ * the scratch copy), so the parser may check the ICRC in place (roce_parse_rw()).
+ */
+static uint8_t *
+frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *len, int *rw)
 {
 	*len = m->pkt_len;
-	if (m->nb_segs == 1)
-		return rte_pktmbuf_mtod(m, const uint8_t *);
+	if (m->nb_segs == 1) {
+		*rw = RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1;
+		return rte_pktmbuf_mtod(m, uint8_t *);
+	}
+	*rw = 1;
 	if (m->pkt_len > sizeof(w->scratch)) {
 		PS(p)->counters[DP_PORT_TOO_BIG]++;
 		return NULL;
 	}
 	if (w->role != DP_WORKER_TX)	/* (else the receive worker counted it) */
 		PS(p)->counters[DP_PORT_MULTISEG]++;
-	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+	/* a chain is always copied into scratch (the chain's own bytes are never written) */
+	return (uint8_t *)(uintptr_t)rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+}
+
+/* Parse a frame from frame_data(), the ICRC in place where it may be. */
+static enum roce_verdict
+frame_parse(uint8_t *data, uint32_t len, int rw, unsigned int flags, struct roce_view *v)
+{
+	if (data == NULL)
+		return ROCE_V_TRUNC_ETH;
+	return rw ? roce_parse_rw(data, len, flags, v) : roce_parse(data, len, flags, v);
 }
 
 /* Receive stage: poll, parse (ICRC with @p flags), deliver or pass on. */
@@ -469,15 +486,16 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 		for (uint16_t i = 0; i < n; i++) {
 			struct roce_view v;
 			enum roce_verdict r;
-			const uint8_t *data;
+			uint8_t *data;
 			uint32_t len;
+			int rw;
 
 			ps->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
 			if (unlikely(p->capture != NULL))
 				dp_capture(p, m[i], now);
 			t0 = rte_get_tsc_cycles();
-			data = frame_data(w, p, m[i], &len);
-			r = data ? roce_parse(data, len, flags, &v) : ROCE_V_TRUNC_ETH;
+			data = frame_data(w, p, m[i], &len, &rw);
+			r = frame_parse(data, len, rw, flags, &v);
 			stage_add(DP_STAGE_PARSE, t0, 1);
 			if (data)
 				ps->verdicts[r]++;
@@ -533,11 +551,12 @@ split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
 		struct dp_port *p = &dp.ports[w->port_of_id[m[i]->port]];
 		struct roce_view v;
 		uint32_t len;
-		const uint8_t *data = frame_data(w, p, m[i], &len);
+		int rw;
+		uint8_t *data = frame_data(w, p, m[i], &len, &rw);
 		uint64_t t0 = rte_get_tsc_cycles();
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
-		if (data && roce_parse(data, len, 0, &v) == ROCE_V_OK) {
+		if (frame_parse(data, len, rw, 0, &v) == ROCE_V_OK) {
 			if (deliver_or_offer(p, &v, m[i], k, now))
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {

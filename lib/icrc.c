@@ -9,16 +9,10 @@
 
 #define LRH_ONES_LEN 8
 
-/* Copy the IP, UDP and BTH headers behind the 8 ones bytes and set the variant fields. */
-static size_t
-icrc_pseudo_header(uint8_t *out, const uint8_t *ip, unsigned int ip_version,
-		   unsigned int ip_hdr_len)
+/* Set the variant fields of the IP, UDP and BTH headers at @p h to ones. */
+static void
+icrc_mask(uint8_t *h, unsigned int ip_version, unsigned int ip_hdr_len)
 {
-	size_t hlen = ip_hdr_len + ROCE_UDP_LEN + ROCE_BTH_LEN;
-	uint8_t *h = out + LRH_ONES_LEN;
-
-	memset(out, 0xFF, LRH_ONES_LEN);
-	memcpy(h, ip, hlen);
 	if (ip_version == 4) {
 		struct roce_ipv4_hdr *v4 = (struct roce_ipv4_hdr *)h;
 
@@ -36,6 +30,18 @@ icrc_pseudo_header(uint8_t *out, const uint8_t *ip, unsigned int ip_version,
 	((struct roce_udp_hdr *)(h + ip_hdr_len))->csum = 0xFFFF;
 	/* BTH byte 4: FECN, BECN and six reserved bits */
 	h[ip_hdr_len + ROCE_UDP_LEN + 4] = 0xFF;
+}
+
+/* Copy the IP, UDP and BTH headers behind the 8 ones bytes and set the variant fields. */
+static size_t
+icrc_pseudo_header(uint8_t *out, const uint8_t *ip, unsigned int ip_version,
+		   unsigned int ip_hdr_len)
+{
+	size_t hlen = ip_hdr_len + ROCE_UDP_LEN + ROCE_BTH_LEN;
+
+	memset(out, 0xFF, LRH_ONES_LEN);
+	memcpy(out + LRH_ONES_LEN, ip, hlen);
+	icrc_mask(out + LRH_ONES_LEN, ip_version, ip_hdr_len);
 	return LRH_ONES_LEN + hlen;
 }
 
@@ -80,4 +86,33 @@ icrc_compute(const uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_len
 	n = icrc_pseudo_header(buf, ip, ip_version, ip_hdr_len);
 	memcpy(buf + n, bth + ROCE_BTH_LEN, roce_len - ROCE_BTH_LEN);
 	return crc32_gzip_refl(0, buf, n + roce_len - ROCE_BTH_LEN);
+}
+
+/*
+ * One CRC call over the frame itself: ISA-L's CRC costs about as much as 100 bytes of data
+ * per call, and its tail handling for a length that is not a multiple of its fold width
+ * about as much again, so two calls (masked headers, then the rest) cost 15 to 20 ns more
+ * per packet than one. The bytes the pseudo-header changes (the 8 before the IP header,
+ * the variant fields) are saved, set, and put back before returning.
+ */
+uint32_t
+icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_len,
+		     size_t roce_len)
+{
+	uint8_t *start = ip - LRH_ONES_LEN, *udp = ip + ip_hdr_len;
+	uint8_t lrh[LRH_ONES_LEN], iph[12], udp_csum[2], bth4;
+	uint32_t crc;
+
+	memcpy(lrh, start, sizeof(lrh));
+	memcpy(iph, ip, sizeof(iph));
+	memcpy(udp_csum, udp + 6, sizeof(udp_csum));
+	bth4 = udp[ROCE_UDP_LEN + 4];
+	memset(start, 0xFF, LRH_ONES_LEN);
+	icrc_mask(ip, ip_version, ip_hdr_len);
+	crc = crc32_gzip_refl(0, start, LRH_ONES_LEN + ip_hdr_len + ROCE_UDP_LEN + roce_len);
+	memcpy(start, lrh, sizeof(lrh));
+	memcpy(ip, iph, sizeof(iph));
+	memcpy(udp + 6, udp_csum, sizeof(udp_csum));
+	udp[ROCE_UDP_LEN + 4] = bth4;
+	return crc;
 }

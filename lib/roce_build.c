@@ -191,7 +191,7 @@ roce_build_finish(uint8_t *frame, const struct roce_path *path, unsigned int hdr
 	memset(end, 0, pad);
 	end += pad;
 	roce_len = (unsigned int)(end - (frame + l3 + l3_len(path) + ROCE_UDP_LEN));
-	crc = icrc_compute(frame + l3, path->ip_version, l3_len(path), roce_len);
+	crc = icrc_compute_inplace(frame + l3, path->ip_version, l3_len(path), roce_len);
 	roce_put_icrc(end, crc);
 	return (unsigned int)(end + ROCE_ICRC_LEN - frame);
 }

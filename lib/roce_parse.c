@@ -176,8 +176,9 @@ decode_ext(const uint8_t *frame, uint32_t off, uint32_t avail, struct roce_view 
 	return ROCE_V_OK;
 }
 
-enum roce_verdict
-roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags, struct roce_view *v)
+/* roce_parse(); @p rw is NULL or @p frame, writable: then the ICRC is computed in place */
+static enum roce_verdict
+parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struct roce_view *v)
 {
 	uint32_t off = ROCE_ETH_LEN, ip_end = 0, udp_len, end, avail, area;
 	uint16_t type;
@@ -257,8 +258,10 @@ roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags, struct roce_v
 	if (!v->op->payload && area != 0)
 		return ROCE_V_UNEXPECTED_PAYLOAD;
 	if (flags & ROCE_PARSE_VERIFY_ICRC) {
-		uint32_t crc = icrc_compute(frame + v->l3_off, v->ip_version, v->ip_hdr_len,
-					    v->roce_len - ROCE_ICRC_LEN);
+		uint32_t crc = rw ? icrc_compute_inplace(rw + v->l3_off, v->ip_version,
+							 v->ip_hdr_len, v->roce_len - ROCE_ICRC_LEN) :
+				    icrc_compute(frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+						 v->roce_len - ROCE_ICRC_LEN);
 
 		v->icrc_checked = 1;
 		v->icrc_ok = crc == v->icrc;
@@ -266,4 +269,16 @@ roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags, struct roce_v
 			return ROCE_V_BAD_ICRC;
 	}
 	return ROCE_V_OK;
+}
+
+enum roce_verdict
+roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags, struct roce_view *v)
+{
+	return parse(frame, NULL, len, flags, v);
+}
+
+enum roce_verdict
+roce_parse_rw(uint8_t *frame, uint32_t len, unsigned int flags, struct roce_view *v)
+{
+	return parse(frame, frame, len, flags, v);
 }

@@ -131,4 +131,12 @@ struct roce_view {
 enum roce_verdict roce_parse(const uint8_t *frame, uint32_t len, unsigned int flags,
 			     struct roce_view *v);
 
+/**
+ * roce_parse() of a frame the caller owns and may write: the ICRC is checked in one pass
+ * over the frame (icrc_compute_inplace()), which is faster. The frame's bytes are the
+ * same on return; nobody else may read them during the call.
+ */
+enum roce_verdict roce_parse_rw(uint8_t *frame, uint32_t len, unsigned int flags,
+				struct roce_view *v);
+
 #endif /* SDR_ROCE_PARSE_H */
