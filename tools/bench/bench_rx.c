@@ -3,7 +3,8 @@
  * Receive path cost per packet: parse + ICRC + SDR checks + placement + bitmaps (and the
  * repost of the receive when every packet is its own message), against memcpy of the
  * payload + CRC over the frame bytes, measured in the same run. Frames are prebuilt by
- * the packetizer; the loop posts a receive, delivers its packets, completes it.
+ * the packetizer; the loop posts a receive, delivers its packets (parsed as the dataplane
+ * parses the frames it owns, roce_parse_rw()), completes it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +113,7 @@ time_rx(struct prepared *p, long msgs)
 				struct roce_view v;
 				struct sdr_rx_event ev;
 
-				if (roce_parse(fr[i], ln[i], ROCE_PARSE_VERIFY_ICRC, &v) != ROCE_V_OK)
+				if (roce_parse_rw(fr[i], ln[i], ROCE_PARSE_VERIFY_ICRC, &v) != ROCE_V_OK)
 					abort();
 				/* one channel, one generation: the QPN decodes to generation 0 */
 				acc += sdr_rx_place(rx, &v, 0, &ev) + ev.flags;
