@@ -127,7 +127,7 @@ def doc_sections(records):
 
     def enc(code, kib):
         return "%s encode, %d KiB chunks" % (code, kib)
-    if not any(n.startswith("mds:32,8 encode") for n in by):
+    if not any(n.startswith("mds:32,8 encode") or n.startswith("parse + ICRC") for n in by):
         return out
     mds = ["mds:32,8", "mds:10,4", "mds:8,2"]
     rows = ["| figure | value |", "|---|---|"]
@@ -178,6 +178,13 @@ def doc_sections(records):
                     f(v("cores to encode 400 Gbit/s of data, mds:32,8, 4 KiB chunks"), 1),
                     f(v("cores to encode 400 Gbit/s of data, xor:32,8, 4 KiB chunks"), 2)))
     out["fec"] = "\n".join(rows)
+    parse = v("parse + ICRC verify, 4096 B payload")
+    if parse:
+        out["parse"] = ("What one lcore does: parsing and checking the ICRC of a 4096-byte packet "
+                        "costs about %.0f ns on the development machine's core (the last "
+                        "`make bench`, [benchmarks.md](benchmarks.md), group `wire`), about "
+                        "%.1f Mpps or %.0f Gbit/s of payload before the copy into the receive "
+                        "buffer." % (parse, 1e3 / parse, 1e3 / parse * 4096 * 8e-3))
     meas = {"xor": v(enc("xor:32,8", 4)), "mds:8,2": v(enc("mds:8,2", 4)),
             "mds:10,4": v(enc("mds:10,4", 4)), "mds:32,8": v(enc("mds:32,8", 4))}
     if all(meas.values()):
@@ -201,7 +208,7 @@ def doc_sections(records):
 def write_doc_sections(records, docs):
     """Replace each <!-- bench:NAME --> ... <!-- /bench:NAME --> block of docs/*.md."""
     secs = doc_sections(records)
-    for fn in ("fec.md", "model.md"):
+    for fn in ("fec.md", "model.md", "deployment.md"):
         path = os.path.join(docs, fn)
         if not os.path.exists(path):
             continue
@@ -311,7 +318,7 @@ def main():
         f.write("\n".join(md) + "\n")
     print("bench: wrote %s/benchmarks.md and benchmarks.json (%d figures)"
           % (args.out, len(records)), file=sys.stderr)
-    if not only or "fec" in only:
+    if not only or "fec" in only or "wire" in only:
         write_doc_sections(records, args.out)
     if not only or "sim" in only:
         # the simulator against the model and the published findings: docs/model.md
