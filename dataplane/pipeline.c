@@ -429,20 +429,25 @@ copies_commit(uint64_t now)
 static uint8_t *
 frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *len, int *rw)
 {
+	const void *data;
+
 	*len = m->pkt_len;
 	if (m->nb_segs == 1) {
 		*rw = RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1;
 		return rte_pktmbuf_mtod(m, uint8_t *);
 	}
-	*rw = 1;
+	*rw = 0;
 	if (m->pkt_len > sizeof(w->scratch)) {
 		PS(p)->counters[DP_PORT_TOO_BIG]++;
 		return NULL;
 	}
 	if (w->role != DP_WORKER_TX)	/* (else the receive worker counted it) */
 		PS(p)->counters[DP_PORT_MULTISEG]++;
-	/* a chain is always copied into scratch (the chain's own bytes are never written) */
-	return (uint8_t *)(uintptr_t)rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+	data = rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+	/* only the scratch copy is ours to write: a chain whose first segment holds the
+	 * whole frame is read in place, and may be shared */
+	*rw = data == w->scratch;
+	return (uint8_t *)(uintptr_t)data;
 }
 
 /* Parse a frame from frame_data(), the ICRC in place where it may be. */
