@@ -608,6 +608,12 @@ dp_control_fini(struct dp_ctx *ctx)
 		ctl->stop = 1;
 		pthread_join(ctl->thread, NULL);
 	}
+	/* stopped, said before any client's socket hangs up: a client woken by the hang-up
+	 * reads why (sdr_client_gone_reason()), and must not find the old flag still set */
+	if (ctl->st != NULL) {
+		ctl->st->alive = 0;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	}
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++)
 		if (ctl->slots[i].state != CTL_FREE)
 			slot_free(ctl, &ctl->slots[i]);
@@ -620,7 +626,6 @@ dp_control_fini(struct dp_ctx *ctx)
 		}
 	}
 	if (ctl->st != NULL) {
-		ctl->st->alive = 0;
 		munmap(ctl->st, sizeof(*ctl->st));
 		shm_unlink(ctl->st_path);
 	}
