@@ -139,9 +139,10 @@ write_ext(uint8_t *p, const struct roce_opcode_info *op, const struct roce_pkt *
 	return p;
 }
 
-int
-roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
-		   const struct roce_pkt *pkt, uint32_t payload_len)
+/* Headers of a frame; @p whole: the buffer must have room for the whole frame, not only them. */
+static int
+build_headers(uint8_t *buf, size_t cap, int whole, const struct roce_path *path,
+	      const struct roce_pkt *pkt, uint32_t payload_len)
 {
 	const struct roce_opcode_info *op = roce_opcode_info(pkt->opcode);
 	unsigned int roce_len, udp_len, pad = pad_of(payload_len);
@@ -156,7 +157,8 @@ roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
 	udp_len = ROCE_UDP_LEN + roce_len;
 	if (payload_len > 65535 || udp_len + (path->ip_version == 4 ? ROCE_IPV4_MIN_LEN : 0) > 65535)
 		return -EMSGSIZE;
-	if (cap < roce_build_frame_len(path, pkt->opcode, payload_len))
+	if (cap < (whole ? roce_build_frame_len(path, pkt->opcode, payload_len) :
+		   roce_build_hdr_len(path, pkt->opcode)))
 		return -ENOSPC;
 
 	p = write_l2(p, path);
@@ -180,6 +182,13 @@ roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
 	return (int)(p - buf);
 }
 
+int
+roce_build_headers(uint8_t *buf, size_t cap, const struct roce_path *path,
+		   const struct roce_pkt *pkt, uint32_t payload_len)
+{
+	return build_headers(buf, cap, 1, path, pkt, payload_len);
+}
+
 unsigned int
 roce_build_finish(uint8_t *frame, const struct roce_path *path, unsigned int hdr_len,
 		  uint32_t payload_len)
@@ -194,6 +203,33 @@ roce_build_finish(uint8_t *frame, const struct roce_path *path, unsigned int hdr
 	crc = icrc_compute_inplace(frame + l3, path->ip_version, l3_len(path), roce_len);
 	roce_put_icrc(end, crc);
 	return (unsigned int)(end + ROCE_ICRC_LEN - frame);
+}
+
+/*
+ * The ICRC in three pieces: the headers in place (masked for the duration of the call, as
+ * icrc_compute_inplace() does), the payload where it is, the pad. Two more CRC calls than
+ * a frame in one buffer (about 20 ns), against a 4 KiB copy saved.
+ */
+int
+roce_build_sg(uint8_t *hdr, size_t cap, const struct roce_path *path, const struct roce_pkt *pkt,
+	      const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+{
+	static const uint8_t zeros[4];
+	int h = build_headers(hdr, cap, 0, path, pkt, payload_len);
+	unsigned int pad = pad_of(payload_len), l3 = l2_len(path);
+	uint32_t crc;
+
+	if (h < 0)
+		return h;
+	crc = icrc_compute_inplace(hdr + l3, path->ip_version, l3_len(path),
+				   (size_t)h - l3 - l3_len(path) - ROCE_UDP_LEN);
+	crc = icrc_update(crc, payload, payload_len);
+	if (pad)
+		crc = icrc_update(crc, zeros, pad);
+	memset(tail, 0, pad);
+	roce_put_icrc(tail + pad, crc);
+	*tail_len = pad + ROCE_ICRC_LEN;
+	return h;
 }
 
 int

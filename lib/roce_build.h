@@ -82,4 +82,23 @@ unsigned int roce_build_finish(uint8_t *frame, const struct roce_path *path,
 int roce_build(uint8_t *buf, size_t cap, const struct roce_path *path,
 	       const struct roce_pkt *pkt, const void *payload, uint32_t payload_len);
 
+/** Most bytes roce_build_sg() writes after the payload: pad (3) and ICRC (4). */
+#define ROCE_BUILD_TAIL_MAX 8
+
+/**
+ * Build a frame whose payload stays where it is (a scatter-gather send): the headers go
+ * into @p hdr, the pad and the ICRC into @p tail, and the frame on the wire is the
+ * headers, then the @p payload_len bytes at @p payload, then the tail. The ICRC is
+ * computed over the payload in place; nothing is copied. @p hdr need hold only the
+ * headers (roce_build_hdr_len()); it is written to while the ICRC is computed, as
+ * icrc_compute_inplace() says.
+ *
+ * @param tail      ROCE_BUILD_TAIL_MAX bytes.
+ * @param tail_len  set to the bytes of @p tail used.
+ * @return header length, or a negative errno as roce_build_headers().
+ */
+int roce_build_sg(uint8_t *hdr, size_t cap, const struct roce_path *path,
+		  const struct roce_pkt *pkt, const void *payload, uint32_t payload_len,
+		  uint8_t *tail, unsigned int *tail_len);
+
 #endif /* SDR_ROCE_BUILD_H */

@@ -1136,9 +1136,10 @@ push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 }
 
 /*
- * The next send completion, held back while encodes of its message are out (they read the
- * message's buffer, which is the application's again after its completion). No new send
- * starts while one is held: its context would be reused.
+ * The next send completion, held back while encodes of its message are out or frames of
+ * it may still be read (zero-copy output): they read the message's buffer, which is the
+ * application's again after its completion. No new send starts while one is held: its
+ * context would be reused.
  */
 static int
 next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
@@ -1148,6 +1149,8 @@ next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
 	ep->held = 1;
 	if (ep->enc_out != NULL && ep->enc_out[ep->held_tx.ctx] != 0)
 		return 0;
+	if (ep->cfg.held != NULL && ep->cfg.held(ep->cfg.held_arg, ep->held_tx.ctx))
+		return 0;	/* a frame still reads its buffer (zero-copy output) */
 	ep->held = 0;
 	*d = ep->held_tx;
 	return 1;
@@ -1269,9 +1272,10 @@ start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 	ep->job_active = 1;
 }
 
-uint32_t
-sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
-	      uint16_t *lens, uint32_t n)
+/* Frames of sdr_ep_output() (@p sg NULL: every frame whole in @p frames) or _sg(). */
+static uint32_t
+output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, uint16_t *lens,
+       struct sdr_ep_frame *sg, uint32_t n)
 {
 	struct rel_tx_unit u;
 	struct sdr_ctrl c;
@@ -1290,6 +1294,9 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (out < n && sdr_peer_ready(&ep->hs) && next_sync(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	if (sg != NULL)
+		for (uint32_t i = 0; i < out; i++)
+			sg[i].ext = NULL;
 	if (ep->ec)
 		run_decodes(ep, now);
 	collect_done(ep);
@@ -1297,9 +1304,29 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 		retry_encodes(ep);
 	while (out < n) {
 		if (ep->job_active) {
-			uint32_t got = sdr_tx_build(ep->tx, &ep->job, frames + out, cap, lens + out,
-						    n - out);
+			uint32_t got;
 
+			if (sg != NULL && !ep->job_parity) {
+				struct sdr_tx_frag f[64];
+				uint32_t want = n - out < 64 ? n - out : 64;
+
+				got = sdr_tx_build_sg(ep->tx, &ep->job, frames + out, cap, f, want);
+				for (uint32_t i = 0; i < got; i++) {
+					struct sdr_ep_frame *e = &sg[out + i];
+
+					e->ext = f[i].payload;
+					e->ext_len = f[i].payload_len;
+					e->hold = ep->job_ctx;
+					lens[out + i] = f[i].hdr_len;
+					e->tail_len = f[i].tail_len;
+					memcpy(e->tail, f[i].tail, sizeof(e->tail));
+				}
+			} else {
+				got = sdr_tx_build(ep->tx, &ep->job, frames + out, cap, lens + out,
+						   n - out);
+				for (uint32_t i = 0; sg != NULL && i < got; i++)
+					sg[out + i].ext = NULL;
+			}
 			ep->counters[ep->job_parity ? SDR_EP_PARITY_PKTS_OUT : SDR_EP_DATA_PKTS_OUT] += got;
 			out += got;
 			if (sdr_tx_job_left(&ep->job) == 0 || got == 0) {
@@ -1319,6 +1346,34 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 	return out;
 }
 
+uint32_t
+sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+	      uint16_t *lens, uint32_t n)
+{
+	return output(ep, now, frames, cap, lens, NULL, n);
+}
+
+uint32_t
+sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+		 struct sdr_ep_frame *out, uint32_t n)
+{
+	uint16_t lens[256];
+	uint32_t got, total = 0;
+
+	/* (in pieces of lens[]: a caller's burst is at most that anyway) */
+	while (total < n) {
+		uint32_t want = n - total < 256 ? n - total : 256;
+
+		got = output(ep, now, frames + total, cap, lens, out + total, want);
+		for (uint32_t i = 0; i < got; i++)
+			out[total + i].len = lens[i];
+		total += got;
+		if (got < want)
+			break;
+	}
+	return total;
+}
+
 uint64_t
 sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 {
@@ -1328,7 +1383,8 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 	if (ep->job_active || ep->nready)
 		return now;
 	/* a completion held for a FEC job that has come back: collect_done() delivers it */
-	if ((ep->held && ep->enc_out[ep->held_tx.ctx] == 0) ||
+	if ((ep->held && (ep->enc_out == NULL || ep->enc_out[ep->held_tx.ctx] == 0) &&
+	     (ep->cfg.held == NULL || !ep->cfg.held(ep->cfg.held_arg, ep->held_tx.ctx))) ||
 	    (ep->n_held_rx && ep->rx_out[ep->held_rx[ep->held_rx_head].slot] == 0))
 		return now;
 	/* waits that only a returning FEC job or a freed parity buffer ends are not due now:

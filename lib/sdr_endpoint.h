@@ -44,6 +44,15 @@ struct sdr_ep_cfg {
 	 */
 	uint8_t auth;
 	uint8_t auth_key[16];
+	/**
+	 * Zero-copy output (sdr_ep_output_sg()): data frames point into the message's buffer
+	 * until the caller is done with them. @c held(held_arg, ctx) says whether a frame of
+	 * send context @p ctx (sdr_ep_frame.hold) may still read it; the send's completion
+	 * waits until none may, so the buffer goes back to the application, and the context
+	 * to a new message, only once no frame reads it. NULL: no frame outlives output.
+	 */
+	int (*held)(void *held_arg, uint32_t ctx);
+	void *held_arg;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -214,6 +223,29 @@ void sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint6
  */
 uint32_t sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
 		       uint16_t *lens, uint32_t n);
+
+/** A frame of sdr_ep_output_sg(). */
+struct sdr_ep_frame {
+	/** NULL: the frame is whole in the caller's buffer (@c len bytes). Else @c len bytes
+	 * of headers there, then @c ext_len bytes at @c ext (a send's buffer, not copied),
+	 * then @c tail_len bytes of @c tail. */
+	const uint8_t *ext;
+	uint32_t ext_len;
+	uint32_t hold;		/**< ext: the send context whose buffer it points into */
+	uint16_t len;
+	uint8_t tail_len;
+	uint8_t tail[ROCE_BUILD_TAIL_MAX];
+};
+
+/**
+ * sdr_ep_output() with data packets built without copying their payload (sdr_tx_build_sg()):
+ * the caller sends each as headers + the send's own bytes + tail, and tells the endpoint
+ * through cfg.held when no frame of a send reads its buffer any more. Control and parity
+ * frames come whole, as from sdr_ep_output() (parity buffers are the endpoint's, recycled
+ * once their frames are built). @p frames as for sdr_ep_output().
+ */
+uint32_t sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
+			  uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
 
 /** Earliest time sdr_ep_output() has something to do (UINT64_MAX: idle). */
 uint64_t sdr_ep_next_time(struct sdr_ep *ep, uint64_t now);

@@ -153,40 +153,63 @@ sdr_tx_max_frame(const struct sdr_tx *tx)
 	return roce_build_frame_len(&tx->path, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, tx->attr.mtu);
 }
 
+/* The next packet of a job: its transport fields and where its payload is. */
+static void
+next_pkt(const struct sdr_tx *tx, const struct sdr_tx_job *job, struct roce_pkt *pkt,
+	 const uint8_t **payload, uint32_t *plen)
+{
+	const struct sdr_tx_msg *msg = job->msg;
+	const struct sdr_conn_geom *g = &tx->geom;
+	uint32_t off = job->first_pkt + job->next, qi;
+
+	if (job->src == NULL) {
+		/* data: the message buffer; the last packet may be short */
+		uint64_t boff = (uint64_t)off << g->mtu_shift;
+
+		*payload = msg->buf + boff;
+		*plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : 1u << g->mtu_shift;
+	} else {
+		*payload = job->src + ((uint64_t)job->next << g->mtu_shift);
+		*plen = 1u << g->mtu_shift;
+	}
+	qi = msg->gen * tx->attr.channels + tx->next_ch;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
+	pkt->dqpn = tx->attr.remote_qpn + qi;
+	pkt->psn = tx->psn[qi];
+	pkt->va = sdr_conn_va(g, msg->msg_id, off);
+	pkt->rkey = msg->rkey;
+	pkt->dma_len = *plen;
+	pkt->imm = sdr_imm_pack(&tx->attr.split, msg->msg_id, off,
+				sdr_imm_frag_of(&tx->attr.split, msg->user_imm, off));
+}
+
+/* The packet next_pkt() described is built: the channel's PSN and the job move on. */
+static void
+pkt_built(struct sdr_tx *tx, struct sdr_tx_job *job, uint32_t plen)
+{
+	uint32_t qi = job->msg->gen * tx->attr.channels + tx->next_ch;
+
+	tx->psn[qi] = (tx->psn[qi] + 1) & 0xFFFFFF;
+	tx->next_ch = tx->next_ch + 1 == tx->attr.channels ? 0 : tx->next_ch + 1;
+	tx->counters[SDR_TX_PKTS_BUILT]++;
+	tx->counters[SDR_TX_BYTES_BUILT] += plen;
+	job->next++;
+}
+
 uint32_t
 sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, uint32_t cap,
 	     uint16_t *lens, uint32_t n)
 {
-	const struct sdr_tx_msg *msg = job->msg;
-	const struct sdr_conn_geom *g = &tx->geom;
-	uint32_t built = 0, mtu = 1u << g->mtu_shift;
+	uint32_t built = 0;
 
 	while (built < n && job->next < job->npkts) {
-		uint32_t off = job->first_pkt + job->next, qi, plen;
 		const uint8_t *payload;
 		struct roce_pkt pkt;
+		uint32_t plen;
 		int hdr;
 
-		if (job->src == NULL) {
-			/* data: the message buffer; the last packet may be short */
-			uint64_t boff = (uint64_t)off << g->mtu_shift;
-
-			payload = msg->buf + boff;
-			plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : mtu;
-		} else {
-			payload = job->src + ((uint64_t)job->next << g->mtu_shift);
-			plen = mtu;
-		}
-		qi = msg->gen * tx->attr.channels + tx->next_ch;
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
-		pkt.dqpn = tx->attr.remote_qpn + qi;
-		pkt.psn = tx->psn[qi];
-		pkt.va = sdr_conn_va(g, msg->msg_id, off);
-		pkt.rkey = msg->rkey;
-		pkt.dma_len = plen;
-		pkt.imm = sdr_imm_pack(&tx->attr.split, msg->msg_id, off,
-				       sdr_imm_frag_of(&tx->attr.split, msg->user_imm, off));
+		next_pkt(tx, job, &pkt, &payload, &plen);
 		hdr = roce_build_headers(frames[built], cap, &tx->path, &pkt, plen);
 		if (hdr < 0) {
 			tx->counters[SDR_TX_BUILD_ERRORS]++;
@@ -195,11 +218,34 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 		memcpy(frames[built] + hdr, payload, plen);
 		lens[built] = (uint16_t)roce_build_finish(frames[built], &tx->path,
 							  (unsigned int)hdr, plen);
-		tx->psn[qi] = (tx->psn[qi] + 1) & 0xFFFFFF;
-		tx->next_ch = tx->next_ch + 1 == tx->attr.channels ? 0 : tx->next_ch + 1;
-		tx->counters[SDR_TX_PKTS_BUILT]++;
-		tx->counters[SDR_TX_BYTES_BUILT] += plen;
-		job->next++;
+		pkt_built(tx, job, plen);
+		built++;
+	}
+	return built;
+}
+
+uint32_t
+sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32_t cap,
+		struct sdr_tx_frag *out, uint32_t n)
+{
+	uint32_t built = 0;
+
+	while (built < n && job->next < job->npkts) {
+		struct sdr_tx_frag *f = &out[built];
+		struct roce_pkt pkt;
+		unsigned int tl;
+		int hdr;
+
+		next_pkt(tx, job, &pkt, &f->payload, &f->payload_len);
+		hdr = roce_build_sg(hdrs[built], cap, &tx->path, &pkt, f->payload, f->payload_len,
+				    f->tail, &tl);
+		if (hdr < 0) {
+			tx->counters[SDR_TX_BUILD_ERRORS]++;
+			break;
+		}
+		f->hdr_len = (uint16_t)hdr;
+		f->tail_len = (uint8_t)tl;
+		pkt_built(tx, job, f->payload_len);
 		built++;
 	}
 	return built;

@@ -127,6 +127,25 @@ sdr_tx_job_left(const struct sdr_tx_job *job)
 uint32_t sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames,
 		      uint32_t cap, uint16_t *lens, uint32_t n);
 
+/** A frame of sdr_tx_build_sg(): headers, the payload where it lies, pad and ICRC. */
+struct sdr_tx_frag {
+	const uint8_t *payload;	/**< in the job's buffer (message or parity), not copied */
+	uint32_t payload_len;
+	uint16_t hdr_len;	/**< bytes of headers written into the caller's buffer */
+	uint8_t tail_len;	/**< bytes of @c tail that follow the payload */
+	uint8_t tail[ROCE_BUILD_TAIL_MAX];
+};
+
+/**
+ * sdr_tx_build() without copying the payload (zero-copy send, roce_build_sg()): the
+ * headers go into @p hdrs (n buffers of @p cap bytes, enough for the headers), the rest
+ * is described in @p out. The frames read the job's buffer until they are sent: the
+ * caller keeps it unchanged until then.
+ * @return frames built.
+ */
+uint32_t sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
+			 uint32_t cap, struct sdr_tx_frag *out, uint32_t n);
+
 /** Largest frame the connection builds (for sizing buffers). */
 uint32_t sdr_tx_max_frame(const struct sdr_tx *tx);
 

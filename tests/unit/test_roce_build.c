@@ -36,6 +36,44 @@ mkpath(int ipv, int vlan)
 	return p;
 }
 
+/* roce_build_sg(): headers + the payload where it lies + tail are the bytes roce_build() writes. */
+static void
+test_scatter_gather(void **state)
+{
+	static uint8_t payload[4096], frame[4096 + 128], sg[4096 + 128];
+
+	(void)state;
+	for (uint32_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 37 + 11);
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		for (int vlan = 0; vlan <= 1; vlan++) {
+			struct roce_path path = mkpath(ipv, vlan ? 7 : 0);
+
+			for (uint32_t n = 0; n <= 4096; n += n < 16 ? 1 : 251) {
+				struct roce_pkt pkt = {
+					.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, .dqpn = 0x300 + n,
+					.psn = n, .va = n, .rkey = 5, .dma_len = n, .imm = n,
+				};
+				uint8_t hdr[128], tail[ROCE_BUILD_TAIL_MAX];
+				unsigned int tl;
+				int len = roce_build(frame, sizeof(frame), &path, &pkt, payload, n);
+				int h = roce_build_sg(hdr, roce_build_hdr_len(&path, pkt.opcode), &path,
+						      &pkt, payload, n, tail, &tl);
+
+				assert_int_equal(h, roce_build_hdr_len(&path, pkt.opcode));
+				memcpy(sg, hdr, (size_t)h);
+				memcpy(sg + h, payload, n);
+				memcpy(sg + h + n, tail, tl);
+				assert_int_equal(h + (int)n + (int)tl, len);
+				assert_memory_equal(sg, frame, (size_t)len);
+				/* one byte short of the headers: no room */
+				assert_int_equal(roce_build_sg(hdr, (size_t)h - 1, &path, &pkt, payload,
+							       n, tail, &tl), -ENOSPC);
+			}
+		}
+	}
+}
+
 static void
 test_round_trip_all_sizes(void **state)
 {
@@ -199,6 +237,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_all_sizes),
+		cmocka_unit_test(test_scatter_gather),
 		cmocka_unit_test(test_headers_then_finish),
 		cmocka_unit_test(test_defaults_and_fields),
 		cmocka_unit_test(test_errors),
