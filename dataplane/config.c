@@ -312,8 +312,14 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 	}
 	if (strcmp(k, "allow") == 0)
 		return parse_allow(w, k, v, p);
+	if (strcmp(k, "zero_copy") == 0) {
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			return fail(w, k, "'%s' is not yes or no", v);
+		p->zero_copy = v[0] == 'y' ? DP_ZC_YES : DP_ZC_NO;
+		return 0;
+	}
 	return fail(w, k, "unknown key (expected device, mac, ipv4, ipv6, mtu, rx_queues, "
-		    "tx_queues, link, exception, capture, allow)");
+		    "tx_queues, link, exception, capture, allow, zero_copy)");
 }
 
 /* ---- [link NAME]: the keys are the emulator's own words ---- */

@@ -37,6 +37,13 @@ struct dp_link_cfg {
 	struct link_emu_config emu;
 };
 
+/** [port] zero_copy: data frames point into the message instead of carrying a copy. */
+enum dp_zero_copy {
+	DP_ZC_DEFAULT,		/**< yes on virtual devices (their TX reads host memory), else no */
+	DP_ZC_YES,
+	DP_ZC_NO,
+};
+
 struct dp_port_cfg {
 	char name[DP_NAME_LEN];
 	char device[DP_DEVICE_LEN];	/**< a vdev spec, ring:PAIR:SIDE, or an ethdev name */
@@ -54,6 +61,7 @@ struct dp_port_cfg {
 	char capture[256];		/**< pcap file of every frame in and out, or empty */
 	struct dp_prefix allow[DP_MAX_ALLOW];	/**< RoCE only from these sources (none: any) */
 	uint8_t nallow;
+	uint8_t zero_copy;		/**< enum dp_zero_copy */
 };
 
 struct dp_conn_cfg {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dp.h"
+#include "holds.h"
 
 /* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
 static unsigned int
@@ -56,14 +57,37 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	}
 	/* [pipeline] fec = lcore: the endpoint hands its encodes and decodes out as jobs */
 	cc->ep.fec_jobs = cfg->fec_lcore ? cfg->fec_jobs : 0;
-	*ep = sdr_ep_create(&cc->ep);
+	/* zero-copy send: a send completes once no frame reads its buffer (holds.h) */
+	cc->ep.held = NULL;
+	cc->ep.held_arg = NULL;
+	if (p->zero_copy) {
+		cc->ep.held_arg = dp_holds_create(cc->ep.attr.max_inflight);
+		cc->ep.held = cc->ep.held_arg ? dp_holds_held : NULL;
+	}
+	*ep = cc->ep.held || !p->zero_copy ? sdr_ep_create(&cc->ep) : NULL;
 	if (*ep == NULL) {
+		dp_holds_put(cc->ep.held_arg);
+		cc->ep.held = NULL;
+		cc->ep.held_arg = NULL;
 		snprintf(err, errlen, "[conn %s] cannot create the endpoint (out of memory for "
 			 "%u messages of %llu bytes?)", cc->name, cc->ep.attr.max_inflight,
 			 (unsigned long long)cc->ep.attr.max_msg_size);
 		return -1;
 	}
 	return 0;
+}
+
+void
+dp_ep_free(struct sdr_ep *ep)
+{
+	struct dp_holds *h;
+
+	if (ep == NULL)
+		return;
+	h = sdr_ep_config(ep)->held == dp_holds_held ? sdr_ep_config(ep)->held_arg : NULL;
+	sdr_ep_destroy(ep);
+	if (h != NULL)
+		dp_holds_put(h);
 }
 
 /* The connection's QPNs on its port, to index @p i. */
@@ -137,7 +161,7 @@ dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 	if (dp_conn_prepare(ctx, &cc, &ep, err, errlen) != 0)
 		return -1;
 	if (dp_conn_install(ctx, i, &cc, ep, err, errlen) != 0) {
-		sdr_ep_destroy(ep);
+		dp_ep_free(ep);
 		return -1;
 	}
 	return 0;
@@ -151,7 +175,7 @@ dp_conn_stop(struct dp_ctx *ctx, unsigned int i)
 
 	traffic_destroy(c->traffic);
 	c->traffic = NULL;
-	sdr_ep_destroy(dp_conn_remove(ctx, i));
+	dp_ep_free(dp_conn_remove(ctx, i));
 }
 
 int

@@ -307,12 +307,12 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 	j.p = ep;
 	rc = ctl_engine_call(ctx, &j);
 	if (rc != 0) {
-		sdr_ep_destroy(ep);
+		dp_ep_free(ep);
 		if (rc == -ESHUTDOWN)
 			snprintf(err, errlen, "the dataplane is stopping");
 		return -1;
 	}
-	sdr_ep_destroy(j.q);
+	dp_ep_free(j.q);
 	return i;
 }
 
@@ -345,7 +345,7 @@ ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 		snprintf(err, errlen, "the dataplane is stopping");
 	if (rc != 0)
 		return rc;
-	sdr_ep_destroy(j.q);
+	dp_ep_free(j.q);
 	return 0;
 }
 
@@ -609,6 +609,35 @@ rx_workers_show(struct dp_ctx *ctx, int json, struct out *o)
 		put(o, "]");
 }
 
+/* How each port sends data frames: zero-copy (and how often it had to copy), or why not. */
+static void
+send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	if (json)
+		put(o, ",\"send\":[");
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		const struct dp_port *p = &ctx->ports[i];
+		const char *why = p->zero_copy ? "zero-copy" :
+				  p->cfg->zero_copy == DP_ZC_NO ? "by copy: zero_copy = no" :
+				  !p->multi_seg ? "by copy: the device cannot send multi-segment frames" :
+				  "by copy: zero_copy not set (off on ring: ports and PCI devices)";
+
+		if (json)
+			put(o, "%s{\"port\":\"%s\",\"zero_copy\":%s,\"how\":\"%s\","
+			    "\"zero_copy_frames\":%" PRIu64 ",\"fallback_copies\":%" PRIu64 "}",
+			    i ? "," : "", p->cfg->name, p->zero_copy ? "true" : "false", why,
+			    dp_port_counter(p, DP_PORT_TX_ZERO_COPY),
+			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED));
+		else
+			put(o, "port %s sends data frames %s (%" PRIu64 " frames zero-copy, %" PRIu64
+			    " copied for want of mbufs)\n", p->cfg->name, why,
+			    dp_port_counter(p, DP_PORT_TX_ZERO_COPY),
+			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED));
+	}
+	if (json)
+		put(o, "]");
+}
+
 static int
 pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
@@ -622,6 +651,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
 		    ctx->idle_sleeps);
 		rx_workers_show(ctx, json, o);
+		send_paths_show(ctx, json, o);
 		put(o, ",\"stages\":[");
 		for (int s = 0; s < DP_NSTAGES; s++) {
 			struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
@@ -659,6 +689,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 				 (double)st->cycles : 0.0);
 	}
 	rx_workers_show(ctx, json, o);
+	send_paths_show(ctx, json, o);
 	return SDR_CTL_OK;
 }
 

@@ -62,7 +62,9 @@
 	X(NOT_ALLOWED,		"source_not_allowed") \
 	X(WRONG_PEER,		"wrong_peer_address") \
 	X(WRONG_PKEY,		"wrong_pkey") \
-	X(WRONG_SPORT,		"udp_sport_out_of_range")
+	X(WRONG_SPORT,		"udp_sport_out_of_range") \
+	X(TX_ZERO_COPY,		"tx_zero_copy_frames") \
+	X(TX_ZC_COPIED,		"tx_zero_copy_fallback_copies")
 
 enum dp_port_counter {
 #define X(sym, name) DP_PORT_##sym,
@@ -93,6 +95,10 @@ struct dp_port {
 	struct qpn_table *qpns;		/* local QPN -> connection index */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	uint32_t l3_mtu;		/* largest IP packet the device takes */
+	/* data frames go out zero-copy: headers, the application's bytes, tail (holds.h);
+	 * 0 when zero_copy = no or the device cannot send multi-segment frames */
+	uint8_t zero_copy;
+	uint8_t multi_seg;		/* the device can send multi-segment frames */
 	/* per TX queue, frames the device had no room for, sent first next time
 	 * (backpressure: the packetizer stops while they are nearly DP_TX_PENDING in all;
 	 * only overflow is dropped) */
@@ -162,6 +168,9 @@ struct dp_stage_stats {
 struct dp_ctx {
 	struct dp_cfg cfg;
 	struct rte_mempool *pool;
+	/* zero-copy send: the mbufs that point into a message and carry pad + ICRC (holds.h) */
+	struct rte_mempool *zc_pool;
+	int iova_va;			/* EAL's IOVA is the virtual address */
 	struct dp_port ports[DP_MAX_PORTS];
 	unsigned int nports;
 	struct dp_conn conns[DP_MAX_CONNS];
@@ -206,6 +215,8 @@ void dp_ports_close(struct dp_ctx *ctx);
 
 /* conns.c: endpoints from the static connections */
 int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
+/** Free an endpoint the dataplane made, and its zero-copy holds (parked while frames live). */
+void dp_ep_free(struct sdr_ep *ep);
 void dp_conns_free(struct dp_ctx *ctx);
 /** Bring up connection @p i from ctx->cfg.conns[i] (prepare and install). */
 int dp_conn_start(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen);

@@ -25,6 +25,7 @@
 
 #include "control.h"
 #include "dp.h"
+#include "holds.h"
 
 #define RX_BURSTS 8
 
@@ -231,10 +232,29 @@ tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 	stage_add(DP_STAGE_TX, t0, n);
 }
 
+/*
+ * A zero-copy frame for a link that corrupts: a copy in one mbuf, so the flipped bit lands
+ * in the copy and never in the application's buffer. @return it, or NULL (counted).
+ */
+static struct rte_mbuf *
+linearize(struct dp_port *p, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, dp.pool, 0, UINT32_MAX);
+
+	rte_pktmbuf_free(m);
+	if (c == NULL || c->nb_segs != 1) {
+		PS(p)->counters[DP_PORT_NO_MBUF]++;
+		rte_pktmbuf_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /* Send through the port's link emulator if it has one. */
 static void
 egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
+	int corrupts;
 	uint64_t t0;
 
 	if (p->link == NULL) {
@@ -242,21 +262,27 @@ egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
+	corrupts = link_emu_get_config(p->link)->corrupt > 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
-		int k = link_emu_admit(p->link, m[i]->data_len);
+		int k;
 
+		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(p, m[i])) == NULL)
+			continue;
+		k = link_emu_admit(p->link, copy[0]->pkt_len);
 		if (k == 2)
-			copy[1] = rte_pktmbuf_copy(m[i], dp.pool, 0, UINT32_MAX);
+			copy[1] = rte_pktmbuf_copy(copy[0], dp.pool, 0, UINT32_MAX);
 		if (k <= 0) {
-			rte_pktmbuf_free(m[i]);
+			rte_pktmbuf_free(copy[0]);
 			continue;
 		}
 		for (int c = 0; c < k; c++) {
-			/* a clone that could not be made is counted by the emulator */
+			/* a clone that could not be made is counted by the emulator; only a frame
+			 * in one piece is given to it to corrupt (a chain: only where it cannot) */
 			if (copy[c] != NULL &&
-			    link_emu_enqueue(p->link, now, copy[c], copy[c]->data_len,
-					     rte_pktmbuf_mtod(copy[c], uint8_t *)) != 0)
+			    link_emu_enqueue(p->link, now, copy[c], copy[c]->pkt_len,
+					     copy[c]->nb_segs == 1 ?
+					     rte_pktmbuf_mtod(copy[c], uint8_t *) : NULL) != 0)
 				rte_pktmbuf_free(copy[c]);
 		}
 	}
@@ -650,6 +676,59 @@ fec_collect(uint64_t now)
 	return total;
 }
 
+/*
+ * Zero-copy frames of one burst into mbuf chains: the header mbuf, an mbuf attached to the
+ * message's bytes under the send's hold (holds.h), an mbuf with the pad and the ICRC. A
+ * frame that finds no attach mbufs is copied into its header mbuf instead (counted).
+ */
+static void
+zero_copy_chain(struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
+		const struct sdr_ep_frame *e, uint32_t n)
+{
+	struct rte_mbuf *att[2 * DP_BURST_MAX];
+	struct dp_holds *h = sdr_ep_config(c->ep)->held_arg;
+	uint32_t nz = 0, k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		nz += e[i].ext != NULL;
+	if (nz && rte_pktmbuf_alloc_bulk(dp.zc_pool, att, 2 * nz) != 0)
+		nz = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *x, *t;
+		uint8_t *f;
+
+		m[i]->data_len = e[i].len;
+		m[i]->pkt_len = e[i].len;
+		if (e[i].ext == NULL)
+			continue;
+		if (nz == 0) {
+			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
+			f = rte_pktmbuf_mtod(m[i], uint8_t *);
+			rte_memcpy(f + e[i].len, e[i].ext, e[i].ext_len);
+			memcpy(f + e[i].len + e[i].ext_len, e[i].tail, e[i].tail_len);
+			m[i]->data_len = (uint16_t)(e[i].len + e[i].ext_len + e[i].tail_len);
+			m[i]->pkt_len = m[i]->data_len;
+			PS(p)->counters[DP_PORT_TX_ZC_COPIED]++;
+			continue;
+		}
+		x = att[k++];
+		t = att[k++];
+		/* the hold counts this frame until whichever lcore frees it */
+		rte_mbuf_ext_refcnt_update(dp_holds_get(h, e[i].hold), 1);
+		rte_pktmbuf_attach_extbuf(x, (void *)(uintptr_t)e[i].ext,
+					  dp.iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
+					  (uint16_t)e[i].ext_len, dp_holds_get(h, e[i].hold));
+		x->data_len = (uint16_t)e[i].ext_len;
+		memcpy(rte_pktmbuf_mtod(t, uint8_t *), e[i].tail, e[i].tail_len);
+		t->data_len = e[i].tail_len;
+		m[i]->next = x;
+		x->next = t;
+		m[i]->nb_segs = 3;
+		m[i]->pkt_len = (uint32_t)e[i].len + e[i].ext_len + e[i].tail_len;
+	}
+	PS(p)->counters[DP_PORT_TX_ZERO_COPY] += k / 2;
+}
+
 /* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
 static unsigned int
 output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
@@ -661,6 +740,7 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		struct rte_mbuf *out[DP_BURST_MAX], **m;
 		uint8_t *frames[DP_BURST_MAX];
 		uint16_t lens[DP_BURST_MAX];
+		struct sdr_ep_frame e[DP_BURST_MAX];
 		uint64_t t0;
 		uint32_t n;
 
@@ -677,15 +757,20 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		for (unsigned int i = 0; i < burst; i++)
 			frames[i] = rte_pktmbuf_mtod(m[i], uint8_t *);
 		t0 = rte_get_tsc_cycles();
-		n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
+		if (p->zero_copy) {
+			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
+			zero_copy_chain(p, c, m, e, n);
+		} else {
+			n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
+			for (uint32_t i = 0; i < n; i++) {
+				m[i]->data_len = lens[i];
+				m[i]->pkt_len = lens[i];
+			}
+		}
 		stage_add(DP_STAGE_OUTPUT, t0, n);
 		if (n == 0)
 			break;
-		for (uint32_t i = 0; i < n; i++) {
-			m[i]->data_len = lens[i];
-			m[i]->pkt_len = lens[i];
-			out[i] = m[i];
-		}
+		memcpy(out, m, n * sizeof(*m));
 		/* the built mbufs leave the stash; the unused ones move down over them */
 		memmove(m, m + n, (burst - n) * sizeof(*m));
 		w->nstash -= n;

@@ -174,6 +174,23 @@ link_up(uint16_t port_id, unsigned int ms)
 	return 0;
 }
 
+/*
+ * Zero-copy unless the file says otherwise, on the virtual devices whose transmit copies
+ * the frame in software (memif, AF_PACKET, AF_XDP, pcap, TAP, null). Not by default:
+ * - a ring: port, whose peer in the same process receives the very mbufs: chains there
+ *   only move the copy from the sender to the receiver, which reads a frame in one piece;
+ * - a device that DMAs from memory (a PCI NIC), which reads the application's buffers
+ *   only once they are registered with it (rte_extmem_register(), rte_dev_dma_map()),
+ *   which the dataplane does not do yet.
+ */
+static int
+want_zero_copy(const struct dp_port_cfg *pc)
+{
+	if (pc->zero_copy != DP_ZC_DEFAULT)
+		return pc->zero_copy == DP_ZC_YES;
+	return strncmp(pc->device, "net_", 4) == 0;
+}
+
 static int
 start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen)
 {
@@ -194,6 +211,14 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 			 p->cfg->name, rxq, txq, info.max_rx_queues, info.max_tx_queues);
 		return -1;
 	}
+	/* zero-copy send chains three mbufs per data frame (holds.h) */
+	p->multi_seg = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	p->zero_copy = p->multi_seg && want_zero_copy(p->cfg);
+	if (!p->multi_seg && want_zero_copy(p->cfg))
+		fprintf(stderr, "sdr-dataplane: port %s: the device cannot send multi-segment frames; "
+			"its data frames carry a copy of the payload\n", p->cfg->name);
+	if (p->multi_seg)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (rxq > 1) {
 		/* channels spread over queues by the UDP source port, which encodes the QPN */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -373,6 +398,29 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			}
 		}
 	}
+	/*
+	 * Zero-copy send: two small mbufs per data frame besides its header mbuf (one attached
+	 * to the message, one with the pad and the ICRC). Made once the ports have what they
+	 * need, from what memory is left; when they run out a frame carries a copy instead
+	 * (counted), so fewer only costs speed.
+	 */
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		struct dp_port *p = &ctx->ports[i];
+
+		for (uint32_t z = 2 * n; p->zero_copy && ctx->zc_pool == NULL && z >= DP_MIN_MBUFS;
+		     z /= 2)
+			ctx->zc_pool = rte_pktmbuf_pool_create("sdr_zc", z, 256, 0,
+							       RTE_PKTMBUF_HEADROOM +
+							       RTE_CACHE_LINE_SIZE,
+							       (int)rte_socket_id());
+		if (p->zero_copy && ctx->zc_pool == NULL) {
+			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
+				"data frames carry a copy of the payload (give EAL more with -m)\n",
+				p->cfg->name);
+			p->zero_copy = 0;
+		}
+	}
+	ctx->iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	return 0;
 }
 

@@ -60,7 +60,7 @@ int
 dp_port_counter_is_drop(enum dp_port_counter c)
 {
 	return c >= DP_PORT_TX_FULL && c != DP_PORT_NO_MBUF && c != DP_PORT_EXCEPTION &&
-	       c != DP_PORT_MULTISEG;
+	       c != DP_PORT_MULTISEG && c != DP_PORT_TX_ZERO_COPY && c != DP_PORT_TX_ZC_COPIED;
 }
 
 uint64_t
@@ -257,6 +257,17 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				if (dp_port_verdict(p, v))
 					printf(",\"%s\":%" PRIu64, roce_verdict_name((enum roce_verdict)v),
 					       dp_port_verdict(p, v));
+			/* how its frames went out (zero-copy or not), and events that drop nothing */
+			printf(",\"zero_copy\":%s,\"events\":{", p->zero_copy ? "true" : "false");
+			for (int c = DP_PORT_TX_FULL, first = 1; c < DP_PORT_NCOUNTERS; c++) {
+				if (dp_port_counter_is_drop((enum dp_port_counter)c))
+					continue;
+				printf("%s\"%s\":%" PRIu64, first ? "" : ",",
+				       dp_port_counter_name((enum dp_port_counter)c),
+				       dp_port_counter(p, c));
+				first = 0;
+			}
+			printf("}");
 			if (p->link) {
 				const uint64_t *lc = link_emu_counters(p->link);
 
@@ -267,6 +278,20 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				printf("}");
 			}
 			printf("}");
+		}
+		printf("},\"conns\":{");
+		for (unsigned int i = 0, first = 1; i < ctx->nconns; i++) {
+			const uint64_t *ec;
+
+			if (ctx->conns[i].ep == NULL)
+				continue;
+			ec = sdr_ep_counters(ctx->conns[i].ep);
+			printf("%s\"%s\":{", first ? "" : ",", ctx->conns[i].cfg->name);
+			for (int c = 0; c < SDR_EP_NCOUNTERS; c++)
+				printf("%s\"%s\":%" PRIu64, c ? "," : "",
+				       sdr_ep_counter_name((enum sdr_ep_counter)c), ec[c]);
+			printf("}");
+			first = 0;
 		}
 		printf("}");
 		if (ctx->cfg.mode == DP_PIPE_SPLIT) {

@@ -103,6 +103,7 @@ struct sdr_ep {
 	uint32_t dec_head, n_dec_wait;
 	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
 	int held;
+	int held_frames;		/* ... and for frames that read its buffer (counted once) */
 	/* per receive slot: jobs out that touch its buffer (decodes, payload copies) */
 	uint32_t *rx_out;
 	uint32_t copies_out;		/* claimed data packets not committed yet */
@@ -1149,9 +1150,15 @@ next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
 	ep->held = 1;
 	if (ep->enc_out != NULL && ep->enc_out[ep->held_tx.ctx] != 0)
 		return 0;
-	if (ep->cfg.held != NULL && ep->cfg.held(ep->cfg.held_arg, ep->held_tx.ctx))
-		return 0;	/* a frame still reads its buffer (zero-copy output) */
+	if (ep->cfg.held != NULL && ep->cfg.held(ep->cfg.held_arg, ep->held_tx.ctx)) {
+		/* a frame still reads its buffer (zero-copy output) */
+		if (!ep->held_frames)
+			ep->counters[SDR_EP_SEND_HELD]++;
+		ep->held_frames = 1;
+		return 0;
+	}
 	ep->held = 0;
+	ep->held_frames = 0;
 	*d = ep->held_tx;
 	return 1;
 }

@@ -80,7 +80,8 @@ struct sdr_ep_cfg {
 	X(CTRL_OLD_EPOCH,	"ctrl_old_epoch") \
 	X(CTRL_EARLY,		"ctrl_before_handshake") \
 	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \
-	X(PEER_RESTARTS,	"peer_restarts")
+	X(PEER_RESTARTS,	"peer_restarts") \
+	X(SEND_HELD,		"sends_held_for_frames")
 
 enum sdr_ep_counter {
 #define X(sym, name) SDR_EP_##sym,
