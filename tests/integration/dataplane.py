@@ -227,8 +227,8 @@ def case_zero_copy():
                 check(not a["zero_copy"] and a["events"]["tx_zero_copy_frames"] == 0 and
                       ab["sends_held_for_frames"] == 0,
                       "%s: zero-copy frames on a copying port: %s" % (name, a))
-            print("ok: %s: %d data frames, %s zero-copy, %d sends waited for their frames, "
-                  "%d duplicates" % (name, ab["data_pkts_out"], a.get("tx_zero_copy_frames", 0),
+            print("ok: %s: %d data frames, %d zero-copy, %d sends waited for their frames, "
+                  "%d duplicates" % (name, ab["data_pkts_out"], a["events"]["tx_zero_copy_frames"],
                                      ab["sends_held_for_frames"], a["link"]["duplicated"]))
 
 
