@@ -9,6 +9,7 @@
 #include <isa-l/raid.h>
 
 #include "ec_codec.h"
+#include "simd_clean.h"
 
 /* ISA-L expands every GF(2^8) coefficient into 32 bytes of multiplication tables. */
 #define GF_TBL_BYTES	32u
@@ -409,8 +410,10 @@ xor_sum(uint8_t *dst, const uint8_t *const *src, unsigned int n, uint32_t len)
 		bits |= (uintptr_t)src[i];
 	}
 	v[n] = dst;
-	if ((bits & 31) == 0 && xor_gen((int)n + 1, (int)len, v) == 0)
+	if ((bits & 31) == 0 && xor_gen((int)n + 1, (int)len, v) == 0) {
+		sdr_simd_clean();
 		return;
+	}
 	xor_sum_words(dst, src, n, len);
 }
 
@@ -455,6 +458,7 @@ ec_encode(const struct ec_codec *c, const uint8_t *const *data, uint8_t *const *
 	else	/* ISA-L's prototypes lack const; it only reads the data */
 		ec_encode_data((int)len, (int)c->k, (int)c->m, c->enc_tables,
 			       (unsigned char **)data, (unsigned char **)parity);
+	sdr_simd_clean();
 	return 0;
 }
 
@@ -486,6 +490,7 @@ ec_encode_update(const struct ec_codec *c, unsigned int index, const uint8_t *da
 		ec_encode_data_update((int)len, (int)c->k, (int)c->m, (int)index, c->enc_tables,
 				      (unsigned char *)data,
 				      (unsigned char **)parity);
+	sdr_simd_clean();
 	return 0;
 }
 
@@ -721,6 +726,7 @@ mds_decode(struct ec_codec *c, const struct ec_mask *present, uint8_t *const *ch
 		return -EC_E_SINGULAR;
 	ec_encode_data((int)len, (int)c->k, (int)nlost, (unsigned char *)tables,
 		       src, dst);
+	sdr_simd_clean();
 	return (int)nlost;
 }
 

@@ -6,6 +6,7 @@
 
 #include "icrc.h"
 #include "roce_hdr.h"
+#include "simd_clean.h"
 
 #define LRH_ONES_LEN 8
 
@@ -45,6 +46,16 @@ icrc_pseudo_header(uint8_t *out, const uint8_t *ip, unsigned int ip_version,
 	return LRH_ONES_LEN + hlen;
 }
 
+/* ISA-L's CRC, then the vector state cleaned for the caller's code (simd_clean.h). */
+static inline uint32_t
+crc(uint32_t seed, const void *buf, size_t len)
+{
+	uint32_t r = crc32_gzip_refl(seed, buf, len);
+
+	sdr_simd_clean();
+	return r;
+}
+
 /*
  * ISA-L's CRC has a fixed cost per call of about as much as 100 bytes of data, so a short
  * packet is copied whole behind the masked headers and checked in one call; a long one
@@ -61,13 +72,13 @@ icrc_begin(const uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_len)
 	if (ip_hdr_len > ROCE_IPV4_MAX_LEN)
 		ip_hdr_len = ROCE_IPV4_MAX_LEN;	/* callers validate; never overrun buf */
 	n = icrc_pseudo_header(buf, ip, ip_version, ip_hdr_len);
-	return crc32_gzip_refl(0, buf, n);
+	return crc(0, buf, n);
 }
 
 uint32_t
-icrc_update(uint32_t crc, const void *buf, size_t len)
+icrc_update(uint32_t seed, const void *buf, size_t len)
 {
-	return crc32_gzip_refl(crc, buf, len);
+	return crc(seed, buf, len);
 }
 
 uint32_t
@@ -85,7 +96,7 @@ icrc_compute(const uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_len
 				   roce_len - ROCE_BTH_LEN);
 	n = icrc_pseudo_header(buf, ip, ip_version, ip_hdr_len);
 	memcpy(buf + n, bth + ROCE_BTH_LEN, roce_len - ROCE_BTH_LEN);
-	return crc32_gzip_refl(0, buf, n + roce_len - ROCE_BTH_LEN);
+	return crc(0, buf, n + roce_len - ROCE_BTH_LEN);
 }
 
 /*
@@ -101,7 +112,7 @@ icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_l
 {
 	uint8_t *start = ip - LRH_ONES_LEN, *udp = ip + ip_hdr_len;
 	uint8_t lrh[LRH_ONES_LEN], iph[12], udp_csum[2], bth4;
-	uint32_t crc;
+	uint32_t r;
 
 	memcpy(lrh, start, sizeof(lrh));
 	memcpy(iph, ip, sizeof(iph));
@@ -109,10 +120,10 @@ icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_l
 	bth4 = udp[ROCE_UDP_LEN + 4];
 	memset(start, 0xFF, LRH_ONES_LEN);
 	icrc_mask(ip, ip_version, ip_hdr_len);
-	crc = crc32_gzip_refl(0, start, LRH_ONES_LEN + ip_hdr_len + ROCE_UDP_LEN + roce_len);
+	r = crc(0, start, LRH_ONES_LEN + ip_hdr_len + ROCE_UDP_LEN + roce_len);
 	memcpy(start, lrh, sizeof(lrh));
 	memcpy(ip, iph, sizeof(iph));
 	memcpy(udp + 6, udp_csum, sizeof(udp_csum));
 	udp[ROCE_UDP_LEN + 4] = bth4;
-	return crc;
+	return r;
 }

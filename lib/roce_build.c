@@ -233,6 +233,142 @@ roce_build_sg(uint8_t *hdr, size_t cap, const struct roce_path *path, const stru
 }
 
 int
+roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode)
+{
+	struct roce_pkt pkt = { .opcode = opcode };
+	unsigned int l3 = l2_len(path), ipl = l3_len(path);
+	int h;
+
+	memset(t, 0, sizeof(*t));
+	if (roce_opcode_info(opcode)->name == NULL || roce_build_hdr_len(path, opcode) >
+	    ROCE_BUILD_TMPL_MAX)
+		return -EINVAL;
+	h = build_headers(t->hdr, sizeof(t->hdr), 0, path, &pkt, 0);
+	if (h < 0)
+		return h;
+	t->opcode = opcode;
+	t->ip_version = path->ip_version;
+	t->l3 = (uint8_t)l3;
+	t->hdr_len = (uint8_t)h;
+	t->fixed_sport = path->udp_sport;
+	if (path->ip_version == 4) {
+		/* the sum of the 16-bit words but the total length (2) and the checksum (5) */
+		for (unsigned int i = 0; i < ROCE_IPV4_MIN_LEN; i += 2)
+			if (i != 2 && i != 10)
+				t->csum_base += roce_get16(t->hdr + l3 + i);
+	}
+	/* the ICRC's view (icrc.h): ones for the LRH, the variant fields set to ones */
+	memset(t->masked, 0xFF, 8);
+	memcpy(t->masked + 8, t->hdr + l3, (size_t)h - l3);
+	if (path->ip_version == 4) {
+		t->masked[8 + 1] = 0xFF;			/* TOS */
+		t->masked[8 + 8] = 0xFF;			/* TTL */
+		memset(t->masked + 8 + 10, 0xFF, 2);		/* checksum */
+	} else {
+		t->masked[8] |= 0x0F;				/* traffic class, flow label */
+		memset(t->masked + 8 + 1, 0xFF, 3);
+		t->masked[8 + 7] = 0xFF;			/* hop limit */
+	}
+	memset(t->masked + 8 + ipl + 6, 0xFF, 2);		/* UDP checksum */
+	t->masked[8 + ipl + ROCE_UDP_LEN + 4] = 0xFF;		/* BTH FECN, BECN, reserved */
+	return 0;
+}
+
+/*
+ * Patch the fields of one frame into @p h, a copy of the template's headers (or of its
+ * masked copy, @p masked: then the IPv4 checksum stays masked).
+ */
+static inline void
+tmpl_patch(const struct roce_tmpl *t, uint8_t *ip, const struct roce_opcode_info *op,
+	   const struct roce_pkt *pkt, unsigned int udp_len, unsigned int pad, int masked)
+{
+	unsigned int ipl = t->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
+	uint8_t *udp = ip + ipl, *bth = udp + ROCE_UDP_LEN;
+	uint16_t sport = t->fixed_sport ? t->fixed_sport :
+			 (uint16_t)(0xC000 | ((pkt->dqpn ^ (pkt->dqpn >> 14)) & 0x3FFF));
+
+	if (t->ip_version == 4) {
+		roce_put16(ip + 2, (uint16_t)(ROCE_IPV4_MIN_LEN + udp_len));
+		if (!masked) {
+			uint32_t sum = t->csum_base + ROCE_IPV4_MIN_LEN + udp_len;
+
+			while (sum >> 16)
+				sum = (sum & 0xFFFF) + (sum >> 16);
+			roce_put16(ip + 10, (uint16_t)~sum);
+		}
+	} else {
+		roce_put16(ip + 4, (uint16_t)udp_len);
+	}
+	roce_put16(udp, sport);
+	roce_put16(udp + 4, (uint16_t)udp_len);
+	bth[1] = (uint8_t)((pkt->se ? ROCE_BTH_SE : 0) | (pad << ROCE_BTH_PAD_SHIFT));
+	if (!masked)
+		roce_put32(bth + 4, (pkt->becn ? ROCE_BTH_BECN : 0) | (pkt->dqpn & ROCE_QPN_MASK));
+	else	/* byte 4 (FECN, BECN, reserved) is masked to ones */
+		roce_put32(bth + 4, 0xFF000000u | (pkt->dqpn & ROCE_QPN_MASK));
+	roce_put32(bth + 8, (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK));
+	write_ext(bth + ROCE_BTH_LEN, op, pkt);
+}
+
+/* UDP length of a frame of the template's opcode, or 0 when the payload is too long. */
+static unsigned int
+tmpl_udp_len(const struct roce_tmpl *t, const struct roce_opcode_info *op, uint32_t payload_len)
+{
+	unsigned int udp_len = ROCE_UDP_LEN + ROCE_BTH_LEN + op->ext_len + payload_len +
+			       pad_of(payload_len) + ROCE_ICRC_LEN;
+
+	if (payload_len > 65535 || udp_len + (t->ip_version == 4 ? ROCE_IPV4_MIN_LEN : 0) > 65535)
+		return 0;
+	return udp_len;
+}
+
+int
+roce_tmpl_headers(const struct roce_tmpl *t, uint8_t *buf, size_t cap, const struct roce_pkt *pkt,
+		  uint32_t payload_len)
+{
+	const struct roce_opcode_info *op = roce_opcode_info(t->opcode);
+	unsigned int udp_len = tmpl_udp_len(t, op, payload_len);
+
+	if (udp_len == 0)
+		return -EMSGSIZE;
+	if (cap < t->hdr_len + payload_len + pad_of(payload_len) + ROCE_ICRC_LEN)
+		return -ENOSPC;
+	memcpy(buf, t->hdr, t->hdr_len);
+	tmpl_patch(t, buf + t->l3, op, pkt, udp_len, pad_of(payload_len), 0);
+	return t->hdr_len;
+}
+
+int
+roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		   const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+{
+	static const uint8_t zeros[4];
+	const struct roce_opcode_info *op = roce_opcode_info(t->opcode);
+	unsigned int pad = pad_of(payload_len), udp_len, mlen = 8u + t->hdr_len - t->l3;
+	uint8_t ph[8 + ROCE_BUILD_TMPL_MAX];
+	uint32_t crc;
+
+	if (cap < t->hdr_len)
+		return -ENOSPC;
+	udp_len = tmpl_udp_len(t, op, payload_len);
+	if (udp_len == 0)
+		return -EMSGSIZE;
+	memcpy(hdr, t->hdr, t->hdr_len);
+	tmpl_patch(t, hdr + t->l3, op, pkt, udp_len, pad, 0);
+	/* the ICRC over the masked copy, then the payload where it lies, then the pad */
+	memcpy(ph, t->masked, mlen);
+	tmpl_patch(t, ph + 8, op, pkt, udp_len, pad, 1);
+	crc = icrc_update(0, ph, mlen);
+	crc = icrc_update(crc, payload, payload_len);
+	if (pad)
+		crc = icrc_update(crc, zeros, pad);
+	memset(tail, 0, pad);
+	roce_put_icrc(tail + pad, crc);
+	*tail_len = pad + ROCE_ICRC_LEN;
+	return t->hdr_len;
+}
+
+int
 roce_build(uint8_t *buf, size_t cap, const struct roce_path *path,
 	   const struct roce_pkt *pkt, const void *payload, uint32_t payload_len)
 {

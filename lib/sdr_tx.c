@@ -23,6 +23,7 @@ struct sdr_tx {
 	struct sdr_conn_attr attr;
 	struct sdr_conn_geom geom;
 	struct roce_path path;
+	struct roce_tmpl tmpl;		/* the headers every data frame shares */
 	uint64_t next_seq;
 	uint32_t inflight;
 	uint32_t next_ch;
@@ -40,7 +41,8 @@ sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path)
 		return NULL;
 	tx->attr = *attr;
 	tx->path = *path;
-	if (sdr_conn_geometry(attr, &tx->geom) != 0)
+	if (sdr_conn_geometry(attr, &tx->geom) != 0 ||
+	    roce_tmpl_init(&tx->tmpl, path, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM) != 0)
 		goto fail;
 	tx->busy = calloc(tx->geom.nslots, 1);
 	tx->psn = calloc(tx->geom.ndata_qpns, sizeof(uint32_t));
@@ -210,7 +212,7 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 		int hdr;
 
 		next_pkt(tx, job, &pkt, &payload, &plen);
-		hdr = roce_build_headers(frames[built], cap, &tx->path, &pkt, plen);
+		hdr = roce_tmpl_headers(&tx->tmpl, frames[built], cap, &pkt, plen);
 		if (hdr < 0) {
 			tx->counters[SDR_TX_BUILD_ERRORS]++;
 			break;
@@ -237,8 +239,8 @@ sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 		int hdr;
 
 		next_pkt(tx, job, &pkt, &f->payload, &f->payload_len);
-		hdr = roce_build_sg(hdrs[built], cap, &tx->path, &pkt, f->payload, f->payload_len,
-				    f->tail, &tl);
+		hdr = roce_tmpl_build_sg(&tx->tmpl, hdrs[built], cap, &pkt, f->payload,
+					 f->payload_len, f->tail, &tl);
 		if (hdr < 0) {
 			tx->counters[SDR_TX_BUILD_ERRORS]++;
 			break;

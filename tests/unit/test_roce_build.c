@@ -66,6 +66,32 @@ test_scatter_gather(void **state)
 				memcpy(sg + h + n, tail, tl);
 				assert_int_equal(h + (int)n + (int)tl, len);
 				assert_memory_equal(sg, frame, (size_t)len);
+				/* the same from the path's template */
+				{
+					struct roce_tmpl t;
+					uint8_t h2[128], tail2[ROCE_BUILD_TAIL_MAX];
+					unsigned int tl2;
+
+					assert_int_equal(roce_tmpl_init(&t, &path, pkt.opcode), 0);
+					for (int v = 0; v < 3; v++) {	/* flags and fields vary */
+						pkt.se = v & 1;
+						pkt.ackreq = v == 2;
+						pkt.psn = n * 7 + (uint32_t)v;
+						len = roce_build(frame, sizeof(frame), &path, &pkt,
+								 payload, n);
+						assert_int_equal(roce_tmpl_build_sg(&t, h2, sizeof(h2), &pkt,
+										    payload, n, tail2,
+										    &tl2), h);
+						memcpy(sg, h2, (size_t)h);
+						memcpy(sg + h, payload, n);
+						memcpy(sg + h + n, tail2, tl2);
+						assert_int_equal(h + (int)n + (int)tl2, len);
+						assert_memory_equal(sg, frame, (size_t)len);
+					}
+					assert_int_equal(roce_tmpl_build_sg(&t, h2, (size_t)h - 1, &pkt,
+									    payload, n, tail2, &tl2),
+							 -ENOSPC);
+				}
 				/* one byte short of the headers: no room */
 				assert_int_equal(roce_build_sg(hdr, (size_t)h - 1, &path, &pkt, payload,
 							       n, tail, &tl), -ENOSPC);
