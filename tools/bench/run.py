@@ -32,13 +32,16 @@ GROUPS = [
      "*ICRC verify alone*, whose scale-out budget is 1.1); a read-only frame takes two "
      "passes (`roce_parse()`, its own row)."),
     ("tx", ["tools/bench/bench-tx"],
-     "The packetizer per packet on one core (lib/sdr_tx: headers, the payload copy into the "
-     "frame, the ICRC in one pass over the frame), one 1 MiB message built again and again "
-     "(hot). Two baselines on the same bytes: ISA-L crc32 over each payload, the floor of a "
-     "zero-copy sender, which must still read the payload once (the scale-out budget is 1.3 "
-     "times it), and memcpy of each payload into the frame + crc32 over it, the floor of "
-     "this copying packetizer. The reliability layer and the device's transmit are not in "
-     "these rows; the `fwd` group has the whole send path."),
+     "The packetizer per packet on one core, one 1 MiB message built again and again (hot): "
+     "zero-copy (`sdr_tx_build_sg()`: the headers from the connection's template, the ICRC "
+     "over them and then over the payload where it lies; what a port with `zero_copy` on "
+     "sends) and copying (`sdr_tx_build()`: headers, the payload copy into the frame, the "
+     "ICRC in one pass over the frame). Two baselines on the same bytes: ISA-L crc32 over "
+     "each payload, the floor of a zero-copy sender, which must still read the payload once "
+     "(the scale-out budget is 1.3 times it), and memcpy of each payload into the frame + "
+     "crc32 over it, the floor of the copying packetizer. The reliability layer, the mbuf "
+     "chain and the device's transmit are not in these rows; the `fwd` group has the whole "
+     "send path."),
     ("fec", ["tools/bench/bench-fec"],
      "FEC codec (lib/ec_codec) per core, in GB/s of data (k x chunk bytes per block). "
      "Encode of mds:32,8, mds:10,4, mds:8,2 and xor:32,8 against raw ISA-L on the same buffers "
