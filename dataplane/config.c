@@ -190,8 +190,11 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 			c->mode = DP_PIPE_RTC;
 		else if (strcmp(v, "split") == 0)
 			c->mode = DP_PIPE_SPLIT;
+		else if (strcmp(v, "engines") == 0)
+			c->mode = DP_PIPE_ENGINES;
 		else
-			return fail(w, k, "'%s' is not rtc (all stages on one lcore) or split", v);
+			return fail(w, k, "'%s' is not rtc (all stages on one lcore), split or engines",
+				    v);
 		return 0;
 	}
 	if (strcmp(k, "fec") == 0) {
@@ -208,6 +211,8 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 		return get_u32(w, k, v, 1, DP_MAX_FEC_JOBS, &c->fec_jobs);
 	if (strcmp(k, "rx_lcores") == 0)
 		return get_u32(w, k, v, 1, DP_MAX_RX_LCORES, &c->rx_lcores);
+	if (strcmp(k, "engines") == 0)
+		return get_u32(w, k, v, 1, DP_MAX_ENGINES, &c->engines);
 	if (strcmp(k, "placement") == 0) {
 		if (strcmp(v, "main") == 0)
 			c->place_workers = 0;
@@ -219,7 +224,8 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 		c->placement_set = 1;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected mode, rx_lcores, placement, fec or fec_jobs)");
+	return fail(w, k, "unknown key (expected mode, engines, rx_lcores, placement, fec or "
+		    "fec_jobs)");
 }
 
 /* ---- [port NAME] ---- */
@@ -397,6 +403,12 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 			return fail(w, k, "'%s' is not a section name", v);
 		return 0;
 	}
+	if (strcmp(k, "engine") == 0) {
+		if (get_u32(w, k, v, 0, DP_MAX_ENGINES - 1, &u) != 0)
+			return -1;
+		c->engine = (int16_t)u;
+		return 0;
+	}
 	if (strcmp(k, "peer_mac") == 0) {
 		if (dp_parse_mac(v, c->peer_mac) != 0)
 			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
@@ -532,7 +544,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		c->ep.path.pkey = (uint16_t)u;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected port, peer_mac, peer_ip, local_qpn, remote_qpn, "
+	return fail(w, k, "unknown key (expected port, engine, peer_mac, peer_ip, local_qpn, remote_qpn, "
 		    "remote_ctrl_qpn, "
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
@@ -551,6 +563,7 @@ conn_defaults(struct dp_conn_cfg *c)
 	memset(c->peer_mac, 0xFF, 6);
 	c->peer_check = 1;
 	c->sport_hi = 65535;
+	c->engine = -1;
 }
 
 /* scheme = auto: the analytic model ranks the candidates for this connection's path. */
@@ -832,6 +845,33 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 			return fail(w, "rx_lcores", "%u receive lcores cannot share [port %s]'s "
 				    "capture file (use rx_lcores = 1, or dpdk-dumpcap)",
 				    cfg->rx_lcores, cfg->ports[i].name);
+	if (cfg->engines > 1 && cfg->mode != DP_PIPE_ENGINES)
+		return fail(w, "engines", "%u engines need mode = engines", cfg->engines);
+	if (cfg->mode != DP_PIPE_ENGINES) {
+		cfg->engines = 1;
+		return 0;
+	}
+	if (cfg->engines == 0)
+		cfg->engines = 1;
+	if (cfg->fec_lcore)
+		return fail(w, "fec", "lcore does not go with mode = engines (each engine codes "
+			    "its own connections: fec = inline)");
+	for (unsigned int i = 0; i < cfg->nports; i++) {
+		const struct dp_port_cfg *pc = &cfg->ports[i];
+
+		/* engine e receives on RX queue e and sends on TX queue e of every port */
+		if (pc->rx_queues < cfg->engines || pc->tx_queues < cfg->engines)
+			return fail(w, "engines", "%u engines need %u rx_queues and tx_queues on "
+				    "[port %s] (it has %u and %u)", cfg->engines, cfg->engines,
+				    pc->name, pc->rx_queues, pc->tx_queues);
+		if (pc->capture[0] || pc->exception[0])
+			return fail(w, "engines", "[port %s]: %s does not go with mode = engines yet",
+				    pc->name, pc->capture[0] ? "capture" : "exception");
+	}
+	for (unsigned int i = 0; i < cfg->nconns; i++)
+		if (cfg->conns[i].engine >= (int)cfg->engines)
+			return fail(w, "engines", "[conn %s] engine = %d, but there are %u engines",
+				    cfg->conns[i].name, cfg->conns[i].engine, cfg->engines);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #define DP_MAX_CONNS	64
 #define DP_MAX_QUEUES	64	/* rx_queues, tx_queues of a port */
 #define DP_MAX_RX_LCORES 8	/* receive workers of a split pipeline */
+#define DP_MAX_ENGINES	8	/* engine lcores of [pipeline] mode = engines */
 #define DP_MAX_FEC_JOBS	64	/* per connection: the FEC rings hold every job of every one */
 #define DP_DEVICE_LEN	256
 #define DP_MAX_ALLOW	16
@@ -74,12 +75,14 @@ struct dp_conn_cfg {
 	uint8_t peer_check;		/**< drop packets not from peer_ip or with another P_Key */
 	uint8_t nack_allowance_set;	/**< nack_allowance given; else RTT/100 */
 	uint16_t sport_lo, sport_hi;	/**< accepted UDP source ports of the peer's packets */
+	int16_t engine;			/**< mode = engines: its engine (-1: from its QPNs) */
 	struct sdr_ep_cfg ep;		/**< path addresses filled in from the port at start */
 };
 
 enum dp_pipeline_mode {
 	DP_PIPE_RTC,		/**< every stage on one lcore (run to completion) */
 	DP_PIPE_SPLIT,		/**< receive stages on one lcore, send stages on another */
+	DP_PIPE_ENGINES,	/**< engine lcores, each owning its connections end to end */
 };
 
 struct dp_cfg {
@@ -96,6 +99,7 @@ struct dp_cfg {
 	uint8_t fec_lcore;		/**< erasure coding on its own lcore (else inline) */
 	uint32_t fec_jobs;		/**< with fec_lcore: jobs out per connection at most */
 	uint32_t rx_lcores;		/**< split: receive workers (RX queue q: worker q % n) */
+	uint32_t engines;		/**< mode = engines: engine lcores (RX, TX queue e: engine e) */
 	uint8_t place_workers;		/**< split: payload copies on the receive workers */
 	uint8_t placement_set;		/**< placement given in the file */
 	struct dp_port_cfg ports[DP_MAX_PORTS];

@@ -77,6 +77,30 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	return 0;
 }
 
+unsigned int
+dp_conn_engine(const struct dp_cfg *cfg, const struct dp_conn_cfg *cc)
+{
+	uint32_t lo = cc->ep.attr.local_qpn, hi = cc->ep.attr.remote_qpn, t;
+	uint64_t h;
+
+	if (cfg->mode != DP_PIPE_ENGINES || cfg->engines < 2)
+		return 0;
+	if (cc->engine >= 0)
+		return (unsigned int)cc->engine;
+	/* both ends compute the same from the pair of QPNs, whichever side they are on */
+	if (lo > hi) {
+		t = lo;
+		lo = hi;
+		hi = t;
+	}
+	/* splitmix64's finalizer: every bit of both QPNs moves the result */
+	h = (uint64_t)lo << 32 | hi;
+	h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+	h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+	h ^= h >> 31;
+	return (unsigned int)(h % cfg->engines);
+}
+
 void
 dp_ep_free(struct sdr_ep *ep)
 {
@@ -127,6 +151,7 @@ dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc
 		ctx->cfg.nconns = i + 1;
 	c->cfg = &ctx->cfg.conns[i];
 	c->port = (unsigned int)dp_config_port(&ctx->cfg, cc->port);
+	c->engine = dp_conn_engine(&ctx->cfg, cc);
 	c->ep = ep;
 	if (old_ep == NULL) {
 		c->owner = -1;

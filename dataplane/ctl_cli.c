@@ -293,6 +293,12 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 	struct sdr_ep *ep;
 	int rc;
 
+	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
+		/* every engine reads the QPN tables and the connection entries */
+		snprintf(err, errlen, "not with mode = engines yet: the connections are the "
+			 "file's, set when it starts");
+		return -1;
+	}
 	if (i < 0) {
 		for (i = 0; i < DP_MAX_CONNS && ctx->conns[i].ep != NULL; i++)
 			;
@@ -339,7 +345,14 @@ int
 ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 {
 	struct ctl_job j = { .fn = job_remove, .conn = i, .err = err, .errlen = errlen };
-	int rc = ctl_engine_call(ctx, &j);
+	int rc;
+
+	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
+		snprintf(err, errlen, "not with mode = engines yet: the connections are the "
+			 "file's, until it stops");
+		return -EPERM;
+	}
+	rc = ctl_engine_call(ctx, &j);
 
 	if (rc == -ESHUTDOWN)
 		snprintf(err, errlen, "the dataplane is stopping");
@@ -482,6 +495,7 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		put(o, "{\"links\":[");
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
+		uint64_t lcs[LINK_EMU_NCOUNTERS];
 		const uint64_t *lc;
 
 		if (only >= 0 && (int)i != only)
@@ -496,10 +510,11 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			continue;
 		}
 		link_emu_format(link_emu_get_config(p->link), fmt, sizeof(fmt));
-		lc = link_emu_counters(p->link);
+		dp_port_link_counters(p, lcs);
+		lc = lcs;
 		if (json) {
 			put(o, "%s{\"port\":\"%s\",\"emulator\":\"%s\",\"queued\":%u", first ? "" : ",",
-			    p->cfg->name, fmt, link_emu_count(p->link));
+			    p->cfg->name, fmt, dp_port_link_queued(p));
 			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
 				put(o, ",\"%s\":%" PRIu64, link_emu_counter_name((enum link_emu_counter)c),
 				    lc[c]);
@@ -525,7 +540,7 @@ job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
 	struct dp_port *p = &ctx->ports[j->conn];
 
 	if (p->link == NULL) {
-		p->link = j->q;
+		p->link = p->elink[0] = j->q;
 		j->q = NULL;
 		return 0;
 	}
@@ -548,6 +563,9 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		return bad(o, "link set: no port '%s' (there are: %s)", argv[2],
 			   port_names(ctx, names, sizeof(names)));
 	p = &ctx->ports[i];
+	if (ctx->cfg.mode == DP_PIPE_ENGINES)
+		return bad(o, "link set: not with mode = engines yet (each engine has its own copy "
+			   "of the emulator): change [link] in the file and restart");
 	if (p->link)
 		c = *link_emu_get_config(p->link);
 	else
@@ -638,6 +656,42 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 		put(o, "]");
 }
 
+/* mode = engines: a row per engine — its lcore, its connections, packets, cycles per packet. */
+static void
+engines_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	if (ctx->cfg.mode != DP_PIPE_ENGINES)
+		return;
+	put(o, json ? ",\"engines\":[" : "%-7s %6s %14s %14s %12s  %s\n", "engine", "lcore",
+	    "rx packets", "tx packets", "cycles/pkt", "connections");
+	for (unsigned int e = 0; e < ctx->cfg.engines; e++) {
+		struct dp_stage_stats rx = dp_stage_sum(ctx, DP_STAGE_RX, (int)e);
+		struct dp_stage_stats out = dp_stage_sum(ctx, DP_STAGE_OUTPUT, (int)e);
+		uint64_t busy = 0, pkts = rx.pkts + out.pkts;
+		char conns[256] = "";
+		size_t cl = 0;
+
+		for (int st = 0; st < DP_NSTAGES; st++)
+			busy += dp_stage_sum(ctx, (enum dp_stage)st, (int)e).busy_cycles;
+		for (unsigned int i = 0; i < ctx->nconns && cl + 2 < sizeof(conns); i++)
+			if (ctx->conns[i].ep && ctx->conns[i].engine == e)
+				cl += (size_t)snprintf(conns + cl, sizeof(conns) - cl, "%s%s",
+						       cl ? "," : "", ctx->conns[i].cfg->name);
+		/* cycles per packet handled, received or sent */
+		if (json)
+			put(o, "%s{\"engine\":%u,\"lcore\":%u,\"rx_packets\":%" PRIu64
+			    ",\"tx_packets\":%" PRIu64 ",\"cycles_per_packet\":%.1f,\"conns\":\"%s\"}",
+			    e ? "," : "", e, ctx->engine_lcore[e], rx.pkts, out.pkts,
+			    pkts ? (double)busy / (double)pkts : 0.0, conns);
+		else
+			put(o, "%-7u %6u %14" PRIu64 " %14" PRIu64 " %12.1f  %s\n", e,
+			    ctx->engine_lcore[e], rx.pkts, out.pkts,
+			    pkts ? (double)busy / (double)pkts : 0.0, conns);
+	}
+	if (json)
+		put(o, "]");
+}
+
 static int
 pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
@@ -646,11 +700,13 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	if (json) {
 		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"rx_lcores\":%u,\"fec\":\"%s\","
 		    "\"fec_jobs_out\":%" PRIu64 ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64,
-		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc", rte_lcore_count(),
+		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" :
+		    ctx->cfg.mode == DP_PIPE_ENGINES ? "engines" : "rtc", rte_lcore_count(),
 		    ctx->cfg.mode == DP_PIPE_SPLIT ? ctx->cfg.rx_lcores : 0,
 		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
 		    ctx->idle_sleeps);
 		rx_workers_show(ctx, json, o);
+		engines_show(ctx, json, o);
 		send_paths_show(ctx, json, o);
 		put(o, ",\"stages\":[");
 		for (int s = 0; s < DP_NSTAGES; s++) {
@@ -667,8 +723,10 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		put(o, "]}\n");
 		return SDR_CTL_OK;
 	}
-	put(o, "pipeline %s on %u lcores", ctx->cfg.mode == DP_PIPE_SPLIT ? "split" : "rtc",
-	    rte_lcore_count());
+	put(o, "pipeline %s on %u lcores", ctx->cfg.mode == DP_PIPE_SPLIT ? "split" :
+	    ctx->cfg.mode == DP_PIPE_ENGINES ? "engines" : "rtc", rte_lcore_count());
+	if (ctx->cfg.mode == DP_PIPE_ENGINES)
+		put(o, " (%u engine%s)", ctx->cfg.engines, ctx->cfg.engines > 1 ? "s" : "");
 	if (ctx->cfg.mode == DP_PIPE_SPLIT)
 		put(o, " (%u receive worker%s)", ctx->cfg.rx_lcores,
 		    ctx->cfg.rx_lcores > 1 ? "s" : "");
@@ -689,6 +747,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 				 (double)st->cycles : 0.0);
 	}
 	rx_workers_show(ctx, json, o);
+	engines_show(ctx, json, o);
 	send_paths_show(ctx, json, o);
 	return SDR_CTL_OK;
 }

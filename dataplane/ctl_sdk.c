@@ -641,6 +641,13 @@ job_open(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (cn->ep == NULL)
 		return -ENOENT;
+	if (cn->engine != 0) {
+		/* the SDK's requests run on the lcore of engine 0, which owns its connections */
+		snprintf(j->err, j->errlen, "'%s' runs on engine %u: applications reach the "
+			 "connections of engine 0 only (give it engine = 0 in the file)",
+			 cn->cfg->name, cn->engine);
+		return -EPERM;
+	}
 	if (cn->traffic != NULL || (cn->owner >= 0 && cn->owner != (int)j->slot)) {
 		snprintf(j->err, j->errlen, "'%s' is in use by %s", cn->cfg->name,
 			 cn->traffic ? "the built-in traffic" : "another application");

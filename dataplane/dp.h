@@ -63,6 +63,7 @@
 	X(WRONG_PEER,		"wrong_peer_address") \
 	X(WRONG_PKEY,		"wrong_pkey") \
 	X(WRONG_SPORT,		"udp_sport_out_of_range") \
+	X(WRONG_ENGINE,		"wrong_engine_queue") \
 	X(TX_ZERO_COPY,		"tx_zero_copy_frames") \
 	X(TX_ZC_COPIED,		"tx_zero_copy_fallback_copies")
 
@@ -92,6 +93,8 @@ struct dp_port {
 	uint16_t port_id;
 	struct rte_ether_addr mac;
 	struct link_emu *link;		/* egress emulator, or NULL */
+	/* mode = engines: engine e's own copy of it (elink[0] is link) */
+	struct link_emu *elink[DP_MAX_ENGINES];
 	struct qpn_table *qpns;		/* local QPN -> connection index */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	uint32_t l3_mtu;		/* largest IP packet the device takes */
@@ -102,8 +105,7 @@ struct dp_port {
 	/* per TX queue, frames the device had no room for, sent first next time
 	 * (backpressure: the packetizer stops while they are nearly DP_TX_PENDING in all;
 	 * only overflow is dropped) */
-	struct dp_txq *txq;		/* cfg->tx_queues of them */
-	unsigned int ntx_pending;	/* over every queue */
+	struct dp_txq *txq;		/* cfg->tx_queues of them (engine e: queue e alone) */
 	int exception;			/* port index for non-RoCE traffic, or -1 */
 	pcap_t *pcap;			/* capture = FILE: every frame in and out */
 	pcap_dumper_t *capture;
@@ -135,6 +137,7 @@ struct dp_conn {
 	unsigned int port;
 	struct sdr_ep *ep;		/* NULL: no connection in this entry (deleted) */
 	struct traffic *traffic;
+	unsigned int engine;		/* mode = engines: the engine that owns it, else 0 */
 	int owner;			/* the SDK client that has it open, or -1 */
 	int creator;			/* the SDK client that made it (sdr_qp_create), or -1 */
 };
@@ -165,6 +168,11 @@ struct dp_stage_stats {
 	uint64_t busy_cycles;	/* calls that handled at least one packet: the cost per packet */
 };
 
+/* One lcore's row of the stage table, on cache lines of its own (lcores never share one). */
+struct dp_slot_stages {
+	struct dp_stage_stats s[DP_NSTAGES];
+} __rte_cache_aligned;
+
 struct dp_ctx {
 	struct dp_cfg cfg;
 	struct rte_mempool *pool;
@@ -178,18 +186,20 @@ struct dp_ctx {
 	/* split pipeline: parsed mbufs, one SP/SC ring per receive worker to the send lcore */
 	struct rte_ring *split_rings[DP_MAX_RX_LCORES];
 	unsigned int rx_lcore_id[DP_MAX_RX_LCORES];	/* the lcore of each receive worker */
+	unsigned int engine_lcore[DP_MAX_ENGINES];	/* mode = engines: the lcore of each */
 	struct dp_copies copies[DP_MAX_RX_LCORES];	/* placement = workers */
 	uint64_t copies_out;		/* claimed, not committed (main lcore's count) */
 	/* [pipeline] fec = lcore: erasure-coding jobs to the FEC lcore and back */
 	struct rte_ring *fec_in, *fec_out;
 	uint64_t fec_out_jobs;		/* jobs in the rings or running (poll loop's count) */
-	struct dp_stage_stats stages[DP_NSLOTS][DP_NSTAGES];	/* read with dp_stage_sum */
-	uint64_t tsc_hz;
+	struct dp_slot_stages stages[DP_NSLOTS];	/* read with dp_stage_sum */
+	/* read on every loop by every lcore: apart from what the lcores write */
+	uint64_t tsc_hz __rte_cache_aligned;
 	uint64_t start_tsc;
-	uint64_t loops;			/* of the main poll loop (slot 0) */
-	uint64_t idle_sleeps;		/* of every poll loop (atomic add) */
 	volatile int quit;
-	int stats_lcore;
+	uint64_t loops __rte_cache_aligned;	/* of the main poll loop (slot 0) */
+	uint64_t idle_sleeps __rte_cache_aligned;	/* of every poll loop (atomic add) */
+	int stats_lcore __rte_cache_aligned;
 	struct dp_ctl *ctl;		/* the control service (control.h) */
 	volatile int engine_up;		/* the lcore that owns the endpoints polls */
 	/*
@@ -215,6 +225,11 @@ void dp_ports_close(struct dp_ctx *ctx);
 
 /* conns.c: endpoints from the static connections */
 int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
+/**
+ * mode = engines: the engine that owns connection @p cc — its `engine` key, or one both
+ * ends derive alike from its pair of QPNs; 0 in the other modes.
+ */
+unsigned int dp_conn_engine(const struct dp_cfg *cfg, const struct dp_conn_cfg *cc);
 /** Free an endpoint the dataplane made, and its zero-copy holds (parked while frames live). */
 void dp_ep_free(struct sdr_ep *ep);
 void dp_conns_free(struct dp_ctx *ctx);
@@ -245,6 +260,9 @@ enum dp_worker_role {
 	DP_WORKER_ALL,		/* run to completion */
 	DP_WORKER_TX,		/* split: everything after parse */
 	DP_WORKER_RX,		/* split: rx + parse; receive worker k runs DP_WORKER_RX + k */
+	/* mode = engines: engine e runs DP_WORKER_ENGINE + e: everything, for its queues and
+	 * its connections */
+	DP_WORKER_ENGINE = DP_WORKER_RX + DP_MAX_RX_LCORES,
 };
 
 /** lcore entry: run @p arg (a role) until dp.quit. */
@@ -273,6 +291,14 @@ struct dp_stage_stats dp_stage_sum(const struct dp_ctx *ctx, enum dp_stage s, in
 int dp_telemetry_init(struct dp_ctx *ctx);
 
 /* stats.c */
+/** The link emulator counters of port @p p over every engine's copy (queue_peak: the
+ * highest). @p out holds LINK_EMU_NCOUNTERS. */
+void dp_port_link_counters(const struct dp_port *p, uint64_t *out);
+/** mode = engines: the summary's "engines" list (each engine's lcore, packets in and
+ * out, connections, cycles per packet of each stage), to stdout. */
+void dp_engines_json(const struct dp_ctx *ctx);
+/** Frames in the port's link emulators now. */
+unsigned int dp_port_link_queued(const struct dp_port *p);
 /** A port counter that counts frames dropped (not mere events such as multi-segment copies). */
 int dp_port_counter_is_drop(enum dp_port_counter c);
 /** Every frame the port dropped: parser verdicts other than ok and the drop counters. */

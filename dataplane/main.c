@@ -477,6 +477,12 @@ launch(const struct app_opts *o)
 		if (last_rx < 0)
 			return 2;
 	}
+	if (dp.cfg.mode == DP_PIPE_ENGINES && rte_lcore_count() < dp.cfg.engines) {
+		fprintf(stderr, "sdr-dataplane: [pipeline] engines = %u needs %u lcores, EAL has %u "
+			"(e.g. -l 0-%u)\n", dp.cfg.engines, dp.cfg.engines, rte_lcore_count(),
+			dp.cfg.engines - 1);
+		return 2;
+	}
 	if (dp.cfg.fec_lcore) {
 		fec = fec_setup(last_rx >= 0 ? (unsigned int)last_rx : worker);
 		if (fec < 0)
@@ -491,7 +497,19 @@ launch(const struct app_opts *o)
 		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
 		dp.quit = 1;
 	}
-	if (dp.cfg.mode == DP_PIPE_SPLIT) {
+	if (dp.cfg.mode == DP_PIPE_ENGINES) {
+		/* engine 0 on the main lcore (between ticks), engine e on the e-th worker lcore */
+		unsigned int l = (unsigned int)-1;
+
+		for (unsigned int e = 1; e < dp.cfg.engines; e++) {
+			l = rte_get_next_lcore(l, 1, 0);
+			dp.engine_lcore[e] = l;
+			rte_eal_remote_launch(dp_pipeline_worker,
+					      (void *)(uintptr_t)(DP_WORKER_ENGINE + e), l);
+		}
+		dp.engine_lcore[0] = rte_get_main_lcore();
+		main_role = DP_WORKER_ENGINE;
+	} else if (dp.cfg.mode == DP_PIPE_SPLIT) {
 		for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
 			rte_eal_remote_launch(dp_pipeline_worker,
 					      (void *)(uintptr_t)(DP_WORKER_RX + k),
@@ -638,6 +656,8 @@ main(int argc, char **argv)
 			printf("split pipeline (%u receive worker%s, payload copies on %s)",
 			       dp.cfg.rx_lcores, dp.cfg.rx_lcores > 1 ? "s" : "",
 			       dp.cfg.place_workers ? "the workers" : "the main lcore");
+		else if (dp.cfg.mode == DP_PIPE_ENGINES)
+			printf("%u engine%s", dp.cfg.engines, dp.cfg.engines > 1 ? "s" : "");
 		else
 			printf("rtc pipeline");
 		printf(", idle sleep %u us\n", dp.cfg.idle_sleep_us);

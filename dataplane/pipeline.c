@@ -39,8 +39,21 @@ struct worker {
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
 };
 
-/* The counter slot of the calling lcore (dp.h: DP_SLOT_MAIN, 1 + receive worker, DP_SLOT_FEC). */
+/* The counter slot of the calling lcore (dp.h: DP_SLOT_MAIN, 1 + receive worker, DP_SLOT_FEC;
+ * engine e: slot e). */
 static RTE_DEFINE_PER_LCORE(unsigned int, slot);
+/* mode = engines: the calling lcore's engine, which owns TX queue e and link emulator e of
+ * every port and the connections of engine e; -1: the lcore owns every queue and emulator */
+static RTE_DEFINE_PER_LCORE(int, engine) = -1;
+
+/* The link emulator on port @p p's egress for the calling lcore, or NULL. */
+static inline struct link_emu *
+link_of(const struct dp_port *p)
+{
+	int e = RTE_PER_LCORE(engine);
+
+	return e > 0 ? p->elink[e] : p->link;
+}
 
 /* The calling lcore's counters of port @p p. */
 #define PS(p) (&(p)->stats[RTE_PER_LCORE(slot)])
@@ -58,7 +71,7 @@ static inline void
 stage_account(enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int busy)
 {
 	uint64_t dt = rte_get_tsc_cycles() - t0;
-	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)][s];
+	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)].s[s];
 
 	st->calls += calls;
 	st->pkts += pkts;
@@ -125,17 +138,28 @@ txq_flush(struct dp_port *p, uint16_t q)
 	if (sent) {
 		memmove(t->pending, t->pending + sent, (t->n - sent) * sizeof(t->pending[0]));
 		t->n = (uint16_t)(t->n - sent);
-		p->ntx_pending -= sent;
 	}
 	return sent;
+}
+
+/* The TX queues the calling lcore sends on: its engine's, or all of them. */
+static inline void
+my_queues(const struct dp_port *p, uint16_t *lo, uint16_t *hi)
+{
+	int e = RTE_PER_LCORE(engine);
+
+	*lo = e >= 0 ? (uint16_t)e : 0;
+	*hi = e >= 0 ? (uint16_t)(e + 1) : p->cfg->tx_queues;
 }
 
 static unsigned int
 tx_flush(struct dp_port *p)
 {
 	unsigned int sent = 0;
+	uint16_t lo, hi;
 
-	for (uint16_t q = 0; p->ntx_pending && q < p->cfg->tx_queues; q++)
+	my_queues(p, &lo, &hi);
+	for (uint16_t q = lo; q < hi; q++)
 		sent += txq_flush(p, q);
 	return sent;
 }
@@ -174,7 +198,13 @@ tx_queue_of(const struct rte_mbuf *m, uint16_t nq)
 static inline int
 tx_has_room(const struct dp_port *p, unsigned int burst)
 {
-	return p->ntx_pending + burst <= DP_TX_PENDING;
+	unsigned int pending = 0;
+	uint16_t lo, hi;
+
+	my_queues(p, &lo, &hi);
+	for (uint16_t q = lo; q < hi; q++)
+		pending += p->txq[q].n;
+	return pending + burst <= DP_TX_PENDING;
 }
 
 /* Frames for TX queue @p q: after the ones waiting, in order. */
@@ -193,7 +223,6 @@ txq_send(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 		keep = (uint16_t)(DP_TX_PENDING - t->n);
 	memcpy(t->pending + t->n, m + sent, keep * sizeof(m[0]));
 	t->n = (uint16_t)(t->n + keep);
-	p->ntx_pending += keep;
 	if (sent + keep < n) {
 		PS(p)->counters[DP_PORT_TX_FULL] += n - sent - keep;
 		rte_pktmbuf_free_bulk(m + sent + keep, n - sent - keep);
@@ -208,7 +237,11 @@ tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 
 	for (uint16_t i = 0; unlikely(p->capture != NULL) && i < n; i++)
 		dp_capture(p, m[i], dp_now_ns());
-	if (nq == 1) {
+	if (RTE_PER_LCORE(engine) >= 0) {
+		/* an engine sends on its own queue: the peer's engine of that number owns the
+		 * connection (queue-per-queue steering, docs/configuration.md) */
+		txq_send(p, (uint16_t)RTE_PER_LCORE(engine), m, n);
+	} else if (nq == 1) {
 		txq_send(p, 0, m, n);
 	} else {
 		/* grouped by queue (a counting sort), each queue's frames in their order */
@@ -254,22 +287,23 @@ linearize(struct dp_port *p, struct rte_mbuf *m)
 static void
 egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
+	struct link_emu *le = link_of(p);
 	int corrupts;
 	uint64_t t0;
 
-	if (p->link == NULL) {
+	if (le == NULL) {
 		tx_port(p, m, n);
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
-	corrupts = link_emu_get_config(p->link)->corrupt > 0;
+	corrupts = link_emu_get_config(le)->corrupt > 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		int k;
 
 		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(p, m[i])) == NULL)
 			continue;
-		k = link_emu_admit(p->link, copy[0]->pkt_len);
+		k = link_emu_admit(le, copy[0]->pkt_len);
 		if (k == 2)
 			copy[1] = rte_pktmbuf_copy(copy[0], dp.pool, 0, UINT32_MAX);
 		if (k <= 0) {
@@ -280,7 +314,7 @@ egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 			/* a clone that could not be made is counted by the emulator; only a frame
 			 * in one piece is given to it to corrupt (a chain: only where it cannot) */
 			if (copy[c] != NULL &&
-			    link_emu_enqueue(p->link, now, copy[c], copy[c]->pkt_len,
+			    link_emu_enqueue(le, now, copy[c], copy[c]->pkt_len,
 					     copy[c]->nb_segs == 1 ?
 					     rte_pktmbuf_mtod(copy[c], uint8_t *) : NULL) != 0)
 				rte_pktmbuf_free(copy[c]);
@@ -293,13 +327,14 @@ egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 static unsigned int
 link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
 {
+	struct link_emu *le = link_of(p);
 	void *out[DP_BURST_MAX];
 	unsigned int n, total = 0;
 
-	if (p->link == NULL)
+	if (le == NULL)
 		return 0;
 	/* a full device holds the frames in the emulator's queue, where they wait their turn */
-	while (tx_has_room(p, burst) && (n = link_emu_dequeue(p->link, now, out, burst)) > 0) {
+	while (tx_has_room(p, burst) && (n = link_emu_dequeue(le, now, out, burst)) > 0) {
 		tx_port(p, (struct rte_mbuf **)out, (uint16_t)n);
 		total += n;
 		if (n < burst)
@@ -329,6 +364,11 @@ resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, u
 		return NULL;
 	}
 	c = &dp.conns[ci];
+	if (unlikely(RTE_PER_LCORE(engine) >= 0 && c->engine != (unsigned int)RTE_PER_LCORE(engine))) {
+		/* steered to another engine's queue: its state is not ours to touch */
+		PS(p)->counters[DP_PORT_WRONG_ENGINE]++;
+		return NULL;
+	}
 	cc = c->cfg;
 	/* the connection's peer, and nobody else, may address its QPNs */
 	if (cc->peer_check) {
@@ -746,7 +786,7 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 
 		/* backpressure: a port whose device is full gets nothing new; the chunks stay
 		 * with the reliability layer until there is room (no self-inflicted loss) */
-		if (p->link == NULL && !tx_has_room(p, burst))
+		if (link_of(p) == NULL && !tx_has_room(p, burst))
 			break;
 		if (refill(w, burst) != 0) {
 			PS(p)->counters[DP_PORT_NO_MBUF]++;
@@ -784,6 +824,13 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 	return total;
 }
 
+/* Connection @p c is the calling lcore's to drive (mode = engines: its engine's). */
+static inline int
+mine(const struct dp_conn *c)
+{
+	return RTE_PER_LCORE(engine) < 0 || c->engine == (unsigned int)RTE_PER_LCORE(engine);
+}
+
 /*
  * How long an idle loop may sleep: until the next timer, at most idle_sleep_us. Only the
  * lcore that owns the endpoints and emulators may look at their timers; the receive lcore
@@ -801,7 +848,7 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
 		uint64_t t;
 
-		if (dp.conns[i].ep == NULL)
+		if (dp.conns[i].ep == NULL || !mine(&dp.conns[i]))
 			continue;
 		t = sdr_ep_next_time(dp.conns[i].ep, now);
 
@@ -809,8 +856,8 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 			next = t;
 	}
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nports; i++) {
-		if (dp.ports[i].link) {
-			uint64_t t = link_emu_next_time(dp.ports[i].link);
+		if (link_of(&dp.ports[i])) {
+			uint64_t t = link_emu_next_time(link_of(&dp.ports[i]));
 
 			if (t < next)
 				next = t;
@@ -831,13 +878,18 @@ void
 dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 {
 	struct worker *w = &workers[rte_lcore_id()];
-	int rx = role >= DP_WORKER_RX;
+	int eng = role >= DP_WORKER_ENGINE ? (int)(role - DP_WORKER_ENGINE) : -1;
+	int rx = eng < 0 && role >= DP_WORKER_RX;
 	struct rte_ring *out = rx ? dp.split_rings[role - DP_WORKER_RX] : NULL;
 
+	if (eng >= 0)
+		role = DP_WORKER_ALL;	/* everything, for its own queues and connections */
 	w->role = rx ? DP_WORKER_RX : role;
-	w->rx_index = rx ? (unsigned int)(role - DP_WORKER_RX) : 0;
-	w->rx_count = rx ? dp.cfg.rx_lcores : 1;
-	RTE_PER_LCORE(slot) = rx ? 1 + w->rx_index : DP_SLOT_MAIN;
+	/* engine e polls RX queues e, e + engines, ... of every port */
+	w->rx_index = eng >= 0 ? (unsigned int)eng : rx ? (unsigned int)(role - DP_WORKER_RX) : 0;
+	w->rx_count = eng >= 0 ? dp.cfg.engines : rx ? dp.cfg.rx_lcores : 1;
+	RTE_PER_LCORE(slot) = eng >= 0 ? (unsigned int)eng : rx ? 1 + w->rx_index : DP_SLOT_MAIN;
+	RTE_PER_LCORE(engine) = eng;
 	for (unsigned int i = 0; i < dp.nports; i++)
 		w->port_of_id[dp.ports[i].port_id] = (uint8_t)i;
 	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
@@ -854,7 +906,8 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 				idle_backoff(now, DP_WORKER_RX);
 			continue;
 		}
-		dp.loops++;
+		if (eng <= 0)
+			dp.loops++;
 		if (role == DP_WORKER_TX) {
 			for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
 				work += split_deliver(w, k, now);
@@ -862,14 +915,16 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 		}
 		t0 = rte_get_tsc_cycles();
 		for (unsigned int i = 0; i < dp.nconns; i++)
-			if (dp.conns[i].traffic)
+			if (dp.conns[i].traffic && mine(&dp.conns[i]))
 				work += traffic_step(dp.conns[i].traffic, now);
 		stage_add(DP_STAGE_APP, t0, 0);
-		work += dp_control_poll(&dp, now);
+		/* the control service: the lcore of engine 0 (engines), or the only one */
+		if (eng <= 0)
+			work += dp_control_poll(&dp, now);
 		if (dp.fec_out != NULL)
 			work += fec_collect(now);
 		for (unsigned int i = 0; i < dp.nconns; i++)
-			if (dp.conns[i].ep != NULL)
+			if (dp.conns[i].ep != NULL && mine(&dp.conns[i]))
 				work += output_stage(w, &dp.conns[i], now);
 		for (unsigned int i = 0; i < dp.nports; i++) {
 			work += tx_flush(&dp.ports[i]);

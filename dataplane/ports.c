@@ -390,12 +390,19 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (p->cfg->link[0]) {
 			const struct dp_link_cfg *l = &cfg->links[dp_config_link(cfg, p->cfg->link)];
 
-			p->link = link_emu_create(&l->emu, cfg->mbufs);
-			if (p->link == NULL) {
-				snprintf(err, errlen, "port %s: cannot create link emulator %s",
-					 p->cfg->name, l->name);
-				return -1;
+			/* mode = engines: each engine its own copy (its own seed: engine e adds e) */
+			for (unsigned int e = 0; e < cfg->engines; e++) {
+				struct link_emu_config c = l->emu;
+
+				c.seed += e;
+				p->elink[e] = link_emu_create(&c, cfg->mbufs);
+				if (p->elink[e] == NULL) {
+					snprintf(err, errlen, "port %s: cannot create link emulator %s",
+						 p->cfg->name, l->name);
+					return -1;
+				}
 			}
+			p->link = p->elink[0];
 		}
 	}
 	/*
@@ -447,19 +454,22 @@ dp_ports_close(struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
 
-		if (p->link) {
+		for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
 			void *pkts[64];
 			unsigned int n;
 
-			while ((n = link_emu_drain(p->link, pkts, 64)) > 0)
+			if (p->elink[e] == NULL)
+				continue;
+			while ((n = link_emu_drain(p->elink[e], pkts, 64)) > 0)
 				rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
-			link_emu_destroy(p->link);
+			link_emu_destroy(p->elink[e]);
+			p->elink[e] = NULL;
 		}
+		p->link = NULL;
 		for (unsigned int q = 0; p->txq && q < p->cfg->tx_queues; q++)
 			rte_pktmbuf_free_bulk(p->txq[q].pending, p->txq[q].n);
 		free(p->txq);
 		p->txq = NULL;
-		p->ntx_pending = 0;
 		qpn_table_destroy(p->qpns);
 		if (p->capture) {
 			pcap_dump_close(p->capture);

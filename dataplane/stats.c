@@ -34,7 +34,7 @@ dp_stage_sum(const struct dp_ctx *ctx, enum dp_stage st, int slot)
 	struct dp_stage_stats t = { 0 };
 
 	for (unsigned int s = 0; s < DP_NSLOTS; s++) {
-		const struct dp_stage_stats *x = &ctx->stages[s][st];
+		const struct dp_stage_stats *x = &ctx->stages[s].s[st];
 
 		if (slot >= 0 && (unsigned int)slot != s)
 			continue;
@@ -54,6 +54,68 @@ sum_verdict_drops(const struct dp_port *p)
 	for (int v = 1; v < ROCE_V_COUNT; v++)
 		n += dp_port_verdict(p, v);
 	return n;
+}
+
+void
+dp_port_link_counters(const struct dp_port *p, uint64_t *out)
+{
+	memset(out, 0, LINK_EMU_NCOUNTERS * sizeof(out[0]));
+	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
+		const struct link_emu *le = e ? p->elink[e] : p->link;
+		const uint64_t *lc;
+
+		if (le == NULL)
+			continue;
+		lc = link_emu_counters(le);
+		for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+			out[c] = c == LINK_EMU_C_QUEUE_PEAK ? (lc[c] > out[c] ? lc[c] : out[c]) :
+				 out[c] + lc[c];
+	}
+}
+
+unsigned int
+dp_port_link_queued(const struct dp_port *p)
+{
+	unsigned int n = 0;
+
+	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
+		const struct link_emu *le = e ? p->elink[e] : p->link;
+
+		if (le != NULL)
+			n += link_emu_count(le);
+	}
+	return n;
+}
+
+void
+dp_engines_json(const struct dp_ctx *ctx)
+{
+	printf(",\"engines\":[");
+	for (unsigned int e = 0; e < ctx->cfg.engines; e++) {
+		struct dp_stage_stats rx = dp_stage_sum(ctx, DP_STAGE_RX, (int)e);
+		struct dp_stage_stats out = dp_stage_sum(ctx, DP_STAGE_OUTPUT, (int)e);
+		int first = 1;
+
+		printf("%s{\"engine\":%u,\"lcore\":%u,\"rx_packets\":%" PRIu64 ",\"tx_packets\":%"
+		       PRIu64 ",\"conns\":[", e ? "," : "", e, ctx->engine_lcore[e], rx.pkts,
+		       out.pkts);
+		for (unsigned int i = 0; i < ctx->nconns; i++) {
+			if (ctx->conns[i].ep == NULL || ctx->conns[i].engine != e)
+				continue;
+			printf("%s\"%s\"", first ? "" : ",", ctx->conns[i].cfg->name);
+			first = 0;
+		}
+		/* cycles per packet of each stage on this engine */
+		printf("],\"cycles_per_packet\":{");
+		for (int st = 0; st < DP_NSTAGES; st++) {
+			struct dp_stage_stats t = dp_stage_sum(ctx, (enum dp_stage)st, (int)e);
+
+			printf("%s\"%s\":%.1f", st ? "," : "", dp_stage_name((enum dp_stage)st),
+			       t.pkts ? (double)t.busy_cycles / (double)t.pkts : 0.0);
+		}
+		printf("}}");
+	}
+	printf("]");
 }
 
 int
@@ -131,6 +193,31 @@ lead_traffic(const struct dp_ctx *ctx)
 			return t;
 	}
 	return first;
+}
+
+/*
+ * Goodput of every sending connection together: their bytes over the time from the first
+ * start to the last completion (several connections: engines, or several pairs). @p n is
+ * set to how many connections send.
+ */
+static double
+goodput_all(const struct dp_ctx *ctx, unsigned int *n)
+{
+	uint64_t bytes = 0, first = UINT64_MAX, last = 0;
+
+	*n = 0;
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct traffic *t = ctx->conns[i].traffic;
+		const struct traffic_stats *s;
+
+		if (t == NULL || (s = traffic_stats(t))->sent == 0)
+			continue;
+		(*n)++;
+		bytes += s->bytes;
+		first = s->first_ns < first ? s->first_ns : first;
+		last = s->last_ns > last ? s->last_ns : last;
+	}
+	return last > first ? (double)bytes * 8 / (double)(last - first) : 0;
 }
 
 int
@@ -211,6 +298,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 	uint32_t verified = 0, received = 0, failed = 0, sent = 0;
 	uint32_t send_failed = 0, recv_failed = 0, corrupt = 0;
 	uint64_t retx = 0, dec = 0, fb = 0;
+	unsigned int nsend = 0;
+	double all;
 
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		const struct traffic *t = ctx->conns[i].traffic;
@@ -244,6 +333,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			       send_failed, recv_failed, corrupt, traffic_mean(lead), traffic_percentile(lead, 0.5),
 			       traffic_percentile(lead, 0.99), traffic_percentile(lead, 0.999),
 			       traffic_percentile(lead, 1.0), traffic_goodput_gbps(lead), retx, dec, fb);
+			all = goodput_all(ctx, &nsend);
+			printf("\"goodput_all_gbps\":%.6g,\"sending_conns\":%u,", all, nsend);
 		}
 		json_drops(ctx);
 		printf(",\"ports\":{");
@@ -269,7 +360,9 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			}
 			printf("}");
 			if (p->link) {
-				const uint64_t *lc = link_emu_counters(p->link);
+				uint64_t lc[LINK_EMU_NCOUNTERS];
+
+				dp_port_link_counters(p, lc);
 
 				printf(",\"link\":{");
 				for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
@@ -294,6 +387,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			first = 0;
 		}
 		printf("}");
+		if (ctx->cfg.mode == DP_PIPE_ENGINES)
+			dp_engines_json(ctx);
 		if (ctx->cfg.mode == DP_PIPE_SPLIT) {
 			/* each receive worker: its lcore and the packets it received */
 			printf(",\"rx_workers\":[");
@@ -333,6 +428,10 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		       units_fmt_time(traffic_percentile(lead, 1.0), b[4], sizeof(b[4])));
 		printf("goodput %.3f Gbit/s  retransmitted chunks %" PRIu64 "  decoded submessages %"
 		       PRIu64 "  fallbacks %" PRIu64 "\n", traffic_goodput_gbps(lead), retx, dec, fb);
+		all = goodput_all(ctx, &nsend);
+		if (nsend > 1)
+			printf("goodput of the %u sending connections together %.3f Gbit/s\n", nsend,
+			       all);
 	}
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];

@@ -5,11 +5,14 @@
  *   /sdr/conns            connection names and schemes
  *   /sdr/conn,NAME        one connection in detail: every counter of its parts
  *   /sdr/stages           per-stage calls, packets, cycles and cycles per packet
+ *   /sdr/stages,E         the same for engine E alone ([pipeline] mode = engines)
  *   /sdr/drops            every drop counter by its reason name
  *   /sdr/hist,NAME        message completion-time histogram (power-of-two microseconds)
  * They run on the telemetry thread and read counters the poll loops write (64-bit loads).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_telemetry.h>
@@ -138,13 +141,24 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /sdr/stages: every lcore's stages added up; /sdr/stages,E: engine E's alone (engines). */
 static int
 tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	int slot = -1;
+
+	if (params != NULL && *params) {
+		char *end;
+		unsigned long e = strtoul(params, &end, 10);
+
+		if (*end || dp.cfg.mode != DP_PIPE_ENGINES || e >= dp.cfg.engines)
+			return -EINVAL;
+		slot = (int)e;
+	}
 	rte_tel_data_start_dict(d);
 	for (int s = 0; s < DP_NSTAGES; s++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
-		struct dp_stage_stats sum = dp_stage_sum(&dp, (enum dp_stage)s, -1);
+		struct dp_stage_stats sum = dp_stage_sum(&dp, (enum dp_stage)s, slot);
 		const struct dp_stage_stats *st = &sum;
 
 		if (sd == NULL)

@@ -10,6 +10,10 @@ Cases:
              verified; the emulator's counters agree with what the receiver saw
   memif      two processes over a memif pair, sr and ec-mds with loss
   split      the split pipeline (receive/parse on one lcore, the rest on the other)
+  engines    [pipeline] mode = engines on two lcores, two connection pairs over a ring pair
+             with two queues: every scheme under loss, reordering and duplication, every
+             message verified; each engine received only its own connections' packets;
+             pairs placed by their QPNs agree on both ends; too few lcores or queues: exit 2
   zero_copy  data frames point into the message (no payload copy); the emulator keeps late
              duplicates of a finished message for 30 ms while the sender waits to give its
              buffer back (rewritten at once for the next message): no frame leaves with
@@ -179,6 +183,87 @@ def case_split():
                                         "--link", "wan=loss 1e-3", "--exit-when-done", "--json"])
         if verified("split pipeline", rc, s, 10):
             print("ok: split pipeline: mean %.1f ms" % (1e3 * s["mean_s"]))
+
+
+def engines_ini(d, name, pairs, engines, pinned=True, queues=None):
+    """loopback.ini with @pairs connection pairs (QPNs 0x100 + 0x40 k / 0x900 + 0x40 k),
+    unpaced, ports with a queue per engine, [pipeline] mode = engines."""
+    text = open(os.path.join(CFG, "loopback.ini")).read().replace("rate = 8G", "rate = 400G")
+    q = engines if queues is None else queues
+    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" % (q, q), text)
+    head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
+    out = head
+    for k in range(pairs):
+        c = conns.replace("[conn ab]", "[conn ab%d]" % k).replace("[conn ba]", "[conn ba%d]" % k)
+        c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * k)).replace("0x900",
+                                                                    "0x%x" % (0x900 + 0x40 * k))
+        if pinned:
+            c = re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % (k % engines), c)
+        out += c + "\n"
+    path = os.path.join(d, name)
+    open(path, "w").write(out + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
+    return path
+
+
+def case_engines():
+    """Engine lcores that own their connections end to end (shared nothing)."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = engines_ini(d, "e2.ini", 2, 2)
+        for scheme, link, size, count in (
+                ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 10),
+                ("sr-nack", "loss 1e-2 reorder 0.02,100us", "1MiB", 10),
+                ("ec-mds:8,2", "loss 1e-2 reorder 0.01,100us dup 0.02", "512KiB", 12),
+                ("ec-xor:8,2", "loss 1e-2 dup 0.01", "512KiB", 12)):
+            name = "2 engines, 2 pairs, %s [%s]" % (scheme, link)
+            rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s" %
+                                          (size, count, scheme), "--link", "wan=" + link,
+                                          "--exit-when-done", "--json"])
+            if not verified(name, rc, s, 2 * count):
+                print(err[-2000:])
+                continue
+            check_engines(name, s, 2)
+            check(s["sending_conns"] == 2 and s["goodput_all_gbps"] > 0,
+                  "%s: goodput of all %s" % (name, s.get("goodput_all_gbps")))
+            print("ok: %s: engines received %s packets, mean %.1f ms, %d retransmitted, "
+                  "%d decoded" % (name, [e["rx_packets"] for e in s["engines"]],
+                                  1e3 * s["mean_s"], s["retransmitted_chunks"],
+                                  s["decoded_submessages"]))
+        # placed by their QPNs: both ends of a pair agree without being told
+        ini = engines_ini(d, "hashed.ini", 4, 2, pinned=False)
+        rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=256KiB,count=8",
+                                      "--link", "wan=loss 1e-3", "--exit-when-done", "--json"])
+        if verified("2 engines, 4 pairs placed by QPN", rc, s, 32):
+            check_engines("2 engines, 4 pairs placed by QPN", s, 2)
+            of = {c: e["engine"] for e in s["engines"] for c in e["conns"]}
+            check(all(of["ab%d" % k] == of["ba%d" % k] for k in range(4)),
+                  "4 pairs placed by QPN: the two ends of a pair on different engines: %s" % of)
+            print("ok: 4 pairs placed by QPN: %s" % of)
+        # too few lcores, too few queues: one line, exit 2
+        rc, s, err = run("sdrt-eng", ["-f", engines_ini(d, "e2b.ini", 2, 2), "--traffic",
+                                      "count=1", "--exit-when-done"], lcores="0")
+        lines = [x for x in err.splitlines() if x.startswith("sdr-dataplane")]
+        check(rc == 2 and len(lines) == 1 and "needs 2 lcores" in lines[0],
+              "2 engines on one lcore: rc %s, %r" % (rc, err[-300:]))
+        rc, s, err = run("sdrt-eng", ["-f", engines_ini(d, "e2q.ini", 2, 2, queues=1),
+                                      "--traffic", "count=1", "--exit-when-done"])
+        lines = [x for x in err.splitlines() if x.startswith("sdr-dataplane")]
+        check(rc == 2 and len(lines) == 1 and "rx_queues" in lines[0],
+              "2 engines on one queue: rc %s, %r" % (rc, err[-300:]))
+        print("ok: engines: too few lcores and too few queues refused in one line")
+
+
+def check_engines(name, s, n):
+    """Each engine received packets, and only its own connections' (steering)."""
+    engines = s.get("engines", [])
+    check(len(engines) == n, "%s: %d engines in the summary" % (name, len(engines)))
+    for e in engines:
+        mine = sum(s["conns"][c]["data_pkts_in"] + s["conns"][c]["ctrl_pkts_in"]
+                   for c in e["conns"])
+        check(e["rx_packets"] > 0 and e["rx_packets"] == mine,
+              "%s: engine %d received %d packets, its connections %d" % (
+                  name, e["engine"], e["rx_packets"], mine))
+    check(not any(k.endswith("wrong_engine_queue") for k in s["drops"]),
+          "%s: packets on another engine's queue: %s" % (name, s["drops"]))
 
 
 def case_zero_copy():
@@ -1102,7 +1187,7 @@ def case_mlx5():
 
 
 run_case({"loopback": case_loopback, "memif": case_memif, "split": case_split,
-          "zero_copy": case_zero_copy,
+          "zero_copy": case_zero_copy, "engines": case_engines,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
           "telemetry": case_telemetry, "config": case_config, "afpacket": case_afpacket,
