@@ -3,12 +3,13 @@
 #   make demo    the main job on its default settings (make demo ARGS="--rtt 50ms --loss 1e-2")
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make test-asan  the test suite again on an ASan + UBSan build (build-asan/)
+#   make bench-scaling  goodput against engine lcores, 1, 2, 4, 8 as the CPUs allow
 #   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, and the
 #                simulator section of docs/model.md
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build test test-asan unit demo bench fuzz clean
+.PHONY: all deps build test test-asan unit demo bench bench-scaling fuzz clean
 
 all: build
 
@@ -79,6 +80,9 @@ unit: build
 
 demo: build
 	@$(PYTHON) tools/demo.py --build $(BUILD) $(ARGS)
+
+bench-scaling: build
+	$(PYTHON) tools/bench/scaling.py --build $(BUILD)
 
 bench: build
 	$(PYTHON) tools/bench/run.py --build $(BUILD)

@@ -182,6 +182,29 @@ def bench_fwd(a):
     record("fwd", "send path zero-copy (reliability+packetizer+tx), 4 KiB writes", tx,
            "cycles/pkt", "the copying send path, same run", copying_tx, "lower")
 
+    # engine lcores: one connection pair per engine, both nodes in one process (scaling.py)
+    import scaling  # noqa: E402  (tools/bench/scaling.py)
+    cpus = len(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory() as d:
+        rows = [scaling.run(a.build, n, max(20, a.count_big), d) for n in (1, 2) if n <= cpus]
+    md.extend(["### Engine lcores ([pipeline] mode = engines)", "",
+               "Both nodes of `loopback.ini` in one process, one connection pair and one queue "
+               "pair per engine, 1 MiB messages, unpaced, no emulator, busy polling, every "
+               "message verified (`make bench-scaling` runs 1, 2, 4, 8 engines where there "
+               "are CPUs for them).", "",
+               "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(scaling.STAGES) + " |",
+               "|---:|---:|---:|---:|" + "---:|" * len(scaling.STAGES)])
+    for r in rows:
+        md.append("| %d | %.2f | %.2f | %.2f | %s |" % (
+            r["engines"], r["mpps"], r["gbps"], r["gbps"] / rows[0]["gbps"],
+            " | ".join("%.0f" % r["cycles"][s] for s in scaling.STAGES)))
+    md.append("")
+    if len(rows) == 2:
+        record("fwd", "2 engines, both nodes in one process: goodput", rows[1]["gbps"],
+               "Gbit/s", "1 engine, same run (target ratio >= 1.8)", rows[0]["gbps"], "higher")
+    else:
+        log("fwd: one CPU: the 2-engine run is left out")
+
 
 def dataplane_json(cmd, what):
     r = run(cmd)

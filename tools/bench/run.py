@@ -130,7 +130,8 @@ def doc_sections(records):
 
     def enc(code, kib):
         return "%s encode, %d KiB chunks" % (code, kib)
-    if not any(n.startswith("mds:32,8 encode") or n.startswith("parse + ICRC") for n in by):
+    if not any(n.startswith("mds:32,8 encode") or n.startswith("parse + ICRC") or
+               n.startswith("2 engines") for n in by):
         return out
     mds = ["mds:32,8", "mds:10,4", "mds:8,2"]
     rows = ["| figure | value |", "|---|---|"]
@@ -188,6 +189,19 @@ def doc_sections(records):
                         "`make bench`, [benchmarks.md](benchmarks.md), group `wire`), about "
                         "%.1f Mpps or %.0f Gbit/s of payload before the copy into the receive "
                         "buffer." % (parse, 1e3 / parse, 1e3 / parse * 4096 * 8e-3))
+    eng = by.get("2 engines, both nodes in one process: goodput")
+    if eng and eng.get("baseline_value"):
+        out["engines"] = ("Measured on this project's 2-core machine with both loopback nodes in "
+                          "one process, two engines carry %.2f times the goodput of one (%.1f "
+                          "against %.1f Gbit/s; the last `make bench`, "
+                          "[benchmarks.md](benchmarks.md), group `fwd`, *Engine lcores*)." % (
+                              eng["ratio"], eng["value"], eng["baseline_value"]))
+    zc = by.get("send path zero-copy (reliability+packetizer+tx), 4 KiB writes")
+    if zc and zc.get("baseline_value"):
+        out["zero-copy"] = ("On the development machine's core the send path of a 4 KiB data "
+                            "packet takes %.0f cycles zero-copy against %.0f copying, in the same "
+                            "run (the last `make bench`, [benchmarks.md](benchmarks.md), group "
+                            "`fwd`)." % (zc["value"], zc["baseline_value"]))
     meas = {"xor": v(enc("xor:32,8", 4)), "mds:8,2": v(enc("mds:8,2", 4)),
             "mds:10,4": v(enc("mds:10,4", 4)), "mds:32,8": v(enc("mds:32,8", 4))}
     if all(meas.values()):
@@ -329,4 +343,5 @@ def main():
                         "--build", args.build, "--docs", args.out], check=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

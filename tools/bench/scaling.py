@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""How sdr-dataplane's goodput grows with engine lcores ([pipeline] mode = engines).
+
+Both loopback nodes in one process (pmd-configs/loopback.ini's ring pair, one queue pair per
+engine), one connection pair per engine pinned to it, 1 MiB messages, unpaced, no link
+emulator, busy polling, every message verified. Runs 1, 2, 4, 8 engines, as many as the
+machine has CPUs for (each engine an lcore on a CPU of its own), and prints one row each:
+
+  engines  Mpps  Gbit/s  x1  then the cycles per packet of each stage, on the engines
+                             together (rx, parse_icrc, receive_backend,
+                             reliability_packetizer, link_emulator, tx)
+
+Mpps counts the packets the engines received (data and control), Gbit/s the messages'
+bytes over the time from the first send to the last completion, x1 the goodput against one
+engine in the same run. Copy the bundle of docs/deployment.md to a DPU or a host with more
+cores and run it there: the machine this project is built on has two.
+
+usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--json]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+STAGES = ["rx", "parse_icrc", "receive_backend", "reliability_packetizer", "link_emulator",
+          "tx"]
+
+
+def config(d, engines):
+    """loopback.ini with a queue pair and a connection pair per engine, unpaced."""
+    text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
+    text = text.replace("rate = 8G", "rate = 400G").replace("name = loopback",
+                                                            "name = scaling%d" % engines)
+    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" %
+                  (engines, engines), text)
+    head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
+    for e in range(engines):
+        c = conns.replace("[conn ab]", "[conn ab%d]" % e).replace("[conn ba]", "[conn ba%d]" % e)
+        c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * e)).replace("0x900",
+                                                                    "0x%x" % (0x900 + 0x40 * e))
+        head += re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % e, c) + "\n"
+    path = os.path.join(d, "scaling%d.ini" % engines)
+    open(path, "w").write(head + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
+    return path
+
+
+def run(build, engines, count, d):
+    cmd = [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-%d" % (engines - 1),
+           "--no-huge", "-m", str(512 + 512 * engines), "--no-pci", "--log-level",
+           "lib.eal:error", "--file-prefix", "sdr-scaling%d-%d" % (engines, os.getpid()),
+           "--", "-f", config(d, engines), "--traffic", "size=1MiB,count=%d,inflight=16" % count,
+           "--link", "wan=off", "--busy-poll", "--exit-when-done", "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    rows = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if r.returncode != 0 or not rows:
+        raise RuntimeError("%d engines: rc %d: %s" % (engines, r.returncode, r.stderr[-500:]))
+    s = json.loads(rows[-1])
+    if not s["ok"] or s["verified"] != count * engines:
+        raise RuntimeError("%d engines: %d of %d messages verified" % (
+            engines, s["verified"], count * engines))
+    rx = sum(e["rx_packets"] for e in s["engines"])
+    secs = count * engines * (1 << 20) * 8 / (s["goodput_all_gbps"] * 1e9)
+    return {"engines": engines, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
+            "cycles": {st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
+                       for st in STAGES}}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--engines", default="1,2,4,8",
+                    help="engine counts to run, as many as the CPUs allow (default 1,2,4,8)")
+    ap.add_argument("--count", type=int, default=200, help="messages per connection (200)")
+    ap.add_argument("--json", action="store_true", help="one JSON object per row")
+    a = ap.parse_args()
+    cpus = len(os.sched_getaffinity(0))
+    want = [int(x) for x in a.engines.split(",")]
+    runs = [n for n in want if n <= cpus]
+    for n in want:
+        if n > cpus:
+            print("scaling: %d engines skipped: %d CPUs here" % (n, cpus), file=sys.stderr)
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for n in runs:
+            rows.append(run(a.build, n, a.count, d))
+    base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
+    if a.json:
+        for r in rows:
+            r["x1"] = r["gbps"] / base if base else None
+            print(json.dumps(r))
+        return 0
+    print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1",
+                                   "  ".join("%s" % s for s in STAGES)))
+    for r in rows:
+        print("%7d %8.2f %8.2f %6s  %s" % (
+            r["engines"], r["mpps"], r["gbps"], "%.2f" % (r["gbps"] / base) if base else "-",
+            "  ".join("%*.0f" % (len(s), r["cycles"][s]) for s in STAGES)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
