@@ -114,14 +114,27 @@ dp_ep_free(struct sdr_ep *ep)
 		dp_holds_put(h);
 }
 
-/* The connection's QPNs on its port, to index @p i. */
+/*
+ * The connection's QPNs on its port, to index @p i, in the table of its engine (the only
+ * one that engine looks up). A range another engine's table has is refused too: jobs run
+ * one at a time, so those tables do not change meanwhile.
+ */
 static int
 qpns_add(struct dp_ctx *ctx, const struct dp_conn_cfg *cc, unsigned int i, char *err,
 	 size_t errlen)
 {
-	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1;
-	int rc = qpn_table_add(ctx->ports[dp_config_port(&ctx->cfg, cc->port)].qpns,
-			       cc->ep.attr.local_qpn, nqpn, i);
+	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1, ci, b;
+	const struct dp_port *p = &ctx->ports[dp_config_port(&ctx->cfg, cc->port)];
+	unsigned int own = dp_conn_engine(&ctx->cfg, cc);
+	int rc = 0;
+
+	for (unsigned int e = 0; e < ctx->cfg.engines && rc == 0; e++)
+		for (uint32_t q = 0; e != own && q < nqpn && rc == 0; q++)
+			if (qpn_table_lookup(p->eqpns[e], cc->ep.attr.local_qpn + q, &ci, &b) == 0 &&
+			    ci != i)
+				rc = -EEXIST;
+	if (rc == 0)
+		rc = qpn_table_add(p->eqpns[own], cc->ep.attr.local_qpn, nqpn, i);
 
 	if (rc != 0)
 		snprintf(err, errlen, "[conn %s] QPNs 0x%x..0x%x: %s", cc->name,
@@ -138,9 +151,16 @@ dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc
 	struct dp_conn_cfg old = ctx->cfg.conns[i];
 	struct sdr_ep *old_ep = c->ep;
 
+	/* a rebuild runs on the connection's engine, and stays there */
+	if (old_ep != NULL && dp_conn_engine(&ctx->cfg, cc) != c->engine) {
+		snprintf(err, errlen, "[conn %s] cannot move from engine %u to %u while it runs "
+			 "(delete it and add it again)", cc->name, c->engine,
+			 dp_conn_engine(&ctx->cfg, cc));
+		return -1;
+	}
 	/* a rebuild: the old QPNs go first (the new ones may overlap them) */
 	if (old_ep != NULL)
-		qpn_table_del(ctx->ports[c->port].qpns, i);
+		qpn_table_del(ctx->ports[c->port].eqpns[c->engine], i);
 	if (qpns_add(ctx, cc, i, err, errlen) != 0) {
 		if (old_ep != NULL)
 			qpns_add(ctx, &old, i, err, 0);	/* they fitted before */
@@ -152,7 +172,8 @@ dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc
 	c->cfg = &ctx->cfg.conns[i];
 	c->port = (unsigned int)dp_config_port(&ctx->cfg, cc->port);
 	c->engine = dp_conn_engine(&ctx->cfg, cc);
-	c->ep = ep;
+	/* published last: an engine that sees the endpoint sees the rest (mine(), pipeline.c) */
+	__atomic_store_n(&c->ep, ep, __ATOMIC_RELEASE);
 	if (old_ep == NULL) {
 		c->owner = -1;
 		c->creator = -1;
@@ -170,8 +191,8 @@ dp_conn_remove(struct dp_ctx *ctx, unsigned int i)
 
 	if (ep == NULL)
 		return NULL;
-	qpn_table_del(ctx->ports[c->port].qpns, i);
-	c->ep = NULL;
+	__atomic_store_n(&c->ep, NULL, __ATOMIC_RELEASE);
+	qpn_table_del(ctx->ports[c->port].eqpns[c->engine], i);
 	c->owner = -1;
 	c->creator = -1;
 	return ep;

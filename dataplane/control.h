@@ -33,6 +33,13 @@ void dp_control_fini(struct dp_ctx *ctx);
 /** The engine's share: jobs from the management thread, SDK queues. @return work done. */
 unsigned int dp_control_poll(struct dp_ctx *ctx, uint64_t now);
 
+/**
+ * mode = engines: the jobs for engine @p engine (>= 1) — adding, changing or deleting one of
+ * its connections, setting its copy of a link emulator — run on its lcore, between bursts.
+ * @return jobs run.
+ */
+unsigned int dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine);
+
 /** Stats snapshot and heartbeat (main lcore, every 100 ms). */
 void dp_control_tick(struct dp_ctx *ctx);
 

@@ -130,6 +130,7 @@ struct ctl_job {
 	int (*fn)(struct dp_ctx *ctx, struct ctl_job *j);
 	volatile int done;
 	int rc;
+	unsigned int engine;		/* mode = engines: the engine that runs it (0: default) */
 	unsigned int slot;
 	unsigned int conn;
 	int owner;
@@ -155,7 +156,8 @@ struct dp_ctl {
 	pthread_t thread;
 	int thread_started;
 	volatile int stop;
-	struct rte_ring *jobs;		/* management thread -> engine */
+	struct rte_ring *jobs;		/* management thread -> engine (0) */
+	struct rte_ring *ejobs[DP_MAX_ENGINES];	/* mode = engines: to engine e >= 1 */
 	struct sdr_rpc_req req;		/* the call being run: a private copy */
 	struct sdr_rpc_rep rep;		/* its reply, copied out when done */
 	/* connections refused for want of a slot: told so, closed once their hello is read

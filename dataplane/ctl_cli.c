@@ -293,10 +293,9 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 	struct sdr_ep *ep;
 	int rc;
 
-	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
-		/* every engine reads the QPN tables and the connection entries */
-		snprintf(err, errlen, "not with mode = engines yet: the connections are the "
-			 "file's, set when it starts");
+	if (ctx->cfg.mode == DP_PIPE_ENGINES && cc.engine >= (int)ctx->cfg.engines) {
+		snprintf(err, errlen, "[conn %s] engine: %d, but there are %u engines (0 ... %u)",
+			 cc.name, cc.engine, ctx->cfg.engines, ctx->cfg.engines - 1);
 		return -1;
 	}
 	if (i < 0) {
@@ -311,6 +310,9 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 		return -1;
 	j.conn = (unsigned int)i;
 	j.p = ep;
+	/* mode = engines: the engine that owns it puts it in place (a rebuild: where it is);
+	 * the others go on meanwhile */
+	j.engine = ctx->conns[i].ep != NULL ? ctx->conns[i].engine : dp_conn_engine(&ctx->cfg, &cc);
 	rc = ctl_engine_call(ctx, &j);
 	if (rc != 0) {
 		dp_ep_free(ep);
@@ -347,11 +349,7 @@ ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen)
 	struct ctl_job j = { .fn = job_remove, .conn = i, .err = err, .errlen = errlen };
 	int rc;
 
-	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
-		snprintf(err, errlen, "not with mode = engines yet: the connections are the "
-			 "file's, until it stops");
-		return -EPERM;
-	}
+	j.engine = ctx->conns[i].engine;	/* its engine takes it out */
 	rc = ctl_engine_call(ctx, &j);
 
 	if (rc == -ESHUTDOWN)
@@ -533,18 +531,24 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	return SDR_CTL_OK;
 }
 
-/* Engine: the emulator of port j->conn gets config j->p, or becomes emulator j->q. */
+/*
+ * Engine (j->engine, on its lcore): its emulator of port j->conn gets config j->p, or
+ * becomes emulator j->q.
+ */
 static int
 job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
 {
 	struct dp_port *p = &ctx->ports[j->conn];
+	struct link_emu *le = j->engine ? p->elink[j->engine] : p->link;
 
-	if (p->link == NULL) {
-		p->link = p->elink[0] = j->q;
+	if (le == NULL) {
+		p->elink[j->engine] = j->q;
+		if (j->engine == 0)
+			p->link = j->q;
 		j->q = NULL;
 		return 0;
 	}
-	return link_emu_set_config(p->link, j->p);
+	return link_emu_set_config(le, j->p);
 }
 
 static int
@@ -563,9 +567,6 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		return bad(o, "link set: no port '%s' (there are: %s)", argv[2],
 			   port_names(ctx, names, sizeof(names)));
 	p = &ctx->ports[i];
-	if (ctx->cfg.mode == DP_PIPE_ENGINES)
-		return bad(o, "link set: not with mode = engines yet (each engine has its own copy "
-			   "of the emulator): change [link] in the file and restart");
 	if (p->link)
 		c = *link_emu_get_config(p->link);
 	else
@@ -575,18 +576,28 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		return bad(o, "link set: '%s': %s", badw >= 0 && badw < argc - 3 ? argv[3 + badw] :
 			   argv[3], link_emu_strerror(rc));
 	j.conn = (unsigned int)i;
-	j.p = &c;
-	if (p->link == NULL) {
-		/* made here: the engine only puts it in place */
-		j.q = link_emu_create(&c, ctx->cfg.mbufs);
-		if (j.q == NULL) {
-			o->len = 0;
-			put(o, "link set: cannot create an emulator on port %s", p->cfg->name);
-			return SDR_CTL_FAILED;
+	/* each engine's copy on its own lcore, seeded apart as at start (ports.c) */
+	for (unsigned int e = 0, make = p->link == NULL; e < ctx->cfg.engines; e++) {
+		struct link_emu_config ce = c;
+
+		ce.seed += e;
+		j.p = &ce;
+		j.engine = e;
+		j.q = NULL;
+		if (make) {
+			/* made here: the engine only puts it in place */
+			j.q = link_emu_create(&ce, ctx->cfg.mbufs);
+			if (j.q == NULL) {
+				o->len = 0;
+				put(o, "link set: cannot create an emulator on port %s", p->cfg->name);
+				return SDR_CTL_FAILED;
+			}
 		}
+		rc = ctl_engine_call(ctx, &j);
+		link_emu_destroy(j.q);
+		if (rc != 0)
+			break;
 	}
-	rc = ctl_engine_call(ctx, &j);
-	link_emu_destroy(j.q);
 	if (rc == -ESHUTDOWN) {
 		o->len = 0;
 		put(o, "link set: the dataplane is stopping");

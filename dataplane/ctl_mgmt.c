@@ -40,7 +40,10 @@ ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j)
 		j->rc = j->fn(ctx, j);
 		return j->rc;
 	}
-	while (rte_ring_sp_enqueue(ctx->ctl->jobs, j) != 0)
+	if (j->engine >= DP_MAX_ENGINES || (j->engine && ctx->ctl->ejobs[j->engine] == NULL))
+		return j->rc = -EINVAL;	/* callers check the engine first */
+	while (rte_ring_sp_enqueue(j->engine ? ctx->ctl->ejobs[j->engine] : ctx->ctl->jobs,
+				   j) != 0)
 		usleep(50);
 	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
 		/* the engine stopped without taking it: nothing will */
@@ -240,6 +243,15 @@ dp_control_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	if (ctl->jobs == NULL) {
 		snprintf(err, errlen, "cannot create the control job ring");
 		goto fail;
+	}
+	for (unsigned int e = 1; e < ctx->cfg.engines; e++) {
+		snprintf(rname, sizeof(rname), "sdr_ctl_jobs%u", e);
+		ctl->ejobs[e] = rte_ring_create(rname, 16, SOCKET_ID_ANY,
+						RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ctl->ejobs[e] == NULL) {
+			snprintf(err, errlen, "cannot create engine %u's control job ring", e);
+			goto fail;
+		}
 	}
 	dp_control_tick(ctx);	/* counters are readable from the first client on */
 	return 0;
@@ -630,6 +642,8 @@ dp_control_fini(struct dp_ctx *ctx)
 		shm_unlink(ctl->st_path);
 	}
 	rte_ring_free(ctl->jobs);
+	for (unsigned int e = 1; e < DP_MAX_ENGINES; e++)
+		rte_ring_free(ctl->ejobs[e]);
 	sdk_free(&ctl->sdk);
 	free(ctl);
 	ctx->ctl = NULL;
@@ -641,6 +655,22 @@ unsigned int
 dp_control_poll(struct dp_ctx *ctx, uint64_t now)
 {
 	return ctx->ctl != NULL ? ctl_sdk_poll(ctx, now) : 0;
+}
+
+unsigned int
+dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine)
+{
+	struct ctl_job *j;
+	unsigned int n = 0;
+
+	if (ctx->ctl == NULL || engine == 0 || ctx->ctl->ejobs[engine] == NULL)
+		return 0;
+	while (rte_ring_sc_dequeue(ctx->ctl->ejobs[engine], (void **)&j) == 0) {
+		j->rc = j->fn(ctx, j);
+		__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+		n++;
+	}
+	return n;
 }
 
 int

@@ -800,6 +800,15 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "%s", err);
 			return;
 		}
+		/* mode = engines: applications reach engine 0's connections (job_open()) */
+		if (ctx->cfg.mode == DP_PIPE_ENGINES) {
+			if (tmp.engine > 0) {
+				refuse(rep, "[conn %s] engine %d: applications' connections run on "
+				       "engine 0", q.name, tmp.engine);
+				return;
+			}
+			tmp.engine = 0;
+		}
 		i = ctl_conn_install(ctx, -1, &tmp, (int)ci, (int)ci, err, sizeof(err));
 		if (i < 0)
 			refuse(rep, "%s", err);

@@ -95,7 +95,10 @@ struct dp_port {
 	struct link_emu *link;		/* egress emulator, or NULL */
 	/* mode = engines: engine e's own copy of it (elink[0] is link) */
 	struct link_emu *elink[DP_MAX_ENGINES];
-	struct qpn_table *qpns;		/* local QPN -> connection index */
+	struct qpn_table *qpns;		/* local QPN -> connection index (engine 0's) */
+	/* mode = engines: engine e's table (eqpns[0] is qpns): each engine looks up, and its
+	 * jobs change, its own only */
+	struct qpn_table *eqpns[DP_MAX_ENGINES];
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	uint32_t l3_mtu;		/* largest IP packet the device takes */
 	/* data frames go out zero-copy: headers, the application's bytes, tail (holds.h);

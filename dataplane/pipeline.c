@@ -359,7 +359,8 @@ resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, u
 		PS(p)->counters[DP_PORT_NOT_ALLOWED]++;
 		return NULL;
 	}
-	if (qpn_table_lookup(p->qpns, v->dqpn, &ci, &base) != 0) {
+	if (qpn_table_lookup(RTE_PER_LCORE(engine) > 0 ? p->eqpns[RTE_PER_LCORE(engine)] : p->qpns,
+			     v->dqpn, &ci, &base) != 0) {
 		PS(p)->counters[DP_PORT_UNKNOWN_QPN]++;
 		return NULL;
 	}
@@ -824,11 +825,16 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 	return total;
 }
 
-/* Connection @p c is the calling lcore's to drive (mode = engines: its engine's). */
+/*
+ * Connection @p c is there and the calling lcore's to drive (mode = engines: its engine's).
+ * Its entry is published with its endpoint last (dp_conn_install()), so an engine that
+ * sees the endpoint sees the engine it belongs to.
+ */
 static inline int
 mine(const struct dp_conn *c)
 {
-	return RTE_PER_LCORE(engine) < 0 || c->engine == (unsigned int)RTE_PER_LCORE(engine);
+	return __atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) != NULL &&
+	       (RTE_PER_LCORE(engine) < 0 || c->engine == (unsigned int)RTE_PER_LCORE(engine));
 }
 
 /*
@@ -848,7 +854,7 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
 		uint64_t t;
 
-		if (dp.conns[i].ep == NULL || !mine(&dp.conns[i]))
+		if (!mine(&dp.conns[i]))
 			continue;
 		t = sdr_ep_next_time(dp.conns[i].ep, now);
 
@@ -921,10 +927,12 @@ dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
 		/* the control service: the lcore of engine 0 (engines), or the only one */
 		if (eng <= 0)
 			work += dp_control_poll(&dp, now);
+		else
+			work += dp_control_engine_poll(&dp, (unsigned int)eng);
 		if (dp.fec_out != NULL)
 			work += fec_collect(now);
 		for (unsigned int i = 0; i < dp.nconns; i++)
-			if (dp.conns[i].ep != NULL && mine(&dp.conns[i]))
+			if (mine(&dp.conns[i]))
 				work += output_stage(w, &dp.conns[i], now);
 		for (unsigned int i = 0; i < dp.nports; i++) {
 			work += tx_flush(&dp.ports[i]);

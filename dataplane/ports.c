@@ -373,8 +373,11 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
 			return -1;
 		}
-		p->qpns = qpn_table_create(DP_MAX_CONNS);
-		if (p->qpns == NULL) {
+		for (unsigned int e = 0; e < cfg->engines; e++)
+			if ((p->eqpns[e] = qpn_table_create(DP_MAX_CONNS)) == NULL)
+				break;
+		p->qpns = p->eqpns[0];
+		if (p->qpns == NULL || p->eqpns[cfg->engines - 1] == NULL) {
 			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
 			return -1;
 		}
@@ -470,7 +473,11 @@ dp_ports_close(struct dp_ctx *ctx)
 			rte_pktmbuf_free_bulk(p->txq[q].pending, p->txq[q].n);
 		free(p->txq);
 		p->txq = NULL;
-		qpn_table_destroy(p->qpns);
+		for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
+			qpn_table_destroy(p->eqpns[e]);
+			p->eqpns[e] = NULL;
+		}
+		p->qpns = NULL;
 		if (p->capture) {
 			pcap_dump_close(p->capture);
 			pcap_close(p->pcap);

@@ -26,6 +26,10 @@ Cases:
               libsdr, runs against a dataplane with 1 % loss: every byte of every message right
   perf        sdr-perf write_bw and write_lat between two dataplanes over a memif pair with
               loss: every message completed and verified, JSON and perftest columns
+  engines     a dataplane with two engine lcores, traffic on both: pipeline show has a row
+              per engine; a connection pair added on engine 1 and deleted again, and link
+              set on every engine's emulator, while both engines keep sending; bad engine
+              numbers refused in one line
 Every case kills what it started.
 """
 import errno
@@ -41,7 +45,8 @@ import sys
 import tempfile
 import time
 
-from harness import check, failures, procs, run_case, skip, start_dataplane, stop_dataplane
+from harness import (check, engines_ini, failures, procs, run_case, skip, start_dataplane,
+                     stop_dataplane)
 
 BUILD, SRC, CASE = sys.argv[1:4]
 DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
@@ -742,6 +747,55 @@ def case_perf():
         stop(b)
 
 
+def case_engines():
+    """Run-time changes with [pipeline] mode = engines: each runs on its engine's lcore."""
+    d = tempfile.mkdtemp()
+    ini = engines_ini(SRC, d, "eng.ini", 2, 2)
+    p = start(ini, args=["--traffic", "size=256KiB,count=0"])
+    if p is None:
+        return
+    rc, pipe, err = ctl("pipeline", "show", js=True)
+    rows = pipe.get("engines", []) if rc == 0 else []
+    check(rc == 0 and pipe["mode"] == "engines" and
+          [(r["engine"], r["conns"]) for r in rows] == [(0, "ab0,ba0"), (1, "ab1,ba1")],
+          "pipeline show --json: %s" % pipe)
+
+    def sent(name):
+        rc, one, err = ctl("conn", "show", name, js=True)
+        return one["counters"]["endpoint"]["sends_ok"] if rc == 0 else -1
+
+    before = {c: sent(c) for c in ("ab0", "ab1")}
+    # a pair on engine 1, added and deleted while both engines send
+    for name, port, peer, lq, rq in (("ab2", "a", "10.0.0.2", "0x200", "0xa00"),
+                                     ("ba2", "b", "10.0.0.1", "0xa00", "0x200")):
+        rc, out, err = ctl("conn", "add", name, "port", port, "peer-ip", peer, "local-qpn", lq,
+                           "remote-qpn", rq, "engine", "1", "rtt", "10ms", "rate", "1G")
+        check(rc == 0, "conn add %s on engine 1: rc %d %r" % (name, rc, err))
+    rc, pipe, err = ctl("pipeline", "show", js=True)
+    check(rc == 0 and pipe["engines"][1]["conns"] == "ab1,ba1,ab2,ba2",
+          "engine 1 after conn add: %s" % (pipe.get("engines") if rc == 0 else err))
+    for name in ("ab2", "ba2"):
+        rc, out, err = ctl("conn", "del", name)
+        check(rc == 0, "conn del %s: rc %d %r" % (name, rc, err))
+    rc, out, err = ctl("conn", "add", "bad", "port", "a", "peer-ip", "10.0.0.2", "local-qpn",
+                       "0x300", "remote-qpn", "0xb00", "engine", "2")
+    check(rc == 2 and len(err.strip().splitlines()) == 1 and "engine" in err,
+          "conn add on engine 2 of 2: rc %d %r" % (rc, err))
+    rc, out, err = ctl("link", "set", "a", "loss", "1e-3")
+    check(rc == 0 and "loss 0.001" in out, "link set a loss 1e-3: rc %d %r %r" % (rc, out, err))
+    time.sleep(1.0)
+    after = {c: sent(c) for c in ("ab0", "ab1")}
+    check(all(after[c] > before[c] >= 0 for c in after),
+          "both engines kept sending: %s then %s" % (before, after))
+    rc, links, err = ctl("link", "show", "a", js=True)
+    check(rc == 0 and links["links"][0]["dropped_loss"] > 0,
+          "link show a: no loss on any engine's emulator: %s" % links)
+    print("ok: engines: pair added on engine 1 and deleted, link set on both emulators, "
+          "sends %s -> %s" % (before, after))
+    stop(p)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 run_case({"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed,
           "leave": case_leave, "hostile": case_hostile, "nonroot": case_nonroot,
-          "sdk": case_sdk, "perf": case_perf}, CASE)
+          "sdk": case_sdk, "perf": case_perf, "engines": case_engines}, CASE)

@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 
-from harness import check, cleanup, failures, finish, run_case, skip, spawn
+from harness import check, cleanup, engines_ini, failures, finish, run_case, skip, spawn
 
 DP, DUMP, SRC, CASE = sys.argv[1:5]
 CFG = os.path.join(SRC, "pmd-configs")
@@ -185,30 +185,10 @@ def case_split():
             print("ok: split pipeline: mean %.1f ms" % (1e3 * s["mean_s"]))
 
 
-def engines_ini(d, name, pairs, engines, pinned=True, queues=None):
-    """loopback.ini with @pairs connection pairs (QPNs 0x100 + 0x40 k / 0x900 + 0x40 k),
-    unpaced, ports with a queue per engine, [pipeline] mode = engines."""
-    text = open(os.path.join(CFG, "loopback.ini")).read().replace("rate = 8G", "rate = 400G")
-    q = engines if queues is None else queues
-    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" % (q, q), text)
-    head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
-    out = head
-    for k in range(pairs):
-        c = conns.replace("[conn ab]", "[conn ab%d]" % k).replace("[conn ba]", "[conn ba%d]" % k)
-        c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * k)).replace("0x900",
-                                                                    "0x%x" % (0x900 + 0x40 * k))
-        if pinned:
-            c = re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % (k % engines), c)
-        out += c + "\n"
-    path = os.path.join(d, name)
-    open(path, "w").write(out + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
-    return path
-
-
 def case_engines():
     """Engine lcores that own their connections end to end (shared nothing)."""
     with tempfile.TemporaryDirectory() as d:
-        ini = engines_ini(d, "e2.ini", 2, 2)
+        ini = engines_ini(SRC, d, "e2.ini", 2, 2)
         for scheme, link, size, count in (
                 ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 10),
                 ("sr-nack", "loss 1e-2 reorder 0.02,100us", "1MiB", 10),
@@ -229,7 +209,7 @@ def case_engines():
                                   1e3 * s["mean_s"], s["retransmitted_chunks"],
                                   s["decoded_submessages"]))
         # placed by their QPNs: both ends of a pair agree without being told
-        ini = engines_ini(d, "hashed.ini", 4, 2, pinned=False)
+        ini = engines_ini(SRC, d, "hashed.ini", 4, 2, pinned=False)
         rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=256KiB,count=8",
                                       "--link", "wan=loss 1e-3", "--exit-when-done", "--json"])
         if verified("2 engines, 4 pairs placed by QPN", rc, s, 32):
@@ -239,12 +219,12 @@ def case_engines():
                   "4 pairs placed by QPN: the two ends of a pair on different engines: %s" % of)
             print("ok: 4 pairs placed by QPN: %s" % of)
         # too few lcores, too few queues: one line, exit 2
-        rc, s, err = run("sdrt-eng", ["-f", engines_ini(d, "e2b.ini", 2, 2), "--traffic",
+        rc, s, err = run("sdrt-eng", ["-f", engines_ini(SRC, d, "e2b.ini", 2, 2), "--traffic",
                                       "count=1", "--exit-when-done"], lcores="0")
         lines = [x for x in err.splitlines() if x.startswith("sdr-dataplane")]
         check(rc == 2 and len(lines) == 1 and "needs 2 lcores" in lines[0],
               "2 engines on one lcore: rc %s, %r" % (rc, err[-300:]))
-        rc, s, err = run("sdrt-eng", ["-f", engines_ini(d, "e2q.ini", 2, 2, queues=1),
+        rc, s, err = run("sdrt-eng", ["-f", engines_ini(SRC, d, "e2q.ini", 2, 2, queues=1),
                                       "--traffic", "count=1", "--exit-when-done"])
         lines = [x for x in err.splitlines() if x.startswith("sdr-dataplane")]
         check(rc == 2 and len(lines) == 1 and "rx_queues" in lines[0],

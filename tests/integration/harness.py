@@ -14,6 +14,7 @@
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -131,3 +132,23 @@ def run_case(cases, case, mark=""):
         sys.exit(1)
     if skipped:
         sys.exit(77)
+
+
+def engines_ini(src, d, name, pairs, engines, pinned=True, queues=None):
+    """loopback.ini with @pairs connection pairs (QPNs 0x100 + 0x40 k / 0x900 + 0x40 k),
+    unpaced, ports with a queue per engine, [pipeline] mode = engines."""
+    text = open(os.path.join(src, "pmd-configs", "loopback.ini")).read().replace("rate = 8G", "rate = 400G")
+    q = engines if queues is None else queues
+    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" % (q, q), text)
+    head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
+    out = head
+    for k in range(pairs):
+        c = conns.replace("[conn ab]", "[conn ab%d]" % k).replace("[conn ba]", "[conn ba%d]" % k)
+        c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * k)).replace("0x900",
+                                                                    "0x%x" % (0x900 + 0x40 * k))
+        if pinned:
+            c = re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % (k % engines), c)
+        out += c + "\n"
+    path = os.path.join(d, name)
+    open(path, "w").write(out + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
+    return path
