@@ -197,7 +197,7 @@ def case_engines():
             name = "2 engines, 2 pairs, %s [%s]" % (scheme, link)
             rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s" %
                                           (size, count, scheme), "--link", "wan=" + link,
-                                          "--exit-when-done", "--json"])
+                                          "--exit-when-done", "--duration", "30s", "--json"])
             if not verified(name, rc, s, 2 * count):
                 print(err[-2000:])
                 continue
@@ -211,7 +211,8 @@ def case_engines():
         # placed by their QPNs: both ends of a pair agree without being told
         ini = engines_ini(SRC, d, "hashed.ini", 4, 2, pinned=False)
         rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=256KiB,count=8",
-                                      "--link", "wan=loss 1e-3", "--exit-when-done", "--json"])
+                                      "--link", "wan=loss 1e-3", "--exit-when-done",
+                                      "--duration", "30s", "--json"])
         if verified("2 engines, 4 pairs placed by QPN", rc, s, 32):
             check_engines("2 engines, 4 pairs placed by QPN", s, 2)
             of = {c: e["engine"] for e in s["engines"] for c in e["conns"]}
