@@ -409,6 +409,12 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		c->engine = (int16_t)u;
 		return 0;
 	}
+	if (strcmp(k, "stripes") == 0) {
+		if (get_u32(w, k, v, 1, DP_MAX_ENGINES, &u) != 0)
+			return -1;
+		c->stripes = (uint8_t)u;
+		return 0;
+	}
 	if (strcmp(k, "peer_mac") == 0) {
 		if (dp_parse_mac(v, c->peer_mac) != 0)
 			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
@@ -544,7 +550,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		c->ep.path.pkey = (uint16_t)u;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected port, engine, peer_mac, peer_ip, local_qpn, remote_qpn, "
+	return fail(w, k, "unknown key (expected port, engine, stripes, peer_mac, peer_ip, local_qpn, remote_qpn, "
 		    "remote_ctrl_qpn, "
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
@@ -564,6 +570,7 @@ conn_defaults(struct dp_conn_cfg *c)
 	c->peer_check = 1;
 	c->sport_hi = 65535;
 	c->engine = -1;
+	c->stripes = 1;
 }
 
 /* scheme = auto: the analytic model ranks the candidates for this connection's path. */
@@ -678,6 +685,45 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	return 0;
 }
 
+/*
+ * stripes = N: entries "NAME/1" ... "NAME/N-1" after [conn NAME] (stripe 0), each with
+ * the next range of QPNs on both sides and an Nth of the rate. Both ends derive the same
+ * ranges, so a striped connection needs nothing more on either side than stripes = N.
+ */
+static int
+conn_stripes(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w)
+{
+	uint32_t nqpn = (uint32_t)c->ep.attr.channels * c->ep.attr.generations + 1;
+	unsigned int n = c->stripes;
+
+	if (n <= 1)
+		return 0;
+	if (c->ep.attr.remote_ctrl_qpn != 0)
+		return fail(w, "stripes", "%u with remote_ctrl_qpn: a striped connection's peer "
+			    "has its QPNs in consecutive ranges (a verbs peer has not)", n);
+	if (strlen(c->name) + 3 > DP_NAME_LEN)
+		return fail(w, "stripes", "%u: the name is too long for the stripes' names "
+			    "(\"%s/1\"...)", n, c->name);
+	if ((uint64_t)c->ep.attr.local_qpn + (uint64_t)n * nqpn > 0x1000000 ||
+	    (uint64_t)c->ep.attr.remote_qpn + (uint64_t)n * nqpn > 0x1000000)
+		return fail(w, "stripes", "%u stripes of %u QPNs each run past QPN 0xffffff", n,
+			    nqpn);
+	if (cfg->nconns + n - 1 > DP_MAX_CONNS)
+		return fail(w, "stripes", "%u stripes make more than %d connections", n,
+			    DP_MAX_CONNS);
+	c->ep.rel.rate_bps /= n;	/* pacing: the connection's rate, shared */
+	for (unsigned int s = 1; s < n; s++) {
+		struct dp_conn_cfg *x = &cfg->conns[cfg->nconns++];
+
+		*x = *c;
+		snprintf(x->name, sizeof(x->name), "%s/%u", c->name, s);
+		x->stripe = (uint8_t)s;
+		x->ep.attr.local_qpn += s * nqpn;
+		x->ep.attr.remote_qpn += s * nqpn;
+	}
+	return 0;
+}
+
 /* Section header "kind name" -> kind, name. */
 static int
 split_section(const char *sec, char *kind, size_t klen, const char **name)
@@ -782,7 +828,7 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 	if (kind[0] == 'p' && kind[1] == 'o' && ((struct dp_port_cfg *)obj)->device[0] == '\0')
 		return fail(w, "device", "missing");
 	if (kind[0] == 'c')
-		return conn_finish(cfg, obj, w, drop);
+		return conn_finish(cfg, obj, w, drop) != 0 ? -1 : conn_stripes(cfg, obj, w);
 	return 0;
 }
 
@@ -964,6 +1010,10 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 		if (conn_key(c, &w, key, argv[i + 1], &drop) != 0)
 			return -1;
 	}
+	if (c->stripes > 1)
+		return fail(&w, "stripes", "%u: striped connections are made and changed in the "
+			    "configuration file (a connection added at run time has one stripe)",
+			    c->stripes);
 	return conn_finish((struct dp_cfg *)(uintptr_t)cfg, c, &w, drop);
 }
 

@@ -76,6 +76,14 @@ struct dp_conn_cfg {
 	uint8_t nack_allowance_set;	/**< nack_allowance given; else RTT/100 */
 	uint16_t sport_lo, sport_hi;	/**< accepted UDP source ports of the peer's packets */
 	int16_t engine;			/**< mode = engines: its engine (-1: from its QPNs) */
+	/*
+	 * stripes = N: the connection's messages go round-robin over N stripes, each a
+	 * connection entry of its own (endpoint, QPN range, engine): stripe 0 is [conn NAME],
+	 * stripe s is "NAME/s", with QPNs s * (channels * generations + 1) further on both
+	 * sides, on the engine after stripe s - 1's, paced at rate / N.
+	 */
+	uint8_t stripes;		/**< 1..DP_MAX_ENGINES */
+	uint8_t stripe;			/**< which one this entry is: 0..stripes - 1 */
 	struct sdr_ep_cfg ep;		/**< path addresses filled in from the port at start */
 };
 

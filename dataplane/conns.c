@@ -80,13 +80,15 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 unsigned int
 dp_conn_engine(const struct dp_cfg *cfg, const struct dp_conn_cfg *cc)
 {
-	uint32_t lo = cc->ep.attr.local_qpn, hi = cc->ep.attr.remote_qpn, t;
+	/* a stripe: its connection's first pair of QPNs (stripe 0's), then the stripe */
+	uint32_t skip = cc->stripe * ((uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1);
+	uint32_t lo = cc->ep.attr.local_qpn - skip, hi = cc->ep.attr.remote_qpn - skip, t;
 	uint64_t h;
 
 	if (cfg->mode != DP_PIPE_ENGINES || cfg->engines < 2)
 		return 0;
 	if (cc->engine >= 0)
-		return (unsigned int)cc->engine;
+		return ((unsigned int)cc->engine + cc->stripe) % cfg->engines;
 	/* both ends compute the same from the pair of QPNs, whichever side they are on */
 	if (lo > hi) {
 		t = lo;
@@ -98,7 +100,7 @@ dp_conn_engine(const struct dp_cfg *cfg, const struct dp_conn_cfg *cc)
 	h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
 	h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
 	h ^= h >> 31;
-	return (unsigned int)(h % cfg->engines);
+	return (unsigned int)((h % cfg->engines + cc->stripe) % cfg->engines);
 }
 
 void

@@ -392,8 +392,21 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (i < 0)
 		return bad(o, "conn del: no connection '%s' (there are: %s)", argv[2],
 			   conn_names(ctx, names, sizeof(names)));
+	if (ctx->cfg.conns[i].stripe != 0)
+		return bad(o, "conn del: '%s' is a stripe of a connection: delete the connection",
+			   argv[2]);
 	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
 		return bad(o, "conn del: %s", err);
+	/* a striped connection: its other stripes, "NAME/1" ... */
+	for (unsigned int s = 1; s < ctx->cfg.conns[i].stripes; s++) {
+		char sn[DP_NAME_LEN + 8];
+		int k;
+
+		snprintf(sn, sizeof(sn), "%s/%u", argv[2], s);
+		k = ctl_find_conn(ctx, sn);
+		if (k >= 0 && ctl_conn_delete(ctx, (unsigned int)k, err, sizeof(err)) != 0)
+			return bad(o, "conn del: %s: %s", sn, err);
+	}
 	put(o, "conn %s deleted\n", argv[2]);
 	return SDR_CTL_OK;
 }

@@ -641,6 +641,11 @@ job_open(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (cn->ep == NULL)
 		return -ENOENT;
+	if (cn->cfg->stripes > 1) {
+		snprintf(j->err, j->errlen, "'%s' is striped over %u engines: applications open "
+			 "unstriped connections (stripes = 1)", cn->cfg->name, cn->cfg->stripes);
+		return -EPERM;
+	}
 	if (cn->engine != 0) {
 		/* the SDK's requests run on the lcore of engine 0, which owns its connections */
 		snprintf(j->err, j->errlen, "'%s' runs on engine %u: applications reach the "

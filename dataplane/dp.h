@@ -230,7 +230,8 @@ void dp_ports_close(struct dp_ctx *ctx);
 int dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen);
 /**
  * mode = engines: the engine that owns connection @p cc — its `engine` key, or one both
- * ends derive alike from its pair of QPNs; 0 in the other modes.
+ * ends derive alike from its pair of QPNs; stripe s of a striped connection: s engines
+ * after stripe 0's. 0 in the other modes.
  */
 unsigned int dp_conn_engine(const struct dp_cfg *cfg, const struct dp_conn_cfg *cc);
 /** Free an endpoint the dataplane made, and its zero-copy holds (parked while frames live). */

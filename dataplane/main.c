@@ -628,9 +628,17 @@ main(int argc, char **argv)
 		for (unsigned int i = 0; o.traffic && i < dp.nconns; i++) {
 			int snd, rcv;
 
-			if (tc.conn[0] && strcmp(tc.conn, dp.conns[i].cfg->name) != 0)
+			const struct dp_conn_cfg *cc = dp.conns[i].cfg;
+			size_t nl = strlen(tc.conn);
+
+			/* conn=NAME: the connection, with its stripes ("NAME/1", ...) */
+			if (tc.conn[0] && (strncmp(tc.conn, cc->name, nl) != 0 ||
+					   (cc->name[nl] != '\0' && cc->name[nl] != '/')))
 				continue;
-			traffic_halves(&tc, dp.conns[i].cfg, &snd, &rcv);
+			traffic_halves(&tc, cc, &snd, &rcv);
+			/* a striped connection: message n goes on stripe n % stripes */
+			tc.stripe = cc->stripe;
+			tc.stripes = cc->stripes;
 			dp.conns[i].traffic = traffic_create(&tc, dp.conns[i].ep, snd, rcv);
 			if (dp.conns[i].traffic == NULL) {
 				fprintf(stderr, "sdr-dataplane: [conn %s]: no memory for %u x %llu-byte "

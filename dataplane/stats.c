@@ -176,23 +176,43 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	last_s = elapsed_s;
 }
 
-/* The connection whose numbers stand for the run: the first that sends, else the first. */
-static const struct traffic *
+/* Entries @p a and @p b are stripes of one connection ("NAME", "NAME/1", ...). */
+static int
+same_conn(const struct dp_conn_cfg *a, const struct dp_conn_cfg *b)
+{
+	size_t la = strcspn(a->name, "/"), lb = strcspn(b->name, "/");
+
+	return la == lb && memcmp(a->name, b->name, la) == 0;
+}
+
+/*
+ * The connection whose numbers stand for the run: the first that sends, else the first;
+ * a striped one with all its stripes. NULL if none (or no memory); free with
+ * traffic_destroy().
+ */
+static struct traffic *
 lead_traffic(const struct dp_ctx *ctx)
 {
-	const struct traffic *first = NULL;
+	struct traffic *parts[DP_MAX_CONNS];
+	int lead = -1;
+	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		const struct traffic *t = ctx->conns[i].traffic;
 
 		if (t == NULL)
 			continue;
-		if (first == NULL)
-			first = t;
-		if (traffic_stats(t)->sent || traffic_stats(t)->send_failed)
-			return t;
+		if (lead < 0)
+			lead = (int)i;
+		if (traffic_stats(t)->sent || traffic_stats(t)->send_failed) {
+			lead = (int)i;
+			break;
+		}
 	}
-	return first;
+	for (unsigned int i = 0; lead >= 0 && i < ctx->nconns; i++)
+		if (ctx->conns[i].traffic && same_conn(ctx->conns[i].cfg, ctx->conns[lead].cfg))
+			parts[n++] = ctx->conns[i].traffic;
+	return n ? traffic_join(parts, n) : NULL;
 }
 
 /*
@@ -212,7 +232,7 @@ goodput_all(const struct dp_ctx *ctx, unsigned int *n)
 
 		if (t == NULL || (s = traffic_stats(t))->sent == 0)
 			continue;
-		(*n)++;
+		*n += ctx->conns[i].cfg->stripe == 0;	/* connections, not stripes */
 		bytes += s->bytes;
 		first = s->first_ns < first ? s->first_ns : first;
 		last = s->last_ns > last ? s->last_ns : last;
@@ -294,7 +314,7 @@ json_drops(const struct dp_ctx *ctx)
 void
 dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 {
-	const struct traffic *lead = lead_traffic(ctx);
+	struct traffic *lead = lead_traffic(ctx);
 	uint32_t verified = 0, received = 0, failed = 0, sent = 0;
 	uint32_t send_failed = 0, recv_failed = 0, corrupt = 0;
 	uint64_t retx = 0, dec = 0, fb = 0;
@@ -409,6 +429,7 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		}
 		printf("}}\n");
 		fflush(stdout);
+		traffic_destroy(lead);
 		return;
 	}
 	printf("\n=== sdr-dataplane %s: %.1f s ===\n", ctx->cfg.name, elapsed_s);
@@ -450,4 +471,5 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 	}
 	printf("result: %s\n", dp_traffic_ok(ctx) ? "every message verified" : "FAILED");
 	fflush(stdout);
+	traffic_destroy(lead);
 }

@@ -127,6 +127,13 @@ traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int r
 	if (t == NULL)
 		return NULL;
 	t->cfg = *cfg;
+	if (cfg->stripes > 1) {
+		uint32_t s = cfg->stripes;
+
+		t->cfg.count = cfg->count / s + (cfg->count % s > cfg->stripe);
+		n = (cfg->inflight + s - 1) / s;
+	}
+	t->cfg.inflight = n;
 	t->ep = ep;
 	t->send = send;
 	t->recv = recv;
@@ -176,6 +183,13 @@ record(struct traffic *t, double s)
 	t->st.hist[b]++;
 	if (t->ntimes < t->times_cap)
 		t->times[t->ntimes++] = s;
+}
+
+/* The connection's number of this stripe's message @p k (the pattern's and immediate's). */
+static uint64_t
+msg_number(const struct traffic *t, uint32_t k)
+{
+	return t->cfg.stripes > 1 ? t->cfg.stripe + (uint64_t)k * t->cfg.stripes : k;
 }
 
 static int
@@ -264,7 +278,7 @@ traffic_step(struct traffic *t, uint64_t now)
 
 		if (b->busy)
 			continue;
-		b->seq = t->next_recv;
+		b->seq = msg_number(t, t->next_recv);
 		memset(b->data, 0, t->cfg.size > 64 ? 64 : t->cfg.size);
 		if (sdr_ep_recv(t->ep, b->data, t->cfg.size, NULL, i, now, &slot) != 0)
 			break;
@@ -277,7 +291,7 @@ traffic_step(struct traffic *t, uint64_t now)
 
 		if (b->busy)
 			continue;
-		b->seq = t->next_send;
+		b->seq = msg_number(t, t->next_send);
 		sdr_pattern_fill(b->data, 0, t->cfg.size, t->cfg.seed, b->seq);
 		if (sdr_ep_send(t->ep, b->data, t->cfg.size, sdr_pattern_imm(t->cfg.seed, b->seq), i,
 				now) != 0)
@@ -309,6 +323,57 @@ const struct traffic_stats *
 traffic_stats(const struct traffic *t)
 {
 	return &t->st;
+}
+
+struct traffic *
+traffic_join(struct traffic *const *parts, unsigned int n)
+{
+	struct traffic *t = n ? calloc(1, sizeof(*t)) : NULL;
+	uint32_t cap = 0;
+
+	if (t == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++)
+		cap += parts[i]->ntimes;
+	t->times = calloc(cap ? cap : 1, sizeof(double));
+	if (t->times == NULL) {
+		free(t);
+		return NULL;
+	}
+	t->times_cap = cap;
+	t->cfg = parts[0]->cfg;
+	t->cfg.count = 0;
+	t->cfg.inflight = 0;	/* no buffers */
+	t->cfg.stripe = t->cfg.stripes = 0;
+	t->send = parts[0]->send;
+	t->recv = parts[0]->recv;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct traffic *p = parts[i];
+		const struct traffic_stats *ps = &p->st;
+
+		t->cfg.count += p->cfg.count;
+		t->sends_done += p->sends_done;
+		t->recvs_done += p->recvs_done;
+		memcpy(t->times + t->ntimes, p->times, p->ntimes * sizeof(double));
+		t->ntimes += p->ntimes;
+		t->st.sent += ps->sent;
+		t->st.send_failed += ps->send_failed;
+		t->st.received += ps->received;
+		t->st.verified += ps->verified;
+		t->st.corrupt += ps->corrupt;
+		t->st.recv_failed += ps->recv_failed;
+		t->st.bytes += ps->bytes;
+		t->st.retransmitted += ps->retransmitted;
+		t->st.decoded += ps->decoded;
+		t->st.fallback += ps->fallback;
+		if (ps->first_ns && (t->st.first_ns == 0 || ps->first_ns < t->st.first_ns))
+			t->st.first_ns = ps->first_ns;
+		if (ps->last_ns > t->st.last_ns)
+			t->st.last_ns = ps->last_ns;
+		for (int b = 0; b < TRAFFIC_HIST_BUCKETS; b++)
+			t->st.hist[b] += ps->hist[b];
+	}
+	return t;
 }
 
 static int

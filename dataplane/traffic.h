@@ -33,6 +33,13 @@ struct traffic_cfg {
 	uint8_t has_scheme;
 	struct sdr_scheme scheme;	/**< overrides the connection's scheme */
 	char conn[32];			/**< only this connection (empty: every connection) */
+	/*
+	 * Stripe @c stripe of a connection striped over @c stripes endpoints (0 and 0: not
+	 * striped): of the connection's messages 0 .. count - 1 this one carries those with
+	 * n % stripes == stripe, and an equal share of inflight (at least 1). Not parsed:
+	 * set from the connection.
+	 */
+	uint32_t stripe, stripes;
 };
 
 /**
@@ -71,6 +78,13 @@ struct traffic;
 struct traffic *traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send,
 			       int recv);
 void traffic_destroy(struct traffic *t);
+
+/**
+ * One connection's view of its stripes' sources and sinks (@p n >= 1): counts and times
+ * added up, first start to last completion. Read-only; free with traffic_destroy().
+ * @return NULL when out of memory.
+ */
+struct traffic *traffic_join(struct traffic *const *parts, unsigned int n);
 
 /** Post receives, submit sends, collect and check completions. @return work done (0: idle). */
 unsigned int traffic_step(struct traffic *t, uint64_t now);

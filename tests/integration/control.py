@@ -794,6 +794,48 @@ def case_engines():
           "sends %s -> %s" % (before, after))
     stop(p)
     shutil.rmtree(d, ignore_errors=True)
+    striped()
+
+
+def striped():
+    """A striped connection at run time: its stripes shown on their engines, changed only
+    in the file, refused to applications, deleted as one."""
+    d = tempfile.mkdtemp()
+    ini = engines_ini(SRC, d, "striped.ini", 1, 2, pinned=False)
+    text = open(ini).read()
+    for c in ("ab0", "ba0"):
+        text = text.replace("[conn %s]\n" % c, "[conn %s]\nstripes = 2\n" % c)
+    open(ini, "w").write(text)
+    p = start(ini)
+    if p is None:
+        return
+    rc, pipe, err = ctl("pipeline", "show", js=True)
+    rows = sorted(r["conns"] for r in pipe.get("engines", [])) if rc == 0 else []
+    check(rows == ["ab0,ba0", "ab0/1,ba0/1"] or rows == ["ab0/1,ba0/1", "ab0,ba0"],
+          "striped: engines' connections %s" % rows)
+    rc, out, err = ctl("conn", "set", "ab0", "rtt", "20ms")
+    check(rc == 2 and len(err.strip().splitlines()) == 1 and "stripes" in err,
+          "conn set on a striped connection: rc %d %r" % (rc, err))
+    rc, out, err = ctl("conn", "del", "ab0/1")
+    check(rc == 2 and "is a stripe of a connection" in err,
+          "conn del of one stripe: rc %d %r" % (rc, err))
+    rc, out, err = ctl("conn", "add", "x", "port", "a", "peer-ip", "10.0.0.2", "local-qpn",
+                       "0x300", "remote-qpn", "0xb00", "stripes", "2")
+    check(rc == 2 and "striped connections are made and changed in the configuration file" in err,
+          "conn add with stripes: rc %d %r" % (rc, err))
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab0", "--iters", "1", "write_bw"],
+                         capture_output=True, text=True, timeout=30)
+    check(cli.returncode != 0 and "striped over 2 engines" in cli.stderr,
+          "sdr-perf on a striped connection: rc %d %r" % (cli.returncode, cli.stderr[-300:]))
+    rc, out, err = ctl("conn", "del", "ab0")
+    check(rc == 0, "conn del ab0: rc %d %r" % (rc, err))
+    rc, conns, err = ctl("conn", "show", js=True)
+    names = [c["name"] for c in conns.get("conns", [])] if rc == 0 else err
+    check(names == ["ba0", "ba0/1"], "after conn del ab0: %s" % names)
+    print("ok: striped: stripes on both engines, conn set/add/del of a stripe refused in one "
+          "line, sdr-perf refused, conn del took both stripes")
+    stop(p)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 run_case({"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed,

@@ -233,6 +233,59 @@ def case_engines():
         print("ok: engines: too few lcores and too few queues refused in one line")
 
 
+def striped_ini(d, name, stripes, engines):
+    """One pair of connections, each striped over @stripes engines of @engines."""
+    ini = engines_ini(SRC, d, name, 1, engines, pinned=False)
+    text = open(ini).read()
+    for c in ("ab0", "ba0"):
+        text = text.replace("[conn %s]\n" % c, "[conn %s]\nstripes = %d\n" % (c, stripes))
+    open(ini, "w").write(text)
+    return ini
+
+
+def case_striped():
+    """One connection striped over 2 engines: message n on stripe n % 2, each stripe an
+    endpoint of its own (QPNs, message table, timers) on its own engine, for every scheme
+    under loss, reordering and duplication; every message verified."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = striped_ini(d, "striped.ini", 2, 2)
+        for scheme, link, size, count in (
+                ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 11),
+                ("sr-nack", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 10),
+                ("ec-mds:8,2", "loss 1e-2 reorder 0.01,100us dup 0.02", "512KiB", 12),
+                ("ec-xor:8,2", "loss 1e-2 reorder 0.01,100us dup 0.01", "512KiB", 13)):
+            name = "1 connection striped over 2 engines, %s [%s]" % (scheme, link)
+            rc, s, err = run("sdrt-str", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s" %
+                                          (size, count, scheme), "--link", "wan=" + link,
+                                          "--exit-when-done", "--duration", "30s", "--json"])
+            if not verified(name, rc, s, count):
+                print(err[-2000:])
+                continue
+            check_engines(name, s, 2)
+            of = {c: e["engine"] for e in s["engines"] for c in e["conns"]}
+            # each end's two stripes on two engines, and a stripe's two ends on one
+            check(of["ab0"] != of["ab0/1"] and of["ab0"] == of["ba0"] and
+                  of["ab0/1"] == of["ba0/1"], "%s: stripes placed %s" % (name, of))
+            # messages n % 2 == 0 on stripe 0, the others on stripe 1
+            c = s["conns"]
+            check([c["ab0"]["sends_ok"], c["ab0/1"]["sends_ok"]] == [(count + 1) // 2, count // 2]
+                  and [c["ba0"]["recvs_ok"], c["ba0/1"]["recvs_ok"]] == [(count + 1) // 2,
+                                                                        count // 2],
+                  "%s: messages per stripe: sent %s, received %s" % (
+                      name, [c["ab0"]["sends_ok"], c["ab0/1"]["sends_ok"]],
+                      [c["ba0"]["recvs_ok"], c["ba0/1"]["recvs_ok"]]))
+            # one connection: the summary's numbers are both stripes' together
+            check(s["sending_conns"] == 1 and s["sent"] == count,
+                  "%s: summary %s conns, %s sent" % (name, s["sending_conns"], s["sent"]))
+            if scheme.startswith("ec"):
+                check(s["decoded_submessages"] > 0, "%s: nothing decoded" % name)
+            else:
+                check(s["retransmitted_chunks"] > 0, "%s: nothing retransmitted" % name)
+            print("ok: %s: stripes on engines %s, %s data packets, %d retransmitted, %d "
+                  "decoded" % (name, of, [c["ab0"]["data_pkts_out"], c["ab0/1"]["data_pkts_out"]],
+                               s["retransmitted_chunks"], s["decoded_submessages"]))
+
+
 def check_engines(name, s, n):
     """Each engine received packets, and only its own connections' (steering)."""
     engines = s.get("engines", [])
@@ -668,6 +721,16 @@ def case_config():
         bad(base.replace("link = wan\n", "link = wan\ncapture = /tmp/x.pcap\n", 1) +
             "\n[pipeline]\nmode = split\nrx_lcores = 2\n",
             "[pipeline] rx_lcores: 2 receive lcores cannot share [port a]'s capture file")
+        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 9", 1),
+            "[conn ab] stripes: '9' is not an integer in 1..8")
+        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2\nremote_ctrl_qpn = 0x77", 1),
+            "[conn ab] stripes: 2 with remote_ctrl_qpn")
+        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2\nlocal_qpn = 0xffffc8", 1),
+            "[conn ab] stripes: 2 stripes of 33 QPNs each run past QPN 0xffffff")
+        # the second stripe's QPNs (0x121..0x141) are another connection's
+        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2", 1) +
+            "\n[conn other]\nport = a\npeer_ip = 10.0.0.9\nlocal_qpn = 0x140\n",
+            "[conn other] local_qpn: QPNs 0x140-0x160 overlap [conn ab/1] on port a")
         r = subprocess.run([DP, "--", "-f", "/nonexistent.ini", "--check"], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "/nonexistent.ini" in r.stderr, "config: missing file %r" %
@@ -1168,7 +1231,7 @@ def case_mlx5():
 
 
 run_case({"loopback": case_loopback, "memif": case_memif, "split": case_split,
-          "zero_copy": case_zero_copy, "engines": case_engines,
+          "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
           "telemetry": case_telemetry, "config": case_config, "afpacket": case_afpacket,
