@@ -164,8 +164,8 @@ build_headers(uint8_t *buf, size_t cap, int whole, const struct roce_path *path,
 	p = write_l2(p, path);
 	p = write_l3(p, path, udp_len);
 	/* UDP: source port gives ECMP entropy; RoCEv2 NICs use the range 0xC000-0xFFFF */
-	sport = path->udp_sport ? path->udp_sport :
-		(uint16_t)(0xC000 | ((pkt->dqpn ^ (pkt->dqpn >> 14)) & 0x3FFF));
+	sport = pkt->udp_sport ? pkt->udp_sport :
+		path->udp_sport ? path->udp_sport : roce_qpn_sport(pkt->dqpn);
 	roce_put16(p, sport);
 	roce_put16(p + 2, ROCE_UDP_PORT);
 	roce_put16(p + 4, (uint16_t)udp_len);
@@ -284,8 +284,8 @@ tmpl_patch(const struct roce_tmpl *t, uint8_t *ip, const struct roce_opcode_info
 {
 	unsigned int ipl = t->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
 	uint8_t *udp = ip + ipl, *bth = udp + ROCE_UDP_LEN;
-	uint16_t sport = t->fixed_sport ? t->fixed_sport :
-			 (uint16_t)(0xC000 | ((pkt->dqpn ^ (pkt->dqpn >> 14)) & 0x3FFF));
+	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
+			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
 
 	if (t->ip_version == 4) {
 		roce_put16(ip + 2, (uint16_t)(ROCE_IPV4_MIN_LEN + udp_len));

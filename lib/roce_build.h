@@ -46,7 +46,16 @@ struct roce_pkt {
 	uint32_t sqpn;		/**< DETH */
 	uint8_t syndrome;	/**< AETH */
 	uint32_t msn;		/**< AETH */
+	uint16_t udp_sport;	/**< this packet's UDP source port (steering, rss.h); 0: the
+				 *   path's, or roce_qpn_sport(dqpn) */
 };
+
+/** The UDP source port a packet to @p dqpn gets by default (RoCEv2's range 0xC000-0xFFFF). */
+static inline uint16_t
+roce_qpn_sport(uint32_t dqpn)
+{
+	return (uint16_t)(0xC000 | ((dqpn ^ (dqpn >> 14)) & 0x3FFF));
+}
 
 /** Bytes of headers (Ethernet through the last extension header) for this path and opcode. */
 unsigned int roce_build_hdr_len(const struct roce_path *path, uint8_t opcode);

@@ -7,6 +7,7 @@
 #include "ec_codec.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
+#include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "sdr_bitmap.h"
 #include "sdr_ctrl.h"
@@ -117,6 +118,7 @@ struct sdr_ep {
 	uint32_t job_sub;
 	uint64_t job_seq;
 	uint32_t ctrl_psn;
+	uint16_t ctrl_sport;		/* steered source port of control frames, or 0 */
 	uint32_t *abort_slots;		/* max_inflight: sdr_ep_abort()'s list */
 	/* SYNC: ours until answered, and the answer we owe the peer */
 	uint64_t sync_nonce;
@@ -275,6 +277,16 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
 	if (ep->ec && alloc_ec(ep) != 0)
 		goto fail;
+	if (cfg->steer_queues) {
+		uint32_t cq = sdr_conn_remote_ctrl_qpn(&cfg->attr);
+
+		if (sdr_tx_steer(ep->tx, cfg->steer_key, cfg->steer_queues, cfg->steer_queue) != 0)
+			goto fail;
+		ep->ctrl_sport = rss_pick_sport(cfg->steer_key, cfg->path.ip_version,
+						cfg->path.src_ip, cfg->path.dst_ip, ROCE_UDP_PORT,
+						roce_qpn_sport(cq), cfg->steer_queues,
+						cfg->steer_queue);
+	}
 	ep->cfg.tag = cfg->tag ? cfg->tag : sdr_tag_random();
 	if (ep->cfg.tag == 0)
 		goto fail;	/* no entropy */
@@ -1206,6 +1218,7 @@ build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t
 		.opcode = ROCE_OP_UC_SEND_ONLY,
 		.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
 		.psn = ep->ctrl_psn++ & 0xFFFFFF,
+		.udp_sport = ep->ctrl_sport,
 	};
 	struct sdr_ctrl t = *c;
 	int n, l;

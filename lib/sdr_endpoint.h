@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "roce_build.h"
+#include "rss.h"
 #include "roce_parse.h"
 #include "sdr_conn.h"
 #include "sdr_rel.h"
@@ -53,6 +54,15 @@ struct sdr_ep_cfg {
 	 */
 	int (*held)(void *held_arg, uint32_t ctx);
 	void *held_arg;
+	/**
+	 * Steering by source port (rss.h): 0, or the number of queues the peer's RSS spreads
+	 * this connection's port over (a power of two). Every frame to the peer, data and
+	 * control, then leaves with a UDP source port whose hash under @c steer_key puts it on
+	 * the peer's queue @c steer_queue — the engine that owns the connection there.
+	 */
+	uint8_t steer_queues;
+	uint8_t steer_queue;
+	uint8_t steer_key[RSS_KEY_LEN];
 };
 
 #define SDR_EP_COUNTERS(X) \

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "sdr_tx.h"
 
@@ -29,6 +30,7 @@ struct sdr_tx {
 	uint32_t next_ch;
 	uint8_t *busy;		/* per slot: 1 while its message is in flight */
 	uint32_t *psn;		/* per data QPN (generation * channels + channel) */
+	uint16_t *sport;	/* per data QPN: its UDP source port (sdr_tx_steer), or NULL */
 	uint64_t counters[SDR_TX_NCOUNTERS];
 };
 
@@ -61,7 +63,30 @@ sdr_tx_destroy(struct sdr_tx *tx)
 		return;
 	free(tx->busy);
 	free(tx->psn);
+	free(tx->sport);
 	free(tx);
+}
+
+int
+sdr_tx_steer(struct sdr_tx *tx, const uint8_t key[RSS_KEY_LEN], unsigned int queues,
+	     unsigned int queue)
+{
+	uint16_t *sp = calloc(tx->geom.ndata_qpns, sizeof(uint16_t));
+
+	if (sp == NULL)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < tx->geom.ndata_qpns; q++) {
+		sp[q] = rss_pick_sport(key, tx->path.ip_version, tx->path.src_ip, tx->path.dst_ip,
+				       ROCE_UDP_PORT, roce_qpn_sport(tx->attr.remote_qpn + q),
+				       queues, queue);
+		if (sp[q] == 0) {
+			free(sp);
+			return -EINVAL;
+		}
+	}
+	free(tx->sport);
+	tx->sport = sp;
+	return 0;
 }
 
 const struct sdr_conn_geom *
@@ -178,6 +203,7 @@ next_pkt(const struct sdr_tx *tx, const struct sdr_tx_job *job, struct roce_pkt 
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
 	pkt->dqpn = tx->attr.remote_qpn + qi;
+	pkt->udp_sport = tx->sport != NULL ? tx->sport[qi] : 0;
 	pkt->psn = tx->psn[qi];
 	pkt->va = sdr_conn_va(g, msg->msg_id, off);
 	pkt->rkey = msg->rkey;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "roce_build.h"
+#include "rss.h"
 #include "sdr_conn.h"
 
 #define SDR_TX_COUNTERS(X) \
@@ -70,6 +71,15 @@ struct sdr_tx;
  * @return NULL on bad attributes or out of memory.
  */
 struct sdr_tx *sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path);
+
+/**
+ * Steer the frames to the peer's RSS: each data QPN of the peer gets the first UDP source
+ * port from its default (roce_qpn_sport()) on whose hash under @p key the peer's RSS puts
+ * it on queue @p queue of @p queues (rss.h). Allocates; call before sending.
+ * @return 0, -EINVAL (@p queues not a power of two, or @p queue not below it), -ENOMEM.
+ */
+int sdr_tx_steer(struct sdr_tx *tx, const uint8_t key[RSS_KEY_LEN], unsigned int queues,
+		 unsigned int queue);
 void sdr_tx_destroy(struct sdr_tx *tx);
 
 const struct sdr_conn_geom *sdr_tx_geom(const struct sdr_tx *tx);

@@ -68,6 +68,11 @@ wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 	}
 }
 
+/* Steering (cfg.steer_*): both ends steer to queue STEER_QUEUE of steer_queues (0: off). */
+#define STEER_QUEUE 3
+static unsigned int steer_queues;
+static uint64_t steered_frames;
+
 static void
 deliver(struct sdr_ep *ep, uint32_t base, const struct sdr_conn_attr *a, const uint8_t *b,
 	uint16_t len, uint64_t now)
@@ -77,6 +82,13 @@ deliver(struct sdr_ep *ep, uint32_t base, const struct sdr_conn_attr *a, const u
 	enum sdr_qpn_kind kind;
 
 	assert_int_equal(roce_parse(b, len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+	if (steer_queues) {
+		/* the receiver's RSS: every frame, data, parity or control, on the owner's queue */
+		assert_int_equal(rss_hash_udp(rss_default_key, 4, b + v.l3_off + 12,
+					      b + v.l3_off + 16, v.udp_sport, v.udp_dport) %
+				 steer_queues, STEER_QUEUE);
+		steered_frames++;
+	}
 	kind = sdr_conn_qpn_decode(base, a, v.dqpn, &ch, &gen);
 	assert_int_not_equal(kind, SDR_QPN_FOREIGN);
 	sdr_ep_input(ep, &v, kind, gen, now);
@@ -129,6 +141,9 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 		e[i]->path.src_ip[3] = (uint8_t)(1 + i);
 		e[i]->path.dst_ip[0] = 10;
 		e[i]->path.dst_ip[3] = (uint8_t)(2 - i);
+		e[i]->steer_queues = (uint8_t)steer_queues;
+		e[i]->steer_queue = STEER_QUEUE;
+		memcpy(e[i]->steer_key, rss_default_key, RSS_KEY_LEN);
 	}
 }
 
@@ -885,6 +900,29 @@ test_stream(void **state)
 	(void)state;
 	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 24, 11, 1);
 	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.02, 24, 12, 1);
+}
+
+/*
+ * Steering by source port: both ends steer to queue 3 of 4 at the other; every frame that
+ * arrives (data, parity, ACK, NACK, hello) hashes there (deliver() asserts it), and every
+ * message still arrives intact.
+ */
+static void
+test_steering(void **state)
+{
+	struct side_cfg c;
+
+	(void)state;
+	steer_queues = 4;
+	steered_frames = 0;
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.03, 20, 21);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 20, 22);
+	assert_true(steered_frames > 1000);
+	/* a queue count that is not a power of two cannot be steered to */
+	steer_queues = 3;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 1000000);
+	assert_null(sdr_ep_create(&c.a));
+	steer_queues = 0;
 }
 
 static void
@@ -1830,6 +1868,7 @@ main(void)
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),
 		cmocka_unit_test(test_zero_copy),
+		cmocka_unit_test(test_steering),
 		cmocka_unit_test(test_send_between_ack_and_poll),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_handshake),
