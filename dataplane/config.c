@@ -324,8 +324,14 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 		p->zero_copy = v[0] == 'y' ? DP_ZC_YES : DP_ZC_NO;
 		return 0;
 	}
+	if (strcmp(k, "steering") == 0) {
+		if (strcmp(v, "queue") != 0 && strcmp(v, "rss") != 0)
+			return fail(w, k, "'%s' is not queue or rss", v);
+		p->steering = v[0] == 'r' ? DP_STEER_RSS : DP_STEER_QUEUE;
+		return 0;
+	}
 	return fail(w, k, "unknown key (expected device, mac, ipv4, ipv6, mtu, rx_queues, "
-		    "tx_queues, link, exception, capture, allow, zero_copy)");
+		    "tx_queues, link, exception, capture, allow, zero_copy, steering)");
 }
 
 /* ---- [link NAME]: the keys are the emulator's own words ---- */
@@ -910,9 +916,14 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 			return fail(w, "engines", "%u engines need %u rx_queues and tx_queues on "
 				    "[port %s] (it has %u and %u)", cfg->engines, cfg->engines,
 				    pc->name, pc->rx_queues, pc->tx_queues);
-		if (pc->capture[0] || pc->exception[0])
-			return fail(w, "engines", "[port %s]: %s does not go with mode = engines yet",
-				    pc->name, pc->capture[0] ? "capture" : "exception");
+		if (pc->exception[0])
+			return fail(w, "engines", "[port %s]: exception does not go with mode = "
+				    "engines yet", pc->name);
+		/* the receiver's table maps entry i to queue i mod engines: the sender's hash
+		 * mod engines then names the queue whatever the table's size (a power of two) */
+		if (pc->steering == DP_STEER_RSS && (cfg->engines & (cfg->engines - 1)) != 0)
+			return fail(w, "engines", "%u engines with [port %s] steering = rss: RSS "
+				    "steering needs 1, 2, 4 or 8 engines", cfg->engines, pc->name);
 	}
 	for (unsigned int i = 0; i < cfg->nconns; i++)
 		if (cfg->conns[i].engine >= (int)cfg->engines)

@@ -38,6 +38,13 @@ struct dp_link_cfg {
 	struct link_emu_config emu;
 };
 
+/** [port] steering: how each packet reaches the engine that owns its connection. */
+enum dp_steering {
+	DP_STEER_QUEUE,		/**< TX queue e of one side is RX queue e of the other (ring, memif) */
+	DP_STEER_RSS,		/**< the receiver's RSS (our key, entry i -> queue i mod engines);
+				 *   senders pick source ports for it (rss.h) */
+};
+
 /** [port] zero_copy: data frames point into the message instead of carrying a copy. */
 enum dp_zero_copy {
 	DP_ZC_DEFAULT,		/**< yes on virtual devices (their TX reads host memory), else no */
@@ -63,6 +70,7 @@ struct dp_port_cfg {
 	struct dp_prefix allow[DP_MAX_ALLOW];	/**< RoCE only from these sources (none: any) */
 	uint8_t nallow;
 	uint8_t zero_copy;		/**< enum dp_zero_copy */
+	uint8_t steering;		/**< enum dp_steering */
 };
 
 struct dp_conn_cfg {

@@ -5,6 +5,7 @@
 
 #include "dp.h"
 #include "holds.h"
+#include "rss.h"
 
 /* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
 static unsigned int
@@ -54,6 +55,15 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 			 "address", cc->name, cc->peer_ip_version, p->cfg->name,
 			 cc->peer_ip_version);
 		return -1;
+	}
+	/* steering = rss: every frame leaves with a source port that the peer's RSS (configured
+	 * as ours: our key, entry i -> queue i mod engines) puts on the engine that owns the
+	 * connection there — the one both ends compute for it */
+	cc->ep.steer_queues = 0;
+	if (p->cfg->steering == DP_STEER_RSS) {
+		cc->ep.steer_queues = (uint8_t)cfg->engines;
+		cc->ep.steer_queue = (uint8_t)dp_conn_engine(cfg, cc);
+		memcpy(cc->ep.steer_key, rss_default_key, RSS_KEY_LEN);
 	}
 	/* [pipeline] fec = lcore: the endpoint hands its encodes and decodes out as jobs */
 	cc->ep.fec_jobs = cfg->fec_lcore ? cfg->fec_jobs : 0;

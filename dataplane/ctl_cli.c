@@ -666,15 +666,19 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 
 		if (json)
 			put(o, "%s{\"port\":\"%s\",\"zero_copy\":%s,\"how\":\"%s\","
-			    "\"zero_copy_frames\":%" PRIu64 ",\"fallback_copies\":%" PRIu64 "}",
+			    "\"zero_copy_frames\":%" PRIu64 ",\"fallback_copies\":%" PRIu64
+			    ",\"steering\":\"%s\"}",
 			    i ? "," : "", p->cfg->name, p->zero_copy ? "true" : "false", why,
 			    dp_port_counter(p, DP_PORT_TX_ZERO_COPY),
-			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED));
+			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED),
+			    p->cfg->steering == DP_STEER_RSS ? "rss" : "queue");
 		else
 			put(o, "port %s sends data frames %s (%" PRIu64 " frames zero-copy, %" PRIu64
-			    " copied for want of mbufs)\n", p->cfg->name, why,
+			    " copied for want of mbufs)%s\n", p->cfg->name, why,
 			    dp_port_counter(p, DP_PORT_TX_ZERO_COPY),
-			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED));
+			    dp_port_counter(p, DP_PORT_TX_ZC_COPIED),
+			    p->cfg->steering == DP_STEER_RSS ?
+			    ", source ports steered for the peer's RSS" : "");
 	}
 	if (json)
 		put(o, "]");

@@ -112,6 +112,7 @@ struct dp_port {
 	int exception;			/* port index for non-RoCE traffic, or -1 */
 	pcap_t *pcap;			/* capture = FILE: every frame in and out */
 	pcap_dumper_t *capture;
+	rte_spinlock_t capture_lock;	/* engines write the capture one frame at a time */
 	struct dp_port_stats stats[DP_NSLOTS];	/* read with dp_port_counter/dp_port_verdict */
 };
 

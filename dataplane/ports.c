@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "dp.h"
+#include "rss.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -191,9 +192,44 @@ want_zero_copy(const struct dp_port_cfg *pc)
 	return strncmp(pc->device, "net_", 4) == 0;
 }
 
+/*
+ * steering = rss: entry i of the redirection table -> RX queue i mod engines, so the queue
+ * of a packet is its hash mod engines whatever the table's size (a power of two), and a
+ * sender that knows our key picks source ports for it (rss.h).
+ */
 static int
-start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen)
+program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned int engines,
+	     char *err, size_t errlen)
 {
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	int rc;
+
+	if (info->reta_size == 0 || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
+	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+		snprintf(err, errlen, "port %s: steering = rss: the device's redirection table "
+			 "(%u entries) cannot be set", p->cfg->name, info->reta_size);
+		return -1;
+	}
+	memset(reta, 0, sizeof(reta));
+	for (unsigned int i = 0; i < info->reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			(uint16_t)(i % engines);
+	}
+	rc = rte_eth_dev_rss_reta_update(p->port_id, reta, info->reta_size);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %s: steering = rss: setting the redirection table "
+			 "failed: %s", p->cfg->name, rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+start_port(struct dp_port *p, struct rte_mempool *pool, unsigned int engines, char *err,
+	   size_t errlen)
+{
+	int rss;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	uint16_t rxq = p->cfg->rx_queues, txq = p->cfg->tx_queues;
@@ -223,6 +259,22 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 		/* channels spread over queues by the UDP source port, which encodes the QPN */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_UDP & info.flow_type_rss_offloads;
+	}
+	/* steering = rss: our key (the peer picks source ports with it) and our table */
+	rss = p->cfg->steering == DP_STEER_RSS && rxq > 1 &&
+	      conf.rx_adv_conf.rss_conf.rss_hf != 0;
+	if (p->cfg->steering == DP_STEER_RSS && rxq > 1 && !rss)
+		fprintf(stderr, "sdr-dataplane: port %s: steering = rss, but the device has no UDP "
+			"RSS: its queues are the peer's TX queues one for one (the source ports "
+			"are still picked for the peer's RSS)\n", p->cfg->name);
+	if (rss) {
+		if (info.hash_key_size != RSS_KEY_LEN) {
+			snprintf(err, errlen, "port %s: steering = rss: the device takes a %u-byte "
+				 "RSS key, not %u", p->cfg->name, info.hash_key_size, RSS_KEY_LEN);
+			return -1;
+		}
+		conf.rx_adv_conf.rss_conf.rss_key = (uint8_t *)(uintptr_t)rss_default_key;
+		conf.rx_adv_conf.rss_conf.rss_key_len = RSS_KEY_LEN;
 	}
 	rc = rte_eth_dev_configure(p->port_id, rxq, txq, &conf);
 	if (rc != 0) {
@@ -283,6 +335,8 @@ start_port(struct dp_port *p, struct rte_mempool *pool, char *err, size_t errlen
 		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
+	if (rss && program_reta(p, &info, engines, err, errlen) != 0)
+		return -1;
 	/*
 	 * A memif client whose connection attempt raced the server's start can be left with
 	 * the socket connected and the handshake never finished (seen about once in ten starts
@@ -366,7 +420,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 				return -1;
 			}
 		}
-		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, err, errlen) != 0)
+		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, ctx->cfg.engines, err,
+			       errlen) != 0)
 			return -1;
 		p->txq = calloc(p->cfg->tx_queues, sizeof(*p->txq));
 		if (p->txq == NULL) {
@@ -383,6 +438,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		}
 		if (p->cfg->capture[0]) {
 			p->pcap = pcap_open_dead(DLT_EN10MB, 65535);
+			rte_spinlock_init(&p->capture_lock);
 			p->capture = p->pcap ? pcap_dump_open(p->pcap, p->cfg->capture) : NULL;
 			if (p->capture == NULL) {
 				snprintf(err, errlen, "port %s: cannot write capture %s: %s", p->cfg->name,
@@ -448,7 +504,10 @@ dp_capture(struct dp_port *p, const struct rte_mbuf *m, uint64_t now_ns)
 	h.ts.tv_sec = (time_t)(now_ns / 1000000000);
 	h.ts.tv_usec = (suseconds_t)(now_ns % 1000000000 / 1000);
 	h.caplen = h.len = m->pkt_len;
+	/* engines share the file: one frame at a time (a debugging path, not the fast one) */
+	rte_spinlock_lock(&p->capture_lock);
 	pcap_dump((u_char *)p->capture, &h, data);
+	rte_spinlock_unlock(&p->capture_lock);
 }
 
 void

@@ -286,6 +286,81 @@ def case_striped():
                                s["retransmitted_chunks"], s["decoded_submessages"]))
 
 
+# The Toeplitz hash as the RSS specification defines it, written here apart from lib/rss.c.
+RSS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
+                        "6a42b73bbeac01fa")
+
+
+def toeplitz(data, key=RSS_KEY):
+    k = int.from_bytes(key, "big")
+    kbits = len(key) * 8
+    h = 0
+    for i, byte in enumerate(data):
+        for b in range(8):
+            if byte & (0x80 >> b):
+                h ^= (k >> (kbits - 32 - (8 * i + b))) & 0xFFFFFFFF
+    return h
+
+
+def case_steering():
+    """[port] steering = rss: every frame leaves with a UDP source port that the receiver's
+    RSS (our key; redirection entry i -> queue i mod engines) puts on the engine that owns
+    its connection there. Checked from a capture of every frame in and out of port a, with
+    a Toeplitz hash written apart from the dataplane's; with steering = queue the same check
+    finds frames that RSS would send elsewhere (so it can fail)."""
+    import ipaddress
+    with tempfile.TemporaryDirectory() as d:
+        for steering in ("rss", "queue"):
+            ini = striped_ini(d, "steer-%s.ini" % steering, 2, 2)
+            cap = os.path.join(d, "a-%s.pcap" % steering)
+            text = open(ini).read().replace("link = wan\n\n[port b]",
+                                            "link = wan\ncapture = %s\n\n[port b]" % cap)
+            text = re.sub(r"(\[port [ab]\]\n)", r"\1steering = %s\n" % steering, text)
+            open(ini, "w").write(text)
+            name = "steering = %s" % steering
+            rc, s, err = run("sdrt-steer", ["-f", ini, "--traffic",
+                                            "size=512KiB,count=8,scheme=ec-mds:8,2", "--link",
+                                            "wan=loss 1e-2", "--exit-when-done", "--duration",
+                                            "30s", "--json"])
+            if not verified(name, rc, s, 8):
+                print(err[-2000:])
+                continue
+            check_engines(name, s, 2)
+            engine = {c: e["engine"] for e in s["engines"] for c in e["conns"]}
+            # QPNs of each stripe at each end: 8 channels x 4 generations + control = 33
+            owner = {}
+            for conn, base in (("ab0", 0x100), ("ba0", 0x900)):
+                for st in range(2):
+                    for q in range(33):
+                        owner[base + 33 * st + q] = engine[conn if st == 0 else conn + "/1"]
+            out = subprocess.run([DUMP, "--json", cap], capture_output=True, text=True)
+            frames = [json.loads(x) for x in out.stdout.splitlines()][:-1]
+            wrong, kinds = 0, set()
+            for f in frames:
+                t = (ipaddress.ip_address(f["src"]).packed + ipaddress.ip_address(f["dst"]).packed +
+                     f["sport"].to_bytes(2, "big") + f["dport"].to_bytes(2, "big"))
+                kinds.add(f["opcode_name"])
+                wrong += toeplitz(t) % 2 != owner[f["dqpn"]]
+            check(len(frames) > 200 and len(kinds) == 2, "%s: %d frames captured, %s" % (
+                name, len(frames), kinds))
+            if steering == "rss":
+                check(wrong == 0, "%s: %d of %d frames hash to another engine than the "
+                      "owner's" % (name, wrong, len(frames)))
+                print("ok: %s: all %d frames (data and control, both ways) hash to the "
+                      "engine that owns their connection at the receiver" % (name, len(frames)))
+            else:
+                check(wrong > 0, "%s: every frame hashed right without steering" % name)
+                print("ok: %s: %d of %d frames would reach another engine by RSS" % (
+                    name, wrong, len(frames)))
+        # RSS steering needs a power-of-two number of engines
+        ini = striped_ini(d, "steer3.ini", 1, 3)
+        text = re.sub(r"(\[port [ab]\]\n)", r"\1steering = rss\n", open(ini).read())
+        open(ini, "w").write(text)
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 2 and "RSS steering needs 1, 2, 4 or 8 engines" in r.stderr and
+              r.stderr.count("\n") == 1, "3 engines with steering = rss: %r" % r.stderr)
+
+
 def check_engines(name, s, n):
     """Each engine received packets, and only its own connections' (steering)."""
     engines = s.get("engines", [])
@@ -1231,7 +1306,7 @@ def case_mlx5():
 
 
 run_case({"loopback": case_loopback, "memif": case_memif, "split": case_split,
-          "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped,
+          "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
           "telemetry": case_telemetry, "config": case_config, "afpacket": case_afpacket,
