@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conns.h"
 #include "dp.h"
 #include "holds.h"
 #include "rss.h"

@@ -22,8 +22,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conns.h"
 #include "dp.h"
 #include "sdr_shm.h"
+#include "stats.h"
 
 /* ---- the engine's side of the SDK ---- */
 

@@ -20,9 +20,15 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include "conns.h"
 #include "control.h"
-#include "eal_exit.h"
 #include "dp.h"
+#include "eal_exit.h"
+#include "lcores.h"
+#include "pipeline.h"
+#include "ports.h"
+#include "stats.h"
+#include "telemetry.h"
 #include "units.h"
 
 struct dp_ctx dp;
@@ -351,184 +357,32 @@ app_args_start(int argc, char **argv)
 	return 0;
 }
 
-/*
- * [pipeline] fec = lcore: the rings to and from the FEC worker, and where it runs — the
- * lcore after the pipeline's, or the main lcore when the pipeline runs on one worker and
- * the main lcore would only tick. @return the FEC lcore, RTE_MAX_LCORE for the main one,
- * or -1 (said why).
- */
-static int
-fec_setup(unsigned int after)
-{
-	unsigned int l = after < RTE_MAX_LCORE ? rte_get_next_lcore(after, 1, 0) : RTE_MAX_LCORE;
-	unsigned int size = 2 * DP_MAX_CONNS * DP_MAX_FEC_JOBS;
-
-	if (l >= RTE_MAX_LCORE && (dp.cfg.mode == DP_PIPE_SPLIT || after >= RTE_MAX_LCORE)) {
-		fprintf(stderr, "sdr-dataplane: [pipeline] fec = lcore needs one more lcore than "
-			"the pipeline (e.g. -l 0-%u)\n",
-			dp.cfg.mode == DP_PIPE_SPLIT ? 1 + dp.cfg.rx_lcores : 1);
-		return -1;
-	}
-	dp.fec_in = rte_ring_create("sdr_fec_in", size, (int)rte_socket_id(),
-				    RING_F_SP_ENQ | RING_F_SC_DEQ);
-	dp.fec_out = rte_ring_create("sdr_fec_out", size, (int)rte_socket_id(),
-				     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (dp.fec_in == NULL || dp.fec_out == NULL) {
-		fprintf(stderr, "sdr-dataplane: cannot create the FEC rings: %s\n",
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	return (int)l;
-}
-
-/*
- * placement = workers: receive worker @p k's copy jobs and the two rings that carry them
- * (each can hold every job, so an enqueue never fails). @return 0 or -1 (said why).
- */
-static int
-copies_setup(unsigned int k)
-{
-	struct dp_copies *c = &dp.copies[k];
-	char name[RTE_RING_NAMESIZE];
-
-	snprintf(name, sizeof(name), "sdr_copy%u", k);
-	c->todo = rte_ring_create(name, 2 * DP_COPY_JOBS, (int)rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "sdr_placed%u", k);
-	c->done = rte_ring_create(name, 2 * DP_COPY_JOBS, (int)rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ);
-	c->jobs = calloc(DP_COPY_JOBS, sizeof(*c->jobs));
-	c->free = calloc(DP_COPY_JOBS, sizeof(*c->free));
-	if (c->todo == NULL || c->done == NULL || c->jobs == NULL || c->free == NULL) {
-		fprintf(stderr, "sdr-dataplane: cannot create the placement rings: %s\n",
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	for (uint32_t i = 0; i < DP_COPY_JOBS; i++) {
-		c->jobs[i].idx = i;
-		c->free[c->nfree++] = DP_COPY_JOBS - 1 - i;
-	}
-	return 0;
-}
-
-/* The copy jobs, and the packets of copies never made (the run stopped first). */
-static void
-copies_free(void)
-{
-	for (unsigned int k = 0; k < DP_MAX_RX_LCORES; k++) {
-		struct dp_copies *c = &dp.copies[k];
-		struct dp_copy *j = NULL;
-
-		while (c->todo != NULL && rte_ring_sc_dequeue(c->todo, (void **)&j) == 0)
-			rte_pktmbuf_free(j->m);
-		free(c->jobs);
-		free(c->free);
-		c->jobs = NULL;
-		c->free = NULL;
-	}
-}
-
-/*
- * Split pipeline: one receive worker on each of the rx_lcores lcores after the main one,
- * each with its ring to the main lcore. @return the last receive lcore, or -1 (said why).
- */
-static int
-split_setup(void)
-{
-	unsigned int l = (unsigned int)-1;
-
-	for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++) {
-		char name[RTE_RING_NAMESIZE];
-
-		l = rte_get_next_lcore(l, 1, 0);
-		if (l >= RTE_MAX_LCORE) {
-			fprintf(stderr, "sdr-dataplane: [pipeline] mode = split with %u receive "
-				"worker%s needs %u lcores (e.g. -l 0-%u)\n", dp.cfg.rx_lcores,
-				dp.cfg.rx_lcores > 1 ? "s" : "", 1 + dp.cfg.rx_lcores,
-				dp.cfg.rx_lcores);
-			return -1;
-		}
-		snprintf(name, sizeof(name), "sdr_split%u", k);
-		dp.split_rings[k] = rte_ring_create(name, 4096, (int)rte_socket_id(),
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (dp.split_rings[k] == NULL) {
-			fprintf(stderr, "sdr-dataplane: cannot create the pipeline ring: %s\n",
-				rte_strerror(rte_errno));
-			return -1;
-		}
-		dp.rx_lcore_id[k] = l;
-		if (dp.cfg.place_workers && copies_setup(k) != 0)
-			return -1;
-	}
-	return (int)l;
-}
-
 static int
 launch(const struct app_opts *o)
 {
 	char err[256];
-	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
 	double next_stats = dp.cfg.stats_period_s;
-	enum dp_worker_role main_role = DP_WORKER_ALL;
-	int main_works = 1, fec = -1, last_rx = -1;
+	struct dp_lcores l;
 
-	if (dp.cfg.mode == DP_PIPE_SPLIT) {
-		last_rx = split_setup();
-		if (last_rx < 0)
-			return 2;
-	}
-	if (dp.cfg.mode == DP_PIPE_ENGINES && rte_lcore_count() < dp.cfg.engines) {
-		fprintf(stderr, "sdr-dataplane: [pipeline] engines = %u needs %u lcores, EAL has %u "
-			"(e.g. -l 0-%u)\n", dp.cfg.engines, dp.cfg.engines, rte_lcore_count(),
-			dp.cfg.engines - 1);
+	if (dp_lcores_setup(&dp, &l) != 0)
 		return 2;
-	}
-	if (dp.cfg.fec_lcore) {
-		fec = fec_setup(last_rx >= 0 ? (unsigned int)last_rx : worker);
-		if (fec < 0)
-			return 2;
-		if (fec < RTE_MAX_LCORE)
-			rte_eal_remote_launch(dp_fec_worker, NULL, (unsigned int)fec);
-	}
-
 	/* from now on the engine's lcore owns the endpoints: changes go to it as jobs */
 	dp.engine_up = 1;
 	if (dp_control_start(&dp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
 		dp.quit = 1;
 	}
-	if (dp.cfg.mode == DP_PIPE_ENGINES) {
-		/* engine 0 on the main lcore (between ticks), engine e on the e-th worker lcore */
-		unsigned int l = (unsigned int)-1;
-
-		for (unsigned int e = 1; e < dp.cfg.engines; e++) {
-			l = rte_get_next_lcore(l, 1, 0);
-			dp.engine_lcore[e] = l;
-			rte_eal_remote_launch(dp_pipeline_worker,
-					      (void *)(uintptr_t)(DP_WORKER_ENGINE + e), l);
-		}
-		dp.engine_lcore[0] = rte_get_main_lcore();
-		main_role = DP_WORKER_ENGINE;
-	} else if (dp.cfg.mode == DP_PIPE_SPLIT) {
-		for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
-			rte_eal_remote_launch(dp_pipeline_worker,
-					      (void *)(uintptr_t)(DP_WORKER_RX + k),
-					      dp.rx_lcore_id[k]);
-		main_role = DP_WORKER_TX;
-	} else if (worker < RTE_MAX_LCORE) {
-		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_ALL, worker);
-		main_works = 0;
-	}
-	if (main_works) {
+	dp_lcores_launch(&dp, &l);
+	if (l.main_works) {
 		/* the main lcore polls too, and ticks every 100 ms */
 		while (!dp.quit) {
-			dp_pipeline_run(main_role, rte_get_tsc_cycles() + dp.tsc_hz / 10);
+			dp_pipeline_run(l.main_role, rte_get_tsc_cycles() + dp.tsc_hz / 10);
 			tick(o, &next_stats);
 		}
 		dp_pipeline_release();
 	} else {
 		while (!dp.quit) {
-			if (fec == RTE_MAX_LCORE)	/* the FEC worker, between ticks */
+			if (l.fec == RTE_MAX_LCORE)	/* the FEC worker, between ticks */
 				dp_fec_run(rte_get_tsc_cycles() + dp.tsc_hz / 10);
 			else
 				usleep(100000);
@@ -684,7 +538,7 @@ out:
 		rte_pdump_uninit();
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
-	copies_free();
+	dp_lcores_free(&dp);
 	dp_ports_close(&dp);
 	sdr_eal_exit();
 	return rc;

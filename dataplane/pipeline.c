@@ -26,6 +26,9 @@
 #include "control.h"
 #include "dp.h"
 #include "holds.h"
+#include "pipeline.h"
+#include "ports.h"
+#include "stats.h"
 
 #define RX_BURSTS 8
 

@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "dp.h"
+#include "ports.h"
 #include "rss.h"
 
 #define RX_DESC 1024

@@ -6,6 +6,7 @@
 
 #include "dp.h"
 #include "rel_tx.h"
+#include "stats.h"
 #include "units.h"
 
 uint64_t

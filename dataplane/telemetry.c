@@ -22,6 +22,8 @@
 #include "rel_tx.h"
 #include "sdr_ctrl.h"
 #include "sdr_tx.h"
+#include "stats.h"
+#include "telemetry.h"
 
 static const char *const stage_names[DP_NSTAGES] = {
 #define X(sym, name) [DP_STAGE_##sym] = name,

@@ -24,9 +24,11 @@
 #include <rte_eal.h>
 #include <rte_log.h>
 
+#include "conns.h"
 #include "control.h"
-#include "eal_exit.h"
 #include "dp.h"
+#include "eal_exit.h"
+#include "ports.h"
 #include "sdr_shm.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
