@@ -692,7 +692,7 @@ dp_control_tick(struct dp_ctx *ctx)
 	rte_spinlock_lock(&ctx->conns_lock);	/* the engine may be replacing one */
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);	/* odd: writing */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	s->time_ns = dp_now_ns();
+	s->time_ns = dp_now_ns(ctx);
 	s->nports = ctx->nports < SDR_SHM_MAX_PORTS ? ctx->nports : SDR_SHM_MAX_PORTS;
 	for (unsigned int i = 0; i < s->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];

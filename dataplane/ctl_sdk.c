@@ -570,7 +570,7 @@ static int
 job_detach(struct dp_ctx *ctx, struct ctl_job *j)
 {
 	struct sdk_client *c = &svc(ctx)->clients[j->slot];
-	uint64_t now = dp_now_ns();
+	uint64_t now = dp_now_ns(ctx);
 
 	c->state = SDK_LEAVING;
 	for (unsigned int i = 0; i < DP_MAX_CONNS; i++)
@@ -661,7 +661,7 @@ job_open(struct dp_ctx *ctx, struct ctl_job *j)
 	cn->owner = (int)j->slot;
 	c->conns |= 1ull << j->conn;
 	/* its requests wait until the peer has acted on every reset it started */
-	sdr_ep_sync(cn->ep, rte_rand(), dp_now_ns());
+	sdr_ep_sync(cn->ep, rte_rand(), dp_now_ns(ctx));
 	fill_info(cn, j->conn, &j->rep->u.info);
 	return 0;
 }
@@ -674,7 +674,7 @@ job_close(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (!(c->conns & (1ull << j->conn)))
 		return -ENOENT;
-	conn_reset(ctx, j->slot, j->conn, dp_now_ns());
+	conn_reset(ctx, j->slot, j->conn, dp_now_ns(ctx));
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Runtime state of sdr-dataplane: ports, connections, the pipeline's counters. One global
- * instance (dp) read by the telemetry and stats code; the poll loops own what they touch.
+ * Runtime state of sdr-dataplane: ports, connections, the pipeline's counters — the
+ * context every module of dataplane/ is given (main.c owns the one instance). The poll
+ * loops own what they touch; the other threads read under conns_lock or the counter slots.
  */
 #ifndef SDR_DP_H
 #define SDR_DP_H
@@ -214,11 +215,9 @@ struct dp_ctx {
 	rte_spinlock_t conns_lock;
 };
 
-extern struct dp_ctx dp;
-
 const char *dp_stage_name(enum dp_stage s);
 
-/** Nanoseconds since start, from the TSC. */
-uint64_t dp_now_ns(void);
+/** Nanoseconds since the dataplane started, from the TSC. */
+uint64_t dp_now_ns(const struct dp_ctx *ctx);
 
 #endif /* SDR_DP_H */

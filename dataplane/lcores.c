@@ -165,23 +165,27 @@ dp_lcores_setup(struct dp_ctx *ctx, struct dp_lcores *l)
 	return 0;
 }
 
+/* Worker @p i of @p l runs @p role on lcore @p lcore. */
+static void
+run_on(struct dp_ctx *ctx, struct dp_lcores *l, unsigned int i, enum dp_worker_role role,
+       unsigned int lcore)
+{
+	l->run[i] = (struct dp_worker_launch){ .ctx = ctx, .role = role };
+	rte_eal_remote_launch(dp_pipeline_worker, &l->run[i], lcore);
+}
+
 void
-dp_lcores_launch(struct dp_ctx *ctx, const struct dp_lcores *l)
+dp_lcores_launch(struct dp_ctx *ctx, struct dp_lcores *l)
 {
 	if (l->fec >= 0 && l->fec < RTE_MAX_LCORE)
 		rte_eal_remote_launch(dp_fec_worker, ctx, (unsigned int)l->fec);
 	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
 		for (unsigned int e = 1; e < ctx->cfg.engines; e++)
-			rte_eal_remote_launch(dp_pipeline_worker,
-					      (void *)(uintptr_t)(DP_WORKER_ENGINE + e),
-					      ctx->engine_lcore[e]);
+			run_on(ctx, l, e, DP_WORKER_ENGINE + e, ctx->engine_lcore[e]);
 	} else if (ctx->cfg.mode == DP_PIPE_SPLIT) {
 		for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++)
-			rte_eal_remote_launch(dp_pipeline_worker,
-					      (void *)(uintptr_t)(DP_WORKER_RX + k),
-					      ctx->rx_lcore_id[k]);
+			run_on(ctx, l, k, DP_WORKER_RX + k, ctx->rx_lcore_id[k]);
 	} else if (!l->main_works) {
-		rte_eal_remote_launch(dp_pipeline_worker, (void *)(uintptr_t)DP_WORKER_ALL,
-				      rte_get_next_lcore(-1, 1, 0));
+		run_on(ctx, l, 0, DP_WORKER_ALL, rte_get_next_lcore(-1, 1, 0));
 	}
 }

@@ -14,6 +14,8 @@ struct dp_lcores {
 	int main_works;			/**< 0: the pipeline runs elsewhere, the main lcore ticks */
 	int fec;			/**< the FEC worker's lcore; RTE_MAX_LCORE: the main one;
 					 *   -1: none (fec = inline) */
+	/* what each worker lcore runs (alive while they run) */
+	struct dp_worker_launch run[DP_MAX_ENGINES + DP_MAX_RX_LCORES];
 };
 
 /**
@@ -24,7 +26,7 @@ struct dp_lcores {
 int dp_lcores_setup(struct dp_ctx *ctx, struct dp_lcores *l);
 
 /** Start the worker lcores (the main lcore's share is the caller's loop). */
-void dp_lcores_launch(struct dp_ctx *ctx, const struct dp_lcores *l);
+void dp_lcores_launch(struct dp_ctx *ctx, struct dp_lcores *l);
 
 /** The copy jobs, and the packets of copies never made (the run stopped first). */
 void dp_lcores_free(struct dp_ctx *ctx);

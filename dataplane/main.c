@@ -31,7 +31,7 @@
 #include "telemetry.h"
 #include "units.h"
 
-struct dp_ctx dp;
+static struct dp_ctx dp;	/* the one instance: every module is given it */
 
 struct app_opts {
 	const char *config;
@@ -376,14 +376,14 @@ launch(const struct app_opts *o)
 	if (l.main_works) {
 		/* the main lcore polls too, and ticks every 100 ms */
 		while (!dp.quit) {
-			dp_pipeline_run(l.main_role, rte_get_tsc_cycles() + dp.tsc_hz / 10);
+			dp_pipeline_run(&dp, l.main_role, rte_get_tsc_cycles() + dp.tsc_hz / 10);
 			tick(o, &next_stats);
 		}
 		dp_pipeline_release();
 	} else {
 		while (!dp.quit) {
 			if (l.fec == RTE_MAX_LCORE)	/* the FEC worker, between ticks */
-				dp_fec_run(rte_get_tsc_cycles() + dp.tsc_hz / 10);
+				dp_fec_run(&dp, rte_get_tsc_cycles() + dp.tsc_hz / 10);
 			else
 				usleep(100000);
 			tick(o, &next_stats);

@@ -62,19 +62,19 @@ link_of(const struct dp_port *p)
 #define PS(p) (&(p)->stats[RTE_PER_LCORE(slot)])
 
 uint64_t
-dp_now_ns(void)
+dp_now_ns(const struct dp_ctx *ctx)
 {
-	uint64_t t = rte_get_tsc_cycles() - dp.start_tsc;
+	uint64_t t = rte_get_tsc_cycles() - ctx->start_tsc;
 
-	return (uint64_t)((double)t * 1e9 / (double)dp.tsc_hz);
+	return (uint64_t)((double)t * 1e9 / (double)ctx->tsc_hz);
 }
 
 /* Cycles since @p t0 to stage @p s: @p calls calls, @p pkts packets, busy if @p busy. */
 static inline void
-stage_account(enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int busy)
+stage_account(struct dp_ctx *ctx, enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int busy)
 {
 	uint64_t dt = rte_get_tsc_cycles() - t0;
-	struct dp_stage_stats *st = &dp.stages[RTE_PER_LCORE(slot)].s[s];
+	struct dp_stage_stats *st = &ctx->stages[RTE_PER_LCORE(slot)].s[s];
 
 	st->calls += calls;
 	st->pkts += pkts;
@@ -85,9 +85,9 @@ stage_account(enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int b
 
 /* One call of stage @p s that handled @p pkts packets (0: an empty poll). */
 static inline void
-stage_add(enum dp_stage s, uint64_t t0, uint64_t pkts)
+stage_add(struct dp_ctx *ctx, enum dp_stage s, uint64_t t0, uint64_t pkts)
 {
-	stage_account(s, t0, 1, pkts, pkts != 0);
+	stage_account(ctx, s, t0, 1, pkts, pkts != 0);
 }
 
 /* The port's allowlist takes this source address. */
@@ -233,13 +233,13 @@ txq_send(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 }
 
 static void
-tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
+tx_port(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 {
 	uint64_t t0 = rte_get_tsc_cycles();
 	uint16_t nq = p->cfg->tx_queues;
 
 	for (uint16_t i = 0; unlikely(p->capture != NULL) && i < n; i++)
-		dp_capture(p, m[i], dp_now_ns());
+		dp_capture(p, m[i], dp_now_ns(ctx));
 	if (RTE_PER_LCORE(engine) >= 0) {
 		/* an engine sends on its own queue: the peer's engine of that number owns the
 		 * connection (queue-per-queue steering, docs/configuration.md) */
@@ -265,7 +265,7 @@ tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 			if (start[q + 1] > start[q])
 				txq_send(p, q, byq + start[q], (uint16_t)(start[q + 1] - start[q]));
 	}
-	stage_add(DP_STAGE_TX, t0, n);
+	stage_add(ctx, DP_STAGE_TX, t0, n);
 }
 
 /*
@@ -273,9 +273,9 @@ tx_port(struct dp_port *p, struct rte_mbuf **m, uint16_t n)
  * in the copy and never in the application's buffer. @return it, or NULL (counted).
  */
 static struct rte_mbuf *
-linearize(struct dp_port *p, struct rte_mbuf *m)
+linearize(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf *m)
 {
-	struct rte_mbuf *c = rte_pktmbuf_copy(m, dp.pool, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, ctx->pool, 0, UINT32_MAX);
 
 	rte_pktmbuf_free(m);
 	if (c == NULL || c->nb_segs != 1) {
@@ -288,14 +288,14 @@ linearize(struct dp_port *p, struct rte_mbuf *m)
 
 /* Send through the port's link emulator if it has one. */
 static void
-egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
+egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
 	struct link_emu *le = link_of(p);
 	int corrupts;
 	uint64_t t0;
 
 	if (le == NULL) {
-		tx_port(p, m, n);
+		tx_port(ctx, p, m, n);
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
@@ -304,11 +304,11 @@ egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		int k;
 
-		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(p, m[i])) == NULL)
+		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(ctx, p, m[i])) == NULL)
 			continue;
 		k = link_emu_admit(le, copy[0]->pkt_len);
 		if (k == 2)
-			copy[1] = rte_pktmbuf_copy(copy[0], dp.pool, 0, UINT32_MAX);
+			copy[1] = rte_pktmbuf_copy(copy[0], ctx->pool, 0, UINT32_MAX);
 		if (k <= 0) {
 			rte_pktmbuf_free(copy[0]);
 			continue;
@@ -323,12 +323,12 @@ egress(struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 				rte_pktmbuf_free(copy[c]);
 		}
 	}
-	stage_add(DP_STAGE_LINK, t0, n);
+	stage_add(ctx, DP_STAGE_LINK, t0, n);
 }
 
 /* Packets whose time on the emulated link is over. */
 static unsigned int
-link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
+link_flush(struct dp_ctx *ctx, struct dp_port *p, uint64_t now, unsigned int burst)
 {
 	struct link_emu *le = link_of(p);
 	void *out[DP_BURST_MAX];
@@ -338,7 +338,7 @@ link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
 		return 0;
 	/* a full device holds the frames in the emulator's queue, where they wait their turn */
 	while (tx_has_room(p, burst) && (n = link_emu_dequeue(le, now, out, burst)) > 0) {
-		tx_port(p, (struct rte_mbuf **)out, (uint16_t)n);
+		tx_port(ctx, p, (struct rte_mbuf **)out, (uint16_t)n);
 		total += n;
 		if (n < burst)
 			break;
@@ -351,7 +351,7 @@ link_flush(struct dp_port *p, uint64_t now, unsigned int burst)
  * (each failure counted). @return it, with the packet's kind and generation, or NULL.
  */
 static struct dp_conn *
-resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen)
+resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen)
 {
 	const uint8_t *src = v->payload - v->payload_off + v->l3_off + (v->ip_version == 4 ? 12 : 8);
 	const struct dp_conn_cfg *cc;
@@ -367,7 +367,7 @@ resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, u
 		PS(p)->counters[DP_PORT_UNKNOWN_QPN]++;
 		return NULL;
 	}
-	c = &dp.conns[ci];
+	c = &ctx->conns[ci];
 	if (unlikely(RTE_PER_LCORE(engine) >= 0 && c->engine != (unsigned int)RTE_PER_LCORE(engine))) {
 		/* steered to another engine's queue: its state is not ours to touch */
 		PS(p)->counters[DP_PORT_WRONG_ENGINE]++;
@@ -396,13 +396,13 @@ resolve(struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, u
 
 /* Hand one parsed packet to its connection. */
 static void
-deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
+deliver(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64_t now)
 {
 	enum sdr_qpn_kind kind;
 	struct dp_conn *c;
 	uint32_t gen;
 
-	c = resolve(p, v, &kind, &gen);
+	c = resolve(ctx, p, v, &kind, &gen);
 	if (c != NULL)
 		sdr_ep_input(c->ep, v, kind, gen, now);
 }
@@ -414,21 +414,21 @@ deliver(struct dp_port *p, const struct roce_view *v, uint64_t now)
  * the rest is delivered here. @return 1 if @p m went to the worker.
  */
 static int
-deliver_or_offer(struct dp_port *p, const struct roce_view *v, struct rte_mbuf *m,
+deliver_or_offer(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, struct rte_mbuf *m,
 		 unsigned int k, uint64_t now)
 {
-	struct dp_copies *cp = &dp.copies[k];
+	struct dp_copies *cp = &ctx->copies[k];
 	enum sdr_qpn_kind kind;
 	struct dp_copy *j;
 	struct dp_conn *c;
 	uint32_t gen;
 
-	c = resolve(p, v, &kind, &gen);
+	c = resolve(ctx, p, v, &kind, &gen);
 	if (c == NULL)
 		return 0;
 	/* a chained frame was read into this lcore's scratch: copied here, as is a packet
 	 * that finds every job of its worker out */
-	if (!dp.cfg.place_workers || kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
+	if (!ctx->cfg.place_workers || kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
 		sdr_ep_input(c->ep, v, kind, gen, now);
 		return 0;
 	}
@@ -439,15 +439,15 @@ deliver_or_offer(struct dp_port *p, const struct roce_view *v, struct rte_mbuf *
 	j->m = m;
 	j->ep = c->ep;
 	rte_ring_sp_enqueue(cp->todo, j);	/* (it holds every job) */
-	dp.copies_out++;
+	ctx->copies_out++;
 	return 1;
 }
 
 /* Receive worker @p k: the payload copies the main lcore handed it, then back to it. */
 static unsigned int
-copy_run(unsigned int k)
+copy_run(struct dp_ctx *ctx, unsigned int k)
 {
-	struct dp_copies *cp = &dp.copies[k];
+	struct dp_copies *cp = &ctx->copies[k];
 	struct dp_copy *j[DP_BURST_MAX];
 	unsigned int n = rte_ring_sc_dequeue_burst(cp->todo, (void **)j, DP_BURST_MAX, NULL);
 	uint64_t t0 = rte_get_tsc_cycles();
@@ -459,18 +459,18 @@ copy_run(unsigned int k)
 		rte_pktmbuf_free(j[i]->m);
 	}
 	rte_ring_sp_enqueue_burst(cp->done, (void **)j, n, NULL);	/* (it holds every job) */
-	stage_add(DP_STAGE_COPY, t0, n);
+	stage_add(ctx, DP_STAGE_COPY, t0, n);
 	return n;
 }
 
 /* Main lcore: copies the receive workers made, committed to their endpoints. */
 static unsigned int
-copies_commit(uint64_t now)
+copies_commit(struct dp_ctx *ctx, uint64_t now)
 {
 	unsigned int total = 0;
 
-	for (unsigned int k = 0; dp.copies_out && k < dp.cfg.rx_lcores; k++) {
-		struct dp_copies *cp = &dp.copies[k];
+	for (unsigned int k = 0; ctx->copies_out && k < ctx->cfg.rx_lcores; k++) {
+		struct dp_copies *cp = &ctx->copies[k];
 		struct dp_copy *j[DP_BURST_MAX];
 		unsigned int n = rte_ring_sc_dequeue_burst(cp->done, (void **)j, DP_BURST_MAX,
 							   NULL);
@@ -483,9 +483,9 @@ copies_commit(uint64_t now)
 			sdr_ep_input_commit(j[i]->ep, &j[i]->cl, now);
 			cp->free[cp->nfree++] = j[i]->idx;
 		}
-		dp.copies_out -= n;
+		ctx->copies_out -= n;
 		/* the second half of packets the stage counted already */
-		stage_account(DP_STAGE_DELIVER, t0, 0, 0, 1);
+		stage_account(ctx, DP_STAGE_DELIVER, t0, 0, 0, 1);
 		total += n;
 	}
 	return total;
@@ -531,12 +531,12 @@ frame_parse(uint8_t *data, uint32_t len, int rw, unsigned int flags, struct roce
 
 /* Receive stage: poll, parse (ICRC with @p flags), deliver or pass on. */
 static unsigned int
-rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, struct rte_ring *out)
+rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, struct rte_ring *out)
 {
-	struct dp_port *p = &dp.ports[pi];
+	struct dp_port *p = &ctx->ports[pi];
 	struct dp_port_stats *ps = PS(p);
 	struct rte_mbuf *m[DP_BURST_MAX], *keep[DP_BURST_MAX], *exc[DP_BURST_MAX];
-	unsigned int total = 0, burst = dp.cfg.burst, nq;
+	unsigned int total = 0, burst = ctx->cfg.burst, nq;
 
 	/* this worker's queues of the port: rx_index, rx_index + rx_count, ... */
 	if (w->rx_index >= p->cfg->rx_queues)
@@ -550,7 +550,7 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 		uint16_t n = rte_eth_rx_burst(p->port_id, q, m, (uint16_t)burst);
 		unsigned int nkeep = 0, nexc = 0;
 
-		stage_add(DP_STAGE_RX, t0, n);
+		stage_add(ctx, DP_STAGE_RX, t0, n);
 		if (n == 0) {
 			if (nq == 1)
 				break;
@@ -571,7 +571,7 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 			t0 = rte_get_tsc_cycles();
 			data = frame_data(w, p, m[i], &len, &rw);
 			r = frame_parse(data, len, rw, flags, &v);
-			stage_add(DP_STAGE_PARSE, t0, 1);
+			stage_add(ctx, DP_STAGE_PARSE, t0, 1);
 			if (data)
 				ps->verdicts[r]++;
 			if (r != ROCE_V_OK) {
@@ -596,12 +596,12 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 				continue;
 			}
 			t0 = rte_get_tsc_cycles();
-			deliver(p, &v, now);
-			stage_add(DP_STAGE_DELIVER, t0, 1);
+			deliver(ctx, p, &v, now);
+			stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
 			rte_pktmbuf_free(m[i]);
 		}
 		if (nexc)
-			egress(&dp.ports[p->exception], exc, (uint16_t)nexc, now);
+			egress(ctx, &ctx->ports[p->exception], exc, (uint16_t)nexc, now);
 		if (nkeep) {
 			unsigned int e = rte_ring_sp_enqueue_burst(out, (void **)keep, nkeep, NULL);
 
@@ -616,14 +616,14 @@ rx_stage(struct worker *w, unsigned int pi, uint64_t now, unsigned int flags, st
 
 /* One burst of packets parsed (ICRC checked) by receive worker @p k. */
 static unsigned int
-split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
+split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64_t now)
 {
 	struct rte_mbuf *m[DP_BURST_MAX];
-	unsigned int n = rte_ring_sc_dequeue_burst(dp.split_rings[k], (void **)m, dp.cfg.burst,
+	unsigned int n = rte_ring_sc_dequeue_burst(ctx->split_rings[k], (void **)m, ctx->cfg.burst,
 						   NULL);
 
 	for (unsigned int i = 0; i < n; i++) {
-		struct dp_port *p = &dp.ports[w->port_of_id[m[i]->port]];
+		struct dp_port *p = &ctx->ports[w->port_of_id[m[i]->port]];
 		struct roce_view v;
 		uint32_t len;
 		int rw;
@@ -632,14 +632,14 @@ split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (frame_parse(data, len, rw, 0, &v) == ROCE_V_OK) {
-			if (deliver_or_offer(p, &v, m[i], k, now))
+			if (deliver_or_offer(ctx, p, &v, m[i], k, now))
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;
-			egress(&dp.ports[p->exception], &m[i], 1, now);
+			egress(ctx, &ctx->ports[p->exception], &m[i], 1, now);
 			m[i] = NULL;
 		}
-		stage_add(DP_STAGE_DELIVER, t0, 1);
+		stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		if (m[i] != NULL)
@@ -652,28 +652,28 @@ split_deliver_burst(struct worker *w, unsigned int k, uint64_t now)
  * RX_BURSTS bursts per loop, as the worker receives them.
  */
 static unsigned int
-split_deliver(struct worker *w, unsigned int k, uint64_t now)
+split_deliver(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64_t now)
 {
 	unsigned int total = 0, n;
 
 	for (int it = 0; it < RX_BURSTS; it++) {
-		n = split_deliver_burst(w, k, now);
+		n = split_deliver_burst(ctx, w, k, now);
 		total += n;
-		if (n < dp.cfg.burst)
+		if (n < ctx->cfg.burst)
 			break;
 	}
 	return total;
 }
 
 static int
-refill(struct worker *w, unsigned int want)
+refill(struct dp_ctx *ctx, struct worker *w, unsigned int want)
 {
 	if (w->nstash >= want)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(dp.pool, w->stash + w->nstash, DP_BURST_MAX - w->nstash) != 0) {
+	if (rte_pktmbuf_alloc_bulk(ctx->pool, w->stash + w->nstash, DP_BURST_MAX - w->nstash) != 0) {
 		/* the pool is short: take what it has, one by one */
 		while (w->nstash < want) {
-			struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+			struct rte_mbuf *m = rte_pktmbuf_alloc(ctx->pool);
 
 			if (m == NULL)
 				return -1;
@@ -692,29 +692,29 @@ refill(struct worker *w, unsigned int want)
  * (the FEC lcore owns the connection's codec).
  */
 static void
-fec_hand_out(struct dp_conn *c)
+fec_hand_out(struct dp_ctx *ctx, struct dp_conn *c)
 {
 	struct sdr_fec_job *jobs[DP_BURST_MAX];
 	unsigned int room;
 	uint32_t n;
 
-	while ((room = rte_ring_free_count(dp.fec_in)) > 0 &&
+	while ((room = rte_ring_free_count(ctx->fec_in)) > 0 &&
 	       (n = sdr_ep_fec_take(c->ep, jobs, room < DP_BURST_MAX ? room : DP_BURST_MAX)) > 0)
-		dp.fec_out_jobs += rte_ring_sp_enqueue_burst(dp.fec_in, (void **)jobs, n, NULL);
+		ctx->fec_out_jobs += rte_ring_sp_enqueue_burst(ctx->fec_in, (void **)jobs, n, NULL);
 }
 
 /* Jobs the FEC lcore finished, back to their endpoints. */
 static unsigned int
-fec_collect(uint64_t now)
+fec_collect(struct dp_ctx *ctx, uint64_t now)
 {
 	struct sdr_fec_job *jobs[DP_BURST_MAX];
 	unsigned int n, total = 0;
 
-	while ((n = rte_ring_sc_dequeue_burst(dp.fec_out, (void **)jobs, DP_BURST_MAX,
+	while ((n = rte_ring_sc_dequeue_burst(ctx->fec_out, (void **)jobs, DP_BURST_MAX,
 					      NULL)) > 0) {
 		for (unsigned int i = 0; i < n; i++)
 			sdr_ep_fec_done(sdr_fec_job_ep(jobs[i]), jobs[i], now);
-		dp.fec_out_jobs -= n;
+		ctx->fec_out_jobs -= n;
 		total += n;
 	}
 	return total;
@@ -726,7 +726,7 @@ fec_collect(uint64_t now)
  * frame that finds no attach mbufs is copied into its header mbuf instead (counted).
  */
 static void
-zero_copy_chain(struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
+zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
 		const struct sdr_ep_frame *e, uint32_t n)
 {
 	struct rte_mbuf *att[2 * DP_BURST_MAX];
@@ -735,7 +735,7 @@ zero_copy_chain(struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
-	if (nz && rte_pktmbuf_alloc_bulk(dp.zc_pool, att, 2 * nz) != 0)
+	if (nz && rte_pktmbuf_alloc_bulk(ctx->zc_pool, att, 2 * nz) != 0)
 		nz = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *x, *t;
@@ -760,7 +760,7 @@ zero_copy_chain(struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
 		/* the hold counts this frame until whichever lcore frees it */
 		rte_mbuf_ext_refcnt_update(dp_holds_get(h, e[i].hold), 1);
 		rte_pktmbuf_attach_extbuf(x, (void *)(uintptr_t)e[i].ext,
-					  dp.iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
+					  ctx->iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
 					  (uint16_t)e[i].ext_len, dp_holds_get(h, e[i].hold));
 		x->data_len = (uint16_t)e[i].ext_len;
 		memcpy(rte_pktmbuf_mtod(t, uint8_t *), e[i].tail, e[i].tail_len);
@@ -775,10 +775,10 @@ zero_copy_chain(struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
 
 /* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
 static unsigned int
-output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
+output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t now)
 {
-	struct dp_port *p = &dp.ports[c->port];
-	unsigned int burst = dp.cfg.burst, total = 0;
+	struct dp_port *p = &ctx->ports[c->port];
+	unsigned int burst = ctx->cfg.burst, total = 0;
 
 	for (;;) {
 		struct rte_mbuf *out[DP_BURST_MAX], **m;
@@ -792,7 +792,7 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		 * with the reliability layer until there is room (no self-inflicted loss) */
 		if (link_of(p) == NULL && !tx_has_room(p, burst))
 			break;
-		if (refill(w, burst) != 0) {
+		if (refill(ctx, w, burst) != 0) {
 			PS(p)->counters[DP_PORT_NO_MBUF]++;
 			break;
 		}
@@ -803,7 +803,7 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 		t0 = rte_get_tsc_cycles();
 		if (p->zero_copy) {
 			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
-			zero_copy_chain(p, c, m, e, n);
+			zero_copy_chain(ctx, p, c, m, e, n);
 		} else {
 			n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
 			for (uint32_t i = 0; i < n; i++) {
@@ -811,20 +811,20 @@ output_stage(struct worker *w, struct dp_conn *c, uint64_t now)
 				m[i]->pkt_len = lens[i];
 			}
 		}
-		stage_add(DP_STAGE_OUTPUT, t0, n);
+		stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
 		if (n == 0)
 			break;
 		memcpy(out, m, n * sizeof(*m));
 		/* the built mbufs leave the stash; the unused ones move down over them */
 		memmove(m, m + n, (burst - n) * sizeof(*m));
 		w->nstash -= n;
-		egress(p, out, (uint16_t)n, now);
+		egress(ctx, p, out, (uint16_t)n, now);
 		total += n;
 		if (n < burst)
 			break;
 	}
-	if (dp.fec_in != NULL)
-		fec_hand_out(c);
+	if (ctx->fec_in != NULL)
+		fec_hand_out(ctx, c);
 	return total;
 }
 
@@ -846,27 +846,27 @@ mine(const struct dp_conn *c)
  * of a split pipeline just sleeps idle_sleep_us.
  */
 static void
-idle_backoff(uint64_t now, enum dp_worker_role role)
+idle_backoff(struct dp_ctx *ctx, uint64_t now, enum dp_worker_role role)
 {
-	uint64_t next = now + (uint64_t)dp.cfg.idle_sleep_us * 1000;
+	uint64_t next = now + (uint64_t)ctx->cfg.idle_sleep_us * 1000;
 	struct timespec ts;
 
-	if (dp.cfg.idle_sleep_us == 0 || (role != DP_WORKER_RX && (dp.fec_out_jobs ||
-									dp.copies_out)))
+	if (ctx->cfg.idle_sleep_us == 0 || (role != DP_WORKER_RX && (ctx->fec_out_jobs ||
+									ctx->copies_out)))
 		return;		/* (a FEC job or a payload copy comes back any moment) */
-	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nconns; i++) {
+	for (unsigned int i = 0; role != DP_WORKER_RX && i < ctx->nconns; i++) {
 		uint64_t t;
 
-		if (!mine(&dp.conns[i]))
+		if (!mine(&ctx->conns[i]))
 			continue;
-		t = sdr_ep_next_time(dp.conns[i].ep, now);
+		t = sdr_ep_next_time(ctx->conns[i].ep, now);
 
 		if (t < next)
 			next = t;
 	}
-	for (unsigned int i = 0; role != DP_WORKER_RX && i < dp.nports; i++) {
-		if (link_of(&dp.ports[i])) {
-			uint64_t t = link_emu_next_time(link_of(&dp.ports[i]));
+	for (unsigned int i = 0; role != DP_WORKER_RX && i < ctx->nports; i++) {
+		if (link_of(&ctx->ports[i])) {
+			uint64_t t = link_emu_next_time(link_of(&ctx->ports[i]));
 
 			if (t < next)
 				next = t;
@@ -877,72 +877,72 @@ idle_backoff(uint64_t now, enum dp_worker_role role)
 	ts.tv_sec = 0;
 	ts.tv_nsec = (long)(next - now);
 	/* (every poll loop sleeps: the one counter they share, off the packet path) */
-	__atomic_fetch_add(&dp.idle_sleeps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ctx->idle_sleeps, 1, __ATOMIC_RELAXED);
 	nanosleep(&ts, NULL);
 }
 
 static struct worker workers[RTE_MAX_LCORE];
 
 void
-dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc)
+dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc)
 {
 	struct worker *w = &workers[rte_lcore_id()];
 	int eng = role >= DP_WORKER_ENGINE ? (int)(role - DP_WORKER_ENGINE) : -1;
 	int rx = eng < 0 && role >= DP_WORKER_RX;
-	struct rte_ring *out = rx ? dp.split_rings[role - DP_WORKER_RX] : NULL;
+	struct rte_ring *out = rx ? ctx->split_rings[role - DP_WORKER_RX] : NULL;
 
 	if (eng >= 0)
 		role = DP_WORKER_ALL;	/* everything, for its own queues and connections */
 	w->role = rx ? DP_WORKER_RX : role;
 	/* engine e polls RX queues e, e + engines, ... of every port */
 	w->rx_index = eng >= 0 ? (unsigned int)eng : rx ? (unsigned int)(role - DP_WORKER_RX) : 0;
-	w->rx_count = eng >= 0 ? dp.cfg.engines : rx ? dp.cfg.rx_lcores : 1;
+	w->rx_count = eng >= 0 ? ctx->cfg.engines : rx ? ctx->cfg.rx_lcores : 1;
 	RTE_PER_LCORE(slot) = eng >= 0 ? (unsigned int)eng : rx ? 1 + w->rx_index : DP_SLOT_MAIN;
 	RTE_PER_LCORE(engine) = eng;
-	for (unsigned int i = 0; i < dp.nports; i++)
-		w->port_of_id[dp.ports[i].port_id] = (uint8_t)i;
-	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
-		uint64_t now = dp_now_ns(), t0;
+	for (unsigned int i = 0; i < ctx->nports; i++)
+		w->port_of_id[ctx->ports[i].port_id] = (uint8_t)i;
+	while (!ctx->quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
+		uint64_t now = dp_now_ns(ctx), t0;
 		unsigned int work = 0;
 
 		if (role != DP_WORKER_TX)
-			for (unsigned int i = 0; i < dp.nports; i++)
-				work += rx_stage(w, i, now, ROCE_PARSE_VERIFY_ICRC, out);
+			for (unsigned int i = 0; i < ctx->nports; i++)
+				work += rx_stage(ctx, w, i, now, ROCE_PARSE_VERIFY_ICRC, out);
 		if (rx) {
-			if (dp.cfg.place_workers)
-				work += copy_run(w->rx_index);
+			if (ctx->cfg.place_workers)
+				work += copy_run(ctx, w->rx_index);
 			if (!work)
-				idle_backoff(now, DP_WORKER_RX);
+				idle_backoff(ctx, now, DP_WORKER_RX);
 			continue;
 		}
 		if (eng <= 0)
-			dp.loops++;
+			ctx->loops++;
 		if (role == DP_WORKER_TX) {
-			for (unsigned int k = 0; k < dp.cfg.rx_lcores; k++)
-				work += split_deliver(w, k, now);
-			work += copies_commit(now);
+			for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++)
+				work += split_deliver(ctx, w, k, now);
+			work += copies_commit(ctx, now);
 		}
 		t0 = rte_get_tsc_cycles();
-		for (unsigned int i = 0; i < dp.nconns; i++)
-			if (dp.conns[i].traffic && mine(&dp.conns[i]))
-				work += traffic_step(dp.conns[i].traffic, now);
-		stage_add(DP_STAGE_APP, t0, 0);
+		for (unsigned int i = 0; i < ctx->nconns; i++)
+			if (ctx->conns[i].traffic && mine(&ctx->conns[i]))
+				work += traffic_step(ctx->conns[i].traffic, now);
+		stage_add(ctx, DP_STAGE_APP, t0, 0);
 		/* the control service: the lcore of engine 0 (engines), or the only one */
 		if (eng <= 0)
-			work += dp_control_poll(&dp, now);
+			work += dp_control_poll(ctx, now);
 		else
-			work += dp_control_engine_poll(&dp, (unsigned int)eng);
-		if (dp.fec_out != NULL)
-			work += fec_collect(now);
-		for (unsigned int i = 0; i < dp.nconns; i++)
-			if (mine(&dp.conns[i]))
-				work += output_stage(w, &dp.conns[i], now);
-		for (unsigned int i = 0; i < dp.nports; i++) {
-			work += tx_flush(&dp.ports[i]);
-			work += link_flush(&dp.ports[i], now, dp.cfg.burst);
+			work += dp_control_engine_poll(ctx, (unsigned int)eng);
+		if (ctx->fec_out != NULL)
+			work += fec_collect(ctx, now);
+		for (unsigned int i = 0; i < ctx->nconns; i++)
+			if (mine(&ctx->conns[i]))
+				work += output_stage(ctx, w, &ctx->conns[i], now);
+		for (unsigned int i = 0; i < ctx->nports; i++) {
+			work += tx_flush(&ctx->ports[i]);
+			work += link_flush(ctx, &ctx->ports[i], now, ctx->cfg.burst);
 		}
 		if (!work)
-			idle_backoff(now, role);
+			idle_backoff(ctx, now, role);
 	}
 }
 
@@ -958,28 +958,30 @@ dp_pipeline_release(void)
 int
 dp_pipeline_worker(void *arg)
 {
-	dp_pipeline_run((enum dp_worker_role)(uintptr_t)arg, 0);
+	const struct dp_worker_launch *l = arg;
+
+	dp_pipeline_run(l->ctx, l->role, 0);
 	dp_pipeline_release();
 	return 0;
 }
 
 void
-dp_fec_run(uint64_t until_tsc)
+dp_fec_run(struct dp_ctx *ctx, uint64_t until_tsc)
 {
 	struct sdr_fec_job *jobs[DP_BURST_MAX];
 
 	RTE_PER_LCORE(slot) = DP_SLOT_FEC;
-	while (!dp.quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
-		unsigned int n = rte_ring_sc_dequeue_burst(dp.fec_in, (void **)jobs, DP_BURST_MAX,
+	while (!ctx->quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
+		unsigned int n = rte_ring_sc_dequeue_burst(ctx->fec_in, (void **)jobs, DP_BURST_MAX,
 							   NULL);
 		uint64_t t0 = rte_get_tsc_cycles();
 
 		if (n == 0) {
-			stage_add(DP_STAGE_FEC, t0, 0);
-			if (dp.cfg.idle_sleep_us) {
+			stage_add(ctx, DP_STAGE_FEC, t0, 0);
+			if (ctx->cfg.idle_sleep_us) {
 				/* a short nap: a decode waits behind it */
-				struct timespec ts = { 0, 1000L * (dp.cfg.idle_sleep_us < 10 ?
-								   dp.cfg.idle_sleep_us : 10) };
+				struct timespec ts = { 0, 1000L * (ctx->cfg.idle_sleep_us < 10 ?
+								   ctx->cfg.idle_sleep_us : 10) };
 
 				nanosleep(&ts, NULL);
 			}
@@ -987,9 +989,9 @@ dp_fec_run(uint64_t until_tsc)
 		}
 		for (unsigned int i = 0; i < n; i++)
 			sdr_fec_job_run(jobs[i]);
-		stage_add(DP_STAGE_FEC, t0, n);
+		stage_add(ctx, DP_STAGE_FEC, t0, n);
 		/* the rings hold every job: the way back has room */
-		while (rte_ring_sp_enqueue_bulk(dp.fec_out, (void **)jobs, n, NULL) == 0 && !dp.quit)
+		while (rte_ring_sp_enqueue_bulk(ctx->fec_out, (void **)jobs, n, NULL) == 0 && !ctx->quit)
 			rte_pause();
 	}
 }
@@ -997,7 +999,6 @@ dp_fec_run(uint64_t until_tsc)
 int
 dp_fec_worker(void *arg)
 {
-	(void)arg;
-	dp_fec_run(0);
+	dp_fec_run(arg, 0);
 	return 0;
 }

@@ -14,20 +14,27 @@ enum dp_worker_role {
 	DP_WORKER_ENGINE = DP_WORKER_RX + DP_MAX_RX_LCORES,
 };
 
-/** lcore entry: run @p arg (a role) until dp.quit. */
+/** What a worker lcore runs: a role, on a dataplane. */
+struct dp_worker_launch {
+	struct dp_ctx *ctx;
+	enum dp_worker_role role;
+};
+
+/** lcore entry: run @p arg (a struct dp_worker_launch, alive until it returns) until
+ * ctx->quit. */
 int dp_pipeline_worker(void *arg);
 
-/** Run a role on the calling lcore until dp.quit or the TSC reaches @p until_tsc (0: never). */
-void dp_pipeline_run(enum dp_worker_role role, uint64_t until_tsc);
+/** Run a role on the calling lcore until ctx->quit or the TSC reaches @p until_tsc (0: never). */
+void dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc);
 
 /** Return the calling lcore's spare mbufs to the pool. */
 void dp_pipeline_release(void);
 
-/** The FEC worker ([pipeline] fec = lcore): run jobs from dp.fec_in until dp.quit or the
- * TSC reaches @p until_tsc (0: never). */
-void dp_fec_run(uint64_t until_tsc);
+/** The FEC worker ([pipeline] fec = lcore): run jobs from ctx->fec_in until ctx->quit or
+ * the TSC reaches @p until_tsc (0: never). */
+void dp_fec_run(struct dp_ctx *ctx, uint64_t until_tsc);
 
-/** lcore entry of the FEC worker. */
+/** lcore entry of the FEC worker: @p arg is the struct dp_ctx. */
 int dp_fec_worker(void *arg);
 
 #endif /* SDR_DP_PIPELINE_H */

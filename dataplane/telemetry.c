@@ -25,6 +25,12 @@
 #include "stats.h"
 #include "telemetry.h"
 
+/*
+ * The dataplane the commands read. rte_telemetry (DPDK 22.11) calls its commands with no
+ * argument of the caller's, so the context it was registered for is kept here.
+ */
+static struct dp_ctx *tctx;
+
 static const char *const stage_names[DP_NSTAGES] = {
 #define X(sym, name) [DP_STAGE_##sym] = name,
 	DP_STAGES(X)
@@ -59,11 +65,11 @@ static int
 tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < dp.nports; i++) {
-		struct rte_tel_data *pd = port_dict(&dp.ports[i]);
+	for (unsigned int i = 0; i < tctx->nports; i++) {
+		struct rte_tel_data *pd = port_dict(&tctx->ports[i]);
 
 		if (pd)
-			rte_tel_data_add_dict_container(d, dp.ports[i].cfg->name, pd, 0);
+			rte_tel_data_add_dict_container(d, tctx->ports[i].cfg->name, pd, 0);
 	}
 	return 0;
 }
@@ -72,13 +78,13 @@ static int
 tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < dp.nconns; i++) {
+	for (unsigned int i = 0; i < tctx->nconns; i++) {
 		char name[SDR_SCHEME_NAME_MAX];
 
-		if (dp.conns[i].ep == NULL)
+		if (tctx->conns[i].ep == NULL)
 			continue;
-		rte_tel_data_add_dict_string(d, dp.conns[i].cfg->name,
-					     sdr_scheme_format(&dp.conns[i].cfg->ep.rel.scheme, name,
+		rte_tel_data_add_dict_string(d, tctx->conns[i].cfg->name,
+					     sdr_scheme_format(&tctx->conns[i].cfg->ep.rel.scheme, name,
 							       sizeof(name)));
 	}
 	return 0;
@@ -87,9 +93,9 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 static const struct dp_conn *
 find_conn(const char *params)
 {
-	for (unsigned int i = 0; params && i < dp.nconns; i++)
-		if (dp.conns[i].ep != NULL && strcmp(dp.conns[i].cfg->name, params) == 0)
-			return &dp.conns[i];
+	for (unsigned int i = 0; params && i < tctx->nconns; i++)
+		if (tctx->conns[i].ep != NULL && strcmp(tctx->conns[i].cfg->name, params) == 0)
+			return &tctx->conns[i];
 	return NULL;
 }
 
@@ -153,14 +159,14 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 		char *end;
 		unsigned long e = strtoul(params, &end, 10);
 
-		if (*end || dp.cfg.mode != DP_PIPE_ENGINES || e >= dp.cfg.engines)
+		if (*end || tctx->cfg.mode != DP_PIPE_ENGINES || e >= tctx->cfg.engines)
 			return -EINVAL;
 		slot = (int)e;
 	}
 	rte_tel_data_start_dict(d);
 	for (int s = 0; s < DP_NSTAGES; s++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
-		struct dp_stage_stats sum = dp_stage_sum(&dp, (enum dp_stage)s, slot);
+		struct dp_stage_stats sum = dp_stage_sum(tctx, (enum dp_stage)s, slot);
 		const struct dp_stage_stats *st = &sum;
 
 		if (sd == NULL)
@@ -183,8 +189,8 @@ static int
 tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < dp.nports; i++) {
-		const struct dp_port *p = &dp.ports[i];
+	for (unsigned int i = 0; i < tctx->nports; i++) {
+		const struct dp_port *p = &tctx->ports[i];
 		struct rte_tel_data *pd = rte_tel_data_alloc();
 
 		if (pd == NULL)
@@ -200,8 +206,8 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 					dp_port_counter(p, c));
 		rte_tel_data_add_dict_container(d, p->cfg->name, pd, 0);
 	}
-	for (unsigned int i = 0; i < dp.nconns; i++) {
-		const struct dp_conn *c = &dp.conns[i];
+	for (unsigned int i = 0; i < tctx->nconns; i++) {
+		const struct dp_conn *c = &tctx->conns[i];
 		const uint64_t *rc;
 		struct rte_tel_data *cd;
 
@@ -249,9 +255,9 @@ static int \
 fn##_locked(const char *cmd, const char *params, struct rte_tel_data *d) \
 { \
 	int rc; \
-	rte_spinlock_lock(&dp.conns_lock); \
+	rte_spinlock_lock(&tctx->conns_lock); \
 	rc = fn(cmd, params, d); \
-	rte_spinlock_unlock(&dp.conns_lock); \
+	rte_spinlock_unlock(&tctx->conns_lock); \
 	return rc; \
 }
 LOCKED(tel_conns)
@@ -262,7 +268,7 @@ LOCKED(tel_hist)
 int
 dp_telemetry_init(struct dp_ctx *ctx)
 {
-	(void)ctx;
+	tctx = ctx;
 	return rte_telemetry_register_cmd("/sdr/ports", tel_ports,
 					  "Ports with their counters and parser verdicts") |
 	       rte_telemetry_register_cmd("/sdr/conns", tel_conns_locked,
