@@ -53,6 +53,7 @@ struct sdr_qp {
 	struct sdr_context *ctx;
 	char name[32];
 	int conn;
+	uint32_t queue;		/* the queue pair of its requests and completions (its engine) */
 	int created;		/* sdr_qp_create() made the connection */
 	struct sdr_qp_info info;
 	struct swq sends;
@@ -220,6 +221,8 @@ take_info(struct sdr_qp *qp, const struct sdr_rpc_info *in)
 	struct sdr_qp_info *i = &qp->info;
 
 	qp->conn = (int)in->conn;
+	/* a queue the segment does not have: the dataplane refuses what comes on queue 0 */
+	qp->queue = in->queue < qp->ctx->cl.L.queues ? in->queue : 0;
 	i->local_qpn = in->local_qpn;
 	i->remote_qpn = in->remote_qpn;
 	i->mtu = in->mtu;
@@ -498,14 +501,15 @@ arena_off(const struct sdr_context *ctx, const void *p, uint64_t len)
 
 /* ---- requests and completions ---- */
 
+/* A request of @p qp, on its queue pair. */
 static int
-submit(struct sdr_context *ctx, const struct sdr_sdk_req *r)
+submit(struct sdr_context *ctx, const struct sdr_qp *qp, const struct sdr_sdk_req *r)
 {
 	int rc;
 
 	if (!alive(ctx))
 		return SDR_ERROR;
-	rc = sdr_spsc_push(&ctx->cl.sq, r);
+	rc = sdr_spsc_push(&ctx->cl.sq[qp->queue], r);
 	if (rc == -ENOBUFS)
 		return SDR_RETRY;
 	if (rc != 0)
@@ -570,10 +574,14 @@ static void
 pump(struct sdr_context *ctx)
 {
 	struct sdr_sdk_cqe e;
-	int rc;
+	int rc = 0;
 
-	while ((rc = sdr_spsc_pop(&ctx->cl.cq, &e)) == 0)
-		on_cqe(ctx, &e);
+	for (uint32_t q = 0; q < ctx->cl.L.queues; q++) {
+		while ((rc = sdr_spsc_pop(&ctx->cl.cq[q], &e)) == 0)
+			on_cqe(ctx, &e);
+		if (rc == -EPROTO)
+			break;
+	}
 	if (rc == -EPROTO && !ctx->dead) {
 		fail(ctx, "the completion queue is broken: destroy the context");
 		ctx->dead = 1;
@@ -632,7 +640,7 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 		return SDR_RETRY;	/* poll send completions (or complete receives) first */
 	s = &ctx->sends[ctx->send_free[ctx->nsend_free - 1]];
 	r.cookie = send_id(ctx, s);
-	rc = submit(ctx, &r);
+	rc = submit(ctx, qp, &r);
 	if (rc != SDR_SUCCESS)
 		return rc;
 	ctx->nsend_free--;
@@ -683,7 +691,7 @@ sdr_send_stream_continue(struct sdr_send_stream *s, uint64_t offset, uint64_t le
 			    "-byte message: the offset must be a multiple of the chunk size (%u), "
 			    "and the length too unless it reaches the end", offset, len, s->len,
 			    s->chunk);
-	return submit(s->qp->ctx, &r);
+	return submit(s->qp->ctx, s->qp, &r);
 }
 
 int
@@ -692,7 +700,7 @@ sdr_send_stream_end(struct sdr_send_stream *s)
 	struct sdr_sdk_req r = { .op = SDR_SDK_STREAM_END, .conn = (uint16_t)s->qp->conn,
 				 .cookie = s->cookie };
 
-	return submit(s->qp->ctx, &r);
+	return submit(s->qp->ctx, s->qp, &r);
 }
 
 int
@@ -724,7 +732,7 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	memset(bm, 0, h->nchunks);
 	r.bm_off = h->bitmap->off;
 	r.cookie = recv_id(ctx, h);
-	rc = submit(ctx, &r);
+	rc = submit(ctx, qp, &r);
 	if (rc != SDR_SUCCESS) {
 		sdr_mr_dereg(h->bitmap);
 		h->bitmap = NULL;
@@ -828,7 +836,7 @@ sdr_recv_complete(struct sdr_recv *r)
 				 .cookie = recv_id(ctx, r), .handle = r->done ? r->handle : 0 };
 	uint32_t gen = r->gen;
 	uint64_t deadline;
-	int rc = submit(ctx, &q);
+	int rc = submit(ctx, r->qp, &q);
 
 	if (rc != SDR_SUCCESS)
 		return rc;

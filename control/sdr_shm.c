@@ -46,7 +46,8 @@ sdr_shm_path(const char *instance, char *path, size_t len)
 }
 
 void
-sdr_client_layout(uint32_t kind, uint64_t arena_len, struct sdr_client_layout *L)
+sdr_client_layout(uint32_t kind, uint64_t arena_len, uint32_t queues,
+		  struct sdr_client_layout *L)
 {
 	uint64_t off = ALIGN64(sizeof(struct sdr_client_hdr));
 
@@ -54,10 +55,16 @@ sdr_client_layout(uint32_t kind, uint64_t arena_len, struct sdr_client_layout *L
 	L->rpc_off = off;
 	off += ALIGN64(sizeof(struct sdr_rpc));
 	if (kind == SDR_CLIENT_SDK) {
-		L->sq_off = off;
-		off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_req)));
-		L->cq_off = off;
-		off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe)));
+		L->queues = queues < 1 ? 1 : queues > SDR_SHM_MAX_QUEUES ? SDR_SHM_MAX_QUEUES :
+			    queues;
+		for (uint32_t q = 0; q < L->queues; q++) {
+			L->sq_off[q] = off;
+			off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH,
+						      sizeof(struct sdr_sdk_req)));
+			L->cq_off[q] = off;
+			off += ALIGN64(SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH,
+						      sizeof(struct sdr_sdk_cqe)));
+		}
 		L->arena_off = ALIGN4K(off);
 		L->arena_len = arena_len & ~4095ull;
 		off = L->arena_off + L->arena_len;
@@ -251,7 +258,7 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 	sfd = recv_welcome(c->fd, &w, err, errlen);
 	if (sfd < 0)
 		goto fail;
-	sdr_client_layout(w.kind, w.arena_len, &c->L);
+	sdr_client_layout(w.kind, w.arena_len, w.queues, &c->L);
 	if (w.version != SDR_SHM_VERSION || w.kind != kind || w.size != c->L.size ||
 	    fstat(sfd, &sb) != 0 || (uint64_t)sb.st_size != w.size) {
 		snprintf(err, errlen, "instance '%s': the segment is not what the welcome said",
@@ -278,10 +285,12 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 	c->epoch = w.epoch;
 	c->rpc = (struct sdr_rpc *)(c->seg + c->L.rpc_off);
 	if (kind == SDR_CLIENT_SDK) {
-		sdr_spsc_bind(&c->sq, c->seg + c->L.sq_off, SDR_SHM_QUEUE_DEPTH,
-			      sizeof(struct sdr_sdk_req));
-		sdr_spsc_bind(&c->cq, c->seg + c->L.cq_off, SDR_SHM_QUEUE_DEPTH,
-			      sizeof(struct sdr_sdk_cqe));
+		for (uint32_t q = 0; q < c->L.queues; q++) {
+			sdr_spsc_bind(&c->sq[q], c->seg + c->L.sq_off[q], SDR_SHM_QUEUE_DEPTH,
+				      sizeof(struct sdr_sdk_req));
+			sdr_spsc_bind(&c->cq[q], c->seg + c->L.cq_off[q], SDR_SHM_QUEUE_DEPTH,
+				      sizeof(struct sdr_sdk_cqe));
+		}
 		c->arena = c->seg + c->L.arena_off;
 	}
 	return 0;

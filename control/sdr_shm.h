@@ -34,13 +34,14 @@
 
 #define SDR_SHM_MAGIC		0x5344525F53544154ull	/* "SDR_STAT" */
 #define SDR_CLIENT_MAGIC	0x5344525F434C4E54ull	/* "SDR_CLNT" */
-#define SDR_SHM_VERSION		4
+#define SDR_SHM_VERSION		5
 #define SDR_SHM_NAME_MAX	64
 #define SDR_SHM_SOCK_MAX	108			/* sun_path */
 #define SDR_SHM_SDK_CLIENTS	16	/* applications at once, each with its arena */
 #define SDR_SHM_ADMIN_CLIENTS	16	/* sdrctl processes at once */
 #define SDR_SHM_MAX_CLIENTS	(SDR_SHM_SDK_CLIENTS + SDR_SHM_ADMIN_CLIENTS)
 #define SDR_SHM_QUEUE_DEPTH	1024	/* SDK queue entries, a power of two */
+#define SDR_SHM_MAX_QUEUES	8	/* SDK queue pairs of a client: one per engine */
 #define SDR_SHM_MAX_PORTS	8
 #define SDR_SHM_MAX_CONNS	64
 #define SDR_RPC_TEXT_MAX	2048	/* a command line, or a connection's key/value words */
@@ -110,6 +111,8 @@ struct sdr_welcome {
 	uint64_t epoch;
 	uint64_t size;			/* of the client segment */
 	uint64_t arena_len;
+	uint32_t queues;		/* SDK: request/completion queue pairs (one per engine) */
+	uint32_t pad;
 	char msg[200];			/* why not, when rc != 0 */
 };
 
@@ -155,6 +158,7 @@ struct sdr_rpc_info {
 	uint32_t channels;
 	uint32_t generations;
 	uint32_t id_bits, off_bits, frag_bits;
+	uint32_t queue;			/* the SDK queue pair of its requests (its engine) */
 	char scheme[24];
 };
 
@@ -228,15 +232,21 @@ struct sdr_client_hdr {
 /** Where everything of a client segment lies (offsets from its start). */
 struct sdr_client_layout {
 	uint64_t rpc_off;
-	uint64_t sq_off;		/* SDK: requests, client -> dataplane */
-	uint64_t cq_off;		/* SDK: completions, dataplane -> client */
+	uint32_t queues;		/* SDK: queue pairs, 1 .. SDR_SHM_MAX_QUEUES */
+	uint64_t sq_off[SDR_SHM_MAX_QUEUES];	/* SDK: requests, client -> dataplane */
+	uint64_t cq_off[SDR_SHM_MAX_QUEUES];	/* SDK: completions, dataplane -> client */
 	uint64_t arena_off;		/* SDK: page aligned */
 	uint64_t arena_len;
 	uint64_t size;
 };
 
-/** The layout of a client segment of @p kind with an arena of @p arena_len bytes. */
-void sdr_client_layout(uint32_t kind, uint64_t arena_len, struct sdr_client_layout *L);
+/**
+ * The layout of a client segment of @p kind with an arena of @p arena_len bytes and, for
+ * an SDK client, @p queues queue pairs (1 .. SDR_SHM_MAX_QUEUES: queue pair e carries the
+ * requests and completions of the connections of engine e).
+ */
+void sdr_client_layout(uint32_t kind, uint64_t arena_len, uint32_t queues,
+		       struct sdr_client_layout *L);
 
 /* ---- helpers of both sides ---- */
 
@@ -284,8 +294,8 @@ struct sdr_client {
 	uint64_t epoch;
 	uint32_t seq;
 	struct sdr_rpc *rpc;
-	struct sdr_spsc_end sq;		/* SDK: we produce */
-	struct sdr_spsc_end cq;		/* SDK: we consume */
+	struct sdr_spsc_end sq[SDR_SHM_MAX_QUEUES];	/* SDK: we produce */
+	struct sdr_spsc_end cq[SDR_SHM_MAX_QUEUES];	/* SDK: we consume */
 	uint8_t *arena;
 	char instance[SDR_SHM_NAME_MAX];
 };

@@ -34,11 +34,12 @@ void dp_control_fini(struct dp_ctx *ctx);
 unsigned int dp_control_poll(struct dp_ctx *ctx, uint64_t now);
 
 /**
- * mode = engines: the jobs for engine @p engine (>= 1) — adding, changing or deleting one of
- * its connections, setting its copy of a link emulator — run on its lcore, between bursts.
- * @return jobs run.
+ * mode = engines: engine @p engine's (>= 1) share, on its lcore between bursts: its jobs
+ * (adding, changing or deleting one of its connections, setting its copy of a link
+ * emulator, SDK calls on its connections) and its SDK shard (every client's queue pair
+ * @p engine, the completions of its connections). @return work done.
  */
-unsigned int dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine);
+unsigned int dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine, uint64_t now);
 
 /** Stats snapshot and heartbeat (main lcore, every 100 ms). */
 void dp_control_tick(struct dp_ctx *ctx);

@@ -80,7 +80,7 @@ enum sdk_client_state {
 	SDK_GONE,		/* nothing of it left: the management thread frees the slot */
 };
 
-/* One SDK client as the engine sees it; everything private. */
+/* One SDK client as one engine sees it (its queue pair of the client); everything private. */
 struct sdk_client {
 	volatile uint8_t state;		/* enum sdk_client_state */
 	volatile uint8_t kick;		/* it broke the protocol: the management thread drops it */
@@ -99,6 +99,7 @@ struct sdk_client {
 };
 
 struct sdk_service {
+	unsigned int engine;			/* the engine whose shard this is */
 	struct sdk_client clients[SDR_SHM_SDK_CLIENTS];
 	uint32_t conn_ops[DP_MAX_CONNS];	/* operations in flight per connection */
 	uint32_t releasing;			/* over every client */
@@ -166,8 +167,13 @@ struct dp_ctl {
 	 * (closing a socket with unread data resets the peer before it reads the refusal) */
 	struct { int fd; uint64_t since_ns; } refused[8];
 	unsigned int nrefused;
-	struct sdk_service sdk;
+	/* the SDK service, a shard per engine: engine e serves every client's queue pair e,
+	 * for the connections it owns (nothing of it is shared between engines) */
+	struct sdk_service sdk[DP_MAX_ENGINES];
+	unsigned int engines;		/* shards (and every client's queue pairs) */
 };
+
+_Static_assert(DP_MAX_ENGINES <= SDR_SHM_MAX_QUEUES, "a queue pair per engine");
 
 /** Run @p j on the engine and wait for it (or run it here when no engine runs).
  * @return j->rc, or -ESHUTDOWN when the dataplane is stopping. */
@@ -221,12 +227,17 @@ int ctl_sdk_kicked(struct dp_ctx *ctx, unsigned int slot);
 void ctl_sdk_call(struct dp_ctx *ctx, unsigned int slot, const struct sdr_rpc_req *req,
 		  struct sdr_rpc_rep *rep);
 
-/** The engine's per-loop work: jobs, queues, completions. @return work done. */
+/** Engine 0's per-loop work: jobs, and its SDK shard's queues and completions.
+ * @return work done. */
 unsigned int ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now);
+
+/** mode = engines: engine @p e's SDK shard — its queue pair of every client, the
+ * completions of its connections. @return work done. */
+unsigned int ctl_sdk_shard_poll(struct dp_ctx *ctx, unsigned int e, uint64_t now);
 
 /** Operations client @p slot has in flight, and requests it has waiting (client show). */
 void ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
-			  uint32_t *waiting, const uint64_t **counters);
+			  uint32_t *waiting, uint64_t counters[SDK_C_NCOUNTERS]);
 
 const char *ctl_sdk_counter_name(int c);
 

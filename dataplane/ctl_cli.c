@@ -254,7 +254,7 @@ conn_in_use(const struct dp_ctx *ctx, unsigned int i, int owner)
 		return "built-in traffic";
 	if (c->owner != owner)
 		return c->owner >= 0 ? "an SDK application" : "not open by this application";
-	if (sdr_ep_busy(c->ep) || ctx->ctl->sdk.conn_ops[i] > 0)
+	if (sdr_ep_busy(c->ep) || ctx->ctl->sdk[c->engine].conn_ops[i] > 0)
 		return "messages in flight";
 	return NULL;
 }
@@ -797,6 +797,7 @@ client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		    "state", "ops", "waiting", "arena", "connections");
 	for (unsigned int ci = 0; ci < SDR_SHM_MAX_CLIENTS; ci++) {
 		const struct ctl_slot *s = &ctl->slots[ci];
+		uint64_t counters[SDK_C_NCOUNTERS];
 		const uint64_t *cnt = NULL;
 		char conns[256] = "", arena[32];
 		uint32_t ops = 0, waiting = 0;
@@ -804,8 +805,10 @@ client_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 
 		if (s->state != CTL_ACTIVE && s->state != CTL_LEAVING)
 			continue;
-		if (s->kind == SDR_CLIENT_SDK)
-			ctl_sdk_client_stats(ctx, ci, &ops, &waiting, &cnt);
+		if (s->kind == SDR_CLIENT_SDK) {
+			ctl_sdk_client_stats(ctx, ci, &ops, &waiting, counters);
+			cnt = counters;
+		}
 		for (unsigned int i = 0; i < ctx->nconns && cl + 2 < sizeof(conns); i++)
 			if (ctx->conns[i].ep && ctx->conns[i].owner == (int)ci)
 				cl += (size_t)snprintf(conns + cl, sizeof(conns) - cl, "%s%s",

@@ -217,7 +217,13 @@ dp_control_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		sdk_mode = 0660;
 		st_mode = 0640;
 	}
-	if (sdk_alloc(&ctl->sdk) != 0) {
+	ctl->engines = ctx->cfg.engines ? ctx->cfg.engines : 1;
+	for (unsigned int e = 0; e < ctl->engines; e++) {
+		ctl->sdk[e].engine = e;
+		if (sdk_alloc(&ctl->sdk[e]) != 0)
+			ctl->engines = 0;
+	}
+	if (ctl->engines == 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -328,7 +334,8 @@ segment_create(struct dp_ctl *ctl, struct ctl_slot *s, unsigned int slot, int *f
 	struct sdr_client_hdr *h;
 	int fd = memfd_create("sdr-client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	sdr_client_layout(s->kind, s->kind == SDR_CLIENT_SDK ? ctl->arena_len : 0, &s->L);
+	sdr_client_layout(s->kind, s->kind == SDR_CLIENT_SDK ? ctl->arena_len : 0,
+			  ctl->engines, &s->L);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)s->L.size) != 0 ||
@@ -418,6 +425,7 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 	w.epoch = ctl->st->epoch;
 	w.size = s->L.size;
 	w.arena_len = s->L.arena_len;
+	w.queues = s->L.queues;
 	send_welcome(s->fd, &w, fd);
 	close(fd);
 	s->state = CTL_ACTIVE;
@@ -644,7 +652,8 @@ dp_control_fini(struct dp_ctx *ctx)
 	rte_ring_free(ctl->jobs);
 	for (unsigned int e = 1; e < DP_MAX_ENGINES; e++)
 		rte_ring_free(ctl->ejobs[e]);
-	sdk_free(&ctl->sdk);
+	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++)
+		sdk_free(&ctl->sdk[e]);
 	free(ctl);
 	ctx->ctl = NULL;
 }
@@ -658,7 +667,7 @@ dp_control_poll(struct dp_ctx *ctx, uint64_t now)
 }
 
 unsigned int
-dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine)
+dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine, uint64_t now)
 {
 	struct ctl_job *j;
 	unsigned int n = 0;
@@ -670,7 +679,7 @@ dp_control_engine_poll(struct dp_ctx *ctx, unsigned int engine)
 		__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 		n++;
 	}
-	return n;
+	return n + ctl_sdk_shard_poll(ctx, engine, now);
 }
 
 int

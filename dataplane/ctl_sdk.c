@@ -39,10 +39,11 @@ ctl_sdk_counter_name(int c)
 	return c >= 0 && c < SDK_C_NCOUNTERS ? counter_names[c] : "invalid";
 }
 
+/* Engine @p e's shard of the SDK service. */
 static struct sdk_service *
-svc(struct dp_ctx *ctx)
+svc(struct dp_ctx *ctx, unsigned int e)
 {
-	return &ctx->ctl->sdk;
+	return &ctx->ctl->sdk[e];
 }
 
 /* ---- operations ---- */
@@ -167,9 +168,9 @@ release_done(struct sdk_service *s, struct sdk_client *c, uint32_t k)
 
 /* Receive @p k of @p c is given up (@p in_ep: the endpoint still has it posted). */
 static void
-release_recv(struct dp_ctx *ctx, struct sdk_client *c, uint32_t k, int in_ep, int notify)
+release_recv(struct dp_ctx *ctx, struct sdk_service *s, struct sdk_client *c, uint32_t k,
+	     int in_ep, int notify)
 {
-	struct sdk_service *s = svc(ctx);
 	struct sdk_op *op = &c->ops[k];
 	struct sdr_ep *ep = ctx->conns[op->conn].ep;
 
@@ -187,9 +188,8 @@ release_recv(struct dp_ctx *ctx, struct sdk_client *c, uint32_t k, int in_ep, in
 
 /* Receives whose last copies have landed: the client hears, the operation ends. */
 static unsigned int
-releases(struct dp_ctx *ctx)
+releases(struct dp_ctx *ctx, struct sdk_service *s)
 {
-	struct sdk_service *s = svc(ctx);
 	unsigned int n = 0;
 
 	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS && s->releasing > 0; ci++) {
@@ -222,29 +222,33 @@ arena_ptr(const struct sdk_client *c, uint64_t off, uint64_t len)
 	return c->arena + off;
 }
 
-/* The connection of a request: open by this client. */
+/* The connection of a request on shard @p s: open by this client, and this engine's (a
+ * request on another engine's queue pair is refused: it would touch what that one owns). */
 static struct dp_conn *
-req_conn(struct dp_ctx *ctx, unsigned int ci, const struct sdk_client *c, uint16_t conn)
+req_conn(struct dp_ctx *ctx, const struct sdk_service *s, unsigned int ci,
+	 const struct sdk_client *c, uint16_t conn)
 {
 	struct dp_conn *cn = conn < ctx->nconns && conn < DP_MAX_CONNS ? &ctx->conns[conn] : NULL;
 
-	if (cn == NULL || cn->ep == NULL || cn->owner != (int)ci || !(c->conns & (1ull << conn)))
+	if (cn == NULL || cn->ep == NULL || cn->owner != (int)ci || !(c->conns & (1ull << conn)) ||
+	    cn->engine != s->engine)
 		return NULL;
 	return cn;
 }
 
 /* RECV_DONE: by the completion's handle, or (given up before it completed) by cookie. */
 static void
-recv_done(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, const struct sdr_sdk_req *r)
+recv_done(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct sdk_client *c,
+	  const struct sdr_sdk_req *r)
 {
 	unsigned int hc;
 	uint32_t k;
-	struct sdk_op *op = r->handle ? op_of(svc(ctx), r->handle, &hc, &k) : NULL;
+	struct sdk_op *op = r->handle ? op_of(s, r->handle, &hc, &k) : NULL;
 	int i;
 
 	if (op != NULL && hc == ci && op->op == SDR_SDK_RECV && op->conn == r->conn &&
 	    !op->released) {
-		release_recv(ctx, c, k, 1, 1);
+		release_recv(ctx, s, c, k, 1, 1);
 		return;
 	}
 	i = find_recv(c, r->conn, r->cookie);
@@ -252,7 +256,7 @@ recv_done(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, const struc
 		c->counters[SDK_C_STALE_HANDLES]++;	/* nothing of that name: ignored */
 		return;
 	}
-	release_recv(ctx, c, (uint32_t)i, 1, 1);
+	release_recv(ctx, s, c, (uint32_t)i, 1, 1);
 }
 
 /*
@@ -261,10 +265,9 @@ recv_done(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, const struc
  * now: it waits, in order (the SDK's "retry", as the dataplane sees it).
  */
 static int
-sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c,
+sdk_request(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct sdk_client *c,
 	    const struct sdr_sdk_req *r, uint64_t now)
 {
-	struct sdk_service *s = svc(ctx);
 	struct dp_conn *cn;
 	uint8_t *buf, *bm = NULL;
 	uint32_t slot, k;
@@ -275,14 +278,14 @@ sdk_request(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c,
 		complete_now(c, r, -EINVAL);
 		return 0;
 	}
-	cn = req_conn(ctx, ci, c, r->conn);
+	cn = req_conn(ctx, s, ci, c, r->conn);
 	if (cn == NULL) {
 		c->counters[SDK_C_REFUSED]++;
 		complete_now(c, r, -EBADF);
 		return 0;
 	}
 	if (r->op == SDR_SDK_RECV_DONE) {
-		recv_done(ctx, ci, c, r);
+		recv_done(ctx, s, ci, c, r);
 		return 0;
 	}
 	if (r->op == SDR_SDK_STREAM_ADD || r->op == SDR_SDK_STREAM_END) {
@@ -348,18 +351,18 @@ imm_bits(const struct dp_conn *conn, uint32_t slot)
 	return bits > 32 ? 32 : bits;
 }
 
-/* Completions of the connections SDK clients use, to the client that asked. */
+/* Completions of this engine's connections SDK clients use, to the client that asked. */
 static unsigned int
-completions(struct dp_ctx *ctx)
+completions(struct dp_ctx *ctx, struct sdk_service *s)
 {
-	struct sdk_service *s = svc(ctx);
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		struct dp_conn *conn = &ctx->conns[i];
 		struct sdr_ep_done d;
 
-		if (conn->ep == NULL || (conn->owner < 0 && s->conn_ops[i] == 0))
+		if (conn->ep == NULL || conn->engine != s->engine ||
+		    (conn->owner < 0 && s->conn_ops[i] == 0))
 			continue;
 		while (sdr_ep_poll(conn->ep, &d)) {
 			unsigned int ci;
@@ -385,7 +388,7 @@ completions(struct dp_ctx *ctx)
 					continue;	/* given up: the release ends it */
 				op->done = 1;
 				if (op->orphan) {
-					release_recv(ctx, c, k, 1, 0);
+					release_recv(ctx, s, c, k, 1, 0);
 					continue;
 				}
 				e.imm_ok = sdr_rx_imm_get(sdr_ep_rx(conn->ep), d.slot, &e.imm) == 0 ?
@@ -433,13 +436,14 @@ deferred_drop(struct sdk_client *c, uint16_t conn, int all, uint64_t cookie, int
 
 /* One client's requests: the waiting ones first, then its queue. @return requests handled. */
 static unsigned int
-client_queue(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, uint64_t now)
+client_queue(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct sdk_client *c,
+	     uint64_t now)
 {
 	struct sdk_deferred *d = c->deferred;
 	struct sdr_sdk_req r;
 	unsigned int n = 0;
 
-	while (d->n > 0 && sdk_request(ctx, ci, c, deferred_at(d, 0), now) == 0) {
+	while (d->n > 0 && sdk_request(ctx, s, ci, c, deferred_at(d, 0), now) == 0) {
 		d->head = (d->head + 1) % SDR_SHM_QUEUE_DEPTH;
 		d->n--;
 		n++;
@@ -464,7 +468,7 @@ client_queue(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, uint64_t
 			*deferred_at(d, d->n++) = r;	/* behind the ones already waiting */
 			continue;
 		}
-		if (sdk_request(ctx, ci, c, &r, now) != 0)
+		if (sdk_request(ctx, s, ci, c, &r, now) != 0)
 			*deferred_at(d, d->n++) = r;
 	}
 	return n;
@@ -473,9 +477,9 @@ client_queue(struct dp_ctx *ctx, unsigned int ci, struct sdk_client *c, uint64_t
 /* ---- a client lets go of a connection: what it has in flight ends on both sides ---- */
 
 static void
-conn_reset(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, uint64_t now)
+conn_reset(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, unsigned int conn,
+	   uint64_t now)
 {
-	struct sdk_service *s = svc(ctx);
 	struct sdk_client *c = &s->clients[ci];
 	struct dp_conn *cn = &ctx->conns[conn];
 
@@ -490,7 +494,7 @@ conn_reset(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, uint64_t now)
 		if (op->op == SDR_SDK_SEND)
 			op->orphan = 1;		/* its completion (cancelled) ends it */
 		else if (!op->released)
-			release_recv(ctx, c, k, 0, 0);	/* the abort released it */
+			release_recv(ctx, s, c, k, 0, 0);	/* the abort released it */
 	}
 	if (cn->owner == (int)ci)
 		cn->owner = -1;
@@ -499,10 +503,30 @@ conn_reset(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, uint64_t now)
 
 /* ---- the engine's poll ---- */
 
+/* A shard's work: completions, receives whose copies landed, the clients' queue pairs. */
+static unsigned int
+shard_poll(struct dp_ctx *ctx, struct sdk_service *s, uint64_t now)
+{
+	unsigned int n = completions(ctx, s);
+
+	if (s->releasing > 0)
+		n += releases(ctx, s);
+	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS; ci++) {
+		struct sdk_client *c = &s->clients[ci];
+
+		/* every client's queue pair, even with no connection of this engine open: a
+		 * request there is refused, not left to wait */
+		if (c->state == SDK_ACTIVE && !c->kick)
+			n += client_queue(ctx, s, ci, c, now);
+		else if (c->state == SDK_LEAVING && c->nops == 0)
+			c->state = SDK_GONE;	/* nothing of it is left */
+	}
+	return n;
+}
+
 unsigned int
 ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now)
 {
-	struct sdk_service *s = svc(ctx);
 	struct ctl_job *j;
 	unsigned int n = 0;
 
@@ -511,35 +535,32 @@ ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now)
 		__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 		n++;
 	}
-	n += completions(ctx);
-	if (s->releasing > 0)
-		n += releases(ctx);
-	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS; ci++) {
-		struct sdk_client *c = &s->clients[ci];
+	return n + shard_poll(ctx, svc(ctx, 0), now);
+}
 
-		if (c->state == SDK_ACTIVE && !c->kick && c->conns != 0)
-			n += client_queue(ctx, ci, c, now);
-		else if (c->state == SDK_LEAVING && c->nops == 0)
-			c->state = SDK_GONE;	/* nothing of it is left */
-	}
-	return n;
+unsigned int
+ctl_sdk_shard_poll(struct dp_ctx *ctx, unsigned int e, uint64_t now)
+{
+	return e < ctx->ctl->engines ? shard_poll(ctx, svc(ctx, e), now) : 0;
 }
 
 /* ---- jobs of the management thread ---- */
 
+/* Engine j->engine: its queue pair of client j->slot, segment j->p laid out as j->q. */
 static int
 job_attach(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct sdk_client *c = &svc(ctx, j->engine)->clients[j->slot];
 	const struct sdr_client_layout *L = j->q;
 	uint8_t *seg = j->p;
+	unsigned int e = j->engine;
 
 	if (c->state != SDK_FREE && c->state != SDK_GONE)
 		return -EBUSY;
 	c->arena = seg + L->arena_off;
 	c->arena_len = L->arena_len;
-	sdr_spsc_bind(&c->sq, seg + L->sq_off, SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_req));
-	sdr_spsc_bind(&c->cq, seg + L->cq_off, SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe));
+	sdr_spsc_bind(&c->sq, seg + L->sq_off[e], SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_req));
+	sdr_spsc_bind(&c->cq, seg + L->cq_off[e], SDR_SHM_QUEUE_DEPTH, sizeof(struct sdr_sdk_cqe));
 	c->conns = 0;
 	c->nops = 0;
 	c->releasing = 0;
@@ -562,20 +583,28 @@ ctl_sdk_attach(struct dp_ctx *ctx, unsigned int slot, uint8_t *seg,
 	       const struct sdr_client_layout *L)
 {
 	struct ctl_job j = { .fn = job_attach, .slot = slot, .p = seg, .q = (void *)(uintptr_t)L };
+	int rc = 0;
 
-	return ctl_engine_call(ctx, &j);
+	/* every engine serves its own queue pair of the client */
+	for (j.engine = 0; j.engine < ctx->ctl->engines && rc == 0; j.engine++)
+		rc = ctl_engine_call(ctx, &j);
+	return rc;
 }
 
+/* Engine j->engine: client j->slot is gone; what it had in flight there ends. */
 static int
 job_detach(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct sdk_service *s = svc(ctx, j->engine);
+	struct sdk_client *c = &s->clients[j->slot];
 	uint64_t now = dp_now_ns(ctx);
 
+	if (c->state == SDK_FREE)
+		return 0;	/* never attached here */
 	c->state = SDK_LEAVING;
 	for (unsigned int i = 0; i < DP_MAX_CONNS; i++)
 		if (c->conns & (1ull << i))
-			conn_reset(ctx, j->slot, i, now);
+			conn_reset(ctx, s, j->slot, i, now);
 	c->deferred->n = 0;
 	if (c->nops == 0)
 		c->state = SDK_GONE;
@@ -589,30 +618,46 @@ ctl_sdk_detach(struct dp_ctx *ctx, unsigned int slot)
 
 	/* a dataplane that is stopping keeps the client's memory until its lcores have stopped
 	 * (dp_control_fini()) */
-	ctl_engine_call(ctx, &j);
+	for (j.engine = 0; j.engine < ctx->ctl->engines; j.engine++)
+		ctl_engine_call(ctx, &j);
 }
 
 int
 ctl_sdk_gone(struct dp_ctx *ctx, unsigned int slot)
 {
-	return svc(ctx)->clients[slot].state == SDK_GONE;
+	for (unsigned int e = 0; e < ctx->ctl->engines; e++) {
+		uint8_t st = svc(ctx, e)->clients[slot].state;
+
+		if (st != SDK_GONE && st != SDK_FREE)
+			return 0;
+	}
+	return 1;
 }
 
 int
 ctl_sdk_kicked(struct dp_ctx *ctx, unsigned int slot)
 {
-	return svc(ctx)->clients[slot].kick;
+	for (unsigned int e = 0; e < ctx->ctl->engines; e++)
+		if (svc(ctx, e)->clients[slot].kick)
+			return 1;
+	return 0;
 }
 
 void
 ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
-		     uint32_t *waiting, const uint64_t **counters)
+		     uint32_t *waiting, uint64_t counters[SDK_C_NCOUNTERS])
 {
-	const struct sdk_client *c = &ctx->ctl->sdk.clients[slot];
+	*ops = 0;
+	*waiting = 0;
+	memset(counters, 0, SDK_C_NCOUNTERS * sizeof(uint64_t));
+	for (unsigned int e = 0; e < ctx->ctl->engines; e++) {
+		const struct sdk_client *c = &ctx->ctl->sdk[e].clients[slot];
 
-	*ops = c->nops;
-	*waiting = c->deferred->n;
-	*counters = c->counters;
+		*ops += c->nops;
+		*waiting += c->deferred->n;
+		for (int k = 0; k < SDK_C_NCOUNTERS; k++)
+			counters[k] += c->counters[k];
+	}
 }
 
 /* ---- synchronous calls ---- */
@@ -628,6 +673,7 @@ fill_info(const struct dp_conn *c, unsigned int i, struct sdr_rpc_info *info)
 		.max_msg_size = a->max_msg_size, .channels = a->channels,
 		.generations = a->generations, .id_bits = a->split.id_bits,
 		.off_bits = a->split.off_bits, .frag_bits = a->split.frag_bits,
+		.queue = c->engine,
 	};
 	sdr_scheme_format(&c->cfg->ep.rel.scheme, info->scheme, sizeof(info->scheme));
 }
@@ -636,21 +682,14 @@ fill_info(const struct dp_conn *c, unsigned int i, struct sdr_rpc_info *info)
 static int
 job_open(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct sdk_client *c = &svc(ctx, j->engine)->clients[j->slot];
 	struct dp_conn *cn = &ctx->conns[j->conn];
 
-	if (cn->ep == NULL)
-		return -ENOENT;
+	if (cn->ep == NULL || cn->engine != j->engine)
+		return -ENOENT;	/* gone, or another one in its place since */
 	if (cn->cfg->stripes > 1) {
 		snprintf(j->err, j->errlen, "'%s' is striped over %u engines: applications open "
 			 "unstriped connections (stripes = 1)", cn->cfg->name, cn->cfg->stripes);
-		return -EPERM;
-	}
-	if (cn->engine != 0) {
-		/* the SDK's requests run on the lcore of engine 0, which owns its connections */
-		snprintf(j->err, j->errlen, "'%s' runs on engine %u: applications reach the "
-			 "connections of engine 0 only (give it engine = 0 in the file)",
-			 cn->cfg->name, cn->engine);
 		return -EPERM;
 	}
 	if (cn->traffic != NULL || (cn->owner >= 0 && cn->owner != (int)j->slot)) {
@@ -670,11 +709,12 @@ job_open(struct dp_ctx *ctx, struct ctl_job *j)
 static int
 job_close(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	struct sdk_service *s = svc(ctx, j->engine);
+	struct sdk_client *c = &s->clients[j->slot];
 
 	if (!(c->conns & (1ull << j->conn)))
 		return -ENOENT;
-	conn_reset(ctx, j->slot, j->conn, dp_now_ns(ctx));
+	conn_reset(ctx, s, j->slot, j->conn, dp_now_ns(ctx));
 	return 0;
 }
 
@@ -682,7 +722,7 @@ job_close(struct dp_ctx *ctx, struct ctl_job *j)
 static int
 job_conn_ops(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	const struct sdk_client *c = &svc(ctx)->clients[j->slot];
+	const struct sdk_client *c = &svc(ctx, j->engine)->clients[j->slot];
 	int n = 0;
 
 	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++)
@@ -694,8 +734,9 @@ job_conn_ops(struct dp_ctx *ctx, struct ctl_job *j)
 static int
 job_query(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	struct sdk_client *c = &svc(ctx)->clients[j->slot];
-	struct dp_conn *cn = req_conn(ctx, j->slot, c, (uint16_t)j->conn);
+	struct sdk_service *s = svc(ctx, j->engine);
+	struct sdk_client *c = &s->clients[j->slot];
+	struct dp_conn *cn = req_conn(ctx, s, j->slot, c, (uint16_t)j->conn);
 	const struct sdr_rx *rx;
 	int k, n;
 
@@ -738,7 +779,8 @@ refuse(struct sdr_rpc_rep *rep, const char *fmt, ...)
 static int
 close_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int i, struct sdr_rpc_rep *rep)
 {
-	struct ctl_job j = { .fn = job_close, .slot = ci, .conn = i };
+	struct ctl_job j = { .fn = job_close, .slot = ci, .conn = i,
+			     .engine = ctx->conns[i].engine };
 
 	if (ctl_engine_call(ctx, &j) != 0)
 		return refuse(rep, "connection %u is not open here", i);
@@ -756,6 +798,7 @@ open_conn(struct dp_ctx *ctx, struct ctl_job *j, int i)
 {
 	j->fn = job_open;
 	j->conn = (unsigned int)i;
+	j->engine = ctx->conns[i].engine;	/* the engine that owns it serves its requests */
 	if (ctl_engine_call(ctx, j) != 0)
 		refuse(j->rep, "%s", j->err[0] ? j->err : "connection gone");
 }
@@ -805,15 +848,6 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "%s", err);
 			return;
 		}
-		/* mode = engines: applications reach engine 0's connections (job_open()) */
-		if (ctx->cfg.mode == DP_PIPE_ENGINES) {
-			if (tmp.engine > 0) {
-				refuse(rep, "[conn %s] engine %d: applications' connections run on "
-				       "engine 0", q.name, tmp.engine);
-				return;
-			}
-			tmp.engine = 0;
-		}
 		i = ctl_conn_install(ctx, -1, &tmp, (int)ci, (int)ci, err, sizeof(err));
 		if (i < 0)
 			refuse(rep, "%s", err);
@@ -858,6 +892,7 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 		}
 		j.fn = job_query;
 		j.conn = q.conn;
+		j.engine = ctx->conns[q.conn].engine;
 		j.u64 = q.cookie;
 		j.u32 = q.op == SDR_RPC_IMM ? 0 : q.chunk + 1;
 		rc = ctl_engine_call(ctx, &j);

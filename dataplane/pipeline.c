@@ -931,7 +931,7 @@ dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc
 		if (eng <= 0)
 			work += dp_control_poll(ctx, now);
 		else
-			work += dp_control_engine_poll(ctx, (unsigned int)eng);
+			work += dp_control_engine_poll(ctx, (unsigned int)eng, now);
 		if (ctx->fec_out != NULL)
 			work += fec_collect(ctx, now);
 		for (unsigned int i = 0; i < ctx->nconns; i++)

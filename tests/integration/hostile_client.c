@@ -137,7 +137,7 @@ static int32_t
 next_cqe(struct sdr_client *c, int ms, struct sdr_sdk_cqe *e)
 {
 	for (int t = 0; t < ms * 10; t++) {
-		if (sdr_spsc_pop(&c->cq, e) == 0)
+		if (sdr_spsc_pop(&c->cq[0], e) == 0)
 			return e->status;
 		usleep(100);
 	}
@@ -150,7 +150,7 @@ request(struct sdr_client *c, const struct sdr_sdk_req *q)
 {
 	struct sdr_sdk_cqe e;
 
-	if (sdr_spsc_push(&c->sq, q) != 0)
+	if (sdr_spsc_push(&c->sq[0], q) != 0)
 		return INT32_MAX;
 	return next_cqe(c, 200, &e);
 }
@@ -212,7 +212,7 @@ targeted(const char *instance, const char *conn)
 	fflush(stdout);
 	sleep(1);
 	/* a completion queue whose consumer index is impossible: the dataplane drops the client */
-	c.cq.sh->cons = c.cq.idx + 100000;
+	c.cq[0].sh->cons = c.cq[0].idx + 100000;
 	request(&c, &(struct sdr_sdk_req){ .op = 99, .conn = ci, .cookie = 7 });
 	alive_after_cq = 1;
 	for (int t = 0; t < 100 && alive_after_cq; t++) {
@@ -220,6 +220,56 @@ targeted(const char *instance, const char *conn)
 		alive_after_cq = sdr_client_alive(&c);
 	}
 	printf(",\"dropped_for_cq_index\":%s}\n", alive_after_cq ? "false" : "true");
+	sdr_client_detach(&c);
+	return 0;
+}
+
+/*
+ * mode = engines: each engine serves its own queue pair of a client, for the connections it
+ * owns. A valid send for @p conn on every other queue pair than its own is refused there
+ * (-EBADF), never run by an engine that does not own the connection.
+ */
+static int
+wrong_queue(const char *instance, const char *conn)
+{
+	struct sdr_client c;
+	struct sdr_rpc_req *q;
+	struct sdr_sdk_cqe e;
+	char err[256];
+	uint32_t own;
+
+	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hostile_client: %s\n", err);
+		return 1;
+	}
+	q = &c.rpc->req;
+	memset(q, 0, sizeof(*q));
+	q->op = SDR_RPC_OPEN;
+	snprintf(q->name, sizeof(q->name), "%s", conn);
+	if (sdr_client_call(&c, 5000, err, sizeof(err)) != SDR_CTL_OK) {
+		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c.rpc->rep.u.text);
+		return 1;
+	}
+	own = c.rpc->rep.u.info.queue;
+	printf("{\"queues\":%u,\"own\":%u,\"wrong_queue\":[", c.L.queues, own);
+	for (uint32_t k = 0, first = 1; k < c.L.queues; k++) {
+		struct sdr_sdk_req r = { .op = SDR_SDK_SEND, .conn = (uint16_t)c.rpc->rep.u.info.conn,
+					 .off = 0, .len = 4096, .cookie = 100 + k };
+		int32_t status = INT32_MIN;
+
+		if (k == own)
+			continue;
+		if (sdr_spsc_push(&c.sq[k], &r) == 0)
+			for (int t = 0; t < 2000 && status == INT32_MIN; t++) {
+				if (sdr_spsc_pop(&c.cq[k], &e) == 0)
+					status = e.status;
+				else
+					usleep(100);
+			}
+		printf("%s%d", first ? "" : ",", status);
+		first = 0;
+	}
+	printf("]}\n");
 	sdr_client_detach(&c);
 	return 0;
 }
@@ -237,9 +287,12 @@ main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--targeted") == 0)
 		return targeted(argv[2], argv[3]);
+	if (argc == 4 && strcmp(argv[1], "--wrong-queue") == 0)
+		return wrong_queue(argv[2], argv[3]);
 	if (argc < 5 || nconns > MAX_CONNS) {
 		fprintf(stderr, "usage: hostile_client INSTANCE SECONDS SEED CONN...\n"
-			"       hostile_client --targeted INSTANCE CONN\n");
+			"       hostile_client --targeted INSTANCE CONN\n"
+			"       hostile_client --wrong-queue INSTANCE CONN\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -288,7 +341,7 @@ main(int argc, char **argv)
 				usleep(100);
 
 			if (a < 30) {		/* scribble anywhere in the segment */
-				uint64_t off = below(&r, 4) == 0 ? below(&r, c.L.sq_off + 4096) :
+				uint64_t off = below(&r, 4) == 0 ? below(&r, c.L.sq_off[0] + 4096) :
 					       below(&r, c.seg_len - 8);
 				uint64_t v = edgy(&r, SDR_SHM_QUEUE_DEPTH);
 
@@ -298,12 +351,12 @@ main(int argc, char **argv)
 				struct sdr_sdk_req q;
 
 				random_request(&r, &q, c.L.arena_len, conn_idx, nconns, handles, nh);
-				if (sdr_spsc_push(&c.sq, &q) == 0)
+				if (sdr_spsc_push(&c.sq[0], &q) == 0)
 					st.requests++;
 			} else if (a < 75) {	/* completions: keep handles to reuse */
 				struct sdr_sdk_cqe e;
 
-				while (sdr_spsc_pop(&c.cq, &e) == 0) {
+				while (sdr_spsc_pop(&c.cq[0], &e) == 0) {
 					st.cqes++;
 					st.cqe_ok += e.status == 0;
 					st.cqe_efault += e.status == -EFAULT;
@@ -327,7 +380,7 @@ main(int argc, char **argv)
 				send(c.fd, b, 1 + below(&r, 8), MSG_NOSIGNAL | MSG_DONTWAIT);
 				st.bells++;
 			} else if (a < 86) {	/* an impossible queue index: the dataplane drops us */
-				c.sq.sh->prod = c.sq.idx + SDR_SHM_QUEUE_DEPTH + 1 +
+				c.sq[0].sh->prod = c.sq[0].idx + SDR_SHM_QUEUE_DEPTH + 1 +
 						(uint32_t)below(&r, 1u << 30);
 				broke = 1;
 			} else if (a < 87) {
@@ -343,8 +396,8 @@ main(int argc, char **argv)
 							  .off = half + (below(&r, half) & ~63ull),
 							  .cookie = next(&r) };
 
-				st.requests += sdr_spsc_push(&c.sq, &rq) == 0;
-				st.requests += sdr_spsc_push(&c.sq, &sq) == 0;
+				st.requests += sdr_spsc_push(&c.sq[0], &rq) == 0;
+				st.requests += sdr_spsc_push(&c.sq[0], &sq) == 0;
 			}
 			if (k % 256 == 0 && !sdr_client_alive(&c))
 				break;
