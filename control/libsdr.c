@@ -54,6 +54,15 @@ struct sdr_qp {
 	char name[32];
 	int conn;
 	uint32_t queue;		/* the queue pair of its requests and completions (its engine) */
+	/*
+	 * A striped connection ([conn] stripes = N): message n goes on stripe n mod N, a
+	 * connection of its own ("NAME/s") with its own engine, at both ends alike, so the
+	 * n-th message still lands in the n-th receive. Stripe 0 is conn and queue.
+	 */
+	uint32_t nstripes;
+	int sconn[SDR_SHM_MAX_QUEUES];
+	uint32_t squeue[SDR_SHM_MAX_QUEUES];
+	uint64_t nsent, nposted;	/* sends and receives posted: the next one's stripe */
 	int created;		/* sdr_qp_create() made the connection */
 	struct sdr_qp_info info;
 	struct swq sends;
@@ -74,6 +83,7 @@ struct sdr_recv {
 	uint32_t imm;
 	uint32_t imm_bits;
 	uint64_t handle;	/* the dataplane's, from the completion */
+	uint32_t stripe;	/* the QP's stripe it was posted on */
 };
 
 /* A send in the dataplane. */
@@ -223,6 +233,9 @@ take_info(struct sdr_qp *qp, const struct sdr_rpc_info *in)
 	qp->conn = (int)in->conn;
 	/* a queue the segment does not have: the dataplane refuses what comes on queue 0 */
 	qp->queue = in->queue < qp->ctx->cl.L.queues ? in->queue : 0;
+	qp->nstripes = 1;
+	qp->sconn[0] = qp->conn;
+	qp->squeue[0] = qp->queue;
 	i->local_qpn = in->local_qpn;
 	i->remote_qpn = in->remote_qpn;
 	i->mtu = in->mtu;
@@ -245,6 +258,37 @@ name_ok(struct sdr_context *ctx, const char *name)
 	return SDR_SUCCESS;
 }
 
+/* CLOSE the first @p n stripes of @p qp in the dataplane. */
+static void
+close_stripes(struct sdr_qp *qp, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		struct sdr_rpc_req q = { .op = SDR_RPC_CLOSE, .conn = (uint32_t)qp->sconn[k] };
+
+		call(qp->ctx, &q, NULL);
+	}
+}
+
+/* A striped connection: OPEN its stripes 1 .. @p n - 1 ("NAME/s") too. */
+static int
+open_stripes(struct sdr_qp *qp, uint32_t n)
+{
+	for (uint32_t k = 1; k < n; k++) {
+		struct sdr_rpc_req q = { .op = SDR_RPC_OPEN };
+		const struct sdr_rpc_rep *rep;
+
+		if ((size_t)snprintf(q.name, sizeof(q.name), "%s/%u", qp->name, k) >= sizeof(q.name) ||
+		    call(qp->ctx, &q, &rep) != SDR_SUCCESS) {
+			close_stripes(qp, k);
+			return SDR_ERROR;
+		}
+		qp->sconn[k] = (int)rep->u.info.conn;
+		qp->squeue[k] = rep->u.info.queue < qp->ctx->cl.L.queues ? rep->u.info.queue : 0;
+		qp->nstripes = k + 1;
+	}
+	return SDR_SUCCESS;
+}
+
 /* OPEN or CREATE of @p name; @p words for CREATE. */
 static int
 open_conn(struct sdr_context *ctx, const char *name, const char *words, struct sdr_qp **out)
@@ -252,6 +296,7 @@ open_conn(struct sdr_context *ctx, const char *name, const char *words, struct s
 	struct sdr_rpc_req q = { .op = words ? SDR_RPC_CREATE : SDR_RPC_OPEN };
 	const struct sdr_rpc_rep *rep;
 	struct sdr_qp *qp;
+	uint32_t stripe, stripes;
 
 	if (name_ok(ctx, name) != SDR_SUCCESS)
 		return SDR_ERROR;
@@ -275,6 +320,18 @@ open_conn(struct sdr_context *ctx, const char *name, const char *words, struct s
 	qp->created = words != NULL;
 	snprintf(qp->name, sizeof(qp->name), "%s", name);
 	take_info(qp, &rep->u.info);
+	stripe = rep->u.info.stripe;
+	stripes = rep->u.info.stripes;
+	if (stripe != 0 || stripes > SDR_SHM_MAX_QUEUES) {
+		close_stripes(qp, 1);
+		free(qp);
+		return fail(ctx, "'%s' is stripe %u of a striped connection: open the connection "
+			    "itself", name, stripe);
+	}
+	if (open_stripes(qp, stripes) != SDR_SUCCESS) {
+		free(qp);
+		return SDR_ERROR;
+	}
 	qp->next = ctx->qps;
 	ctx->qps = qp;
 	*out = qp;
@@ -337,6 +394,9 @@ set_conn(struct sdr_qp *qp, const char *words)
 
 	if (n >= sizeof(q.text))
 		return fail(qp->ctx, "settings too long");
+	if (qp->nstripes > 1)
+		return fail(qp->ctx, "'%s' is striped over %u engines: its settings come from the "
+			    "dataplane's configuration file", qp->name, qp->nstripes);
 	memcpy(q.text, words, n + 1);
 	q.len = (uint32_t)n;
 	if (call(qp->ctx, &q, &rep) != SDR_SUCCESS)
@@ -386,6 +446,11 @@ sdr_qp_destroy(struct sdr_qp *qp)
 	 * writes the context's memory any more */
 	if (alive(ctx))
 		rc = call(ctx, &q, NULL);
+	for (uint32_t k = 1; k < qp->nstripes && alive(ctx); k++) {
+		q.conn = (uint32_t)qp->sconn[k];
+		if (call(ctx, &q, NULL) != SDR_SUCCESS)
+			rc = SDR_ERROR;
+	}
 	for (uint32_t i = 0; i < MAX_REQUESTS; i++) {
 		if (ctx->recvs[i].used && ctx->recvs[i].qp == qp) {
 			if (ctx->recvs[i].bitmap)
@@ -501,15 +566,17 @@ arena_off(const struct sdr_context *ctx, const void *p, uint64_t len)
 
 /* ---- requests and completions ---- */
 
-/* A request of @p qp, on its queue pair. */
+/* A request for stripe @p k of @p qp (0: not striped), on that stripe's connection and
+ * queue pair. */
 static int
-submit(struct sdr_context *ctx, const struct sdr_qp *qp, const struct sdr_sdk_req *r)
+submit(struct sdr_context *ctx, const struct sdr_qp *qp, uint32_t k, struct sdr_sdk_req *r)
 {
 	int rc;
 
 	if (!alive(ctx))
 		return SDR_ERROR;
-	rc = sdr_spsc_push(&ctx->cl.sq[qp->queue], r);
+	r->conn = (uint16_t)qp->sconn[k];
+	rc = sdr_spsc_push(&ctx->cl.sq[qp->squeue[k]], r);
 	if (rc == -ENOBUFS)
 		return SDR_RETRY;
 	if (rc != 0)
@@ -640,9 +707,10 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 		return SDR_RETRY;	/* poll send completions (or complete receives) first */
 	s = &ctx->sends[ctx->send_free[ctx->nsend_free - 1]];
 	r.cookie = send_id(ctx, s);
-	rc = submit(ctx, qp, &r);
+	rc = submit(ctx, qp, (uint32_t)(qp->nsent % qp->nstripes), &r);
 	if (rc != SDR_SUCCESS)
 		return rc;
+	qp->nsent++;
 	ctx->nsend_free--;
 	s->used = 1;
 	s->qp = qp;
@@ -667,15 +735,17 @@ sdr_send_stream_start(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t
 {
 	struct sdr_context *ctx = qp->ctx;
 	uint64_t id;
+	uint32_t k;
 	int rc;
 
 	if (ctx->nsend_free == 0)
 		return SDR_RETRY;
 	id = send_id(ctx, &ctx->sends[ctx->send_free[ctx->nsend_free - 1]]);
+	k = (uint32_t)(qp->nsent % qp->nstripes);
 	rc = post_send(qp, SDR_SDK_STREAM, buf, len, imm, cookie);
 	if (rc == SDR_SUCCESS)
 		*s = (struct sdr_send_stream){ .qp = qp, .cookie = id, .len = len,
-					       .chunk = qp->info.chunk_size };
+					       .chunk = qp->info.chunk_size, .stripe = k };
 	return rc;
 }
 
@@ -691,7 +761,7 @@ sdr_send_stream_continue(struct sdr_send_stream *s, uint64_t offset, uint64_t le
 			    "-byte message: the offset must be a multiple of the chunk size (%u), "
 			    "and the length too unless it reaches the end", offset, len, s->len,
 			    s->chunk);
-	return submit(s->qp->ctx, s->qp, &r);
+	return submit(s->qp->ctx, s->qp, s->stripe < s->qp->nstripes ? s->stripe : 0, &r);
 }
 
 int
@@ -700,7 +770,7 @@ sdr_send_stream_end(struct sdr_send_stream *s)
 	struct sdr_sdk_req r = { .op = SDR_SDK_STREAM_END, .conn = (uint16_t)s->qp->conn,
 				 .cookie = s->cookie };
 
-	return submit(s->qp->ctx, s->qp, &r);
+	return submit(s->qp->ctx, s->qp, s->stripe < s->qp->nstripes ? s->stripe : 0, &r);
 }
 
 int
@@ -732,12 +802,14 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	memset(bm, 0, h->nchunks);
 	r.bm_off = h->bitmap->off;
 	r.cookie = recv_id(ctx, h);
-	rc = submit(ctx, qp, &r);
+	h->stripe = (uint32_t)(qp->nposted % qp->nstripes);
+	rc = submit(ctx, qp, h->stripe, &r);
 	if (rc != SDR_SUCCESS) {
 		sdr_mr_dereg(h->bitmap);
 		h->bitmap = NULL;
 		return rc;
 	}
+	qp->nposted++;
 	ctx->nrecv_free--;
 	h->used = 1;
 	h->done = h->abandoned = 0;
@@ -785,7 +857,7 @@ sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *nchunks)
 int
 sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm)
 {
-	struct sdr_rpc_req q = { .op = SDR_RPC_IMM, .conn = (uint32_t)r->qp->conn };
+	struct sdr_rpc_req q = { .op = SDR_RPC_IMM, .conn = (uint32_t)r->qp->sconn[r->stripe] };
 	const struct sdr_rpc_rep *rep;
 
 	if (r->done) {
@@ -813,7 +885,7 @@ sdr_recv_imm_bits(const struct sdr_recv *r)
 int
 sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 {
-	struct sdr_rpc_req q = { .op = SDR_RPC_EXPAND, .conn = (uint32_t)r->qp->conn,
+	struct sdr_rpc_req q = { .op = SDR_RPC_EXPAND, .conn = (uint32_t)r->qp->sconn[r->stripe],
 				 .chunk = chunk };
 	const struct sdr_rpc_rep *rep;
 	uint32_t n;
@@ -836,7 +908,7 @@ sdr_recv_complete(struct sdr_recv *r)
 				 .cookie = recv_id(ctx, r), .handle = r->done ? r->handle : 0 };
 	uint32_t gen = r->gen;
 	uint64_t deadline;
-	int rc = submit(ctx, r->qp, &q);
+	int rc = submit(ctx, r->qp, r->stripe, &q);
 
 	if (rc != SDR_SUCCESS)
 		return rc;

@@ -118,6 +118,7 @@ struct sdr_send_stream {
 	uint64_t cookie;
 	uint64_t len;
 	uint32_t chunk;
+	uint32_t stripe;	/* of a striped connection: the stripe its message went on */
 };
 
 /**

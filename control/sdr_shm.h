@@ -159,6 +159,8 @@ struct sdr_rpc_info {
 	uint32_t generations;
 	uint32_t id_bits, off_bits, frag_bits;
 	uint32_t queue;			/* the SDK queue pair of its requests (its engine) */
+	uint32_t stripes;		/* a striped connection: its stripes ("NAME/s", s >= 1) */
+	uint32_t stripe;		/* which one this is */
 	char scheme[24];
 };
 

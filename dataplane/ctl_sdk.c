@@ -673,7 +673,7 @@ fill_info(const struct dp_conn *c, unsigned int i, struct sdr_rpc_info *info)
 		.max_msg_size = a->max_msg_size, .channels = a->channels,
 		.generations = a->generations, .id_bits = a->split.id_bits,
 		.off_bits = a->split.off_bits, .frag_bits = a->split.frag_bits,
-		.queue = c->engine,
+		.queue = c->engine, .stripes = c->cfg->stripes, .stripe = c->cfg->stripe,
 	};
 	sdr_scheme_format(&c->cfg->ep.rel.scheme, info->scheme, sizeof(info->scheme));
 }
@@ -687,11 +687,6 @@ job_open(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (cn->ep == NULL || cn->engine != j->engine)
 		return -ENOENT;	/* gone, or another one in its place since */
-	if (cn->cfg->stripes > 1) {
-		snprintf(j->err, j->errlen, "'%s' is striped over %u engines: applications open "
-			 "unstriped connections (stripes = 1)", cn->cfg->name, cn->cfg->stripes);
-		return -EPERM;
-	}
 	if (cn->traffic != NULL || (cn->owner >= 0 && cn->owner != (int)j->slot)) {
 		snprintf(j->err, j->errlen, "'%s' is in use by %s", cn->cfg->name,
 			 cn->traffic ? "the built-in traffic" : "another application");

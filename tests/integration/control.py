@@ -855,7 +855,7 @@ def sdk_engines():
 
 def striped():
     """A striped connection at run time: its stripes shown on their engines, changed only
-    in the file, refused to applications, deleted as one."""
+    in the file, used by an application (libsdr stripes its messages), deleted as one."""
     d = tempfile.mkdtemp()
     ini = engines_ini(SRC, d, "striped.ini", 1, 2, pinned=False)
     text = open(ini).read()
@@ -879,17 +879,41 @@ def striped():
                        "0x300", "remote-qpn", "0xb00", "stripes", "2")
     check(rc == 2 and "striped connections are made and changed in the configuration file" in err,
           "conn add with stripes: rc %d %r" % (rc, err))
-    cli = subprocess.run([PERF, "-n", INST, "-c", "ab0", "--iters", "1", "write_bw"],
+    # an application on the striped connection: message n on stripe n % 2, both ends alike
+    srv = subprocess.Popen([PERF, "-n", INST, "-c", "ba0", "--server", "--iters", "21",
+                            "--size", "256KiB", "--timeout", "60s", "--json", "write_bw"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(srv)
+    time.sleep(0.3)
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab0", "--iters", "21", "--size", "256KiB",
+                          "--timeout", "60s", "--json", "write_bw"], capture_output=True,
+                         text=True, timeout=90)
+    sout, serr = srv.communicate(timeout=90)
+    sv = json.loads(sout) if sout.startswith("{") else {}
+    c = json.loads(cli.stdout) if cli.stdout.startswith("{") else {}
+    check(cli.returncode == 0 and c.get("completed") == 21 and srv.returncode == 0 and
+          sv.get("verified") == 21, "sdr-perf on a striped connection: client %s %r, server "
+          "%s %r" % (c, cli.stderr[-300:], sv, serr[-300:]))
+    per = {}
+    for name in ("ab0", "ab0/1", "ba0", "ba0/1"):
+        rc, one, err = ctl("conn", "show", name, js=True)
+        ep = one["counters"]["endpoint"] if rc == 0 else {}
+        per[name] = ep.get("sends_ok", -1) if name.startswith("ab") else ep.get("recvs_ok", -1)
+    check(per == {"ab0": 11, "ab0/1": 10, "ba0": 11, "ba0/1": 10},
+          "sdr-perf on a striped connection: messages per stripe %s" % per)
+    # a stripe alone is not for applications
+    cli = subprocess.run([PERF, "-n", INST, "-c", "ab0/1", "--iters", "1", "write_bw"],
                          capture_output=True, text=True, timeout=30)
-    check(cli.returncode != 0 and "striped over 2 engines" in cli.stderr,
-          "sdr-perf on a striped connection: rc %d %r" % (cli.returncode, cli.stderr[-300:]))
+    check(cli.returncode != 0 and "is stripe 1 of a striped connection" in cli.stderr,
+          "sdr-perf on one stripe: rc %d %r" % (cli.returncode, cli.stderr[-300:]))
     rc, out, err = ctl("conn", "del", "ab0")
     check(rc == 0, "conn del ab0: rc %d %r" % (rc, err))
     rc, conns, err = ctl("conn", "show", js=True)
     names = [c["name"] for c in conns.get("conns", [])] if rc == 0 else err
     check(names == ["ba0", "ba0/1"], "after conn del ab0: %s" % names)
     print("ok: striped: stripes on both engines, conn set/add/del of a stripe refused in one "
-          "line, sdr-perf refused, conn del took both stripes")
+          "line, sdr-perf's 21 messages verified over both stripes (%s), one stripe alone "
+          "refused, conn del took both stripes" % per)
     stop(p)
     shutil.rmtree(d, ignore_errors=True)
 
