@@ -196,6 +196,11 @@ def doc_sections(records):
                           "against %.1f Gbit/s; the last `make bench`, "
                           "[benchmarks.md](benchmarks.md), group `fwd`, *Engine lcores*)." % (
                               eng["ratio"], eng["value"], eng["baseline_value"]))
+        st = by.get("1 connection striped over 2 engines: goodput")
+        if st and st.get("baseline_value"):
+            out["engines"] += (" One connection striped over the two engines (`stripes = 2`) "
+                               "carries %.2f times what one engine does (%.1f Gbit/s)." % (
+                                   st["ratio"], st["value"]))
     zc = by.get("send path zero-copy (reliability+packetizer+tx), 4 KiB writes")
     if zc and zc.get("baseline_value"):
         out["zero-copy"] = ("On the development machine's core the send path of a 4 KiB data "

@@ -32,29 +32,35 @@ STAGES = ["rx", "parse_icrc", "receive_backend", "reliability_packetizer", "link
           "tx"]
 
 
-def config(d, engines):
-    """loopback.ini with a queue pair and a connection pair per engine, unpaced."""
+def config(d, engines, striped=False):
+    """loopback.ini with a queue pair and a connection pair per engine, unpaced; striped:
+    one connection pair striped over every engine instead."""
     text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
     text = text.replace("rate = 8G", "rate = 400G").replace("name = loopback",
                                                             "name = scaling%d" % engines)
     text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" %
                   (engines, engines), text)
     head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
-    for e in range(engines):
+    if striped:
+        head += re.sub(r"(\[conn \w+\]\n)", r"\1stripes = %d\n" % engines, conns) + "\n"
+    for e in range(0 if striped else engines):
         c = conns.replace("[conn ab]", "[conn ab%d]" % e).replace("[conn ba]", "[conn ba%d]" % e)
         c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * e)).replace("0x900",
                                                                     "0x%x" % (0x900 + 0x40 * e))
         head += re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % e, c) + "\n"
-    path = os.path.join(d, "scaling%d.ini" % engines)
+    path = os.path.join(d, "scaling%d%s.ini" % (engines, "s" if striped else ""))
     open(path, "w").write(head + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
     return path
 
 
-def run(build, engines, count, d):
+def run(build, engines, count, d, striped=False):
+    """@count messages per engine: over a pair per engine, or one pair striped over all."""
     cmd = [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-%d" % (engines - 1),
            "--no-huge", "-m", str(512 + 512 * engines), "--no-pci", "--log-level",
            "lib.eal:error", "--file-prefix", "sdr-scaling%d-%d" % (engines, os.getpid()),
-           "--", "-f", config(d, engines), "--traffic", "size=1MiB,count=%d,inflight=16" % count,
+           "--", "-f", config(d, engines, striped), "--traffic",
+           "size=1MiB,count=%d,inflight=%d" % (count * engines if striped else count,
+                                               16 * engines if striped else 16),
            "--link", "wan=off", "--busy-poll", "--exit-when-done", "--json"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     rows = [x for x in r.stdout.splitlines() if x.startswith("{")]
@@ -66,7 +72,7 @@ def run(build, engines, count, d):
             engines, s["verified"], count * engines))
     rx = sum(e["rx_packets"] for e in s["engines"])
     secs = count * engines * (1 << 20) * 8 / (s["goodput_all_gbps"] * 1e9)
-    return {"engines": engines, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
+    return {"engines": engines, "striped": striped, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
             "cycles": {st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
                        for st in STAGES}}
 
@@ -77,6 +83,9 @@ def main():
     ap.add_argument("--engines", default="1,2,4,8",
                     help="engine counts to run, as many as the CPUs allow (default 1,2,4,8)")
     ap.add_argument("--count", type=int, default=200, help="messages per connection (200)")
+    ap.add_argument("--striped", action="store_true",
+                    help="one connection pair striped over every engine ([conn] stripes) "
+                    "instead of a pair per engine")
     ap.add_argument("--json", action="store_true", help="one JSON object per row")
     a = ap.parse_args()
     cpus = len(os.sched_getaffinity(0))
@@ -88,7 +97,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for n in runs:
-            rows.append(run(a.build, n, a.count, d))
+            rows.append(run(a.build, n, a.count, d, a.striped))
     base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
     if a.json:
         for r in rows:
