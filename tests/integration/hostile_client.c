@@ -155,6 +155,28 @@ request(struct sdr_client *c, const struct sdr_sdk_req *q)
 	return next_cqe(c, 200, &e);
 }
 
+/* Attach as an SDK client and open @p conn (its info in c->rpc->rep). @return 0 or 1. */
+static int
+attach_open(const char *instance, const char *conn, struct sdr_client *c)
+{
+	struct sdr_rpc_req *q;
+	char err[256];
+
+	if (sdr_client_attach(instance, SDR_CLIENT_SDK, c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hostile_client: %s\n", err);
+		return 1;
+	}
+	q = &c->rpc->req;
+	memset(q, 0, sizeof(*q));
+	q->op = SDR_RPC_OPEN;
+	snprintf(q->name, sizeof(q->name), "%s", conn);
+	if (sdr_client_call(c, 5000, err, sizeof(err)) != SDR_CTL_OK) {
+		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c->rpc->rep.u.text);
+		return 1;
+	}
+	return 0;
+}
+
 static int
 targeted(const char *instance, const char *conn)
 {
@@ -166,18 +188,9 @@ targeted(const char *instance, const char *conn)
 	int32_t r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc;
 	int alive_after_cq;
 
-	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &c, err, sizeof(err)) != 0) {
-		fprintf(stderr, "hostile_client: %s\n", err);
+	if (attach_open(instance, conn, &c) != 0)
 		return 1;
-	}
 	q = &c.rpc->req;
-	memset(q, 0, sizeof(*q));
-	q->op = SDR_RPC_OPEN;
-	snprintf(q->name, sizeof(q->name), "%s", conn);
-	if (sdr_client_call(&c, 5000, err, sizeof(err)) != SDR_CTL_OK) {
-		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c.rpc->rep.u.text);
-		return 1;
-	}
 	ci = (uint16_t)c.rpc->rep.u.info.conn;
 	/* a buffer that runs past the arena */
 	r_oob = request(&c, &(struct sdr_sdk_req){ .op = SDR_SDK_SEND, .conn = ci,
@@ -233,23 +246,11 @@ static int
 wrong_queue(const char *instance, const char *conn)
 {
 	struct sdr_client c;
-	struct sdr_rpc_req *q;
 	struct sdr_sdk_cqe e;
-	char err[256];
 	uint32_t own;
 
-	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &c, err, sizeof(err)) != 0) {
-		fprintf(stderr, "hostile_client: %s\n", err);
+	if (attach_open(instance, conn, &c) != 0)
 		return 1;
-	}
-	q = &c.rpc->req;
-	memset(q, 0, sizeof(*q));
-	q->op = SDR_RPC_OPEN;
-	snprintf(q->name, sizeof(q->name), "%s", conn);
-	if (sdr_client_call(&c, 5000, err, sizeof(err)) != SDR_CTL_OK) {
-		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c.rpc->rep.u.text);
-		return 1;
-	}
 	own = c.rpc->rep.u.info.queue;
 	printf("{\"queues\":%u,\"own\":%u,\"wrong_queue\":[", c.L.queues, own);
 	for (uint32_t k = 0, first = 1; k < c.L.queues; k++) {
