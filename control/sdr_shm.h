@@ -18,8 +18,9 @@
  *                    how the dataplane learns, at once, that the client is gone.
  *   client segment   one per client, laid out by sdr_client_layout() from what the welcome
  *                    says: a header, the request/reply area of synchronous calls (binary;
- *                    admin clients send command lines), and for SDK clients a request queue,
- *                    a completion queue (sdr_spsc.h) and the client's buffer arena.
+ *                    admin clients send command lines), and for SDK clients a request queue
+ *                    and a completion queue (sdr_spsc.h) per engine — engine e serves pair
+ *                    e, for the connections it owns — and the client's buffer arena.
  *
  * The dataplane keeps the layout, bounds, ring geometry and its ring indices in private
  * memory; from a client segment it takes only values that it copies out and then checks.
