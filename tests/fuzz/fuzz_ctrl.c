@@ -66,7 +66,7 @@ struct state {
 	struct rel_tx *tx;
 	struct rel_rx *rx;
 	uint64_t now;
-	uint64_t tx_seq;		/* messages submitted */
+	uint64_t tx_seq;		/* the sequence number after the last message submitted */
 	uint64_t rx_seq;		/* receives posted */
 	struct sent sent[INFLIGHT];
 	uint32_t k, m;
@@ -83,19 +83,22 @@ nchunks(uint64_t len)
 static void
 submit(struct state *s, uint64_t len, int stream)
 {
+	/* the sender numbers messages in the order they are submitted, from where an accepted
+	 * WITHDRAW may have moved it (rel_tx.h): never backwards */
+	uint64_t seq = rel_tx_next_seq(s->tx);
 	int ctx = stream ? rel_tx_submit_stream(s->tx, len, len, s->now) :
 			   rel_tx_submit(s->tx, len, len, s->now);
 
+	CHECK(seq >= s->tx_seq);
 	if (ctx < 0) {
 		CHECK(ctx == -EAGAIN || (ctx == -EMSGSIZE && len > MAX_MSG));
 		return;
 	}
 	CHECK(ctx < INFLIGHT && !s->sent[ctx].live);
-	/* the sender numbers messages in the order they are submitted */
-	s->sent[ctx] = (struct sent){ .live = 1, .len = len, .stream = stream, .seq = s->tx_seq,
-				      .slot = sdr_conn_seq_slot(&s->attr, s->tx_seq),
-				      .gen = sdr_conn_seq_gen(&s->attr, s->tx_seq) };
-	s->tx_seq++;
+	s->sent[ctx] = (struct sent){ .live = 1, .len = len, .stream = stream, .seq = seq,
+				      .slot = sdr_conn_seq_slot(&s->attr, seq),
+				      .gen = sdr_conn_seq_gen(&s->attr, seq) };
+	s->tx_seq = seq + 1;
 }
 
 static void
