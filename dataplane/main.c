@@ -330,19 +330,30 @@ check_only(const struct app_opts *o)
 {
 	char err[512];
 	static struct dp_cfg cfg;
+	unsigned int nconns = 0;
 
 	if (dp_config_load(o->config, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sdr-dataplane: %s\n", err);
 		return 2;
 	}
-	printf("%s: ok: %u ports, %u links, %u connections\n", o->config, cfg.nports, cfg.nlinks,
-	       cfg.nconns);
+	for (unsigned int i = 0; i < cfg.nconns; i++)
+		nconns += cfg.conns[i].stripe == 0;
+	printf("%s: ok: %u ports, %u links, %u connections", o->config, cfg.nports, cfg.nlinks,
+	       nconns);
+	if (cfg.nconns > nconns)
+		printf(" (%u stripes)", cfg.nconns);
+	printf("\n");
 	for (unsigned int i = 0; i < cfg.nconns; i++) {
 		char name[SDR_SCHEME_NAME_MAX];
 
-		printf("  conn %s: port %s, scheme %s%s\n", cfg.conns[i].name, cfg.conns[i].port,
+		if (cfg.conns[i].stripe != 0)
+			continue;	/* told with its connection */
+		printf("  conn %s: port %s, scheme %s%s", cfg.conns[i].name, cfg.conns[i].port,
 		       sdr_scheme_format(&cfg.conns[i].ep.rel.scheme, name, sizeof(name)),
 		       cfg.conns[i].scheme_auto ? " (auto)" : "");
+		if (cfg.conns[i].stripes > 1)
+			printf(", %u stripes", cfg.conns[i].stripes);
+		printf("\n");
 	}
 	return 0;
 }
