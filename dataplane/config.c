@@ -1047,6 +1047,15 @@ dp_config_link(const struct dp_cfg *cfg, const char *name)
 }
 
 int
+dp_config_conn_is(const struct dp_conn_cfg *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	/* stripes are named NAME/s by conn_stripes(); a user's name cannot hold a '/' */
+	return strncmp(c->name, name, n) == 0 && (c->name[n] == '\0' || c->name[n] == '/');
+}
+
+int
 dp_config_conn(const struct dp_cfg *cfg, const char *name)
 {
 	for (unsigned int i = 0; i < cfg->nconns; i++)

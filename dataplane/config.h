@@ -142,6 +142,9 @@ int dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errle
 int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char *name,
 			 int argc, char *const argv[], int fresh, char *err, size_t errlen);
 
+/** Entry @p c is connection @p name or one of its stripes ("NAME/s"). */
+int dp_config_conn_is(const struct dp_conn_cfg *c, const char *name);
+
 /** Find a port / link / connection by name. @return index or -1. */
 int dp_config_port(const struct dp_cfg *cfg, const char *name);
 int dp_config_link(const struct dp_cfg *cfg, const char *name);

@@ -397,16 +397,12 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			   argv[2]);
 	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
 		return bad(o, "conn del: %s", err);
-	/* a striped connection: its other stripes, "NAME/1" ... */
-	for (unsigned int s = 1; s < ctx->cfg.conns[i].stripes; s++) {
-		char sn[DP_NAME_LEN + 8];
-		int k;
-
-		snprintf(sn, sizeof(sn), "%s/%u", argv[2], s);
-		k = ctl_find_conn(ctx, sn);
-		if (k >= 0 && ctl_conn_delete(ctx, (unsigned int)k, err, sizeof(err)) != 0)
-			return bad(o, "conn del: %s: %s", sn, err);
-	}
+	/* a striped connection: its other stripes */
+	for (unsigned int k = 0; k < ctx->nconns; k++)
+		if (ctx->conns[k].ep != NULL && ctx->cfg.conns[k].stripe != 0 &&
+		    dp_config_conn_is(&ctx->cfg.conns[k], argv[2]) &&
+		    ctl_conn_delete(ctx, k, err, sizeof(err)) != 0)
+			return bad(o, "conn del: %s: %s", ctx->cfg.conns[k].name, err);
 	put(o, "conn %s deleted\n", argv[2]);
 	return SDR_CTL_OK;
 }

@@ -494,11 +494,9 @@ main(int argc, char **argv)
 			int snd, rcv;
 
 			const struct dp_conn_cfg *cc = dp.conns[i].cfg;
-			size_t nl = strlen(tc.conn);
 
-			/* conn=NAME: the connection, with its stripes ("NAME/1", ...) */
-			if (tc.conn[0] && (strncmp(tc.conn, cc->name, nl) != 0 ||
-					   (cc->name[nl] != '\0' && cc->name[nl] != '/')))
+			/* conn=NAME: the connection, with its stripes */
+			if (tc.conn[0] && !dp_config_conn_is(cc, tc.conn))
 				continue;
 			traffic_halves(&tc, cc, &snd, &rcv);
 			/* a striped connection: message n goes on stripe n % stripes */

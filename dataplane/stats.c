@@ -177,15 +177,6 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	last_s = elapsed_s;
 }
 
-/* Entries @p a and @p b are stripes of one connection ("NAME", "NAME/1", ...). */
-static int
-same_conn(const struct dp_conn_cfg *a, const struct dp_conn_cfg *b)
-{
-	size_t la = strcspn(a->name, "/"), lb = strcspn(b->name, "/");
-
-	return la == lb && memcmp(a->name, b->name, la) == 0;
-}
-
 /*
  * The connection whose numbers stand for the run: the first that sends, else the first;
  * a striped one with all its stripes. NULL if none (or no memory); free with
@@ -201,8 +192,8 @@ lead_traffic(const struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		const struct traffic *t = ctx->conns[i].traffic;
 
-		if (t == NULL)
-			continue;
+		if (t == NULL || ctx->conns[i].cfg->stripe != 0)
+			continue;	/* a connection is led by its stripe 0 */
 		if (lead < 0)
 			lead = (int)i;
 		if (traffic_stats(t)->sent || traffic_stats(t)->send_failed) {
@@ -211,7 +202,8 @@ lead_traffic(const struct dp_ctx *ctx)
 		}
 	}
 	for (unsigned int i = 0; lead >= 0 && i < ctx->nconns; i++)
-		if (ctx->conns[i].traffic && same_conn(ctx->conns[i].cfg, ctx->conns[lead].cfg))
+		if (ctx->conns[i].traffic &&
+		    dp_config_conn_is(ctx->conns[i].cfg, ctx->conns[lead].cfg->name))
 			parts[n++] = ctx->conns[i].traffic;
 	return n ? traffic_join(parts, n) : NULL;
 }
