@@ -66,7 +66,8 @@
 	X(WRONG_SPORT,		"udp_sport_out_of_range") \
 	X(WRONG_ENGINE,		"wrong_engine_queue") \
 	X(TX_ZERO_COPY,		"tx_zero_copy_frames") \
-	X(TX_ZC_COPIED,		"tx_zero_copy_fallback_copies")
+	X(TX_ZC_COPIED,		"tx_zero_copy_fallback_copies") \
+	X(LINK_RESERVE,		"link_data_drops_pool_low")
 
 enum dp_port_counter {
 #define X(sym, name) DP_PORT_##sym,
@@ -184,6 +185,9 @@ struct dp_ctx {
 	/* zero-copy send: the mbufs that point into a message and carry pad + ICRC (holds.h) */
 	struct rte_mempool *zc_pool;
 	int iova_va;			/* EAL's IOVA is the virtual address */
+	/* an emulated link takes no data frame while fewer mbufs than this are free, so
+	 * control frames (ACKs) always find some (pipeline.c, egress()) */
+	unsigned int link_reserve;
 	struct dp_port ports[DP_MAX_PORTS];
 	unsigned int nports;
 	struct dp_conn conns[DP_MAX_CONNS];

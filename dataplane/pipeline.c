@@ -27,6 +27,8 @@
 #include "dp.h"
 #include "holds.h"
 #include "pipeline.h"
+#include "roce_hdr.h"
+#include "roce_opcode.h"
 #include "ports.h"
 #include "stats.h"
 
@@ -287,11 +289,24 @@ linearize(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf *m)
 }
 
 /* Send through the port's link emulator if it has one. */
+/* A frame the dataplane built is a data frame (RDMA WRITE), not a control message. */
+static inline int
+is_data_frame(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned int l3 = f[12] == 0x81 && f[13] == 0x00 ? 18 : 14;
+	unsigned int ihl = (f[l3] >> 4) == 6 ? 40 : (f[l3] & 0xF) * 4u;
+
+	/* the headers are in the first segment (our own frames, or zero-copy's header mbuf) */
+	return rte_pktmbuf_data_len(m) > l3 + ihl + ROCE_UDP_LEN &&
+	       f[l3 + ihl + ROCE_UDP_LEN] == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
+}
+
 static void
 egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
 	struct link_emu *le = link_of(p);
-	int corrupts;
+	int corrupts, tight;
 	uint64_t t0;
 
 	if (le == NULL) {
@@ -300,10 +315,23 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 	}
 	t0 = rte_get_tsc_cycles();
 	corrupts = link_emu_get_config(le)->corrupt > 0;
+	/*
+	 * An emulated link holds its frames in the dataplane's own mbufs. Were it let take
+	 * the last of them, the far end's ACKs would find none, every chunk would time out and
+	 * be sent again into the full link: a collapse that lasts as long as the sender keeps
+	 * retransmitting. Below the reserve, data frames are dropped as a full router queue
+	 * drops them (counted), and control frames still go.
+	 */
+	tight = rte_mempool_avail_count(ctx->pool) < ctx->link_reserve;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		int k;
 
+		if (unlikely(tight) && is_data_frame(m[i])) {
+			PS(p)->counters[DP_PORT_LINK_RESERVE]++;
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
 		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(ctx, p, m[i])) == NULL)
 			continue;
 		k = link_emu_admit(le, copy[0]->pkt_len);

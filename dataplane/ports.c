@@ -393,6 +393,11 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
 			cfg->mbufs, DP_FRAME_ROOM, n);
 	ctx->cfg.mbufs = n;	/* what the link emulators and the stats go by */
+	/* what an emulated link leaves free: an eighth, at least two stashes' worth (each lcore
+	 * keeps up to DP_BURST_MAX), at most half */
+	ctx->link_reserve = n / 8 > 2 * DP_BURST_MAX ? n / 8 : 2 * DP_BURST_MAX;
+	if (ctx->link_reserve > n / 2)
+		ctx->link_reserve = n / 2;
 	if (check_ring_pairs(cfg, err, errlen) != 0)
 		return -1;
 	for (unsigned int i = 0; i < cfg->nports; i++) {
