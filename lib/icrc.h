@@ -43,9 +43,9 @@ uint32_t icrc_compute(const uint8_t *ip, unsigned int ip_version, unsigned int i
 		      size_t roce_len);
 
 /**
- * icrc_compute() in one pass over the frame itself, which is faster: the 8 bytes before
- * @p ip (the end of the Ethernet header: an Ethernet frame always has them) and the
- * variant fields are overwritten for the duration of the call and restored before it
+ * icrc_compute() in one pass over the frame itself, which is faster: the 14 bytes before
+ * @p ip (an Ethernet header: every Ethernet frame has them, a VLAN tag adds 4 more) and
+ * the variant fields are overwritten for the duration of the call and restored before it
  * returns. The buffer must be writable and read by nobody else meanwhile (a frame this
  * thread owns, not one shared with another reader); the result equals icrc_compute().
  */

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <isa-l/crc.h>
+
 #include "icrc.h"
 #include "roce_hdr.h"
 #include "test_vectors.h"
@@ -149,6 +151,80 @@ test_inplace(void **state)
 	}
 }
 
+/*
+ * In place at every length the CRC kernels treat differently (under 64 bytes, under 256,
+ * longer) and at every alignment of the frame: equal to the copying icrc_compute(), blind
+ * to each variant field and to the 8 bytes under the LRH taken one at a time, changed by
+ * an invariant byte next to them, and the buffer as it was afterwards.
+ */
+static void
+test_inplace_lengths(void **state)
+{
+	static const struct { unsigned int ver, ip_len; } hdrs[] = { { 4, 20 }, { 4, 24 }, { 6, 40 } };
+	static uint8_t buf[64 + 1024], before[sizeof(buf)];
+	static const uint8_t zero_crc[] = { 0xe9, 0x62, 0xb3, 0x50, 0x00, 0x00 };
+	uint32_t x = 12345;
+
+	(void)state;
+	/* icrc.c starts an IPv4 ICRC 6 bytes early, over these: their CRC-32 must be 0 */
+	assert_int_equal(crc32_gzip_refl(0, zero_crc, sizeof(zero_crc)), 0);
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (unsigned int h = 0; h < sizeof(hdrs) / sizeof(hdrs[0]); h++) {
+		unsigned int ver = hdrs[h].ver, ipl = hdrs[h].ip_len;
+		/* offsets from the IP header of the variant bytes, and one invariant byte */
+		unsigned int var4[] = { 1, 8, 10, 11 }, var6[] = { 0, 1, 2, 3, 7 };
+		unsigned int *var = ver == 4 ? var4 : var6, nvar = ver == 4 ? 4 : 5;
+
+		for (size_t roce_len = 12; roce_len < 700; roce_len += roce_len < 300 ? 1 : 37) {
+			unsigned int align = (unsigned int)(roce_len % 61);
+			uint8_t *ip = buf + 14 + align;
+			uint8_t *udp = ip + ipl;
+			uint32_t want = icrc_compute(ip, ver, ipl, roce_len), got;
+
+			memcpy(before, buf, sizeof(buf));
+			got = icrc_compute_inplace(ip, ver, ipl, roce_len);
+			if (got != want)
+				fail_msg("v%u/%u, %zu B: in place %08x, copying %08x", ver, ipl,
+					 roce_len, got, want);
+			assert_memory_equal(buf, before, sizeof(buf));
+			for (unsigned int k = 0; k < nvar + 8 + 3; k++) {
+				uint8_t *b = k < nvar ? ip + var[k] :
+					     k < nvar + 8 ? ip - 8 + (k - nvar) :
+					     k == nvar + 8 ? udp + 6 : k == nvar + 9 ? udp + 7 :
+					     udp + ROCE_UDP_LEN + 4;
+				/* IPv6 keeps the version nibble of byte 0 */
+				uint8_t flip = ver == 6 && b == ip ? 0x0F : 0xA5;
+
+				*b ^= flip;
+				got = icrc_compute_inplace(ip, ver, ipl, roce_len);
+				*b ^= flip;
+				if (got != want)
+					fail_msg("v%u/%u, %zu B: byte %td not ignored", ver, ipl,
+						 roce_len, b - ip);
+			}
+			for (unsigned int k = 0; k < 14; k++) {	/* the Ethernet header does not */
+				ip[(ptrdiff_t)k - 14] ^= 0x3C;
+				got = icrc_compute_inplace(ip, ver, ipl, roce_len);
+				ip[(ptrdiff_t)k - 14] ^= 0x3C;
+				if (got != want)
+					fail_msg("v%u/%u, %zu B: Ethernet byte %u counted", ver, ipl,
+						 roce_len, k);
+			}
+			ip[ver == 4 ? 12 : 8] ^= 0x01;	/* the source address counts */
+			got = icrc_compute_inplace(ip, ver, ipl, roce_len);
+			ip[ver == 4 ? 12 : 8] ^= 0x01;
+			assert_int_not_equal(got, want);
+			udp[ROCE_UDP_LEN + 5] ^= 0x01;	/* so does the QPN after the masked byte */
+			got = icrc_compute_inplace(ip, ver, ipl, roce_len);
+			udp[ROCE_UDP_LEN + 5] ^= 0x01;
+			assert_int_not_equal(got, want);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -158,6 +234,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_invariant_fields_covered),
 		cmocka_unit_test(test_chained_pieces),
 		cmocka_unit_test(test_inplace),
+		cmocka_unit_test(test_inplace_lengths),
 	};
 
 	vec_path = argc > 1 ? argv[1] : "tests/data/icrc_vectors.txt";
