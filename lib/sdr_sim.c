@@ -7,6 +7,7 @@
 
 #include "rel_rx.h"
 #include "rel_tx.h"
+#include "sdr_bitmap.h"
 #include "sdr_sim.h"
 
 /* ---- random numbers: xoshiro256** seeded by splitmix64 ---- */
@@ -50,12 +51,16 @@ sdr_rng_next(struct sdr_rng *r)
 
 /* ---- in-flight chunks (min-heap on arrival time) and control messages (FIFO) ---- */
 
+#define ALL_PKTS UINT32_MAX
+
 struct dlv {
 	uint64_t t;
 	uint64_t order;		/* ties resolve in send order: the run is deterministic */
 	uint64_t seq;
 	uint32_t slot;
 	uint32_t chunk;		/* data index, or nchunks + parity index */
+	uint32_t npkts;		/* packets of the transmission */
+	uint32_t mask;		/* ALL_PKTS, or the mask pool entry of the packets that arrive */
 };
 
 struct cdlv {
@@ -80,6 +85,14 @@ struct sim {
 	uint32_t cq_cap;
 	uint64_t link_free;	/* data direction busy until */
 	int ge_bad;		/* Gilbert-Elliott state */
+	uint64_t until_loss;	/* i.i.d. loss: packets before the next lost one */
+	uint32_t pkt_words;	/* words of one chunk's packet bitmap */
+	uint32_t nch;		/* chunks per message the receiver tracks: data, then parity */
+	uint64_t **pk;		/* per slot: the packets that arrived, nch bitmaps of pkt_words */
+	uint64_t *pool;		/* masks of transmissions that lost some of their packets */
+	uint32_t *pool_free;
+	uint32_t npool_free;
+	uint32_t pool_cap;
 	uint64_t *rx_seq_of_slot;	/* which message the receiver has posted in a slot */
 	uint8_t *rx_posted;
 	uint64_t next_post;	/* next receive sequence to post */
@@ -171,9 +184,9 @@ trace(struct sim *s, const struct sdr_sim_event *ev)
 		s->hooks->trace(s->hooks->arg, ev);
 }
 
-/* Does the link drop this transmission of @p npkts packets? */
+/* Does the link drop this control packet? */
 static int
-lost(struct sim *s, const struct sdr_sim_event *ev, uint32_t npkts, int ctrl)
+ctrl_lost(struct sim *s, const struct sdr_sim_event *ev)
 {
 	const struct sdr_sim_link *l = &s->cfg->link;
 	int verdict = -1;
@@ -182,25 +195,96 @@ lost(struct sim *s, const struct sdr_sim_event *ev, uint32_t npkts, int ctrl)
 		verdict = s->hooks->drop(s->hooks->arg, ev);
 	if (verdict >= 0)
 		return verdict;
-	if (ctrl)
-		return sdr_rng_unit(&s->rng) < (l->ctrl_loss < 0 ? l->p_loss : l->ctrl_loss);
-	if (l->gilbert) {
-		int any = 0;
+	return sdr_rng_unit(&s->rng) < (l->ctrl_loss < 0 ? l->p_loss : l->ctrl_loss);
+}
 
-		for (uint32_t i = 0; i < npkts; i++) {
+/* Packets before the next i.i.d. loss: geometric, one draw per loss rather than per packet. */
+static uint64_t
+gap_to_loss(struct sim *s)
+{
+	double u = 1.0 - sdr_rng_unit(&s->rng);	/* (0, 1] */
+	double g = floor(log(u) / log1p(-s->cfg->link.p_loss));
+
+	return g >= 1e18 ? UINT64_MAX : (uint64_t)g;
+}
+
+static int
+pool_get(struct sim *s, uint32_t *idx)
+{
+	if (s->npool_free == 0) {
+		uint32_t cap = s->pool_cap ? s->pool_cap * 2 : 64;
+		uint64_t *p = realloc(s->pool, (size_t)cap * s->pkt_words * sizeof(*p));
+		uint32_t *f;
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->pool = p;
+		f = realloc(s->pool_free, cap * sizeof(*f));
+		if (f == NULL)
+			return -ENOMEM;
+		s->pool_free = f;
+		for (uint32_t i = s->pool_cap; i < cap; i++)
+			s->pool_free[s->npool_free++] = cap - 1 - (i - s->pool_cap);
+		s->pool_cap = cap;
+	}
+	*idx = s->pool_free[--s->npool_free];
+	return 0;
+}
+
+/*
+ * Which of the @p npkts packets of one transmission the link drops: the number lost, and,
+ * when that is some but not all, *mask = a pool entry with a bit set for each packet that
+ * arrives. A drop hook decides for the whole transmission.
+ */
+static int
+data_lost(struct sim *s, const struct sdr_sim_event *ev, uint32_t npkts, uint32_t *mask)
+{
+	const struct sdr_sim_link *l = &s->cfg->link;
+	uint64_t *m = NULL;
+	uint32_t nlost = 0;
+	int verdict = -1;
+
+	*mask = ALL_PKTS;
+	if (s->hooks && s->hooks->drop)
+		verdict = s->hooks->drop(s->hooks->arg, ev);
+	if (verdict >= 0)
+		return verdict ? (int)npkts : 0;
+	if (!l->gilbert && (l->p_loss <= 0 || s->until_loss >= npkts)) {
+		if (l->p_loss > 0)
+			s->until_loss -= npkts;
+		return 0;
+	}
+	if (pool_get(s, mask) != 0)
+		return -ENOMEM;
+	m = s->pool + (size_t)*mask * s->pkt_words;
+	memset(m, 0xFF, s->pkt_words * sizeof(*m));
+	for (uint32_t i = 0; i < npkts; i++) {
+		int drop;
+
+		if (l->gilbert) {
 			double u = sdr_rng_unit(&s->rng);
 
 			if (s->ge_bad ? u < l->ge_p_bg : u < l->ge_p_gb)
 				s->ge_bad = !s->ge_bad;
-			if (sdr_rng_unit(&s->rng) < (s->ge_bad ? l->ge_loss_bad : l->ge_loss_good))
-				any = 1;
+			drop = sdr_rng_unit(&s->rng) < (s->ge_bad ? l->ge_loss_bad : l->ge_loss_good);
+		} else if (s->until_loss >= npkts - i) {
+			s->until_loss -= npkts - i;
+			break;
+		} else {
+			i += (uint32_t)s->until_loss;
+			s->until_loss = gap_to_loss(s);
+			drop = 1;
 		}
-		return any;
+		if (drop) {
+			sdr_bit_clear(m, i);
+			nlost++;
+		}
 	}
-	if (l->p_loss <= 0)
-		return 0;
-	/* a chunk of n packets survives with (1 - p)^n: one draw instead of n */
-	return sdr_rng_unit(&s->rng) >= exp((double)npkts * log1p(-l->p_loss));
+	if (nlost == 0 || nlost == npkts) {
+		s->pool_free[s->npool_free++] = *mask;
+		*mask = ALL_PKTS;
+	}
+	return (int)nlost;
 }
 
 static uint32_t
@@ -214,27 +298,35 @@ static int
 send_chunk(struct sim *s, const struct rel_tx_unit *u, uint64_t now)
 {
 	const struct sdr_sim_link *l = &s->cfg->link;
-	uint32_t npkts = chunk_pkts(s, u->bytes);
+	uint32_t npkts = chunk_pkts(s, u->bytes), mask;
 	uint64_t wire = (uint64_t)u->bytes + (uint64_t)npkts * s->cfg->pkt_overhead;
 	uint64_t dep = now > s->link_free ? now : s->link_free, nchunks;
 	struct sdr_sim_event ev = {
 		.kind = u->kind == REL_UNIT_DATA ? SDR_SIM_EV_DATA : SDR_SIM_EV_PARITY,
 		.retransmit = u->retransmit, .time_ns = dep, .seq = u->seq, .index = u->index,
+		.pkts = npkts,
 	};
 	struct dlv d;
+	int nlost;
 
 	if (l->bandwidth_bps > 0)
 		s->link_free = dep + (uint64_t)((double)wire * 8e9 / l->bandwidth_bps);
 	nchunks = sdr_conn_msg_chunks(&s->geom, s->cfg->msg_len);
 	if (s->attempts != NULL && u->kind == REL_UNIT_DATA)
 		ev.attempt = s->attempts[(u->seq % s->cfg->messages) * s->max_chunks + u->index]++;
-	ev.lost = (uint8_t)lost(s, &ev, npkts, 0);
+	nlost = data_lost(s, &ev, npkts, &mask);
+	if (nlost < 0)
+		return nlost;
+	ev.pkts_lost = (uint32_t)nlost;
+	ev.lost = nlost > 0;
 	trace(s, &ev);
 	if (u->kind == REL_UNIT_DATA)
 		s->res->data_sent++;
 	else
 		s->res->parity_sent++;
-	if (ev.lost)
+	s->res->pkts_sent += npkts;
+	s->res->pkts_lost += (uint32_t)nlost;
+	if ((uint32_t)nlost == npkts)
 		return 0;
 	d.t = (l->bandwidth_bps > 0 ? s->link_free : dep) + l->delay_ns;
 	if (l->reorder_p > 0 && sdr_rng_unit(&s->rng) < l->reorder_p)
@@ -245,6 +337,8 @@ send_chunk(struct sim *s, const struct rel_tx_unit *u, uint64_t now)
 	d.seq = u->seq;
 	d.slot = u->slot;
 	d.chunk = u->kind == REL_UNIT_DATA ? u->index : (uint32_t)nchunks + u->index;
+	d.npkts = npkts;
+	d.mask = mask;
 	return heap_push(s, &d);
 }
 
@@ -255,7 +349,7 @@ send_ctrl(struct sim *s, const struct sdr_ctrl *c, uint64_t now, int free_ride)
 				    .ctrl_flags = c->flags, .time_ns = now, .index = c->msg_id };
 
 	s->res->ctrl_sent++;
-	ev.lost = free_ride ? 0 : (uint8_t)lost(s, &ev, 1, 1);
+	ev.lost = free_ride ? 0 : (uint8_t)ctrl_lost(s, &ev);
 	trace(s, &ev);
 	if (ev.lost)
 		return 0;
@@ -276,6 +370,10 @@ fill(struct sim *s, uint64_t now)
 			break;
 		s->rx_posted[slot] = 1;
 		s->rx_seq_of_slot[slot] = s->next_post;
+		if (s->pk[slot] == NULL)
+			s->pk[slot] = malloc((size_t)s->nch * s->pkt_words * sizeof(uint64_t));
+		if (s->pk[slot] != NULL)	/* NULL: arrive() counts nothing, the run stalls */
+			memset(s->pk[slot], 0, (size_t)s->nch * s->pkt_words * sizeof(uint64_t));
 		s->next_post++;
 	}
 	while (s->next_submit < cfg->messages) {
@@ -361,18 +459,33 @@ step(struct sim *s, uint64_t now, int first)
 	return 0;
 }
 
-/* A chunk reaches the receiver. */
+/*
+ * A transmission reaches the receiver: its packets go into the chunk's packet bitmap, as
+ * the dataplane's receiver places them, and the chunk counts as in once every packet has
+ * arrived, from this transmission or earlier ones. Packets of a chunk already in, or of a
+ * message no longer posted, are late.
+ */
 static void
 arrive(struct sim *s, const struct dlv *d, uint64_t now)
 {
 	uint32_t gen = sdr_conn_seq_gen(&s->cfg->attr, d->seq);
+	const uint64_t *m = d->mask == ALL_PKTS ? NULL : s->pool + (size_t)d->mask * s->pkt_words;
+	uint64_t *have;
+	int was_in;
 
-	if (s->rx_posted[d->slot] && s->rx_seq_of_slot[d->slot] == d->seq) {
-		if (rel_rx_on_chunk(s->rx, d->slot, d->chunk, now) <= 0)
-			rel_rx_on_late(s->rx, d->slot, gen, now);
-	} else {
+	if (!s->rx_posted[d->slot] || s->rx_seq_of_slot[d->slot] != d->seq ||
+	    s->pk[d->slot] == NULL || d->chunk >= s->nch) {
 		rel_rx_on_late(s->rx, d->slot, gen, now);
+		return;
 	}
+	have = s->pk[d->slot] + (size_t)d->chunk * s->pkt_words;
+	was_in = sdr_bitmap_count(have, d->npkts) == d->npkts;
+	for (uint32_t w = 0; w < s->pkt_words; w++)
+		have[w] |= m ? m[w] : ~0ull;
+	if (!was_in && sdr_bitmap_count(have, d->npkts) < d->npkts)
+		return;		/* placed, the chunk still has holes */
+	if (was_in || rel_rx_on_chunk(s->rx, d->slot, d->chunk, now) <= 0)
+		rel_rx_on_late(s->rx, d->slot, gen, now);
 }
 
 static void
@@ -386,6 +499,12 @@ sim_free(struct sim *s)
 	free(s->rx_posted);
 	free(s->submit_ns);
 	free(s->attempts);
+	if (s->pk != NULL)
+		for (uint32_t i = 0; i < s->geom.nslots; i++)
+			free(s->pk[i]);
+	free(s->pk);
+	free(s->pool);
+	free(s->pool_free);
 }
 
 int
@@ -412,9 +531,15 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 	s.rx_posted = calloc(s.geom.nslots, 1);
 	s.submit_ns = calloc(cfg->messages, sizeof(uint64_t));
 	s.max_chunks = s.geom.max_data_chunks;
+	s.nch = s.geom.max_data_chunks + s.geom.max_parity_chunks;
+	s.pkt_words = SDR_BITMAP_WORDS(s.geom.pkts_per_chunk);
+	s.pk = calloc(s.geom.nslots, sizeof(*s.pk));
+	if (cfg->link.p_loss > 0 && !cfg->link.gilbert)
+		s.until_loss = gap_to_loss(&s);
 	if (hooks != NULL && (uint64_t)cfg->messages * s.max_chunks < (1u << 24))
 		s.attempts = calloc((uint64_t)cfg->messages * s.max_chunks, sizeof(uint32_t));
-	if (s.tx == NULL || s.rx == NULL || !s.rx_seq_of_slot || !s.rx_posted || !s.submit_ns) {
+	if (s.tx == NULL || s.rx == NULL || !s.rx_seq_of_slot || !s.rx_posted || !s.submit_ns ||
+	    !s.pk) {
 		sim_free(&s);
 		return s.tx == NULL || s.rx == NULL ? -EINVAL : -ENOMEM;
 	}
@@ -439,6 +564,8 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 
 			heap_pop(&s, &d);
 			arrive(&s, &d, now);
+			if (d.mask != ALL_PKTS)
+				s.pool_free[s.npool_free++] = d.mask;
 		}
 		rc = step(&s, now, 0);
 		/* a state machine that keeps asking for "now" without acting is a bug: stop */

@@ -7,8 +7,10 @@
  * the losses and check the exact sends and completion times.
  *
  * Link model, per direction: serialization at the link bandwidth, then a one-way delay;
- * per-packet loss, i.i.d. or Gilbert-Elliott bursts (a chunk is lost if any of its
- * packets is); optional reordering (a chunk is held back by a random extra delay).
+ * per-packet loss, i.i.d. or Gilbert-Elliott bursts; optional reordering (a chunk is held
+ * back by a random extra delay). The receiver keeps a packet bitmap per chunk, as the
+ * dataplane's does: a chunk is in once each of its packets has arrived in some
+ * transmission, so a resent chunk only needs the packets still missing to get through.
  */
 #ifndef SDR_SIM_H
 #define SDR_SIM_H
@@ -52,11 +54,13 @@ struct sdr_sim_event {
 	uint64_t seq;
 	uint32_t index;		/**< chunk / parity index / submessage */
 	uint32_t attempt;	/**< how many times this chunk went out before */
+	uint32_t pkts;		/**< DATA, PARITY: packets of the transmission */
+	uint32_t pkts_lost;	/**< ... of which the link dropped (lost: at least one) */
 };
 
 /**
  * Optional hooks: @c drop decides the fate of one transmission instead of the loss model
- * (return 1 to drop, 0 to deliver, -1 to use the model); @c delay adds to a data chunk's
+ * (return 1 to drop every packet of it, 0 to deliver them all, -1 to use the model); @c delay adds to a data chunk's
  * delay (scripted reordering); @c trace sees every event.
  */
 struct sdr_sim_hooks {
@@ -88,6 +92,8 @@ struct sdr_sim_result {
 	uint64_t ctrl_sent;
 	uint64_t decoded;
 	uint64_t fallback;
+	uint64_t pkts_sent;		/**< data and parity packets put on the wire */
+	uint64_t pkts_lost;		/**< ... of which the link dropped */
 	uint64_t end_ns;		/**< virtual time at the end */
 	double *times_s;		/**< per message, if the caller gave an array */
 };
