@@ -596,6 +596,7 @@ conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_d
 	p.drop = expected_drop;
 	p.alpha = c->ep.rel.alpha;
 	p.beta = c->ep.rel.beta;
+	p.nack_allowance_s = (double)c->ep.rel.nack_allowance_ns * 1e-9;
 	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
 	if (n <= 0)
 		return fail(w, "scheme", "auto: the model cannot rank schemes here: %s",
@@ -669,6 +670,9 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 			    "at most 2048", c->ep.attr.mtu, c->port);
 	if (c->ep.rel.rtt_ns == 0)	/* before the model sees it */
 		return fail(w, "rtt", "must be more than 0");
+	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us; the model reads it too */
+		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
+					      c->ep.rel.rtt_ns / 100 : 20000;
 	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
 		return -1;
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
@@ -685,9 +689,6 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 		return fail(w, "generations", "1 with a fixed local_rkey: a late packet would be "
 			    "placed in a later message; use 2 or more, or per-receive R_Keys "
 			    "(local_rkey = 0)");
-	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us */
-		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
-					      c->ep.rel.rtt_ns / 100 : 20000;
 	return 0;
 }
 

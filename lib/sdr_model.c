@@ -276,6 +276,7 @@ sdr_model_params_init(struct sdr_model_params *p)
 	p->drop_unit = SDR_MODEL_DROP_PACKET;
 	p->alpha = 2;
 	p->beta = NAN;
+	p->nack_allowance_s = NAN;
 }
 
 double
@@ -292,6 +293,23 @@ static int
 time_ok(double v)
 {
 	return isfinite(v) && v >= 0;
+}
+
+/*
+ * SR-NACK as the receiver (rel_rx.c) runs it, with A the reordering allowance. Every A it
+ * notes the highest chunk in; a hole below the chunk noted one period earlier is a sure
+ * loss, so a hole with chunks behind it is NACKed between A and 2 A (1.5 A on average)
+ * after the next chunk arrives, T_INJ after the lost one would have; the NACK and the
+ * resend take an RTT, the resend T_INJ. The last chunk has nothing behind it: it is NACKed
+ * once nothing has arrived for A + RTT / 8. A resend lost again is NACKed in the next
+ * round, RTT + max(A, RTT / 8) after the last.
+ */
+static void
+nack_timing(double rtt, double t, double allow, struct sdr_model_derived *d)
+{
+	d->nack_first_s = rtt + 1.5 * allow + 2 * t;
+	d->nack_last_s = rtt + allow + rtt / 8 + t;
+	d->nack_repeat_s = rtt + fmax(allow, rtt / 8);
 }
 
 int
@@ -319,6 +337,8 @@ sdr_model_derive(const struct sdr_model_params *p, struct sdr_model_derived *d)
 		return -SDR_MODEL_E_BAD_ALPHA;
 	if (!isnan(p->beta) && !time_ok(p->beta))
 		return -SDR_MODEL_E_BAD_BETA;
+	if (!isnan(p->nack_allowance_s) && !time_ok(p->nack_allowance_s))
+		return -SDR_MODEL_E_BAD_RTT;
 	chunks = p->msg_bytes / p->chunk_bytes + (p->msg_bytes % p->chunk_bytes != 0);
 	d->chunks = (double)chunks;
 	d->pkts_per_chunk = (double)(p->chunk_bytes / p->mtu_bytes);
@@ -328,6 +348,10 @@ sdr_model_derive(const struct sdr_model_params *p, struct sdr_model_derived *d)
 	d->rto_s = p->rtt_s + p->alpha * p->rtt_s;
 	d->penalty_s = d->rto_s + d->t_inj_s;
 	d->beta = isnan(p->beta) ? p->alpha / 2 : p->beta;
+	d->p_pkt = p->drop_unit == SDR_MODEL_DROP_PACKET ? p->drop : 0;
+	d->nack_allowance_s = !isnan(p->nack_allowance_s) ? p->nack_allowance_s :
+			      fmax(p->rtt_s / 100, 20e-6);
+	nack_timing(p->rtt_s, d->t_inj_s, d->nack_allowance_s, d);
 	return 0;
 }
 
@@ -335,51 +359,121 @@ sdr_model_derive(const struct sdr_model_params *p, struct sdr_model_derived *d)
 
 /*
  * Chunk i = M - d (lag d = 0..M-1 behind the last) is done at time M T + s when it has
- * needed at most r_d = floor((s + d T) / O) retransmissions: probability 1 - P^(r_d + 1).
+ * needed at most r_d retransmissions, r_d the rounds that fit in s + d T: none before O1,
+ * then one more every O2 (the last chunk, d = 0, has its own O1). It is still missing
+ * after r rounds with probability G(r):
+ *   per chunk:	G(r) = P^(r + 1);
+ *   per packet:	G(r) = Q(r + 1), Q(y) = 1 - (1 - p^y)^N: a resend only needs the packets
+ *		still missing, each lost again with p (the receiver's packet bitmap keeps the
+ *		rest);
+ *   and, for chunks already lost once (the EC fallback), G(r) = Q(r + 2) / Q(1).
  * Lags with the same r_d form a contiguous range, so -log F(M T + s) is a short sum over
- * groups: sum_q count_q * -log1p(-P^(q + 1)).
+ * groups: sum_q count_q * -log(1 - G(q)).
  */
 struct sr_tail {
 	double m;		/* chunks */
 	double t;		/* T_INJ */
-	double o;		/* O = RTO + T_INJ */
-	double p;		/* P */
-	double ln_p;
+	double o1;		/* O1: first resend, a chunk with chunks behind it */
+	double o1_last;		/* O1 of the last chunk */
+	double o;		/* O2: every further resend */
+	double p;		/* P (per chunk), or p (per packet) */
+	double n;		/* packets per chunk; 0: p is per chunk */
+	unsigned int before;	/* 1: every chunk already lost once */
+	double q1;		/* Q(1), for before = 1 */
+	double rho;		/* G(r + 1) <= rho G(r) for every r */
+	double ln_rho;
 	uint64_t work;		/* groups summed so far, against SR_WORK_BUDGET */
-	double lg[SR_LOG_TABLE];	/* -log1p(-P^(q + 1)) */
+	double lg[SR_LOG_TABLE];	/* -log(1 - G(q)) */
 };
 
-static void
-sr_tail_init(struct sr_tail *c, double m, double t, double o, double p)
+/* Q(y) = 1 - (1 - p^y)^N */
+static double
+q_pkt(double ln_p, double n, double y)
 {
-	c->m = m;
-	c->t = t;
-	c->o = o;
-	c->p = p;
-	c->ln_p = log(p);
-	c->work = 0;
-	for (int q = 0; q < SR_LOG_TABLE; q++)
-		c->lg[q] = -log1p(-exp((q + 1) * c->ln_p));
+	return -expm1(n * log1p(-exp(y * ln_p)));
 }
 
-/* -log(1 - P^(q + 1)) */
+/* G(q) */
+static double
+sr_fail(const struct sr_tail *c, double q)
+{
+	if (c->n == 0)
+		return exp((q + 1) * log(c->p));
+	if (c->before)
+		return q_pkt(log(c->p), c->n, q + 2) / c->q1;
+	return q_pkt(log(c->p), c->n, q + 1);
+}
+
+/* -log(1 - G(q)), exact when G is tiny */
+static double
+sr_neg_log_ok_calc(const struct sr_tail *c, double q)
+{
+	if (c->n == 0)
+		return -log1p(-exp((q + 1) * log(c->p)));
+	if (!c->before)
+		return -c->n * log1p(-exp((q + 1) * log(c->p)));
+	return -log1p(-sr_fail(c, q));
+}
+
+static void
+sr_tail_init(struct sr_tail *c, const struct sdr_model_sr *a, double m)
+{
+	c->m = m;
+	c->t = a->t_inj_s;
+	c->o1 = a->first_s;
+	c->o1_last = a->last_s;
+	c->o = a->repeat_s;
+	c->p = a->drop;
+	c->n = a->pkts;
+	c->before = a->lost_before;
+	c->q1 = c->n > 0 ? q_pkt(log(c->p), c->n, 1) : c->p;
+	c->work = 0;
+	/*
+	 * The ratio G(r + 1) / G(r) is largest at r = 0: P per chunk; per packet it falls
+	 * from Q(2) / Q(1) (or Q(3) / Q(2)) towards p as p^r shrinks, since 1 - (1 - x)^N is
+	 * concave in x.
+	 */
+	c->rho = sr_fail(c, 1) / sr_fail(c, 0);
+	if (!(c->rho > 0))
+		c->rho = c->p;
+	c->ln_rho = log(c->rho);
+	for (int q = 0; q < SR_LOG_TABLE; q++)
+		c->lg[q] = sr_neg_log_ok_calc(c, q);
+}
+
+/* -log(1 - G(q)) */
 static double
 sr_neg_log_ok(const struct sr_tail *c, double q)
 {
 	if (q < SR_LOG_TABLE)
 		return c->lg[(int)q];
-	return -log1p(-exp((q + 1) * c->ln_p));
+	return sr_neg_log_ok_calc(c, q);
+}
+
+/* Time after its first send by which a chunk has had q resends (o1 for the first). */
+static double
+sr_round_start(const struct sr_tail *c, double o1, double q)
+{
+	return q <= 0 ? -INFINITY : o1 + (q - 1) * c->o;
+}
+
+/* Resends that fit in @p tau after a chunk's first send. */
+static double
+sr_rounds(const struct sr_tail *c, double o1, double tau)
+{
+	return tau < o1 ? 0 : 1 + floor((tau - o1) / c->o);
 }
 
 /* -log P(max_i X_i <= M T + s) for s >= 0. Counts its groups in c->work. */
 static double
 sr_neg_log_cdf(struct sr_tail *c, double s)
 {
-	double q = floor(s / c->o), lo = 0, acc = 0;
+	double acc = sr_neg_log_ok(c, sr_rounds(c, c->o1_last, s)), lo = 1;
+	double q = sr_rounds(c, c->o1, s + c->t);
 
 	while (lo < c->m) {
 		c->work++;
-		double hi = ceil(((q + 1) * c->o - s) / c->t);
+		double hi = ceil((sr_round_start(c, c->o1, q + 1) - s) / c->t);
 
 		if (hi > c->m)
 			hi = c->m;
@@ -392,31 +486,34 @@ sr_neg_log_cdf(struct sr_tail *c, double s)
 		/* every remaining chunk has had more rounds than q: bound what is left */
 		if ((c->m - lo) * sr_neg_log_ok(c, q + 1) <= 1e-17 * acc)
 			break;
-		q = fmax(q + 1, floor((s + lo * c->t) / c->o));
+		q = fmax(q + 1, sr_rounds(c, c->o1, s + lo * c->t));
 	}
 	return acc;
 }
 
-/* Rounds of O after M T until the tail is below tolerance (an estimate for the step size). */
+/* Rounds of O2 after M T until the tail is below tolerance (an estimate for the step size). */
 static double
 sr_rounds_estimate(const struct sr_tail *c, double rtt)
 {
 	double e = c->m * c->t + rtt;
-	double r = log(SR_TAIL_TOL * e * (1 - c->p) / (c->o * c->m)) / c->ln_p;
+	double r = log(SR_TAIL_TOL * e * (1 - c->rho) / (c->o * c->m * (c->n > 0 ? c->n : 1))) /
+		   c->ln_rho;
+	double first = fmax(c->o1, c->o1_last) / c->o;
 
-	return r > 1 ? ceil(r) + 1 : 2;
+	return (r > 1 ? ceil(r) + 1 : 2) + ceil(first);
 }
 
 /*
  * E[max_i X_i] - M T = integral over s >= 0 of 1 - F(M T + s), by the midpoint rule with
- * a step of O / K. It stops once the rest, bounded by O * lambda / (1 - P) with lambda =
- * -log F (lambda drops at least by P per round), is below SR_TAIL_TOL of the total.
+ * a step of O2 / K. It stops, once every chunk has had its first resend, when the rest,
+ * bounded by O2 * lambda / (1 - rho) with lambda = -log F (lambda drops at least by rho
+ * per round), is below SR_TAIL_TOL of the total.
  */
 static int
 sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 {
 	double rounds = sr_rounds_estimate(c, rtt), h, sum = 0;
-	double k = SR_STEPS_PER_ROUND;
+	double k = SR_STEPS_PER_ROUND, settled = fmax(c->o1, c->o1_last);
 	uint64_t n;
 
 	if (rounds * SR_MIN_STEPS_PER_ROUND > SR_STEP_BUDGET)
@@ -425,10 +522,11 @@ sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 		k = floor(SR_STEP_BUDGET / rounds);
 	h = c->o / k;
 	for (n = 0; n < 2 * (uint64_t)SR_STEP_BUDGET; n++) {
-		double lambda = sr_neg_log_cdf(c, ((double)n + 0.5) * h);
+		double s = ((double)n + 0.5) * h, lambda = sr_neg_log_cdf(c, s);
 
 		sum += -expm1(-lambda) * h;
-		if (lambda * c->o / (1 - c->p) <= SR_TAIL_TOL * (c->m * c->t + rtt + sum)) {
+		if (s >= settled &&
+		    lambda * c->o / (1 - c->rho) <= SR_TAIL_TOL * (c->m * c->t + rtt + sum)) {
 			*out = sum;
 			return 0;
 		}
@@ -441,21 +539,51 @@ sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 
 /* E[T_SR] for a whole number of chunks (0 gives RTT). */
 static int
-sr_mean_int(double m, double t, double rtt, double rto, double p, double *mean)
+sr_mean_int(const struct sdr_model_sr *a, double m, double *mean)
 {
 	struct sr_tail c;
 	double tail;
 	int rc;
 
-	if (m == 0 || p == 0) {
-		*mean = m * t + rtt;
+	if (m == 0 || a->drop == 0) {
+		*mean = m * a->t_inj_s + a->rtt_s;
 		return 0;
 	}
-	sr_tail_init(&c, m, t, rto + t, p);
-	rc = sr_tail_integral(&c, rtt, &tail);
+	sr_tail_init(&c, a, m);
+	if (!(c.rho < 1))
+		return -SDR_MODEL_E_TOO_LOSSY;
+	rc = sr_tail_integral(&c, a->rtt_s, &tail);
 	if (rc != 0)
 		return rc;
-	*mean = m * t + tail + rtt;
+	*mean = m * a->t_inj_s + tail + a->rtt_s;
+	return 0;
+}
+
+int
+sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s)
+{
+	double lo, hi, x, y;
+	int rc;
+
+	if (!(a->chunks >= 0 && a->chunks <= SR_MAX_CHUNKS))
+		return -SDR_MODEL_E_BAD_CHUNKS;
+	if (!rate_ok(a->t_inj_s) || !time_ok(a->rtt_s) || !rate_ok(a->first_s) ||
+	    !rate_ok(a->last_s) || !rate_ok(a->repeat_s))
+		return -SDR_MODEL_E_BAD_TIME;
+	if (!(a->drop >= 0 && a->drop < 1) || !(a->pkts >= 0 && a->pkts <= 1e9) ||
+	    a->lost_before > 1)
+		return -SDR_MODEL_E_BAD_DROP;
+	lo = floor(a->chunks);
+	hi = ceil(a->chunks);
+	rc = sr_mean_int(a, lo, &x);
+	if (rc != 0 || hi == lo) {
+		*mean_s = x;
+		return rc;
+	}
+	rc = sr_mean_int(a, hi, &y);
+	if (rc != 0)
+		return rc;
+	*mean_s = x + (a->chunks - lo) * (y - x);
 	return 0;
 }
 
@@ -463,8 +591,9 @@ int
 sdr_model_sr_mean(double chunks, double t_inj_s, double rtt_s, double rto_s, double p_chunk,
 		  double *mean_s)
 {
-	double lo, hi, a, b;
-	int rc;
+	struct sdr_model_sr a = { .chunks = chunks, .t_inj_s = t_inj_s, .rtt_s = rtt_s,
+				  .first_s = rto_s + t_inj_s, .last_s = rto_s + t_inj_s,
+				  .repeat_s = rto_s + t_inj_s, .drop = p_chunk };
 
 	if (!(chunks >= 0 && chunks <= SR_MAX_CHUNKS))
 		return -SDR_MODEL_E_BAD_CHUNKS;
@@ -472,18 +601,37 @@ sdr_model_sr_mean(double chunks, double t_inj_s, double rtt_s, double rto_s, dou
 		return -SDR_MODEL_E_BAD_TIME;
 	if (!(p_chunk >= 0 && p_chunk < 1))
 		return -SDR_MODEL_E_BAD_DROP;
-	lo = floor(chunks);
-	hi = ceil(chunks);
-	rc = sr_mean_int(lo, t_inj_s, rtt_s, rto_s, p_chunk, &a);
-	if (rc != 0 || hi == lo) {
-		*mean_s = a;
-		return rc;
-	}
-	rc = sr_mean_int(hi, t_inj_s, rtt_s, rto_s, p_chunk, &b);
-	if (rc != 0)
-		return rc;
-	*mean_s = a + (chunks - lo) * (b - a);
-	return 0;
+	return sdr_model_sr_mean_ex(&a, mean_s);
+}
+
+/* SR over @p chunks at the point @p p: per-packet loss when the drop is per packet, RTO. */
+static struct sdr_model_sr
+sr_of(const struct sdr_model_params *p, const struct sdr_model_derived *d, double chunks)
+{
+	struct sdr_model_sr a = {
+		.chunks = chunks, .t_inj_s = d->t_inj_s, .rtt_s = p->rtt_s,
+		.first_s = d->penalty_s, .last_s = d->penalty_s, .repeat_s = d->penalty_s,
+		.drop = d->p_pkt > 0 ? d->p_pkt : d->p_chunk,
+		.pkts = d->p_pkt > 0 ? d->pkts_per_chunk : 0,
+	};
+
+	return a;
+}
+
+/*
+ * Resends go out before new chunks, so a message whose injection outlasts a chunk's first
+ * resend (M T_INJ > O1) has its last new chunks pushed back by every resend sent before
+ * them: about G(0) per chunk sent more than O1 before the last one.
+ */
+static double
+resend_competition(const struct sdr_model_sr *a)
+{
+	double early = a->chunks - a->first_s / a->t_inj_s, g0;
+
+	if (early <= 0 || a->drop == 0)
+		return 0;
+	g0 = a->pkts > 0 ? -expm1(a->pkts * log1p(-a->drop)) : a->drop;
+	return g0 * early * a->t_inj_s;
 }
 
 /* ---------------------------------------------------------------- EC */
@@ -506,6 +654,26 @@ binom_range(unsigned int n, unsigned int lo, unsigned int hi, double p)
 	return sum;
 }
 
+/* sum_{i > j} (i - j) C(n, i) p^i (1 - p)^(n - i): the expected losses beyond j. */
+static double
+binom_excess(unsigned int n, unsigned int j, double p)
+{
+	double ln_odds = log(p) - log1p(-p);
+	double lt = n * log1p(-p);
+	double sum = 0;
+
+	if (j >= n)
+		return 0;
+	for (unsigned int i = 1; i <= j + 1; i++)
+		lt += log((double)(n - i + 1) / i) + ln_odds;
+	for (unsigned int i = j + 1; i <= n; i++) {
+		sum += (double)(i - j) * exp(lt);
+		if (i < n)
+			lt += log((double)(n - i) / (i + 1)) + ln_odds;
+	}
+	return sum;
+}
+
 /*
  * Decode probabilities of one submessage of @p kk data and @p mm parity chunks, as the
  * reliability layer sends it (sdr_rel_sub_parity(): a short last submessage gets fewer
@@ -514,10 +682,11 @@ binom_range(unsigned int n, unsigned int lo, unsigned int hi, double p)
  */
 static void
 sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p,
-	   struct sdr_model_decode *out)
+	   struct sdr_model_decode *out, double *deficit)
 {
 	double ln_ok = 0, ln_nofail = 0;
 
+	*deficit = 0;
 	if (p == 0) {
 		out->ok = 1;
 		out->fail = 0;
@@ -526,6 +695,7 @@ sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double 
 	if (s->kind == SDR_SCHEME_EC_MDS) {
 		out->ok = binom_range(kk + mm, 0, mm, p);
 		out->fail = binom_range(kk + mm, mm + 1, kk + mm, p);
+		*deficit = binom_excess(kk + mm, mm, p);
 		return;
 	}
 	for (unsigned int i = 0; i < mm; i++) {
@@ -533,6 +703,7 @@ sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double 
 
 		ln_ok += log(binom_range(g, 0, 1, p));
 		ln_nofail += log1p(-binom_range(g, 2, g, p));
+		*deficit += binom_excess(g, 1, p);
 	}
 	out->ok = exp(ln_ok);
 	out->fail = -expm1(ln_nofail);
@@ -541,6 +712,7 @@ sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double 
 int
 sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model_decode *out)
 {
+	double deficit;
 	int rc;
 
 	rc = sdr_scheme_check(s);
@@ -550,15 +722,49 @@ sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model
 		return -SDR_MODEL_E_BAD_SCHEME;
 	if (!(p_chunk >= 0 && p_chunk < 1))
 		return -SDR_MODEL_E_BAD_DROP;
-	sub_decode(s, s->k, s->m, p_chunk, out);
+	sub_decode(s, s->k, s->m, p_chunk, out, &deficit);
 	return 0;
+}
+
+/*
+ * Parity chunks of the message's last submessage (kk data, mm parity) the receiver waits
+ * for before the submessage decodes, on average: parity goes out right after the data it
+ * covers, so every other submessage's parity is on the wire before the last data chunk,
+ * and a last submessage that lost nothing is done without its parity. MDS needs one parity
+ * chunk per data chunk lost, E[min(D, mm)]; XOR needs parity i for each group i that lost
+ * a data chunk, so it waits for the highest such i. (Parity lost on the way, a second-order
+ * term, is left out.)
+ */
+static double
+last_sub_parity_wait(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p)
+{
+	double wait = 0, behind = 0;
+
+	if (p == 0)
+		return 0;
+	if (s->kind == SDR_SCHEME_EC_MDS) {
+		for (unsigned int j = 1; j <= mm && j <= kk; j++)
+			wait += binom_range(kk, j, kk, p);
+		return wait;
+	}
+	/* groups mm - 1 down to 0: P(a data chunk of group j - 1 or a later one is lost) */
+	for (unsigned int j = mm; j >= 1; j--) {
+		behind += (double)((kk - (j - 1) + mm - 1) / mm);	/* data chunks of group j - 1 */
+		wait += -expm1(behind * log1p(-p));
+	}
+	return wait;
 }
 
 /*
  * EC with SR fallback. The message is L = ceil(M / k) submessages: M div k full ones with m
  * parity chunks each, and a short last one of M mod k chunks with the parity the
- * reliability layer gives it (sdr_rel_sub_parity()). Undecodable submessages are repeated
- * under SR after the fallback timeout.
+ * reliability layer gives it (sdr_rel_sub_parity()). When one does not decode, the
+ * receiver's fallback timer (the injection time of the message and its parity, + beta RTT)
+ * sends an EC-NACK with its ACK bitmap; the sender resends the missing data chunks of the
+ * submessages that failed under SR, and a submessage is done as soon as it decodes: the
+ * chunks it still needs are its losses beyond what its code repairs (MDS: beyond m; XOR:
+ * beyond one in each group). Those chunks, lost once already, are the fallback's SR
+ * transfer.
  */
 static int
 eval_ec(const struct sdr_model_params *p, const struct sdr_model_derived *d,
@@ -569,26 +775,37 @@ eval_ec(const struct sdr_model_params *p, const struct sdr_model_derived *d,
 	unsigned int kk = (unsigned int)(m_chunks % s->k), mm = sdr_rel_sub_parity(s, kk);
 	double parity = nfull * s->m + (kk ? mm : 0);
 	struct sdr_model_decode full, part = { .ok = 1, .fail = 0 };
-	double fallback, ln_nofail;
+	double fallback, ln_nofail, need_full, need_part = 0, silent;
+	unsigned int last_k, last_m;
+	struct sdr_model_sr a;
 	int rc;
 
 	rc = sdr_scheme_check(s);
 	if (rc != 0)
 		return rc;
-	sub_decode(s, s->k, s->m, d->p_chunk, &full);
+	sub_decode(s, s->k, s->m, d->p_chunk, &full, &need_full);
 	if (kk)
-		sub_decode(s, kk, mm, d->p_chunk, &part);
+		sub_decode(s, kk, mm, d->p_chunk, &part, &need_part);
 	out->exp_failures = nfull * full.fail + part.fail;
 	ln_nofail = (full.fail >= 1 ? -INFINITY : nfull * log1p(-full.fail)) +
 		    (part.fail >= 1 ? -INFINITY : log1p(-part.fail));
 	out->p_fallback = -expm1(ln_nofail);
-	/* the fallback repeats the chunks of the submessages that failed */
-	rc = sdr_model_sr_mean(nfull * full.fail * s->k + part.fail * kk, d->t_inj_s, p->rtt_s,
-			       d->rto_s, d->p_chunk, &fallback);
+	a = sr_of(p, d, nfull * need_full + need_part);
+	a.lost_before = 1;
+	rc = sdr_model_sr_mean_ex(&a, &fallback);
 	if (rc != 0)
 		return rc;
-	out->mean_s = (d->chunks + parity) * d->t_inj_s +
-		      out->p_fallback * (p->rtt_s + d->beta * p->rtt_s) + fallback;
+	last_k = kk ? kk : s->k;
+	last_m = kk ? mm : s->m;
+	/*
+	 * A message none of whose chunks arrived starts no fallback timer: the sender probes
+	 * after its silence timeout instead, an RTO after the fallback would have begun.
+	 */
+	silent = exp((d->chunks + parity) * log(d->p_chunk));
+	out->mean_s = (d->chunks + parity - last_m +
+		       last_sub_parity_wait(s, last_k, last_m, d->p_chunk)) * d->t_inj_s +
+		      out->p_fallback * (p->rtt_s + d->beta * p->rtt_s) + silent * d->rto_s +
+		      fallback;
 	return 0;
 }
 
@@ -616,13 +833,20 @@ sdr_model_eval(const struct sdr_model_params *p, const struct sdr_scheme *s,
 		return rc;
 	switch (s->kind) {
 	case SDR_SCHEME_SR:
-		rc = sdr_model_sr_mean(d.chunks, d.t_inj_s, p->rtt_s, d.rto_s, d.p_chunk,
-				       &c.mean_s);
+	case SDR_SCHEME_SR_NACK: {
+		struct sdr_model_sr a = sr_of(p, &d, d.chunks);
+
+		/* a lone chunk lost gets no NACK: the receiver saw nothing, the RTO resends */
+		if (s->kind == SDR_SCHEME_SR_NACK && d.chunks > 1) {
+			a.first_s = d.nack_first_s;
+			a.last_s = d.nack_last_s;
+			a.repeat_s = d.nack_repeat_s;
+		}
+		rc = sdr_model_sr_mean_ex(&a, &c.mean_s);
+		if (rc == 0)
+			c.mean_s += resend_competition(&a);
 		break;
-	case SDR_SCHEME_SR_NACK:
-		rc = sdr_model_sr_mean(d.chunks, d.t_inj_s, p->rtt_s, p->rtt_s, d.p_chunk,
-				       &c.mean_s);
-		break;
+	}
 	default:
 		rc = eval_ec(p, &d, s, &c);
 		break;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Analytic model of message completion time for the SDR reliability schemes (the model of
- * the SDR paper, see docs/model.md): selective repeat (SR, and SR with RTO = 1 RTT as the
- * NACK stand-in), erasure coding (XOR and MDS) with SR fallback, the Ring Allreduce bound,
+ * the SDR paper, see docs/model.md, with per-packet resends: model v2): selective repeat (SR,
+ * and SR-NACK with the receiver's NACK timing), erasure coding (XOR and MDS) with SR
+ * fallback, the Ring Allreduce bound,
  * and an advisor that ranks the schemes for one operating point. Pure math: no clock, no
  * allocation, no global state.
  *
@@ -59,7 +60,7 @@ const char *sdr_model_strerror(int err);
 /* Reliability schemes: symbol, name prefix, meaning. */
 #define SDR_SCHEME_KINDS(X) \
 	X(SR,		"sr",		"selective repeat, RTO = RTT + alpha * RTT") \
-	X(SR_NACK,	"sr-nack",	"selective repeat with RTO = 1 RTT (best-case stand-in for NACKs)") \
+	X(SR_NACK,	"sr-nack",	"selective repeat, the receiver NACKs sure holes (model: its NACK timing)") \
 	X(EC_XOR,	"ec-xor",	"XOR parity, m groups of k/m data chunks, SR fallback") \
 	X(EC_MDS,	"ec-mds",	"MDS (Reed-Solomon) code, any m of k + m lost, SR fallback")
 
@@ -153,6 +154,8 @@ struct sdr_model_params {
 	enum sdr_model_drop_unit drop_unit;	/**< what @ref drop counts */
 	double alpha;			/**< SR RTO = RTT + alpha * RTT */
 	double beta;			/**< EC fallback slack beta * RTT; NAN means alpha / 2 */
+	double nack_allowance_s;	/**< sr-nack reordering allowance; NAN: RTT / 100, at
+					 *   least 20 us (the dataplane's default) */
 	const struct sdr_model_rates *rates;	/**< encode rates; NULL: defaults */
 	const struct sdr_scheme *candidates;	/**< schemes to rank; NULL: the default set */
 	unsigned int n_candidates;		/**< entries in @ref candidates */
@@ -173,6 +176,11 @@ struct sdr_model_derived {
 	double rto_s;		/**< RTT + alpha * RTT */
 	double penalty_s;	/**< O = RTO + T_INJ */
 	double beta;		/**< beta, resolved from NAN to alpha / 2 */
+	double p_pkt;		/**< per-packet drop probability; 0 when given per chunk */
+	double nack_allowance_s;	/**< resolved from NAN */
+	double nack_first_s;	/**< SR-NACK O1: a chunk lost with chunks behind it */
+	double nack_last_s;	/**< SR-NACK O1: the message's last chunk */
+	double nack_repeat_s;	/**< SR-NACK O2: a resend lost again */
 };
 
 /** Check @p p and derive M, N, T_INJ, P, RTO, O. @return 0 or a negated error. */
@@ -183,10 +191,11 @@ double sdr_model_chunk_drop(double p_pkt, double n);
 
 /**
  * E[T_SR] for @p chunks chunks: E[max_i X_i] + RTT with X_i = i T_INJ + O (Y_i - 1), as the
- * discretised tail sum (docs/model.md). A non-integer @p chunks interpolates linearly
- * between floor and ceil; 0 chunks give RTT. Cost grows with the number of RTO rounds the
- * tail needs times the chunks injected per round (chunks * t_inj_s / O), and is bounded:
- * a few hundred milliseconds at most.
+ * discretised tail sum (docs/model.md), each chunk lost whole with @p p_chunk per attempt
+ * (sdr_model_sr_mean_ex() with per-chunk loss and one O). A non-integer @p chunks
+ * interpolates linearly between floor and ceil; 0 chunks give RTT. Cost grows with the
+ * number of RTO rounds the tail needs times the chunks injected per round (chunks *
+ * t_inj_s / O), and is bounded: a few hundred milliseconds at most.
  * @param rto_s	RTT + alpha * RTT (RTT for SR-NACK); O = rto_s + t_inj_s.
  * @return 0, or a negated error: -SDR_MODEL_E_TOO_LOSSY when p_chunk is so close to 1 that
  *	the sum would need more than a few million steps, -SDR_MODEL_E_TOO_COSTLY when the
@@ -194,6 +203,31 @@ double sdr_model_chunk_drop(double p_pkt, double n);
  */
 int sdr_model_sr_mean(double chunks, double t_inj_s, double rtt_s, double rto_s,
 		      double p_chunk, double *mean_s);
+
+/**
+ * How the chunks of an SR transfer are resent and lost, for sdr_model_sr_mean_ex(). The
+ * penalties are from the end of one send of a chunk to the end of its next send.
+ */
+struct sdr_model_sr {
+	double chunks;		/**< chunks sent; a non-integer interpolates */
+	double t_inj_s;		/**< T_INJ */
+	double rtt_s;		/**< the final acknowledgement's round trip */
+	double first_s;		/**< O1: the first resend of a chunk with chunks behind it */
+	double last_s;		/**< O1 of the message's last chunk (SR-NACK detects it later) */
+	double repeat_s;	/**< O2: every further resend of the same chunk */
+	double drop;		/**< per packet when @ref pkts > 0, else per chunk */
+	double pkts;		/**< packets per chunk N; 0: @ref drop is per chunk */
+	unsigned int lost_before;	/**< 1: every chunk has been lost once already (the
+					 *   chunks an EC fallback resends) */
+};
+
+/**
+ * E[T_SR] with per-packet loss: a resend only needs the packets still missing (the
+ * receiver's packet bitmap keeps the others), so a chunk is still missing after y sends
+ * with 1 - (1 - p^y)^N, not P^y; and with a first resend timed apart from the later ones
+ * (SR-NACK). @return 0 or a negated error, as sdr_model_sr_mean().
+ */
+int sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s);
 
 /** Probability that one EC submessage decodes, and that it does not, each computed directly. */
 struct sdr_model_decode {

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sdr_conn.h"
 #include "sdr_model.h"
+#include "sdr_rel.h"
+#include "sdr_sim.h"
 
 #define KIB	1024ull
 #define MIB	(1024ull * KIB)
@@ -337,19 +340,40 @@ test_ec_lossless(void **state)
 	struct sdr_model_choice c;
 
 	(void)state;
-	/* M = 1001, parity ceil(1001 * 8 / 32) = 251 */
+	/*
+	 * M = 1001, parity ceil(1001 * 8 / 32) = 251; the last submessage (9 chunks, 3
+	 * parity) loses nothing, so the message is done before its parity goes out
+	 */
 	c = eval(&p, "ec-mds:32,8");
-	assert_rel(c.mean_s, (1001 + 251) * T_400G + RTT, 1e-12);
+	assert_rel(c.mean_s, (1001 + 251 - 3) * T_400G + RTT, 1e-12);
 	assert_true(c.p_fallback == 0 && c.exp_failures == 0);
 	assert_rel(c.parity_share, 0.2, 1e-15);
 	/* XOR 16,4: 62 full submessages with 4 parity each, and a last one of 9 chunks, which
 	 * has data in all 4 groups and so needs all 4 parity chunks (sdr_rel_sub_parity) */
 	c = eval(&p, "ec-xor:16,4");
-	assert_rel(c.mean_s, (1001 + 62 * 4 + 4) * T_400G + RTT, 1e-12);
+	assert_rel(c.mean_s, (1001 + 62 * 4) * T_400G + RTT, 1e-12);
 	c = eval(&p, "sr");
 	assert_rel(c.mean_s, 1001 * T_400G + RTT, 1e-15);
 }
 
+/* sum_{i > j} (i - j) C(n, i) p^i (1 - p)^(n - i), term by term */
+static double
+excess(unsigned int n, unsigned int j, double p)
+{
+	double sum = 0, c = 1;
+
+	for (unsigned int i = 0; i <= n; i++) {
+		if (i > j)
+			sum += (i - j) * c * pow(p, i) * pow(1 - p, n - i);
+		c = c * (n - i) / (i + 1);
+	}
+	return sum;
+}
+
+/*
+ * E[T_EC] = (M + parity - m_last + wait) T + P_fb (RTT + beta RTT) + P^(M + parity) RTO
+ *	     + E[T_SR over the chunks the failed submessages still need, each lost before]
+ */
 static void
 test_ec_formula(void **state)
 {
@@ -357,17 +381,28 @@ test_ec_formula(void **state)
 	struct sdr_scheme s = scheme("ec-mds:32,8");
 	struct sdr_model_decode d;
 	struct sdr_model_choice c;
-	double l = 2048 / 32, sr;
+	double l = 2048 / 32, sr, wait = 0, need = l * excess(40, 8, 0.05);
+	struct sdr_model_sr a = { .t_inj_s = T_400G, .rtt_s = RTT, .first_s = 3 * RTT + T_400G,
+				  .last_s = 3 * RTT + T_400G, .repeat_s = 3 * RTT + T_400G,
+				  .drop = 0.05, .lost_before = 1 };
 
 	(void)state;
-	/* E[T_EC] = (M + M/R) T + P_fb (RTT + beta RTT) + E[T_SR(L (1 - P_EC) k)] */
 	p.beta = 0.5;
 	assert_int_equal(sdr_model_ec_decode(&s, 0.05, &d), 0);
-	assert_int_equal(sdr_model_sr_mean(l * d.fail * 32, T_400G, RTT, 3 * RTT, 0.05, &sr), 0);
+	/* per chunk, a chunk lost once is lost again with P: plain SR over the chunks */
+	assert_int_equal(sdr_model_sr_mean(need, T_400G, RTT, 3 * RTT, 0.05, &sr), 0);
+	a.chunks = need;
+	assert_int_equal(sdr_model_sr_mean_ex(&a, &wait), 0);
+	assert_rel(wait, sr, 1e-12);
+	/* the last submessage waits for one parity chunk per data chunk lost, up to 8 */
+	wait = 0;
+	for (unsigned int j = 1; j <= 8; j++)	/* P(D >= j) = excess beyond j - 1 - beyond j */
+		wait += excess(32, j - 1, 0.05) - excess(32, j, 0.05);
 	c = eval(&p, "ec-mds:32,8");
 	assert_rel(c.exp_failures, l * d.fail, 1e-12);
 	assert_rel(c.p_fallback, 1 - pow(d.ok, l), 1e-9);
-	assert_rel(c.mean_s, (2048 + 512) * T_400G + c.p_fallback * 1.5 * RTT + sr, 1e-12);
+	assert_rel(c.mean_s, (2048 + 512 - 8 + wait) * T_400G + c.p_fallback * 1.5 * RTT + sr,
+		   1e-9);
 }
 
 static void
@@ -647,11 +682,120 @@ test_finding_sr_growth_128m(void **state)
 	double base = eval(&p, "sr").mean_s;
 
 	(void)state;
-	/* per packet: 3x at 1e-4, 10x at 1e-2 over the lossless time */
+	/*
+	 * Per packet: 3x at 1e-4 holds; 10x at 1e-2 does not once a resend only needs the
+	 * packets still missing (a chunk is lost twice with 0.16 %, not 2.2 %): 5x to 8x.
+	 */
 	p.drop = 1e-4;
 	assert_true(eval(&p, "sr").mean_s > 3 * base);
 	p.drop = 1e-2;
-	assert_true(eval(&p, "sr").mean_s > 10 * base);
+	assert_true(eval(&p, "sr").mean_s > 5 * base);
+	assert_true(eval(&p, "sr").mean_s < 8 * base);
+}
+
+/* ---------------------------------------------------------------- against the simulator */
+
+/* The simulator at one point, set up as tools/sdr-sim does: 2 Gbit/s, 25 ms, 64 KiB / 4 KiB. */
+static void
+sim_point(struct sdr_sim_cfg *c, const char *name, uint64_t bytes, double p_pkt)
+{
+	struct sdr_scheme s = scheme(name);
+
+	memset(c, 0, sizeof(*c));
+	sdr_conn_attr_default(&c->attr);
+	c->attr.mtu = 4096;
+	c->attr.chunk_size = 65536;
+	c->attr.split = (struct sdr_imm_split){ 4, 28, 0 };
+	c->attr.channels = 1;
+	c->attr.generations = 1;
+	c->attr.max_msg_size = bytes;
+	c->attr.max_inflight = 1;
+	if (s.kind == SDR_SCHEME_EC_XOR || s.kind == SDR_SCHEME_EC_MDS) {
+		c->attr.ec_k = s.k;
+		c->attr.ec_m = s.m;
+	}
+	sdr_rel_cfg_default(&c->rel, 25000000);
+	c->rel.scheme = s;
+	c->rel.rate_bps = 2e9;
+	c->rel.bucket_bytes = 0;
+	c->rel.pkt_overhead = 0;
+	c->rel.ack_every_chunks = 1;
+	c->rel.ack_every_ns = 0;
+	c->rel.timer_slots = 4 * (uint32_t)(bytes / 65536) + 4096;
+	c->link.bandwidth_bps = 2e9;
+	c->link.delay_ns = 12500000;
+	c->link.p_loss = p_pkt;
+	c->link.ctrl_loss = 0;
+	c->msg_len = bytes;
+	c->messages = 1;
+}
+
+/*
+ * The simulator loses packets, and a resend only needs the ones still missing: with SR
+ * and no control loss, a chunk of N packets is sent again sum_{y >= 1} 1 - (1 - p^y)^N
+ * times on average (0.60 at p = 0.05, N = 16), not P / (1 - P) (1.27) as when a resend
+ * must carry every packet through again.
+ */
+static void
+test_sim_resend_needs_missing_packets(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct sdr_sim_result r;
+	double want = 0, per_chunk = 0, got = 0;
+	const unsigned int trials = 200;
+
+	(void)state;
+	sim_point(&c, "sr", 64 * 65536, 0.05);
+	for (unsigned int t = 0; t < trials; t++) {
+		assert_int_equal(sdr_sim_run(&c, 1000 + t, NULL, &r, NULL), 0);
+		assert_int_equal(r.ok, 1);
+		got += (double)r.retransmitted;
+	}
+	got /= 64.0 * trials;
+	for (int y = 1; y < 20; y++)
+		want += -expm1(16 * log1p(-pow(0.05, y)));
+	per_chunk = -expm1(16 * log1p(-0.05));
+	per_chunk /= 1 - per_chunk;
+	assert_true(fabs(want - 0.6012) < 1e-3);
+	/* 12800 chunks: the standard error of the mean is about 0.005 */
+	if (fabs(got - want) > 0.03)
+		fail_msg("resends per chunk %.4f, want %.4f (whole-chunk loss: %.4f)", got, want,
+			 per_chunk);
+}
+
+/*
+ * Model v2 against the simulator (the real state machines) at 1e-2 per packet, the
+ * highest loss the benchmarks run, for every scheme, 1 and 8 MiB: within 5 % (issue
+ * goal). 400 seeded trials each; the simulator's standard error is 1 to 2 %.
+ */
+static void
+test_model_matches_sim_at_1e2(void **state)
+{
+	static const char *const names[] = { "sr", "sr-nack", "ec-xor:32,8", "ec-mds:32,8" };
+	static const uint64_t sizes[] = { MIB, 8 * MIB };
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		for (unsigned int j = 0; j < 2; j++) {
+			struct sdr_model_params p = paper_point(sizes[j], 1e-2, SDR_MODEL_DROP_PACKET);
+			struct sdr_sim_cfg c;
+			struct sdr_sim_result r;
+			double sim = 0, model;
+
+			p.bandwidth_bps = 2e9;
+			model = eval(&p, names[i]).mean_s;
+			sim_point(&c, names[i], sizes[j], 1e-2);
+			for (unsigned int t = 0; t < 400; t++) {
+				assert_int_equal(sdr_sim_run(&c, 1 + t, NULL, &r, NULL), 0);
+				assert_int_equal(r.ok, 1);
+				sim += r.mean_s;
+			}
+			sim /= 400;
+			if (fabs(sim / model - 1) > 0.05)
+				fail_msg("%s, %llu MiB: simulator %.2f ms, model %.2f ms", names[i],
+					 (unsigned long long)(sizes[j] / MIB), sim * 1e3, model * 1e3);
+		}
+	}
 }
 
 /* ---------------------------------------------------------------- errors and names */
@@ -794,6 +938,8 @@ main(void)
 		cmocka_unit_test(test_finding_sr_wins_large_clean),
 		cmocka_unit_test(test_finding_fallback),
 		cmocka_unit_test(test_finding_sr_growth_128m),
+		cmocka_unit_test(test_sim_resend_needs_missing_packets),
+		cmocka_unit_test(test_model_matches_sim_at_1e2),
 		cmocka_unit_test(test_param_errors),
 		cmocka_unit_test(test_scheme_names),
 	};

@@ -77,8 +77,8 @@ usage(FILE *f)
 "                             --drop: good->bad, bad->good, loss in good, in bad\n"
 "      --reorder P,TIME       hold a chunk back by up to TIME with probability P\n"
 "      --fallback MODE        EC fallback repeats the missing chunks of an\n"
-"                             undecodable submessage (holes, default) or the\n"
-"                             whole submessage (whole, as the model assumes)\n"
+"                             undecodable submessage (holes, default, as the\n"
+"                             model assumes) or the whole submessage (whole)\n"
 "Output:\n"
 "      --json                 one JSON object\n"
 "      --csv                  one CSV row per size, drop and scheme\n"
@@ -216,7 +216,10 @@ run_scheme(const struct point_cli *c, const struct sim_opts *o, uint64_t size, d
 	r->fallback /= k;
 	r->ctrl /= k;
 	mp.msg_bytes = size;
-	mp.drop = drop;
+	/* the model at the link's own per-packet rate (sim_config()) and NACK allowance */
+	mp.drop = cfg.link.p_loss;
+	mp.drop_unit = SDR_MODEL_DROP_PACKET;
+	mp.nack_allowance_s = (double)cfg.rel.nack_allowance_ns * 1e-9;
 	r->model = (o->gilbert || sdr_model_eval(&mp, s, &mc) != 0) ? NAN : mc.mean_s;
 	free(t);
 	return 0;
