@@ -380,6 +380,8 @@ struct sr_tail {
 	double n;		/* packets per chunk; 0: p is per chunk */
 	unsigned int before;	/* 1: every chunk already lost once */
 	double q1;		/* Q(1), for before = 1 */
+	const struct unit_class *cls;	/* units: the kinds, by weight (NULL: chunks) */
+	unsigned int ncls;
 	double rho;		/* G(r + 1) <= rho G(r) for every r */
 	double ln_rho;
 	uint64_t work;		/* groups summed so far, against SR_WORK_BUDGET */
@@ -393,9 +395,22 @@ q_pkt(double ln_p, double n, double y)
 	return -expm1(n * log1p(-exp(y * ln_p)));
 }
 
-/* G(q) */
+static double binom_range(unsigned int n, unsigned int lo, unsigned int hi, double p);
+
+/*
+ * A kind of unit the EC fallback repairs: with probability @c w it has @c d data chunks
+ * resent, any @c e of which complete it.
+ */
+struct unit_class {
+	double w;
+	unsigned int d, e;
+};
+
+#define UNIT_CLASSES 32
+
+/* One chunk still missing after q resends */
 static double
-sr_fail(const struct sr_tail *c, double q)
+sr_fail_chunk(const struct sr_tail *c, double q)
 {
 	if (c->n == 0)
 		return exp((q + 1) * log(c->p));
@@ -404,10 +419,29 @@ sr_fail(const struct sr_tail *c, double q)
 	return q_pkt(log(c->p), c->n, q + 1);
 }
 
+/* G(q): a unit still incomplete after q resends (a unit of D chunks needing any e: more
+ * than D - e of them still missing) */
+static double
+sr_fail(const struct sr_tail *c, double q)
+{
+	double g = sr_fail_chunk(c, q), f = 0;
+
+	if (c->cls == NULL || g <= 0)
+		return g;
+	if (g >= 1)
+		return 1;
+	for (unsigned int i = 0; i < c->ncls; i++)
+		f += c->cls[i].w * binom_range(c->cls[i].d, c->cls[i].d - c->cls[i].e + 1,
+					       c->cls[i].d, g);
+	return f;
+}
+
 /* -log(1 - G(q)), exact when G is tiny */
 static double
 sr_neg_log_ok_calc(const struct sr_tail *c, double q)
 {
+	if (c->cls)
+		return -log1p(-sr_fail(c, q));
 	if (c->n == 0)
 		return -log1p(-exp((q + 1) * log(c->p)));
 	if (!c->before)
@@ -416,16 +450,19 @@ sr_neg_log_ok_calc(const struct sr_tail *c, double q)
 }
 
 static void
-sr_tail_init(struct sr_tail *c, const struct sdr_model_sr *a, double m)
+sr_tail_init(struct sr_tail *c, const struct sdr_model_sr *a, double m, double t_unit,
+	     const struct unit_class *cls, unsigned int ncls)
 {
 	c->m = m;
-	c->t = a->t_inj_s;
+	c->t = t_unit;
 	c->o1 = a->first_s;
 	c->o1_last = a->last_s;
 	c->o = a->repeat_s;
 	c->p = a->drop;
 	c->n = a->pkts;
 	c->before = a->lost_before;
+	c->cls = cls;
+	c->ncls = ncls;
 	c->q1 = c->n > 0 ? q_pkt(log(c->p), c->n, 1) : c->p;
 	c->work = 0;
 	/*
@@ -537,30 +574,54 @@ sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 	return -SDR_MODEL_E_TOO_LOSSY;
 }
 
-/* E[T_SR] for a whole number of chunks (0 gives RTT). */
+/* Units of the fallback: their mean resent and needed chunks. */
+static void
+units_mean(const struct unit_class *cls, unsigned int ncls, double *d, double *e)
+{
+	*d = *e = 0;
+	for (unsigned int i = 0; i < ncls; i++) {
+		*d += cls[i].w * cls[i].d;
+		*e += cls[i].w * cls[i].e;
+	}
+}
+
+/*
+ * E[T_SR] for a whole number @p m of chunks, or of units of @p cls (0 gives RTT). A unit
+ * takes its mean resent chunks' injection time, and the last one is complete with its
+ * first e chunks in, not its last.
+ */
 static int
-sr_mean_int(const struct sdr_model_sr *a, double m, double *mean)
+sr_mean_int(const struct sdr_model_sr *a, const struct unit_class *cls, unsigned int ncls,
+	    double m, double *mean)
 {
 	struct sr_tail c;
-	double tail;
+	double tail, d = 1, e = 1, t;
 	int rc;
 
-	if (m == 0 || a->drop == 0) {
-		*mean = m * a->t_inj_s + a->rtt_s;
+	if (cls != NULL)
+		units_mean(cls, ncls, &d, &e);
+	t = a->t_inj_s * d;
+	if (m == 0) {
+		*mean = a->rtt_s;
 		return 0;
 	}
-	sr_tail_init(&c, a, m);
+	if (a->drop == 0) {
+		*mean = m * t + a->rtt_s - (d - e) * a->t_inj_s;
+		return 0;
+	}
+	sr_tail_init(&c, a, m, t, cls, ncls);
 	if (!(c.rho < 1))
 		return -SDR_MODEL_E_TOO_LOSSY;
 	rc = sr_tail_integral(&c, a->rtt_s, &tail);
 	if (rc != 0)
 		return rc;
-	*mean = m * a->t_inj_s + tail + a->rtt_s;
+	*mean = m * t + tail + a->rtt_s - (d - e) * a->t_inj_s;
 	return 0;
 }
 
-int
-sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s)
+static int
+sr_mean_units(const struct sdr_model_sr *a, const struct unit_class *cls, unsigned int ncls,
+	      double *mean_s)
 {
 	double lo, hi, x, y;
 	int rc;
@@ -575,16 +636,26 @@ sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s)
 		return -SDR_MODEL_E_BAD_DROP;
 	lo = floor(a->chunks);
 	hi = ceil(a->chunks);
-	rc = sr_mean_int(a, lo, &x);
+	rc = sr_mean_int(a, cls, ncls, lo, &x);
 	if (rc != 0 || hi == lo) {
 		*mean_s = x;
 		return rc;
 	}
-	rc = sr_mean_int(a, hi, &y);
+	rc = sr_mean_int(a, cls, ncls, hi, &y);
 	if (rc != 0)
 		return rc;
 	*mean_s = x + (a->chunks - lo) * (y - x);
 	return 0;
+}
+
+int
+sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s)
+{
+	struct unit_class one = { 1, a->resent, a->needed };
+
+	if (a->needed > a->resent || (a->resent && !a->needed) || a->resent > 65536)
+		return -SDR_MODEL_E_BAD_DROP;
+	return sr_mean_units(a, a->resent ? &one : NULL, a->resent ? 1 : 0, mean_s);
 }
 
 int
@@ -654,26 +725,6 @@ binom_range(unsigned int n, unsigned int lo, unsigned int hi, double p)
 	return sum;
 }
 
-/* sum_{i > j} (i - j) C(n, i) p^i (1 - p)^(n - i): the expected losses beyond j. */
-static double
-binom_excess(unsigned int n, unsigned int j, double p)
-{
-	double ln_odds = log(p) - log1p(-p);
-	double lt = n * log1p(-p);
-	double sum = 0;
-
-	if (j >= n)
-		return 0;
-	for (unsigned int i = 1; i <= j + 1; i++)
-		lt += log((double)(n - i + 1) / i) + ln_odds;
-	for (unsigned int i = j + 1; i <= n; i++) {
-		sum += (double)(i - j) * exp(lt);
-		if (i < n)
-			lt += log((double)(n - i) / (i + 1)) + ln_odds;
-	}
-	return sum;
-}
-
 /*
  * Decode probabilities of one submessage of @p kk data and @p mm parity chunks, as the
  * reliability layer sends it (sdr_rel_sub_parity(): a short last submessage gets fewer
@@ -682,11 +733,10 @@ binom_excess(unsigned int n, unsigned int j, double p)
  */
 static void
 sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p,
-	   struct sdr_model_decode *out, double *deficit)
+	   struct sdr_model_decode *out)
 {
 	double ln_ok = 0, ln_nofail = 0;
 
-	*deficit = 0;
 	if (p == 0) {
 		out->ok = 1;
 		out->fail = 0;
@@ -695,7 +745,6 @@ sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double 
 	if (s->kind == SDR_SCHEME_EC_MDS) {
 		out->ok = binom_range(kk + mm, 0, mm, p);
 		out->fail = binom_range(kk + mm, mm + 1, kk + mm, p);
-		*deficit = binom_excess(kk + mm, mm, p);
 		return;
 	}
 	for (unsigned int i = 0; i < mm; i++) {
@@ -703,16 +752,75 @@ sub_decode(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double 
 
 		ln_ok += log(binom_range(g, 0, 1, p));
 		ln_nofail += log1p(-binom_range(g, 2, g, p));
-		*deficit += binom_excess(g, 1, p);
 	}
 	out->ok = exp(ln_ok);
 	out->fail = -expm1(ln_nofail);
 }
 
+/* Add @p w units that resend @p d chunks and need @p e of them. */
+static void
+add_units(struct unit_class *cls, unsigned int *n, double w, unsigned int d, unsigned int e)
+{
+	unsigned int i;
+
+	if (!(w > 0))
+		return;
+	for (i = 0; i < *n && (cls[i].d != d || cls[i].e != e); i++)
+		;
+	if (i == *n) {
+		if (*n == UNIT_CLASSES)
+			i = *n - 1;	/* full: the rarest kinds come last, lump them */
+		else
+			cls[(*n)++] = (struct unit_class){ 0, d, e };
+	}
+	cls[i].w += w;
+}
+
+/*
+ * What the fallback must repair in @p times submessages of @p kk data and @p mm parity
+ * chunks, as expected counts of units by kind. MDS: a submessage that lost L > mm chunks,
+ * D of them data (kk/(kk + mm) of L on average), needs any min(L - mm, D) of its D data
+ * chunks back. XOR: each group of g chunks that lost l >= 2 needs its own chunks back:
+ * all l - 1 data lost when its parity was lost too, else any l - 1 of the l.
+ */
+static void
+sub_units(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p, double times,
+	  struct unit_class *cls, unsigned int *n)
+{
+	if (p == 0 || times == 0)
+		return;
+	if (s->kind == SDR_SCHEME_EC_MDS) {
+		unsigned int all = kk + mm;
+		double fail = binom_range(all, mm + 1, all, p);
+
+		for (unsigned int l = mm + 1; l <= all; l++) {
+			double w = binom_range(all, l, l, p);
+			unsigned int d = (unsigned int)fmax(1, fmin(kk, round((double)l * kk / all)));
+
+			add_units(cls, n, times * w, d, l - mm < d ? l - mm : d);
+			if (w < 1e-15 * fail)
+				break;
+		}
+		return;
+	}
+	for (unsigned int i = 0; i < mm; i++) {
+		unsigned int g = (kk - i + mm - 1) / mm + 1;
+		double fail = binom_range(g, 2, g, p);
+
+		for (unsigned int l = 2; l <= g; l++) {
+			double w = binom_range(g, l, l, p);
+
+			add_units(cls, n, times * w * l / g, l - 1, l - 1);
+			add_units(cls, n, times * w * (g - l) / g, l, l - 1);
+			if (w < 1e-15 * fail)
+				break;
+		}
+	}
+}
+
 int
 sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model_decode *out)
 {
-	double deficit;
 	int rc;
 
 	rc = sdr_scheme_check(s);
@@ -722,7 +830,7 @@ sdr_model_ec_decode(const struct sdr_scheme *s, double p_chunk, struct sdr_model
 		return -SDR_MODEL_E_BAD_SCHEME;
 	if (!(p_chunk >= 0 && p_chunk < 1))
 		return -SDR_MODEL_E_BAD_DROP;
-	sub_decode(s, s->k, s->m, p_chunk, out, &deficit);
+	sub_decode(s, s->k, s->m, p_chunk, out);
 	return 0;
 }
 
@@ -775,24 +883,37 @@ eval_ec(const struct sdr_model_params *p, const struct sdr_model_derived *d,
 	unsigned int kk = (unsigned int)(m_chunks % s->k), mm = sdr_rel_sub_parity(s, kk);
 	double parity = nfull * s->m + (kk ? mm : 0);
 	struct sdr_model_decode full, part = { .ok = 1, .fail = 0 };
-	double fallback, ln_nofail, need_full, need_part = 0, silent;
-	unsigned int last_k, last_m;
+	struct unit_class cls[UNIT_CLASSES];
+	double fallback, ln_nofail, silent, units = 0;
+	unsigned int last_k, last_m, ncls = 0;
 	struct sdr_model_sr a;
 	int rc;
 
 	rc = sdr_scheme_check(s);
 	if (rc != 0)
 		return rc;
-	sub_decode(s, s->k, s->m, d->p_chunk, &full, &need_full);
+	sub_decode(s, s->k, s->m, d->p_chunk, &full);
 	if (kk)
-		sub_decode(s, kk, mm, d->p_chunk, &part, &need_part);
+		sub_decode(s, kk, mm, d->p_chunk, &part);
 	out->exp_failures = nfull * full.fail + part.fail;
 	ln_nofail = (full.fail >= 1 ? -INFINITY : nfull * log1p(-full.fail)) +
 		    (part.fail >= 1 ? -INFINITY : log1p(-part.fail));
 	out->p_fallback = -expm1(ln_nofail);
-	a = sr_of(p, d, nfull * need_full + need_part);
+	/*
+	 * The fallback as SR over what must be repaired (sub_units()), each unit's chunks
+	 * lost once already: a unit is still short after a round while more than d - e of
+	 * its d chunks are still missing.
+	 */
+	sub_units(s, s->k, s->m, d->p_chunk, nfull, cls, &ncls);
+	if (kk)
+		sub_units(s, kk, mm, d->p_chunk, 1, cls, &ncls);
+	for (unsigned int i = 0; i < ncls; i++)
+		units += cls[i].w;
+	for (unsigned int i = 0; i < ncls; i++)
+		cls[i].w /= units;
+	a = sr_of(p, d, units);
 	a.lost_before = 1;
-	rc = sdr_model_sr_mean_ex(&a, &fallback);
+	rc = sr_mean_units(&a, ncls ? cls : NULL, ncls, &fallback);
 	if (rc != 0)
 		return rc;
 	last_k = kk ? kk : s->k;

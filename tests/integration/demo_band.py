@@ -14,7 +14,7 @@ stated band of the analytic model's mean for the same inputs.
                with probability about 1e-12 here, so the time is the injection of data
                and parity plus one RTT, nearly the same for every message.
 
-The model is the SR reference's formula (exact for sr) and the EC bound of docs/model.md.
+The model is model v2 of docs/model.md (per-packet resends, the EC fallback as it runs).
 Every message is verified by the receiver, as in the demo.
 
 usage: demo_band.py SOURCE_DIR BUILD_DIR
