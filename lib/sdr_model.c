@@ -371,15 +371,11 @@ sdr_model_derive(const struct sdr_model_params *p, struct sdr_model_derived *d)
  * groups: sum_q count_q * -log(1 - G(q)).
  */
 struct sr_tail {
-	double m;		/* chunks */
-	double t;		/* T_INJ */
-	double o1;		/* O1: first resend, a chunk with chunks behind it */
-	double o1_last;		/* O1 of the last chunk */
-	double o;		/* O2: every further resend */
-	double p;		/* P (per chunk), or p (per packet) */
-	double n;		/* packets per chunk; 0: p is per chunk */
-	unsigned int before;	/* 1: every chunk already lost once */
-	double q1;		/* Q(1), for before = 1 */
+	const struct sdr_model_sr *a;	/* penalties (O1, O1', O2), drop, packets, lost_before */
+	double m;		/* chunks, or units */
+	double t;		/* T_INJ, or a unit's */
+	double ln_p;		/* log of a->drop */
+	double q1;		/* Q(1), for lost_before */
 	const struct unit_class *cls;	/* units: the kinds, by weight (NULL: chunks) */
 	unsigned int ncls;
 	double rho;		/* G(r + 1) <= rho G(r) for every r */
@@ -412,11 +408,11 @@ struct unit_class {
 static double
 sr_fail_chunk(const struct sr_tail *c, double q)
 {
-	if (c->n == 0)
-		return exp((q + 1) * log(c->p));
-	if (c->before)
-		return q_pkt(log(c->p), c->n, q + 2) / c->q1;
-	return q_pkt(log(c->p), c->n, q + 1);
+	if (c->a->pkts == 0)
+		return exp((q + 1) * c->ln_p);
+	if (c->a->lost_before)
+		return q_pkt(c->ln_p, c->a->pkts, q + 2) / c->q1;
+	return q_pkt(c->ln_p, c->a->pkts, q + 1);
 }
 
 /* G(q): a unit still incomplete after q resends (a unit of D chunks needing any e: more
@@ -442,10 +438,10 @@ sr_neg_log_ok_calc(const struct sr_tail *c, double q)
 {
 	if (c->cls)
 		return -log1p(-sr_fail(c, q));
-	if (c->n == 0)
-		return -log1p(-exp((q + 1) * log(c->p)));
-	if (!c->before)
-		return -c->n * log1p(-exp((q + 1) * log(c->p)));
+	if (c->a->pkts == 0)
+		return -log1p(-exp((q + 1) * c->ln_p));
+	if (!c->a->lost_before)
+		return -c->a->pkts * log1p(-exp((q + 1) * c->ln_p));
 	return -log1p(-sr_fail(c, q));
 }
 
@@ -453,17 +449,13 @@ static void
 sr_tail_init(struct sr_tail *c, const struct sdr_model_sr *a, double m, double t_unit,
 	     const struct unit_class *cls, unsigned int ncls)
 {
+	c->a = a;
 	c->m = m;
 	c->t = t_unit;
-	c->o1 = a->first_s;
-	c->o1_last = a->last_s;
-	c->o = a->repeat_s;
-	c->p = a->drop;
-	c->n = a->pkts;
-	c->before = a->lost_before;
+	c->ln_p = log(a->drop);
 	c->cls = cls;
 	c->ncls = ncls;
-	c->q1 = c->n > 0 ? q_pkt(log(c->p), c->n, 1) : c->p;
+	c->q1 = a->pkts > 0 ? q_pkt(c->ln_p, a->pkts, 1) : a->drop;
 	c->work = 0;
 	/*
 	 * The ratio G(r + 1) / G(r) is largest at r = 0: P per chunk; per packet it falls
@@ -472,7 +464,7 @@ sr_tail_init(struct sr_tail *c, const struct sdr_model_sr *a, double m, double t
 	 */
 	c->rho = sr_fail(c, 1) / sr_fail(c, 0);
 	if (!(c->rho > 0))
-		c->rho = c->p;
+		c->rho = a->drop;
 	c->ln_rho = log(c->rho);
 	for (int q = 0; q < SR_LOG_TABLE; q++)
 		c->lg[q] = sr_neg_log_ok_calc(c, q);
@@ -491,26 +483,26 @@ sr_neg_log_ok(const struct sr_tail *c, double q)
 static double
 sr_round_start(const struct sr_tail *c, double o1, double q)
 {
-	return q <= 0 ? -INFINITY : o1 + (q - 1) * c->o;
+	return q <= 0 ? -INFINITY : o1 + (q - 1) * c->a->repeat_s;
 }
 
 /* Resends that fit in @p tau after a chunk's first send. */
 static double
 sr_rounds(const struct sr_tail *c, double o1, double tau)
 {
-	return tau < o1 ? 0 : 1 + floor((tau - o1) / c->o);
+	return tau < o1 ? 0 : 1 + floor((tau - o1) / c->a->repeat_s);
 }
 
 /* -log P(max_i X_i <= M T + s) for s >= 0. Counts its groups in c->work. */
 static double
 sr_neg_log_cdf(struct sr_tail *c, double s)
 {
-	double acc = sr_neg_log_ok(c, sr_rounds(c, c->o1_last, s)), lo = 1;
-	double q = sr_rounds(c, c->o1, s + c->t);
+	double acc = sr_neg_log_ok(c, sr_rounds(c, c->a->last_s, s)), lo = 1;
+	double q = sr_rounds(c, c->a->first_s, s + c->t);
 
 	while (lo < c->m) {
 		c->work++;
-		double hi = ceil((sr_round_start(c, c->o1, q + 1) - s) / c->t);
+		double hi = ceil((sr_round_start(c, c->a->first_s, q + 1) - s) / c->t);
 
 		if (hi > c->m)
 			hi = c->m;
@@ -523,7 +515,7 @@ sr_neg_log_cdf(struct sr_tail *c, double s)
 		/* every remaining chunk has had more rounds than q: bound what is left */
 		if ((c->m - lo) * sr_neg_log_ok(c, q + 1) <= 1e-17 * acc)
 			break;
-		q = fmax(q + 1, sr_rounds(c, c->o1, s + lo * c->t));
+		q = fmax(q + 1, sr_rounds(c, c->a->first_s, s + lo * c->t));
 	}
 	return acc;
 }
@@ -533,9 +525,9 @@ static double
 sr_rounds_estimate(const struct sr_tail *c, double rtt)
 {
 	double e = c->m * c->t + rtt;
-	double r = log(SR_TAIL_TOL * e * (1 - c->rho) / (c->o * c->m * (c->n > 0 ? c->n : 1))) /
+	double r = log(SR_TAIL_TOL * e * (1 - c->rho) / (c->a->repeat_s * c->m * (c->a->pkts > 0 ? c->a->pkts : 1))) /
 		   c->ln_rho;
-	double first = fmax(c->o1, c->o1_last) / c->o;
+	double first = fmax(c->a->first_s, c->a->last_s) / c->a->repeat_s;
 
 	return (r > 1 ? ceil(r) + 1 : 2) + ceil(first);
 }
@@ -550,20 +542,20 @@ static int
 sr_tail_integral(struct sr_tail *c, double rtt, double *out)
 {
 	double rounds = sr_rounds_estimate(c, rtt), h, sum = 0;
-	double k = SR_STEPS_PER_ROUND, settled = fmax(c->o1, c->o1_last);
+	double k = SR_STEPS_PER_ROUND, settled = fmax(c->a->first_s, c->a->last_s);
 	uint64_t n;
 
 	if (rounds * SR_MIN_STEPS_PER_ROUND > SR_STEP_BUDGET)
 		return -SDR_MODEL_E_TOO_LOSSY;
 	if (rounds * k > SR_STEP_BUDGET)
 		k = floor(SR_STEP_BUDGET / rounds);
-	h = c->o / k;
+	h = c->a->repeat_s / k;
 	for (n = 0; n < 2 * (uint64_t)SR_STEP_BUDGET; n++) {
 		double s = ((double)n + 0.5) * h, lambda = sr_neg_log_cdf(c, s);
 
 		sum += -expm1(-lambda) * h;
 		if (s >= settled &&
-		    lambda * c->o / (1 - c->rho) <= SR_TAIL_TOL * (c->m * c->t + rtt + sum)) {
+		    lambda * c->a->repeat_s / (1 - c->rho) <= SR_TAIL_TOL * (c->m * c->t + rtt + sum)) {
 			*out = sum;
 			return 0;
 		}
@@ -651,11 +643,7 @@ sr_mean_units(const struct sdr_model_sr *a, const struct unit_class *cls, unsign
 int
 sdr_model_sr_mean_ex(const struct sdr_model_sr *a, double *mean_s)
 {
-	struct unit_class one = { 1, a->resent, a->needed };
-
-	if (a->needed > a->resent || (a->resent && !a->needed) || a->resent > 65536)
-		return -SDR_MODEL_E_BAD_DROP;
-	return sr_mean_units(a, a->resent ? &one : NULL, a->resent ? 1 : 0, mean_s);
+	return sr_mean_units(a, NULL, 0, mean_s);
 }
 
 int

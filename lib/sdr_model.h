@@ -219,9 +219,6 @@ struct sdr_model_sr {
 	double pkts;		/**< packets per chunk N; 0: @ref drop is per chunk */
 	unsigned int lost_before;	/**< 1: every chunk has been lost once already (the
 					 *   chunks an EC fallback resends) */
-	unsigned int resent;	/**< > 0: a unit is this many chunks resent together (a failed
-				 *   EC submessage's missing data), @ref t_inj_s is per chunk */
-	unsigned int needed;	/**< ... of which any this many complete the unit */
 };
 
 /**
