@@ -749,9 +749,30 @@ fec_collect(struct dp_ctx *ctx, uint64_t now)
 }
 
 /*
+ * A send context's hold counts its frames alive in 16 bits (rte_mbuf_ext_shared_info): a
+ * message of more than this many frames in flight at once (a long emulated link holds
+ * tens of ms of them) has its further frames copied, so the count never wraps.
+ */
+#define DP_HOLD_FRAMES_MAX (UINT16_MAX - 2 * DP_BURST_MAX)
+
+/* Frame @p e into its header mbuf @p m in one piece: the payload copied after the headers. */
+static void
+copy_frame(struct dp_port *p, struct rte_mbuf *m, const struct sdr_ep_frame *e)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+	rte_memcpy(f + e->len, e->ext, e->ext_len);
+	memcpy(f + e->len + e->ext_len, e->tail, e->tail_len);
+	m->data_len = (uint16_t)(e->len + e->ext_len + e->tail_len);
+	m->pkt_len = m->data_len;
+	PS(p)->counters[DP_PORT_TX_ZC_COPIED]++;
+}
+
+/*
  * Zero-copy frames of one burst into mbuf chains: the header mbuf, an mbuf attached to the
  * message's bytes under the send's hold (holds.h), an mbuf with the pad and the ICRC. A
- * frame that finds no attach mbufs is copied into its header mbuf instead (counted).
+ * frame that finds no attach mbufs, or whose hold is full, is copied into its header mbuf
+ * instead (counted).
  */
 static void
 zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
@@ -759,15 +780,16 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 {
 	struct rte_mbuf *att[2 * DP_BURST_MAX];
 	struct dp_holds *h = sdr_ep_config(c->ep)->held_arg;
-	uint32_t nz = 0, k = 0;
+	struct rte_mbuf_ext_shared_info *hold = NULL;
+	uint32_t nz = 0, k = 0, run = 0, alive = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
 	if (nz && rte_pktmbuf_alloc_bulk(ctx->zc_pool, att, 2 * nz) != 0)
 		nz = 0;
 	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf_ext_shared_info *hi;
 		struct rte_mbuf *x, *t;
-		uint8_t *f;
 
 		m[i]->data_len = e[i].len;
 		m[i]->pkt_len = e[i].len;
@@ -775,21 +797,32 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 			continue;
 		if (nz == 0) {
 			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
-			f = rte_pktmbuf_mtod(m[i], uint8_t *);
-			rte_memcpy(f + e[i].len, e[i].ext, e[i].ext_len);
-			memcpy(f + e[i].len + e[i].ext_len, e[i].tail, e[i].tail_len);
-			m[i]->data_len = (uint16_t)(e[i].len + e[i].ext_len + e[i].tail_len);
-			m[i]->pkt_len = m[i]->data_len;
-			PS(p)->counters[DP_PORT_TX_ZC_COPIED]++;
+			copy_frame(p, m[i], &e[i]);
 			continue;
 		}
+		/*
+		 * The hold counts this frame until whichever lcore frees it. A burst's frames
+		 * mostly share one send context: one atomic add per run of them, made before
+		 * any frame leaves (a locked add per frame also waits for every store before it).
+		 */
+		hi = dp_holds_get(h, e[i].hold);
+		if (hi != hold) {
+			if (run != 0)
+				rte_mbuf_ext_refcnt_update(hold, (int16_t)run);
+			hold = hi;
+			run = 0;
+			alive = rte_mbuf_ext_refcnt_read(hold);
+		}
+		if (alive + run >= DP_HOLD_FRAMES_MAX) {
+			copy_frame(p, m[i], &e[i]);
+			continue;
+		}
+		run++;
 		x = att[k++];
 		t = att[k++];
-		/* the hold counts this frame until whichever lcore frees it */
-		rte_mbuf_ext_refcnt_update(dp_holds_get(h, e[i].hold), 1);
 		rte_pktmbuf_attach_extbuf(x, (void *)(uintptr_t)e[i].ext,
 					  ctx->iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
-					  (uint16_t)e[i].ext_len, dp_holds_get(h, e[i].hold));
+					  (uint16_t)e[i].ext_len, hold);
 		x->data_len = (uint16_t)e[i].ext_len;
 		memcpy(rte_pktmbuf_mtod(t, uint8_t *), e[i].tail, e[i].tail_len);
 		t->data_len = e[i].tail_len;
@@ -798,6 +831,11 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		m[i]->nb_segs = 3;
 		m[i]->pkt_len = (uint32_t)e[i].len + e[i].ext_len + e[i].tail_len;
 	}
+	if (run != 0)
+		rte_mbuf_ext_refcnt_update(hold, (int16_t)run);
+	/* attach mbufs of frames that were copied after all */
+	if (k < 2 * nz)
+		rte_pktmbuf_free_bulk(att + k, 2 * nz - k);
 	PS(p)->counters[DP_PORT_TX_ZERO_COPY] += k / 2;
 }
 
