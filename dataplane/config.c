@@ -917,9 +917,6 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 			return fail(w, "engines", "%u engines need %u rx_queues and tx_queues on "
 				    "[port %s] (it has %u and %u)", cfg->engines, cfg->engines,
 				    pc->name, pc->rx_queues, pc->tx_queues);
-		if (pc->exception[0])
-			return fail(w, "engines", "[port %s]: exception does not go with mode = "
-				    "engines yet", pc->name);
 		/* the receiver's table maps entry i to queue i mod engines: the sender's hash
 		 * mod engines then names the queue whatever the table's size (a power of two) */
 		if (pc->steering == DP_STEER_RSS && (cfg->engines & (cfg->engines - 1)) != 0)

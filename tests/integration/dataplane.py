@@ -1136,6 +1136,9 @@ def case_exception():
             if r.returncode != 0:
                 raise Skip("cannot address %s: %s" % (IFS[1], r.stderr.strip()))
             exception_steps(d)
+            # the same with two engines: each receives on its own queue of both ports and
+            # hands what is not RoCEv2 to its own TX queue of the other port
+            exception_steps(d, engines=2)
         except Skip as e:
             skip(e)
         finally:
@@ -1143,48 +1146,56 @@ def case_exception():
             netns_del()
 
 
-def exception_steps(d):
+def exception_steps(d, engines=1):
     ctl = os.path.join(os.path.dirname(os.path.dirname(DP)), "tools", "sdrctl")
     ini = os.path.join(d, "tap.ini")
+    what = "exception" if engines == 1 else "exception, %d engines" % engines
     # the wire port on our veth end; the connection is not used
-    open(ini, "w").write(ini_text("tap.ini", IFS[0]))
+    sets = () if engines == 1 else [(port, key, engines) for port in ("port wire", "port host")
+                                    for key in ("rx_queues", "tx_queues")]
+    text = ini_text("tap.ini", IFS[0], sets)
+    if engines > 1:
+        text = text.replace("qpairs=1", "qpairs=%d" % engines)
+        text += "\n[pipeline]\nmode = engines\nengines = %d\n" % engines
+    open(ini, "w").write(text)
     name = "sdrt-ta-" + TAG
-    p = start_in(NS[0], "0", "sdrt-ta", ini, ["--duration", "20s", "-q"])
+    p = start_in(NS[0], "0" if engines == 1 else "0-%d" % (engines - 1), "sdrt-ta", ini,
+                 ["--duration", "20s", "-q"])
 
     def tap_up():
         return sh("ip", "link", "show", "sdr-tap0", ns=NS[0]).returncode == 0
 
-    if not wait_until(p, tap_up, "exception: the TAP interface in " + NS[0]):
+    if not wait_until(p, tap_up, what + ": the TAP interface in " + NS[0]):
         if not os.path.exists("/dev/net/tun"):
             raise Skip("no /dev/net/tun: TAP ports cannot be made here")
-        rc, s, err = finish(p, "exception")
-        check(False, "exception: the dataplane did not bring up its TAP port: rc %s %s" % (
-            rc, err.strip()[-600:]))
+        rc, s, err = finish(p, what)
+        check(False, "%s: the dataplane did not bring up its TAP port: rc %s %s" % (
+            what, rc, err.strip()[-600:]))
         return
     for cmd in (["ip", "addr", "add", "10.2.0.1/24", "dev", "sdr-tap0"],
                 ["ip", "link", "set", "sdr-tap0", "up"]):
         r = sh(*cmd, ns=NS[0])
-        check(r.returncode == 0, "exception: %s: %s" % (" ".join(cmd), r.stderr.strip()))
-    if not wait_until(p, packet_socket_open, "exception: AF_PACKET socket in " + NS[0]):
+        check(r.returncode == 0, "%s: %s: %s" % (what, " ".join(cmd), r.stderr.strip()))
+    if not wait_until(p, packet_socket_open, what + ": AF_PACKET socket in " + NS[0]):
         return
     got, how = ping(NS[1], "10.2.0.1", 5)
     r = subprocess.run([ctl, "-n", name, "--json", "port", "show"], capture_output=True,
                        text=True, timeout=30)
     ports = {x["name"]: x for x in json.loads(r.stdout)["ports"]} if r.returncode == 0 else {}
     p.send_signal(signal.SIGINT)
-    rc, s, err = finish(p, "exception")
-    check(rc == 0, "exception: dataplane exit %s: %s" % (rc, err[-500:]))
-    check(got == 5, "exception: %d of 5 echo replies from the kernel behind the dataplane "
-          "(%s)" % (got, how))
+    rc, s, err = finish(p, what)
+    check(rc == 0, "%s: dataplane exit %s: %s" % (what, rc, err[-500:]))
+    check(got == 5, "%s: %d of 5 echo replies from the kernel behind the dataplane "
+          "(%s)" % (what, got, how))
     key = "not_roce_to_exception_port"
     w, h = ports.get("wire", {}), ports.get("host", {})
     # at least the 5 requests (and an ARP) in, the 5 replies (and an ARP) out
     check(w.get(key, 0) >= 6 and h.get(key, 0) >= 6 and w.get("not_roce_dropped", 0) == 0,
-          "exception: wire %d, host %d frames handed over, wire dropped %d not-RoCE" % (
-              w.get(key, 0), h.get(key, 0), w.get("not_roce_dropped", 0)))
+          "%s: wire %d, host %d frames handed over, wire dropped %d not-RoCE" % (
+              what, w.get(key, 0), h.get(key, 0), w.get("not_roce_dropped", 0)))
     if not failures:
-        print("ok: exception path: %d of 5 echo replies through the dataplane (%s); %d frames "
-              "wire -> TAP, %d TAP -> wire" % (got, how, w[key], h[key]))
+        print("ok: %s path: %d of 5 echo replies through the dataplane (%s); %d frames "
+              "wire -> TAP, %d TAP -> wire" % (what, got, how, w[key], h[key]))
 
 
 def case_afxdp():
