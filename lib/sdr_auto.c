@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Online auto: loss estimate and scheme decision (see sdr_auto.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sdr_auto.h"
+#include "sdr_rel.h"
+
+#define FAST_SHARE	16.0	/* the fast estimator's half-life: the slow one's / 16 */
+#define Z_INTERVAL	1.96	/* the interval shown and decided on: 95 % */
+#define Z_CHANGE	3.0	/* the change test: intervals this wide must stop overlapping */
+
+void
+sdr_auto_cfg_default(struct sdr_auto_cfg *c)
+{
+	c->halflife_pkts = 1048576.0;
+	c->min_pkts = 20000;
+	c->hysteresis = 0.1;
+	c->dwell_ns = 2000000000ull;
+}
+
+void
+sdr_auto_init(struct sdr_auto *a, const struct sdr_auto_cfg *cfg)
+{
+	memset(a, 0, sizeof(*a));
+	if (cfg != NULL)
+		a->cfg = *cfg;
+	else
+		sdr_auto_cfg_default(&a->cfg);
+	if (!(a->cfg.halflife_pkts >= 16.0))
+		a->cfg.halflife_pkts = 16.0;
+}
+
+void
+sdr_auto_wilson(double lost, double pkts, double z, double *lo, double *hi)
+{
+	double p, z2 = z * z, den, mid, half;
+
+	if (!(pkts > 0)) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = lost / pkts;
+	den = 1 + z2 / pkts;
+	mid = (p + z2 / (2 * pkts)) / den;
+	half = z * sqrt(p * (1 - p) / pkts + z2 / (4 * pkts * pkts)) / den;
+	*lo = mid - half > 0 ? mid - half : 0;
+	*hi = mid + half < 1 ? mid + half : 1;
+	if (lost <= 0)
+		*lo = 0;
+}
+
+static void
+add(struct sdr_auto_counts *c, double halflife, uint64_t pkts, uint64_t lost)
+{
+	double f = exp2(-(double)pkts / halflife);
+
+	c->pkts = c->pkts * f + (double)pkts;
+	c->lost = c->lost * f + (double)lost;
+}
+
+void
+sdr_auto_observe(struct sdr_auto *a, uint64_t pkts, uint64_t lost)
+{
+	double slo, shi, flo, fhi;
+
+	if (pkts == 0)
+		return;
+	if (lost > pkts)
+		lost = pkts;	/* a sample is never more lost than sent */
+	a->total_pkts += pkts;
+	a->total_lost += lost;
+	add(&a->slow, a->cfg.halflife_pkts, pkts, lost);
+	add(&a->fast, a->cfg.halflife_pkts / FAST_SHARE, pkts, lost);
+	sdr_auto_wilson(a->slow.lost, a->slow.pkts, Z_CHANGE, &slo, &shi);
+	sdr_auto_wilson(a->fast.lost, a->fast.pkts, Z_CHANGE, &flo, &fhi);
+	if (flo > shi || fhi < slo) {
+		/* the recent packets cannot come from the link the slow estimate describes */
+		a->slow = a->fast;
+		a->link_changes++;
+	}
+}
+
+void
+sdr_auto_estimate(const struct sdr_auto *a, struct sdr_auto_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->pkts = a->slow.pkts;
+	e->lost = a->slow.lost;
+	e->p = a->slow.pkts > 0 ? a->slow.lost / a->slow.pkts : 0;
+	sdr_auto_wilson(a->slow.lost, a->slow.pkts, Z_INTERVAL, &e->lo, &e->hi);
+	e->total_pkts = a->total_pkts;
+	e->total_lost = a->total_lost;
+	e->changes = a->link_changes;
+}
+
+void
+sdr_auto_changed(struct sdr_auto *a, uint64_t now)
+{
+	a->last_switch_ns = now ? now : 1;
+}
+
+const char *
+sdr_auto_verdict_name(enum sdr_auto_verdict v)
+{
+	switch (v) {
+	case SDR_AUTO_CHANGE: return "change";
+	case SDR_AUTO_KEEP_FEW: return "keep: too few packets";
+	case SDR_AUTO_KEEP_DWELL: return "keep: changed recently";
+	case SDR_AUTO_KEEP_BEST: return "keep: the model's choice";
+	case SDR_AUTO_KEEP_MARGIN: return "keep: gain below the hysteresis";
+	case SDR_AUTO_KEEP_UNSURE: return "keep: gain not certain";
+	case SDR_AUTO_KEEP_MODEL: return "keep: no model here";
+	}
+	return "?";
+}
+
+/* The decision's one line (truncated to fit, as a line on a screen is). */
+static void __attribute__((format(printf, 2, 3)))
+say(struct sdr_auto_decision *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
+static int
+same_scheme(const struct sdr_scheme *a, const struct sdr_scheme *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	return !sdr_scheme_is_ec(a) || (a->k == b->k && a->m == b->m);
+}
+
+/* Modelled mean of @p s at loss @p drop; NAN when the model cannot say. */
+static double
+mean_at(const struct sdr_model_params *base, const struct sdr_scheme *s, double drop)
+{
+	struct sdr_model_params p = *base;
+	struct sdr_model_choice c;
+
+	p.drop = drop;
+	p.drop_unit = SDR_MODEL_DROP_PACKET;
+	return sdr_model_eval(&p, s, &c) == 0 ? c.mean_s : NAN;
+}
+
+/* "1.2e-04 [8.0e-05, 1.9e-04] in 52000 packets", or the zero-loss form. */
+static void
+format_est(const struct sdr_auto_estimate *e, char *buf, size_t len)
+{
+	if (e->lost <= 0)
+		snprintf(buf, len, "no loss in %.0f packets (loss < %.1e)", e->pkts, e->hi);
+	else
+		snprintf(buf, len, "loss %.1e [%.1e, %.1e] in %.0f packets", e->p, e->lo, e->hi,
+			 e->pkts);
+}
+
+enum sdr_auto_verdict
+sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
+		const struct sdr_scheme *current, uint64_t now, struct sdr_auto_decision *d)
+{
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], est[96];
+	struct sdr_model_params p = *params;
+	int n;
+
+	memset(d, 0, sizeof(*d));
+	sdr_auto_estimate(a, &d->est);
+	d->current = *current;
+	d->choice = *current;
+	d->current_s = d->choice_s = NAN;
+	sdr_scheme_format(current, cur, sizeof(cur));
+	format_est(&d->est, est, sizeof(est));
+	if (a->total_pkts < a->cfg.min_pkts) {
+		d->verdict = SDR_AUTO_KEEP_FEW;
+		say(d, "keep %s: %" PRIu64 " of %" PRIu64 " packets seen, "
+			 "too few to estimate the loss", cur, a->total_pkts, a->cfg.min_pkts);
+		return d->verdict;
+	}
+	/* with no loss seen, the most loss that is still likely */
+	d->p_used = d->est.lost > 0 ? d->est.p : d->est.hi;
+	if (a->last_switch_ns && now < a->last_switch_ns + a->cfg.dwell_ns) {
+		d->verdict = SDR_AUTO_KEEP_DWELL;
+		say(d, "keep %s: changed %.1f s ago (at least %.1f s "
+			 "between changes); %s", cur, (double)(now - a->last_switch_ns) * 1e-9,
+			 (double)a->cfg.dwell_ns * 1e-9, est);
+		return d->verdict;
+	}
+	p.drop = d->p_used;
+	p.drop_unit = SDR_MODEL_DROP_PACKET;
+	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
+	d->current_s = mean_at(&p, current, d->p_used);
+	if (n <= 0 || isnan(d->current_s)) {
+		d->verdict = SDR_AUTO_KEEP_MODEL;
+		say(d, "keep %s: the model cannot rank schemes here (%s); "
+			 "%s", cur, sdr_model_strerror(n <= 0 ? n : -SDR_MODEL_E_BAD_SCHEME), est);
+		return d->verdict;
+	}
+	d->choice = ch[0].scheme;
+	d->choice_s = ch[0].mean_s;
+	sdr_scheme_format(&d->choice, cho, sizeof(cho));
+	if (same_scheme(&d->choice, current)) {
+		d->verdict = SDR_AUTO_KEEP_BEST;
+		say(d, "keep %s: the model's choice (%.3g ms) at %s", cur,
+			 d->current_s * 1e3, est);
+		return d->verdict;
+	}
+	/* the model's own tie rule: as fast (within 1 %) with less parity is better */
+	if (d->choice_s <= d->current_s * 1.01 &&
+	    sdr_scheme_parity_share(&d->choice) < sdr_scheme_parity_share(current)) {
+		d->verdict = SDR_AUTO_CHANGE;
+		say(d, "change %s -> %s: as fast (%.3g vs %.3g ms) with less parity (%.0f %% vs "
+		    "%.0f %%) at %s", cur, cho, d->choice_s * 1e3, d->current_s * 1e3,
+		    100 * sdr_scheme_parity_share(&d->choice), 100 * sdr_scheme_parity_share(current),
+		    est);
+		return d->verdict;
+	}
+	if (d->choice_s > d->current_s * (1 - a->cfg.hysteresis)) {
+		d->verdict = SDR_AUTO_KEEP_MARGIN;
+		say(d, "keep %s: %s only %.0f %% faster (%.3g vs %.3g ms, "
+			 "needs %.0f %%) at %s", cur, cho,
+			 100 * (1 - d->choice_s / d->current_s), d->choice_s * 1e3,
+			 d->current_s * 1e3, 100 * a->cfg.hysteresis, est);
+		return d->verdict;
+	}
+	/* the change must pay wherever in its interval the loss really is */
+	{
+		double ends[2] = { d->est.lo, d->est.hi };
+
+		for (int i = 0; i < 2; i++) {
+			double c = mean_at(&p, &d->choice, ends[i]), o = mean_at(&p, current, ends[i]);
+
+			if (isnan(c) || isnan(o) || c >= o) {
+				d->verdict = SDR_AUTO_KEEP_UNSURE;
+				say(d, "keep %s: %s faster at %.1e but not at "
+					 "%.1e, the other end of the interval; %s", cur, cho,
+					 d->p_used, ends[i], est);
+				return d->verdict;
+			}
+		}
+	}
+	d->verdict = SDR_AUTO_CHANGE;
+	say(d, "change %s -> %s: %.3g vs %.3g ms (-%.0f %%) at %s", cur,
+		 cho, d->choice_s * 1e3, d->current_s * 1e3, 100 * (1 - d->choice_s / d->current_s),
+		 est);
+	return d->verdict;
+}

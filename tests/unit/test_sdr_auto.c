@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Online auto: the loss estimator on seeded loss sequences (rates, bursts, steps) and the
+ * decision (its reasons to keep a scheme, the hysteresis on a steady link at a boundary).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sdr_auto.h"
+#include "sdr_sim.h"
+
+#define MSG_PKTS 256	/* a 1 MiB message of 4 KiB packets: one sample */
+
+/* A sample of @p n packets, each lost with @p p. */
+static uint64_t
+bernoulli(struct sdr_rng *r, uint64_t n, double p)
+{
+	uint64_t lost = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		lost += sdr_rng_unit(r) < p;
+	return lost;
+}
+
+/* Feed @p pkts packets at loss @p p in message-sized samples. */
+static void
+feed(struct sdr_auto *a, struct sdr_rng *r, uint64_t pkts, double p)
+{
+	for (uint64_t i = 0; i < pkts; i += MSG_PKTS)
+		sdr_auto_observe(a, MSG_PKTS, bernoulli(r, MSG_PKTS, p));
+}
+
+static void
+test_wilson(void **state)
+{
+	double lo, hi;
+
+	(void)state;
+	/* none seen in 100: the upper end is z^2 / (n + z^2) */
+	sdr_auto_wilson(0, 100, 1.96, &lo, &hi);
+	assert_true(lo == 0);
+	assert_true(fabs(hi - 3.8416 / 103.8416) < 1e-9);
+	/* 10 in 1000: [0.0054, 0.0183] (the textbook values) */
+	sdr_auto_wilson(10, 1000, 1.96, &lo, &hi);
+	assert_true(fabs(lo - 0.00544) < 5e-5 && fabs(hi - 0.01831) < 5e-5);
+	sdr_auto_wilson(0, 0, 1.96, &lo, &hi);
+	assert_true(lo == 0 && hi == 1);
+}
+
+/* Steady links of known rates: the interval holds the rate, the estimate is close to it. */
+static void
+test_estimate_known_rates(void **state)
+{
+	const double rates[] = { 1e-4, 1e-3, 1e-2 };
+
+	(void)state;
+	for (unsigned int i = 0; i < 3; i++) {
+		struct sdr_auto a;
+		struct sdr_auto_estimate e;
+		struct sdr_rng r;
+
+		sdr_rng_seed(&r, 11 + i);
+		sdr_auto_init(&a, NULL);
+		feed(&a, &r, 4u << 20, rates[i]);
+		sdr_auto_estimate(&a, &e);
+		print_message("rate %.0e: estimate %.3e [%.3e, %.3e] over %.0f packets, %u changes\n",
+			      rates[i], e.p, e.lo, e.hi, e.pkts, e.changes);
+		assert_true(e.lo <= rates[i] && rates[i] <= e.hi);
+		assert_true(fabs(e.p / rates[i] - 1) < 0.25);
+		assert_true(e.total_pkts == 4u << 20);
+	}
+}
+
+/*
+ * Gilbert-Elliott bursts (good state: no loss; bad: half the packets) with a stationary
+ * loss of 1e-3: the estimate follows the long-run rate, though the interval, which assumes
+ * independent losses, is too narrow for bursts.
+ */
+static void
+test_estimate_bursts(void **state)
+{
+	struct sdr_auto a;
+	struct sdr_auto_estimate e;
+	struct sdr_rng r;
+	const double p_gb = 2e-4, p_bg = 0.098;	/* bad 1/500 of the time: 1e-3 lost */
+	int bad = 0;
+
+	(void)state;
+	sdr_rng_seed(&r, 5);
+	sdr_auto_init(&a, NULL);
+	for (uint64_t i = 0; i < (8u << 20); i += MSG_PKTS) {
+		uint64_t lost = 0;
+
+		for (unsigned int k = 0; k < MSG_PKTS; k++) {
+			bad = bad ? sdr_rng_unit(&r) >= p_bg : sdr_rng_unit(&r) < p_gb;
+			lost += bad && sdr_rng_unit(&r) < 0.5;
+		}
+		sdr_auto_observe(&a, MSG_PKTS, lost);
+	}
+	sdr_auto_estimate(&a, &e);
+	print_message("bursts, 1e-3 stationary: estimate %.3e [%.3e, %.3e], %u changes\n", e.p,
+		      e.lo, e.hi, e.changes);
+	assert_true(fabs(e.p / 1e-3 - 1) < 0.5);
+	assert_true(fabs((double)e.total_lost / (double)e.total_pkts / 1e-3 - 1) < 0.2);
+}
+
+/* A step up (1e-5 -> 1e-2) and a step down (-> 1e-4): the estimate follows within a small
+ * share of the slow half-life (2^20 packets), not a half-life. */
+static void
+test_estimate_steps(void **state)
+{
+	struct sdr_auto a;
+	struct sdr_auto_estimate e;
+	struct sdr_rng r;
+
+	(void)state;
+	sdr_rng_seed(&r, 7);
+	sdr_auto_init(&a, NULL);
+	feed(&a, &r, 2u << 20, 1e-5);
+	sdr_auto_estimate(&a, &e);
+	assert_true(e.p < 1e-4);
+	feed(&a, &r, 20000, 1e-2);
+	sdr_auto_estimate(&a, &e);
+	print_message("1e-5 -> 1e-2, 20000 packets later: %.3e [%.3e, %.3e], %u changes\n", e.p,
+		      e.lo, e.hi, e.changes);
+	assert_true(e.changes >= 1 && e.p > 1e-3);
+	feed(&a, &r, 280000, 1e-2);
+	sdr_auto_estimate(&a, &e);
+	print_message("1e-2, 300000 packets after the step: %.3e [%.3e, %.3e]\n", e.p, e.lo, e.hi);
+	assert_true(fabs(e.p / 1e-2 - 1) < 0.2);
+	feed(&a, &r, 600000, 1e-4);
+	sdr_auto_estimate(&a, &e);
+	print_message("1e-2 -> 1e-4, 600000 packets later: %.3e [%.3e, %.3e], %u changes\n", e.p,
+		      e.lo, e.hi, e.changes);
+	assert_true(e.p < 3e-4 && e.p > 3e-5);
+}
+
+/* An 8 MiB message over 400 Gbit/s and 25 ms: the model point of the decisions below. */
+static void
+point(struct sdr_model_params *p)
+{
+	sdr_model_params_init(p);
+	p->msg_bytes = 8u << 20;
+}
+
+static void
+test_keep_reasons(void **state)
+{
+	struct sdr_model_params p;
+	struct sdr_auto_decision d;
+	struct sdr_auto a;
+	struct sdr_scheme nack = { .kind = SDR_SCHEME_SR_NACK }, mds = { .kind = SDR_SCHEME_EC_MDS,
+									 .k = 32, .m = 8 };
+	struct sdr_rng r;
+
+	(void)state;
+	point(&p);
+	sdr_rng_seed(&r, 3);
+	sdr_auto_init(&a, NULL);
+	sdr_auto_observe(&a, 1000, 0);
+	assert_int_equal(sdr_auto_decide(&a, &p, &nack, 1, &d), SDR_AUTO_KEEP_FEW);
+	assert_non_null(strstr(d.why, "1000 of 20000 packets seen"));
+	/* no loss in 4 M packets: from a pessimistic start back to sr-nack */
+	sdr_auto_observe(&a, 4u << 20, 0);
+	assert_int_equal(sdr_auto_decide(&a, &p, &mds, 1, &d), SDR_AUTO_CHANGE);
+	assert_int_equal(d.choice.kind, SDR_SCHEME_SR_NACK);
+	assert_non_null(strstr(d.why, "no loss in"));
+	print_message("%s\n", d.why);
+	assert_int_equal(sdr_auto_decide(&a, &p, &nack, 1, &d), SDR_AUTO_KEEP_BEST);
+	print_message("%s\n", d.why);
+	/* 1e-2: erasure coding; not within the dwell time of the last change */
+	feed(&a, &r, 1u << 20, 1e-2);
+	sdr_auto_changed(&a, 1000000000ull);
+	assert_int_equal(sdr_auto_decide(&a, &p, &nack, 2000000000ull, &d), SDR_AUTO_KEEP_DWELL);
+	print_message("%s\n", d.why);
+	assert_int_equal(sdr_auto_decide(&a, &p, &nack, 4000000000ull, &d), SDR_AUTO_CHANGE);
+	assert_true(sdr_scheme_is_ec(&d.choice));
+	assert_true(d.choice_s < 0.9 * d.current_s);
+	print_message("%s\n", d.why);
+}
+
+/*
+ * A steady link at the loss where the model's choice for the point flips between two
+ * schemes: fed for 40 M packets and asked every 100 000, auto changes at most once (to one
+ * side of the boundary) and never back and forth.
+ */
+static void
+test_no_flapping_at_boundary(void **state)
+{
+	struct sdr_model_params p;
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	struct sdr_scheme cur, first;
+	struct sdr_auto_decision d;
+	struct sdr_auto a;
+	struct sdr_rng r;
+	double lo = 1e-6, hi = 1e-2, b;
+	unsigned int changes = 0;
+	uint64_t now = 0;
+
+	(void)state;
+	point(&p);
+	/* bisect (in log space) for the loss where the choice stops being the one at 1e-6 */
+	p.drop = lo;
+	assert_true(sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES) > 0);
+	first = ch[0].scheme;
+	for (int i = 0; i < 40; i++) {
+		b = sqrt(lo * hi);
+		p.drop = b;
+		assert_true(sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES) > 0);
+		if (ch[0].scheme.kind == first.kind && ch[0].scheme.k == first.k &&
+		    ch[0].scheme.m == first.m)
+			lo = b;
+		else
+			hi = b;
+	}
+	b = sqrt(lo * hi);
+	print_message("the choice at 8 MiB changes at loss %.3e\n", b);
+	cur = first;
+	sdr_rng_seed(&r, 9);
+	sdr_auto_init(&a, NULL);
+	for (int i = 0; i < 400; i++) {
+		feed(&a, &r, 100000, b);
+		now += 200000000ull;	/* 0.2 s per 100 000 packets: 2 Gbit/s of 4 KiB */
+		if (sdr_auto_decide(&a, &p, &cur, now, &d) == SDR_AUTO_CHANGE) {
+			print_message("change %d at %.1f s: %s\n", changes + 1, now * 1e-9, d.why);
+			cur = d.choice;
+			sdr_auto_changed(&a, now);
+			changes++;
+		}
+	}
+	assert_true(changes <= 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_estimate_known_rates),
+		cmocka_unit_test(test_estimate_bursts),
+		cmocka_unit_test(test_estimate_steps),
+		cmocka_unit_test(test_keep_reasons),
+		cmocka_unit_test(test_no_flapping_at_boundary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
