@@ -675,6 +675,8 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 					      c->ep.rel.rtt_ns / 100 : 20000;
 	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
 		return -1;
+	/* auto on both ends: the receive side reports its loss, the send side estimates it */
+	c->ep.auto_report = c->scheme_auto;
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
 		c->ep.attr.ec_k = c->ep.rel.scheme.k;
 		c->ep.attr.ec_m = c->ep.rel.scheme.m;

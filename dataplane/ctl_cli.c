@@ -184,6 +184,48 @@ static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_coun
 static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
 static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
 
+/*
+ * scheme auto: the send side's loss estimate from the peer's REPORTs and what the model
+ * makes of it for the connection's largest message. Decided here, on the management
+ * thread, from a copy of the engine's estimator (the model takes milliseconds); advice
+ * only: the scheme does not change at run time yet.
+ */
+static void
+auto_show(const struct dp_conn *c, int json, struct out *o, int *first)
+{
+	const struct dp_conn_cfg *cc = c->cfg;
+	struct sdr_model_params p;
+	struct sdr_auto_decision d;
+	struct sdr_auto a;
+	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX];
+
+	memcpy(&a, sdr_ep_auto(c->ep), sizeof(a));
+	sdr_model_params_init(&p);
+	p.msg_bytes = cc->ep.attr.max_msg_size;
+	p.chunk_bytes = cc->ep.attr.chunk_size;
+	p.mtu_bytes = cc->ep.attr.mtu;
+	p.bandwidth_bps = cc->ep.rel.rate_bps > 0 ? cc->ep.rel.rate_bps : 100e9;
+	p.rtt_s = (double)cc->ep.rel.rtt_ns * 1e-9;
+	p.alpha = cc->ep.rel.alpha;
+	p.beta = cc->ep.rel.beta;
+	p.nack_allowance_s = (double)cc->ep.rel.nack_allowance_ns * 1e-9;
+	sdr_auto_decide(&a, &p, &cc->ep.rel.scheme, 0, &d);
+	sdr_scheme_format(&d.current, cur, sizeof(cur));
+	sdr_scheme_format(&d.choice, cho, sizeof(cho));
+	if (json) {
+		put(o, "%s\"auto\":{\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,"
+		    "\"pkts\":%.0f,\"total_pkts\":%" PRIu64 ",\"total_lost\":%" PRIu64 ","
+		    "\"link_changes\":%u,\"verdict\":\"%s\",\"current\":\"%s\","
+		    "\"choice\":\"%s\",\"why\":\"%s\",\"applied\":false}",
+		    *first ? "" : ",", d.est.p, d.est.lo, d.est.hi, d.est.pkts, d.est.total_pkts,
+		    d.est.total_lost, d.est.changes, sdr_auto_verdict_name(d.verdict), cur, cho,
+		    d.why);
+		*first = 0;
+		return;
+	}
+	put(o, "auto (advice only: the scheme does not change at run time yet): %s\n", d.why);
+}
+
 static int
 conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
@@ -213,6 +255,8 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
 		}
+		if (c->cfg->scheme_auto)
+			auto_show(c, json, o, &first);
 		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
 		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,
 			 &first);

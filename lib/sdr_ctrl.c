@@ -46,6 +46,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_WITHDRAW: return "WITHDRAW";
 	case SDR_CTRL_SYNC: return "SYNC";
 	case SDR_CTRL_HELLO: return "HELLO";
+	case SDR_CTRL_REPORT: return "REPORT";
 	default: return "?";
 	}
 }
@@ -96,7 +97,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_HELLO)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_REPORT)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -117,10 +118,11 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_FLAGS;
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
-	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->value != 0) ||
+	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->type != SDR_CTRL_REPORT &&
+	     c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
 	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
-	      c->type == SDR_CTRL_HELLO) && c->nwords))
+	      c->type == SDR_CTRL_HELLO || c->type == SDR_CTRL_REPORT) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
 	if (c->src_tag == 0)
 		return -SDR_CTRL_E_TAG;

@@ -34,6 +34,15 @@
  *            been acted on here, so the new application's messages and receives are numbered
  *            after everything that went before.
  *
+ * For a connection with scheme auto, the receiver of data also sends
+ *
+ *   REPORT   what it saw of the path: value = the data packets of the messages whose last
+ *            data packet has arrived (high half: those of them missing when it first did,
+ *            lost on their first send; low half: all of them), each a running count modulo
+ *            2^32 since the connection started. The sender's estimate of the loss rate
+ *            (sdr_auto.h) takes the differences; a lost REPORT costs nothing. Sent when the
+ *            counts moved, at most every quarter RTT (at least 1 ms apart).
+ *
  * Before any of these, each side learns the other's tag (a random 64-bit value it draws when
  * the connection starts, and again when it learns that the peer restarted):
  *
@@ -50,7 +59,7 @@
  *   0  version (2)      1  type           2  generation     3  window words (0..32)
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
- *   16 value (64): CTS: posted length; SYNC: nonce; others 0
+ *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
@@ -81,6 +90,7 @@ enum sdr_ctrl_type {
 	SDR_CTRL_WITHDRAW = 6,
 	SDR_CTRL_SYNC = 7,
 	SDR_CTRL_HELLO = 8,
+	SDR_CTRL_REPORT = 9,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
@@ -111,7 +121,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC or HELLO") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC, HELLO or REPORT") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {
@@ -153,7 +163,8 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 	c->win[i / 32] |= 1u << (31 - i % 32);
 }
 
-/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC", "HELLO"). */
+/** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC", "HELLO",
+ * "REPORT"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

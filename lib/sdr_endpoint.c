@@ -67,6 +67,18 @@ struct sdr_fec_job {
 	uint32_t next_free;
 };
 
+/* scheme auto: the first pass of one receive (first_pass()) */
+enum { FP_NONE, FP_OPEN, FP_RESENT, FP_LAST, FP_SKIP };
+struct ep_first_pass {
+	uint8_t state;		/* FP_*: none yet, packets arriving, a resend seen, its last
+				 * one arrived, left out */
+	uint64_t seq;		/* the message */
+	uint32_t npkts;		/* its data packets */
+	uint32_t got;		/* of them claimed before the last one */
+	uint32_t missing;	/* of them not in when the last one first arrived */
+	uint64_t last_ns;	/* when that was */
+};
+
 struct sdr_ep {
 	struct sdr_ep_cfg cfg;
 	struct sdr_conn_geom geom;
@@ -135,6 +147,13 @@ struct sdr_ep {
 	uint32_t done_cap;
 	uint32_t done_head;
 	uint32_t ndone;
+	/* scheme auto: per receive slot, the first pass of its message (first_pass()) */
+	struct ep_first_pass *fp;
+	/* the REPORTs this receive side sends, the estimate the send side keeps */
+	uint64_t rep_next_ns;
+	uint64_t rep_pkts, rep_lost;		/* counts in the last REPORT sent */
+	uint32_t peer_rep_pkts, peer_rep_lost;	/* ... and in the last one received */
+	struct sdr_auto autoe;
 	uint64_t counters[SDR_EP_NCOUNTERS];
 	uint64_t ctrl_err[SDR_CTRL_E_COUNT];
 };
@@ -169,6 +188,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->rx_out);
 	free(ep->held_rx);
 	free(ep->abort_slots);
+	free(ep->fp);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -291,6 +311,25 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	if (ep->cfg.tag == 0)
 		goto fail;	/* no entropy */
 	sdr_peer_init(&ep->hs, ep->cfg.tag, sdr_rel_rto(&cfg->rel));
+	if (cfg->auto_report) {
+		struct sdr_auto_cfg ac;
+
+		ep->fp = calloc(ep->geom.nslots, sizeof(*ep->fp));
+		if (ep->fp == NULL)
+			goto fail;
+		sdr_auto_cfg_default(&ac);
+		if (cfg->auto_cfg.halflife_pkts > 0)
+			ac.halflife_pkts = cfg->auto_cfg.halflife_pkts;
+		if (cfg->auto_cfg.min_pkts)
+			ac.min_pkts = cfg->auto_cfg.min_pkts;
+		if (cfg->auto_cfg.hysteresis > 0)
+			ac.hysteresis = cfg->auto_cfg.hysteresis;
+		if (cfg->auto_cfg.dwell_ns)
+			ac.dwell_ns = cfg->auto_cfg.dwell_ns;
+		sdr_auto_init(&ep->autoe, &ac);
+	} else {
+		sdr_auto_init(&ep->autoe, NULL);
+	}
 	if (cfg->auth && sdr_mac_init(&ep->mac, cfg->auth_key) != 0)
 		goto fail;
 	return ep;
@@ -504,6 +543,51 @@ sdr_ep_abort(struct sdr_ep *ep, uint64_t now)
 }
 
 /*
+ * scheme auto, receive side: a REPORT of the first-pass loss counts when they moved, at
+ * most every quarter RTT (at least 1 ms apart). @return 1 if built.
+ */
+static int
+next_report(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
+{
+	const uint64_t *rc = ep->counters;
+	uint64_t gap = ep->cfg.rel.rtt_ns / 4 > 1000000 ? ep->cfg.rel.rtt_ns / 4 : 1000000;
+
+	if (!ep->cfg.auto_report || now < ep->rep_next_ns ||
+	    rc[SDR_EP_FIRST_PASS_PKTS] == ep->rep_pkts)
+		return 0;
+	ep->rep_pkts = rc[SDR_EP_FIRST_PASS_PKTS];
+	ep->rep_lost = rc[SDR_EP_FIRST_PASS_LOST];
+	ep->rep_next_ns = now + gap;
+	memset(c, 0, sizeof(*c));
+	c->type = SDR_CTRL_REPORT;
+	c->value = (ep->rep_lost & 0xFFFFFFFFull) << 32 | (ep->rep_pkts & 0xFFFFFFFFull);
+	ep->counters[SDR_EP_REPORTS_OUT]++;
+	return 1;
+}
+
+/*
+ * scheme auto, send side: the receiver's running counts; what moved since its last REPORT
+ * is a sample for the estimate. Counts that go back or lose more than they carry (a peer
+ * that restarted, or a forger with the right tags) only move the baseline (counted).
+ */
+static void
+on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
+{
+	uint32_t pkts = (uint32_t)c->value, lost = (uint32_t)(c->value >> 32);
+	uint32_t dp = pkts - ep->peer_rep_pkts, dl = lost - ep->peer_rep_lost;
+
+	ep->counters[SDR_EP_REPORTS_IN]++;
+	if (!ep->cfg.auto_report)
+		return;
+	if (dl > dp || dp > 0x80000000u)
+		ep->counters[SDR_EP_REPORTS_IMPLAUSIBLE]++;
+	else
+		sdr_auto_observe(&ep->autoe, dp, dl);
+	ep->peer_rep_pkts = pkts;
+	ep->peer_rep_lost = lost;
+}
+
+/*
  * SKIP from the sender: messages it gave up (no receive came, or cancelled). The
  * 32-bit points are taken nearest to the receive side's own count, as CTS credits are.
  */
@@ -574,6 +658,8 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
 	ep->sync_owed = 0;	/* an old application's; ours is asked again below */
+	/* a new peer counts its REPORTs from 0 (the estimate itself is of the path: it stays) */
+	ep->peer_rep_pkts = ep->peer_rep_lost = 0;
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
 	sdr_peer_restart(&ep->hs, peer_tag, now);
@@ -640,6 +726,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		rel_rx_on_withdraw_answer(ep->rrx, c.cum);
 		return;
 	}
+	if (c.type == SDR_CTRL_REPORT) {
+		on_report(ep, &c);
+		return;
+	}
 	if (c.type == SDR_CTRL_SYNC) {
 		if (!(c.flags & SDR_CTRL_F_ANSWER)) {
 			ep->sync_owed = 1;	/* answered once our own resets are */
@@ -652,6 +742,69 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	rel_tx_on_ctrl(ep->rtx, &c, now);
 	if (c.type == SDR_CTRL_WITHDRAW)	/* the next message is numbered after them */
 		sdr_tx_skip_to(ep->tx, rel_tx_next_seq(ep->rtx));
+}
+
+/*
+ * scheme auto: a receive's first pass, followed as its packets are claimed (in the order
+ * they arrive, whichever lcore copies them later). When the message's last data packet
+ * first arrives, the data packets still missing were lost on their first send — or are a
+ * little late: those that arrive within the reordering allowance after it (nack_allowance,
+ * far less than the RTT any resend needs) are taken back. The sample (packets, lost) is
+ * counted when the message completes. A message whose last packet came only after a resend
+ * had begun (a packet of it arrived twice: resends repeat whole chunks) is left out: its
+ * holes were being filled by resends, not by late first sends. Which messages are left out
+ * does not depend on how many of their other packets were lost, so the rest stay a fair
+ * sample.
+ */
+static void
+first_pass(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t now)
+{
+	struct ep_first_pass *f = &ep->fp[cl->slot];
+
+	if (f->state == FP_NONE || f->seq != cl->seq) {
+		struct sdr_rx_msg_info info;
+
+		if (sdr_rx_msg_info(ep->rx, cl->slot, &info) != 0)
+			return;
+		*f = (struct ep_first_pass){ .state = FP_OPEN, .seq = cl->seq,
+					     .npkts = info.npkts };
+	}
+	if (cl->pkt_off >= f->npkts)
+		return;		/* parity */
+	switch (f->state) {
+	case FP_OPEN:
+		f->got++;
+		if (cl->pkt_off == f->npkts - 1) {
+			f->state = FP_LAST;
+			f->last_ns = now;
+			f->missing = f->npkts - f->got;
+		}
+		break;
+	case FP_RESENT:
+		if (cl->pkt_off == f->npkts - 1)
+			f->state = FP_SKIP;
+		break;
+	case FP_LAST:
+		if (now <= f->last_ns + ep->cfg.rel.nack_allowance_ns && f->missing > 0)
+			f->missing--;
+		break;
+	}
+}
+
+/* The first pass of receive @p seq in @p slot, done: its sample into the counts. */
+static void
+first_pass_done(struct sdr_ep *ep, uint32_t slot, uint64_t seq, int ok)
+{
+	struct ep_first_pass *f;
+
+	if (ep->fp == NULL || slot >= ep->geom.nslots)
+		return;
+	f = &ep->fp[slot];
+	if (ok && f->state == FP_LAST && f->seq == seq) {
+		ep->counters[SDR_EP_FIRST_PASS_PKTS] += f->npkts;
+		ep->counters[SDR_EP_FIRST_PASS_LOST] += f->missing;
+	}
+	f->state = FP_NONE;
 }
 
 /* A data packet placed: the chunk events it caused, to the reliability layer. */
@@ -673,6 +826,14 @@ static void
 on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx_verdict r,
 	      uint64_t now)
 {
+	if (r == SDR_RX_DUPLICATE && ep->fp != NULL) {
+		uint32_t slot = sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id;
+
+		/* (a duplicate is of the slot's current message: an older one's packets are
+		 * of another generation) */
+		if (slot < ep->geom.nslots && ep->fp[slot].state == FP_OPEN)
+			ep->fp[slot].state = FP_RESENT;	/* see first_pass() */
+	}
 	/* the sender is still sending what we have: it may have missed an ACK */
 	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
 		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
@@ -694,6 +855,8 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 		on_not_placed(ep, v, gen, r, now);
 		return 0;
 	}
+	if (ep->fp != NULL)
+		first_pass(ep, cl, now);
 	ep->rx_out[cl->slot]++;		/* its completion waits: the copy writes its buffer */
 	ep->copies_out++;
 	return 1;
@@ -1199,6 +1362,7 @@ collect_done(struct sdr_ep *ep)
 		ep->n_held_rx--;
 	}
 	while (rel_rx_poll_done(ep->rrx, &d)) {
+		first_pass_done(ep, d.slot, d.seq, d.status == SDR_DONE_OK);
 		if ((ep->n_held_rx || ep->rx_out[d.slot] != 0) &&
 		    ep->n_held_rx < ep->cfg.attr.max_inflight) {
 			ep->held_rx[(ep->held_rx_head + ep->n_held_rx++) %
@@ -1313,6 +1477,8 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	while (out < n && sdr_peer_ready(&ep->hs) && next_sync(ep, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	if (out < n && sdr_peer_ready(&ep->hs) && next_report(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (sg != NULL)
 		for (uint32_t i = 0; i < out; i++)
@@ -1457,6 +1623,12 @@ const uint64_t *
 sdr_ep_counters(const struct sdr_ep *ep)
 {
 	return ep->counters;
+}
+
+const struct sdr_auto *
+sdr_ep_auto(const struct sdr_ep *ep)
+{
+	return &ep->autoe;
 }
 
 const uint64_t *

@@ -16,8 +16,9 @@
 #include <stdint.h>
 
 #include "roce_build.h"
-#include "rss.h"
 #include "roce_parse.h"
+#include "rss.h"
+#include "sdr_auto.h"
 #include "sdr_conn.h"
 #include "sdr_rel.h"
 #include "sdr_rx.h"
@@ -63,6 +64,13 @@ struct sdr_ep_cfg {
 	uint8_t steer_queues;
 	uint8_t steer_queue;
 	uint8_t steer_key[RSS_KEY_LEN];
+	/**
+	 * scheme = auto on both ends: the receive side sends REPORTs of its first-pass loss
+	 * counts (sdr_ctrl.h), the send side estimates the path's loss from them
+	 * (sdr_ep_auto()). The estimator's settings; zero fields take sdr_auto's defaults.
+	 */
+	uint8_t auto_report;
+	struct sdr_auto_cfg auto_cfg;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -91,7 +99,12 @@ struct sdr_ep_cfg {
 	X(CTRL_EARLY,		"ctrl_before_handshake") \
 	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \
 	X(PEER_RESTARTS,	"peer_restarts") \
-	X(SEND_HELD,		"sends_held_for_frames")
+	X(SEND_HELD,		"sends_held_for_frames") \
+	X(FIRST_PASS_PKTS,	"first_pass_pkts") \
+	X(FIRST_PASS_LOST,	"first_pass_lost") \
+	X(REPORTS_OUT,		"loss_reports_sent") \
+	X(REPORTS_IN,		"loss_reports_received") \
+	X(REPORTS_IMPLAUSIBLE,	"loss_reports_implausible")
 
 enum sdr_ep_counter {
 #define X(sym, name) SDR_EP_##sym,
@@ -304,6 +317,9 @@ const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
 
 /** Counters: the endpoint's, and those of its parts. */
 const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
+
+/** The send side's loss estimator (cfg.auto_report; empty otherwise). */
+const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_tx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rel_tx_counters(const struct sdr_ep *ep);

@@ -461,7 +461,7 @@ test_ctrl_round_trip_and_rejects(void **state)
 	buf[0] = 1;			/* the tagless version 1 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
 	buf[0] = 2;
-	buf[1] = 9;
+	buf[1] = 10;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
 	buf[1] = SDR_CTRL_NACK;		/* flags only on ACK */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
@@ -502,6 +502,19 @@ test_ctrl_round_trip_and_rejects(void **state)
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	}
+	/* REPORT carries a value (lost << 32 | packets), no flags, no window */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_REPORT, .value = 3ull << 32 | 4096, .src_tag = 7 };
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+	assert_true(d.value == (3ull << 32 | 4096));
+	c.flags = SDR_CTRL_F_ANSWER;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+	c.flags = 0;
+	c.nwords = 1;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_REPORT), "REPORT");
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER, .src_tag = 7 };
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
