@@ -579,6 +579,20 @@ conn_defaults(struct dp_conn_cfg *c)
 	c->stripes = 1;
 }
 
+void
+dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *p)
+{
+	sdr_model_params_init(p);
+	p->msg_bytes = c->ep.attr.max_msg_size;
+	p->chunk_bytes = c->ep.attr.chunk_size;
+	p->mtu_bytes = c->ep.attr.mtu;
+	p->bandwidth_bps = c->ep.rel.rate_bps > 0 ? c->ep.rel.rate_bps : 100e9;
+	p->rtt_s = (double)c->ep.rel.rtt_ns * 1e-9;
+	p->alpha = c->ep.rel.alpha;
+	p->beta = c->ep.rel.beta;
+	p->nack_allowance_s = (double)c->ep.rel.nack_allowance_ns * 1e-9;
+}
+
 /* scheme = auto: the analytic model ranks the candidates for this connection's path. */
 static int
 conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_drop)
@@ -587,16 +601,8 @@ conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_d
 	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
 	int n;
 
-	sdr_model_params_init(&p);
-	p.msg_bytes = c->ep.attr.max_msg_size;
-	p.chunk_bytes = c->ep.attr.chunk_size;
-	p.mtu_bytes = c->ep.attr.mtu;
-	p.bandwidth_bps = c->ep.rel.rate_bps > 0 ? c->ep.rel.rate_bps : 100e9;
-	p.rtt_s = (double)c->ep.rel.rtt_ns * 1e-9;
+	dp_conn_model_params(c, &p);
 	p.drop = expected_drop;
-	p.alpha = c->ep.rel.alpha;
-	p.beta = c->ep.rel.beta;
-	p.nack_allowance_s = (double)c->ep.rel.nack_allowance_ns * 1e-9;
 	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
 	if (n <= 0)
 		return fail(w, "scheme", "auto: the model cannot rank schemes here: %s",

@@ -145,6 +145,10 @@ int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const 
 /** Entry @p c is connection @p name or one of its stripes ("NAME/s"). */
 int dp_config_conn_is(const struct dp_conn_cfg *c, const char *name);
 
+/** The model's point for connection @p c's path and largest message (drop left at its
+ * default: the caller sets it), as scheme = auto ranks the schemes. */
+void dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *p);
+
 /** Find a port / link / connection by name. @return index or -1. */
 int dp_config_port(const struct dp_cfg *cfg, const char *name);
 int dp_config_link(const struct dp_cfg *cfg, const char *name);

@@ -200,15 +200,7 @@ auto_show(const struct dp_conn *c, int json, struct out *o, int *first)
 	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX];
 
 	memcpy(&a, sdr_ep_auto(c->ep), sizeof(a));
-	sdr_model_params_init(&p);
-	p.msg_bytes = cc->ep.attr.max_msg_size;
-	p.chunk_bytes = cc->ep.attr.chunk_size;
-	p.mtu_bytes = cc->ep.attr.mtu;
-	p.bandwidth_bps = cc->ep.rel.rate_bps > 0 ? cc->ep.rel.rate_bps : 100e9;
-	p.rtt_s = (double)cc->ep.rel.rtt_ns * 1e-9;
-	p.alpha = cc->ep.rel.alpha;
-	p.beta = cc->ep.rel.beta;
-	p.nack_allowance_s = (double)cc->ep.rel.nack_allowance_ns * 1e-9;
+	dp_conn_model_params(cc, &p);
 	sdr_auto_decide(&a, &p, &cc->ep.rel.scheme, 0, &d);
 	sdr_scheme_format(&d.current, cur, sizeof(cur));
 	sdr_scheme_format(&d.choice, cho, sizeof(cho));
