@@ -396,6 +396,15 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			for (int c = 0; c < SDR_EP_NCOUNTERS; c++)
 				printf("%s\"%s\":%" PRIu64, c ? "," : "",
 				       sdr_ep_counter_name((enum sdr_ep_counter)c), ec[c]);
+			if (ctx->conns[i].cfg->scheme_auto) {
+				/* the send side's loss estimate from the peer's REPORTs */
+				struct sdr_auto_estimate e;
+
+				sdr_auto_estimate(sdr_ep_auto(ctx->conns[i].ep), &e);
+				printf(",\"auto\":{\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,"
+				       "\"total_pkts\":%" PRIu64 ",\"total_lost\":%" PRIu64 "}", e.p, e.lo,
+				       e.hi, e.total_pkts, e.total_lost);
+			}
 			printf("}");
 			first = 0;
 		}

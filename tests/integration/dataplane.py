@@ -111,6 +111,43 @@ def case_loopback():
                s["decoded_submessages"]))
 
 
+def case_auto_estimate():
+    """scheme = auto on both nodes: the receiving node reports the packets missing on each
+    message's first pass (REPORT control messages), and the sending node's estimate of the
+    path's loss is the emulator's i.i.d. loss rate."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "auto.ini")
+        open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
+            "scheme = sr", "scheme = auto"))
+        name = "auto estimate [loss 1e-2]"
+        rc, s, err = run("sdrt-au", ["-f", ini, "--traffic", "size=2MiB,count=40",
+                                     "--link", "wan=loss 1e-2", "--exit-when-done", "--json"])
+        if not verified(name, rc, s, 40):
+            print(err[-2000:])
+            return
+        ab, ba = s["conns"]["ab"], s["conns"]["ba"]
+        est = ab.get("auto", {})
+        # the receiving node counted the messages' packets and reported them (a message
+        # whose last packet was lost may be left out: decoded, or after a resend began)
+        check(ba["first_pass_pkts"] % 512 == 0 and ba["first_pass_pkts"] >= 30 * 512 and
+              ba["loss_reports_sent"] > 0 and
+              ab["loss_reports_received"] > 0 and ab["loss_reports_implausible"] == 0,
+              "%s: receiver %s, sender %s" % (name, ba, ab))
+        n, lost = est.get("total_pkts", 0), est.get("total_lost", 0)
+        check(0 < n <= ba["first_pass_pkts"] and lost <= ba["first_pass_lost"],
+              "%s: estimate %s from receiver counts %d/%d" % (name, est, ba["first_pass_lost"],
+                                                               ba["first_pass_pkts"]))
+        # 1e-2 of n packets, within 4 standard deviations
+        sd = (n * 1e-2 * (1 - 1e-2)) ** 0.5 if n else 0
+        check(n > 0 and abs(lost - n * 1e-2) <= 4 * sd and
+              est["loss_lo"] <= est["loss"] <= est["loss_hi"],
+              "%s: %d lost of %d (%s)" % (name, lost, n, est))
+        if not failures:
+            print("ok: %s: sender's estimate %.2e [%.2e, %.2e] from %d packets (%d reports)" %
+                  (name, est["loss"], est["loss_lo"], est["loss_hi"], n,
+                   ab["loss_reports_received"]))
+
+
 def memif_ini(d, side, sock):
     """memif-<side>.ini with its own socket, so runs never meet another's."""
     path = os.path.join(d, "memif-%s.ini" % side)
@@ -1316,7 +1353,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
