@@ -151,6 +151,18 @@ rel_rx_destroy(struct rel_rx *rx)
 	free(rx);
 }
 
+/* A codec for decodability queries of code @p s. */
+static int
+make_codec(const struct sdr_scheme *s, struct ec_codec **out)
+{
+	struct ec_spec spec = {
+		.kind = s->kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
+		.k = s->k, .m = s->m,
+	};
+
+	return ec_codec_create(&spec, 1, out);
+}
+
 struct rel_rx *
 rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 {
@@ -163,21 +175,19 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->attr = *attr;
 	if (sdr_conn_geometry(attr, &rx->geom) != 0)
 		goto fail;
-	if (sdr_scheme_is_ec(&cfg->scheme)) {
-		struct ec_spec spec = {
-			.kind = cfg->scheme.kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
-			.k = cfg->scheme.k, .m = cfg->scheme.m,
-		};
-
-		if (cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m ||
-		    ec_codec_create(&spec, 1, &rx->codec) != 0)
-			goto fail;
-	}
+	if (cfg->scheme_may_change ? !sdr_rel_code_fits(cfg, &rx->geom, &cfg->scheme) :
+	    sdr_scheme_is_ec(&cfg->scheme) &&
+	    (cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
+		goto fail;
+	if (sdr_scheme_is_ec(&cfg->scheme) && make_codec(&cfg->scheme, &rx->codec) != 0)
+		goto fail;
 	rx->rto = sdr_rel_rto(cfg);
 	rx->t_inj_ns_x1000 = cfg->rate_bps > 0 ?
 		(uint64_t)((double)attr->chunk_size * 8e12 / cfg->rate_bps) : 0;
 	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
-	rx->max_sub = cfg->scheme.k ? (rx->geom.max_data_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
+	/* a scheme that may change to any k: a submessage per chunk at most */
+	rx->max_sub = cfg->scheme_may_change ? rx->geom.max_data_chunks :
+		      cfg->scheme.k ? (rx->geom.max_data_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
 	rx->msgs = calloc(n, sizeof(*rx->msgs));
 	rx->ctx_of_slot = calloc(rx->geom.nslots, sizeof(uint32_t));
 	rx->free_ctx = calloc(n, sizeof(uint32_t));
@@ -213,6 +223,45 @@ is_ec(const struct rel_rx *rx)
 	return sdr_scheme_is_ec(&rx->cfg.scheme);
 }
 
+/* The submessages and parity of a posted message under the current scheme, state cleared. */
+static void
+code_msg(struct rel_rx *rx, struct rxm *m)
+{
+	m->nsub = is_ec(rx) ? (m->nchunks + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k : 0;
+	m->npar = m->nsub * rx->cfg.scheme.m;
+	sdr_bitmap_zero(m->have, m->nchunks + m->npar);
+	if (m->nsub) {
+		memset(m->sub_data, 0, m->nsub * sizeof(uint16_t));
+		sdr_bitmap_zero(m->sub_ok, m->nsub);
+		sdr_bitmap_zero(m->sub_pending, m->nsub);
+	}
+}
+
+int
+rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s)
+{
+	struct ec_codec *codec = NULL;
+
+	if (!rx->cfg.scheme_may_change || !sdr_rel_code_fits(&rx->cfg, &rx->geom, s))
+		return -EINVAL;
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		const struct rxm *m = &rx->msgs[i];
+
+		if (m->state == RXM_POSTED && (m->first_ns != 0 || m->have_data != 0))
+			return -EBUSY;	/* a message is arriving under the current scheme */
+	}
+	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
+		return -ENOMEM;
+	ec_codec_destroy(rx->codec);
+	rx->codec = codec;
+	rx->cfg.scheme = *s;
+	/* the receives posted ahead: nothing of them arrived yet, they take the new code */
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
+		if (rx->msgs[i].state == RXM_POSTED)
+			code_msg(rx, &rx->msgs[i]);
+	return 0;
+}
+
 int
 rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64_t cookie,
 	    uint64_t now)
@@ -235,8 +284,6 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	m->len = len;
 	m->cookie = cookie;
 	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
-	m->nsub = is_ec(rx) ? (m->nchunks + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k : 0;
-	m->npar = m->nsub * rx->cfg.scheme.m;
 	m->post_ns = now;
 	m->ack_next_ns = UINT64_MAX;
 	m->fto_ns = UINT64_MAX;
@@ -244,12 +291,7 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	m->cts_next_ns = now + rx->rto;
 	m->deadline_ns = rx->cfg.global_timeout_ns ? now + rx->cfg.global_timeout_ns : UINT64_MAX;
 	m->due = DUE_CTS;
-	sdr_bitmap_zero(m->have, m->nchunks + m->npar);
-	if (m->nsub) {
-		memset(m->sub_data, 0, m->nsub * sizeof(uint16_t));
-		sdr_bitmap_zero(m->sub_ok, m->nsub);
-		sdr_bitmap_zero(m->sub_pending, m->nsub);
-	}
+	code_msg(rx, m);
 	rx->ctx_of_slot[slot] = ctx + 1;
 	rx->mem[slot].valid = 0;
 	if (seq + 1 > rx->next_seq)

@@ -169,6 +169,13 @@ uint64_t rel_rx_next_time(struct rel_rx *rx, uint64_t now);
 /** Take one completion (complete, or timed out). @return 1/0. */
 int rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d);
 
+/**
+ * Receive the next messages under scheme @p s (cfg.scheme_may_change); the receives posted
+ * ahead take it too. @return 0, -EBUSY while a posted message has data in, -EINVAL for a
+ * scheme the parity region cannot hold, -ENOMEM.
+ */
+int rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s);
+
 const uint64_t *rel_rx_counters(const struct rel_rx *rx);
 
 #endif /* SDR_REL_RX_H */

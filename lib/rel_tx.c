@@ -175,12 +175,16 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->attr = *attr;
 	if (sdr_conn_geometry(attr, &tx->geom) != 0)
 		goto fail;
-	if (sdr_scheme_is_ec(&cfg->scheme) &&
+	if (sdr_scheme_is_ec(&cfg->scheme) && !cfg->scheme_may_change &&
 	    (cfg->scheme.k == 0 || cfg->scheme.m == 0 || cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
+		goto fail;
+	if (cfg->scheme_may_change && !sdr_rel_code_fits(cfg, &tx->geom, &cfg->scheme))
 		goto fail;
 	tx->rto = sdr_rel_rto(cfg);
 	tx->max_chunks = tx->geom.max_data_chunks;
-	tx->max_sub = cfg->scheme.k ? (tx->max_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
+	/* a scheme that may change to any k: a submessage per chunk at most */
+	tx->max_sub = cfg->scheme_may_change ? tx->max_chunks :
+		      cfg->scheme.k ? (tx->max_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
 	n = attr->max_inflight;
 	tx->msgs = calloc(n, sizeof(*tx->msgs));
 	tx->order = calloc(n, sizeof(uint32_t));
@@ -1036,6 +1040,17 @@ int
 rel_tx_resetting(const struct rel_tx *tx)
 {
 	return skip_pending(tx);
+}
+
+int
+rel_tx_set_scheme(struct rel_tx *tx, const struct sdr_scheme *s)
+{
+	if (!tx->cfg.scheme_may_change || !sdr_rel_code_fits(&tx->cfg, &tx->geom, s))
+		return -EINVAL;
+	if (tx->inflight != 0)
+		return -EBUSY;
+	tx->cfg.scheme = *s;
+	return 0;
 }
 
 uint32_t

@@ -164,6 +164,13 @@ int rel_tx_resetting(const struct rel_tx *tx);
 /** Messages submitted and not yet completed. */
 uint32_t rel_tx_inflight(const struct rel_tx *tx);
 
+/**
+ * Send the next messages with scheme @p s (cfg.scheme_may_change). Only between messages:
+ * @return 0, -EBUSY while a message is submitted and not done, -EINVAL for a scheme the
+ * connection's parity region cannot hold (sdr_rel_code_fits()).
+ */
+int rel_tx_set_scheme(struct rel_tx *tx, const struct sdr_scheme *s);
+
 /** The sequence number the next message gets. */
 uint64_t rel_tx_next_seq(const struct rel_tx *tx);
 

@@ -68,6 +68,8 @@ sdr_conn_geometry(const struct sdr_conn_attr *a, struct sdr_conn_geom *out)
 		if (a->ec_k < 1 || a->ec_m < 1 || a->ec_k + a->ec_m > 255)
 			return -SDR_CONN_E_EC;
 		g.max_parity_chunks = sdr_conn_parity_chunks(g.max_data_chunks, a->ec_k, a->ec_m);
+		if (a->parity_cap_chunks > g.max_parity_chunks)
+			g.max_parity_chunks = a->parity_cap_chunks;
 		g.max_parity_pkts = g.max_parity_chunks * g.pkts_per_chunk;
 		/* parity starts at the first chunk boundary after the largest message */
 		g.parity_pkt_off = g.max_data_chunks * g.pkts_per_chunk;

@@ -41,6 +41,9 @@ struct sdr_conn_attr {
 	uint32_t max_inflight;		/**< messages in flight, 1..2^id_bits */
 	uint16_t ec_k;			/**< data chunks per submessage; 0: no parity region */
 	uint16_t ec_m;			/**< parity chunks per submessage */
+	uint32_t parity_cap_chunks;	/**< with ec_k: 0, or a parity region of at least this
+					 *   many chunks for the largest message (room for every
+					 *   code a scheme change may bring: sdr_ep_change_scheme()) */
 	uint8_t dir;			/**< enum sdr_dir */
 	uint32_t local_qpn;		/**< first data QPN on this side */
 	uint32_t remote_qpn;		/**< first data QPN on the peer */

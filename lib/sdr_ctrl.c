@@ -47,6 +47,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_SYNC: return "SYNC";
 	case SDR_CTRL_HELLO: return "HELLO";
 	case SDR_CTRL_REPORT: return "REPORT";
+	case SDR_CTRL_SCHEME: return "SCHEME";
 	default: return "?";
 	}
 }
@@ -86,6 +87,7 @@ type_flags(uint8_t type)
 	case SDR_CTRL_WITHDRAW:
 	case SDR_CTRL_SYNC:
 	case SDR_CTRL_HELLO: return SDR_CTRL_F_ANSWER;
+	case SDR_CTRL_SCHEME: return SDR_CTRL_F_ANSWER | SDR_CTRL_F_REFUSED;
 	default: return 0;
 	}
 }
@@ -97,7 +99,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_REPORT)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SCHEME)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -119,10 +121,11 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
 	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->type != SDR_CTRL_REPORT &&
-	     c->value != 0) ||
+	     c->type != SDR_CTRL_SCHEME && c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
 	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
-	      c->type == SDR_CTRL_HELLO || c->type == SDR_CTRL_REPORT) && c->nwords))
+	      c->type == SDR_CTRL_HELLO || c->type == SDR_CTRL_REPORT ||
+	      c->type == SDR_CTRL_SCHEME) && c->nwords))
 		return -SDR_CTRL_E_VALUE;
 	if (c->src_tag == 0)
 		return -SDR_CTRL_E_TAG;

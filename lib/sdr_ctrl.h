@@ -43,6 +43,14 @@
  *            (sdr_auto.h) takes the differences; a lost REPORT costs nothing. Sent when the
  *            counts moved, at most every quarter RTT (at least 1 ms apart).
  *
+ * and the sender of data, to change the scheme between messages (sdr_ep_change_scheme()):
+ *
+ *   SCHEME   "from message cumulative on (low 32 bits), scheme value": value = kind << 32 |
+ *            k << 16 | m (enum sdr_scheme_kind). Sent once no message is in flight,
+ *            repeated until answered. The receiver changes (its receives posted ahead take
+ *            the new code) and answers with SCHEME + ANSWER and the same value and point, or
+ *            refuses with flags ANSWER | REFUSED and both keep the current scheme.
+ *
  * Before any of these, each side learns the other's tag (a random 64-bit value it draws when
  * the connection starts, and again when it learns that the peer restarted):
  *
@@ -59,7 +67,8 @@
  *   0  version (2)      1  type           2  generation     3  window words (0..32)
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
- *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; others 0
+ *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; SCHEME:
+ *      kind << 32 | k << 16 | m; others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
@@ -91,12 +100,16 @@ enum sdr_ctrl_type {
 	SDR_CTRL_SYNC = 7,
 	SDR_CTRL_HELLO = 8,
 	SDR_CTRL_REPORT = 9,
+	SDR_CTRL_SCHEME = 10,
 };
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
-#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW, SYNC, HELLO: the peer acted on ours */
-#define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED | SDR_CTRL_F_ANSWER)
+#define SDR_CTRL_F_ANSWER	0x0004u	/**< SKIP, WITHDRAW, SYNC, HELLO, SCHEME: the peer acted
+					 *   on ours */
+#define SDR_CTRL_F_REFUSED	0x0008u	/**< SCHEME + ANSWER: the peer keeps the current scheme */
+#define SDR_CTRL_F_KNOWN	(SDR_CTRL_F_COMPLETE | SDR_CTRL_F_FAILED | SDR_CTRL_F_ANSWER | \
+				 SDR_CTRL_F_REFUSED)
 
 struct sdr_ctrl {
 	uint8_t type;
@@ -121,7 +134,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC, HELLO or REPORT") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {
@@ -164,7 +177,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 }
 
 /** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC", "HELLO",
- * "REPORT"). */
+ * "REPORT", "SCHEME"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

@@ -79,6 +79,9 @@ struct ep_first_pass {
 	uint64_t last_ns;	/* when that was */
 };
 
+enum { SW_NONE, SW_DRAIN, SW_ASK };	/* a scheme change of ours: none, waiting for the
+					 * messages in flight, asking the peer */
+
 struct sdr_ep {
 	struct sdr_ep_cfg cfg;
 	struct sdr_conn_geom geom;
@@ -117,6 +120,17 @@ struct sdr_ep {
 	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
 	int held;
 	int held_frames;		/* ... and for frames that read its buffer (counted once) */
+	/* the code's buffers are sized for: max_sub submessages, max_m parity chunks each */
+	uint32_t max_sub, max_m;
+	/* a scheme change (sdr_ep_change_scheme()): ours until answered, the answer we owe */
+	uint8_t sw_state;		/* SW_* */
+	struct sdr_scheme sw_want;
+	uint64_t sw_seq;		/* the first message it is for */
+	uint64_t sw_next_ns, sw_gap_ns;
+	struct sdr_scheme scheme0;	/* the configured one: what a restarted peer runs */
+	uint8_t sw_owed, sw_owed_flags;
+	uint64_t sw_owed_value;
+	uint32_t sw_owed_cum;
 	/* per receive slot: jobs out that touch its buffer (decodes, payload copies) */
 	uint32_t *rx_out;
 	uint32_t copies_out;		/* claimed data packets not committed yet */
@@ -221,7 +235,7 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 		ep->jobs[i].codec = ep->codec;
 		ep->jobs[i].len = ep->chunk;
 		ep->jobs[i].k = ep->k;
-		ep->jobs[i].stage = malloc((uint64_t)(ep->m + 1) * ep->chunk);
+		ep->jobs[i].stage = malloc((uint64_t)(ep->max_m + 1) * ep->chunk);
 		if (ep->jobs[i].stage == NULL)
 			return -1;
 		ep->jobs[i].next_free = i + 1 < n ? i + 1 : UINT32_MAX;
@@ -230,19 +244,33 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	return 0;
 }
 
+/* The encoder and decoder of code @p s. */
+static int
+make_codec(const struct sdr_scheme *s, struct ec_codec **out)
+{
+	struct ec_spec spec = { .kind = s->kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
+				.k = s->k, .m = s->m };
+
+	return ec_codec_create(&spec, EC_CACHE_DEFAULT, out);
+}
+
 static int
 alloc_ec(struct sdr_ep *ep)
 {
 	const struct sdr_ep_cfg *c = &ep->cfg;
-	struct ec_spec spec = { .kind = c->rel.scheme.kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR :
-				EC_KIND_MDS, .k = ep->k, .m = ep->m };
 	uint32_t nbuf = c->tx_parity_bufs ? c->tx_parity_bufs : 4, inflight = c->attr.max_inflight;
 	uint64_t region = (uint64_t)ep->geom.max_parity_chunks * ep->chunk;
-	uint32_t max_sub = (ep->geom.max_data_chunks + ep->k - 1) / ep->k;
+	uint32_t max_sub;
 
-	if (ec_codec_create(&spec, EC_CACHE_DEFAULT, &ep->codec) != 0)
+	/* a scheme that may change: for any k (a submessage per chunk at most) and up to
+	 * switch_max_m parity chunks per submessage */
+	ep->max_sub = c->rel.scheme_may_change ? ep->geom.max_data_chunks :
+		      (ep->geom.max_data_chunks + ep->k - 1) / ep->k;
+	ep->max_m = c->rel.scheme_may_change && c->switch_max_m > ep->m ? c->switch_max_m : ep->m;
+	max_sub = ep->max_sub;
+	if (ep->ec && make_codec(&c->rel.scheme, &ep->codec) != 0)
 		return -1;
-	ep->tx_par = malloc((uint64_t)nbuf * ep->m * ep->chunk);
+	ep->tx_par = malloc((uint64_t)nbuf * ep->max_m * ep->chunk);
 	ep->tx_par_free = calloc(nbuf, sizeof(int16_t));
 	ep->enc_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->enc_wait));
 	ep->rx_par = malloc(region * inflight);
@@ -280,6 +308,7 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	ep->k = cfg->rel.scheme.k;
 	ep->m = cfg->rel.scheme.m;
 	ep->chunk = cfg->attr.chunk_size;
+	ep->scheme0 = cfg->rel.scheme;
 	ep->tx = sdr_tx_create(&cfg->attr, &cfg->path);
 	ep->rx = sdr_rx_create(&cfg->attr);
 	ep->rtx = rel_tx_create(&cfg->rel, &cfg->attr);
@@ -295,7 +324,11 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	    !ep->done || !ep->rx_out || !ep->held_rx || !ep->abort_slots)
 		goto fail;
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
-	if (ep->ec && alloc_ec(ep) != 0)
+	if ((ep->ec || cfg->rel.scheme_may_change) && alloc_ec(ep) != 0)
+		goto fail;
+	/* a connection that may change to a code starts with its parity region unused */
+	if (cfg->rel.scheme_may_change &&
+	    sdr_rx_set_code(ep->rx, ep->ec ? ep->k : 0, ep->ec ? ep->m : 0) != 0)
 		goto fail;
 	if (cfg->steer_queues) {
 		uint32_t cq = sdr_conn_remote_ctrl_qpn(&cfg->attr);
@@ -353,6 +386,8 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 	collect_done(ep);
 	if (ep->held)
 		return -EAGAIN;	/* a completion waits for its encodes (next_tx_done()) */
+	if (ep->sw_state != SW_NONE)
+		return -EAGAIN;	/* a scheme change waits for the messages in flight */
 	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
 		return -EAGAIN;	/* unread completions: keep room for every message in flight */
 	/* both halves apply the same rules (in-flight limit, slot reuse), so they agree */
@@ -420,7 +455,7 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 		return -EMSGSIZE;
 	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
 		return -EAGAIN;
-	if (ep->ec) {
+	if (ep->rx_par != NULL) {	/* a code, or one that may come: a parity region */
 		if (ep->n_rx_par_free == 0)
 			return -EAGAIN;
 		region = ep->rx_par_free[ep->n_rx_par_free - 1];
@@ -434,7 +469,7 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 		sdr_rx_complete(ep->rx, *slot);
 		return -EAGAIN;
 	}
-	if (ep->ec) {
+	if (region >= 0) {
 		ep->n_rx_par_free--;
 		ep->rx_par_of_slot[*slot] = region;
 	}
@@ -471,7 +506,7 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 		return rc;
 	drop_held_rx(ep, slot);
 	rel_rx_release(ep->rrx, slot);
-	if (ep->ec && ep->rx_par_of_slot[slot] >= 0) {
+	if (ep->rx_par_of_slot[slot] >= 0) {
 		int32_t r = ep->rx_par_of_slot[slot];
 
 		ep->rx_par_of_slot[slot] = -1;
@@ -587,6 +622,168 @@ on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->peer_rep_lost = lost;
 }
 
+/* ---- scheme changes (sdr_ep_change_scheme()) ---- */
+
+static uint64_t
+scheme_value(const struct sdr_scheme *s)
+{
+	return (uint64_t)s->kind << 32 | (uint64_t)(sdr_scheme_is_ec(s) ? s->k : 0) << 16 |
+	       (sdr_scheme_is_ec(s) ? s->m : 0);
+}
+
+/* The scheme of a SCHEME message's value. @return 0, or -1 for none we know. */
+static int
+scheme_of_value(uint64_t v, struct sdr_scheme *s)
+{
+	if ((v >> 32) >= SDR_SCHEME_COUNT)
+		return -1;
+	*s = (struct sdr_scheme){ .kind = (enum sdr_scheme_kind)(v >> 32) };
+	if (sdr_scheme_is_ec(s)) {
+		s->k = (uint32_t)(v >> 16) & 0xFFFF;
+		s->m = (uint32_t)v & 0xFFFF;
+	} else if ((v & 0xFFFFFFFFull) != 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether this side can run scheme @p s: its parity region and buffers hold the code. */
+static int
+scheme_runs_here(const struct sdr_ep *ep, const struct sdr_scheme *s)
+{
+	return ep->cfg.rel.scheme_may_change && ep->cfg.attr.dir != SDR_DIR_BOTH &&
+	       sdr_rel_code_fits(&ep->cfg.rel, &ep->geom, s) &&
+	       (!sdr_scheme_is_ec(s) || s->m <= ep->max_m);
+}
+
+/*
+ * Both halves to scheme @p s, here and now: only between messages (no message in flight or
+ * arriving, no FEC work out); the receives posted ahead take the new code. @return 0,
+ * -EBUSY (nothing changed), -ENOMEM.
+ */
+static int
+apply_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
+{
+	struct sdr_scheme old = ep->cfg.rel.scheme;
+	struct ec_codec *codec = NULL;
+	int rc;
+
+	if (ep->jobs_out || ep->n_enc_wait || ep->n_dec_wait || ep->held || ep->job_active)
+		return -EBUSY;
+	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
+		return -ENOMEM;
+	rc = rel_rx_set_scheme(ep->rrx, s);
+	if (rc == 0 && (rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
+					     sdr_scheme_is_ec(s) ? s->m : 0)) != 0)
+		rel_rx_set_scheme(ep->rrx, &old);
+	if (rc == 0 && (rc = rel_tx_set_scheme(ep->rtx, s)) != 0) {
+		rel_rx_set_scheme(ep->rrx, &old);
+		sdr_rx_set_code(ep->rx, ep->ec ? ep->k : 0, ep->ec ? ep->m : 0);
+	}
+	if (rc != 0) {
+		ec_codec_destroy(codec);
+		return rc;
+	}
+	ec_codec_destroy(ep->codec);
+	ep->codec = codec;
+	ep->cfg.rel.scheme = *s;
+	ep->ec = sdr_scheme_is_ec(s);
+	ep->k = ep->ec ? s->k : 0;
+	ep->m = ep->ec ? s->m : 0;
+	for (uint32_t i = 0; ep->jobs != NULL && i < ep->cfg.fec_jobs; i++) {
+		ep->jobs[i].codec = ep->codec;
+		ep->jobs[i].k = ep->k;
+	}
+	ep->counters[SDR_EP_SCHEME_CHANGES]++;
+	return 0;
+}
+
+int
+sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now)
+{
+	if (ep->cfg.attr.dir != SDR_DIR_SEND || !scheme_runs_here(ep, s))
+		return -EINVAL;
+	if (ep->sw_state != SW_NONE)
+		return -EBUSY;
+	if (scheme_value(s) == scheme_value(&ep->cfg.rel.scheme))
+		return 0;
+	ep->sw_want = *s;
+	ep->sw_state = SW_DRAIN;
+	ep->sw_next_ns = now;
+	ep->sw_gap_ns = sdr_rel_rto(&ep->cfg.rel);
+	return 0;
+}
+
+struct sdr_scheme
+sdr_ep_scheme(const struct sdr_ep *ep, int *changing)
+{
+	if (changing != NULL)
+		*changing = ep->sw_state != SW_NONE;
+	return ep->cfg.rel.scheme;
+}
+
+/* Our SCHEME once nothing is in flight (repeated until answered), or the answer we owe. */
+static int
+next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
+{
+	if (ep->sw_owed) {
+		memset(c, 0, sizeof(*c));
+		c->type = SDR_CTRL_SCHEME;
+		c->flags = ep->sw_owed_flags;
+		c->value = ep->sw_owed_value;
+		c->cum = ep->sw_owed_cum;
+		ep->sw_owed = 0;
+		return 1;
+	}
+	if (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 && !ep->jobs_out &&
+	    !ep->n_enc_wait && !ep->held && !ep->job_active) {
+		ep->sw_state = SW_ASK;
+		ep->sw_seq = rel_tx_next_seq(ep->rtx);
+		ep->counters[SDR_EP_SCHEME_ASKS]++;
+	}
+	if (ep->sw_state != SW_ASK || now < ep->sw_next_ns)
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->type = SDR_CTRL_SCHEME;
+	c->value = scheme_value(&ep->sw_want);
+	c->cum = (uint32_t)ep->sw_seq;
+	ep->sw_next_ns = now + ep->sw_gap_ns;
+	if (ep->sw_gap_ns < 64 * sdr_rel_rto(&ep->cfg.rel))
+		ep->sw_gap_ns *= 2;
+	return 1;
+}
+
+/*
+ * SCHEME from the peer: its question (we receive its data: change, or refuse, and say
+ * which), or its answer to ours.
+ */
+static void
+on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
+{
+	struct sdr_scheme s;
+
+	if (c->flags & SDR_CTRL_F_ANSWER) {
+		if (ep->sw_state != SW_ASK || c->value != scheme_value(&ep->sw_want) ||
+		    c->cum != (uint32_t)ep->sw_seq)
+			return;		/* not about our question: stale or forged */
+		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_scheme(ep, &ep->sw_want) != 0)
+			ep->counters[SDR_EP_SCHEME_REFUSED]++;
+		/* (nothing was in flight since we asked: apply_scheme() cannot find it busy) */
+		ep->sw_state = SW_NONE;
+		return;
+	}
+	ep->sw_owed = 1;
+	ep->sw_owed_value = c->value;
+	ep->sw_owed_cum = c->cum;
+	ep->sw_owed_flags = SDR_CTRL_F_ANSWER;
+	if (scheme_of_value(c->value, &s) == 0 && ep->cfg.attr.dir == SDR_DIR_RECV &&
+	    scheme_runs_here(ep, &s) &&
+	    (scheme_value(&s) == scheme_value(&ep->cfg.rel.scheme) || apply_scheme(ep, &s) == 0))
+		return;
+	ep->sw_owed_flags |= SDR_CTRL_F_REFUSED;
+	ep->counters[SDR_EP_SCHEME_REFUSALS]++;
+}
+
 /*
  * SKIP from the sender: messages it gave up (no receive came, or cancelled). The
  * 32-bit points are taken nearest to the receive side's own count, as CTS credits are.
@@ -660,6 +857,11 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	ep->sync_owed = 0;	/* an old application's; ours is asked again below */
 	/* a new peer counts its REPORTs from 0 (the estimate itself is of the path: it stays) */
 	ep->peer_rep_pkts = ep->peer_rep_lost = 0;
+	/* and starts from the configured scheme: so do we (nothing is in flight any more) */
+	ep->sw_state = SW_NONE;
+	ep->sw_owed = 0;
+	if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme))
+		apply_scheme(ep, &ep->scheme0);
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
 	sdr_peer_restart(&ep->hs, peer_tag, now);
@@ -728,6 +930,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	}
 	if (c.type == SDR_CTRL_REPORT) {
 		on_report(ep, &c);
+		return;
+	}
+	if (c.type == SDR_CTRL_SCHEME) {
+		on_scheme(ep, &c);
 		return;
 	}
 	if (c.type == SDR_CTRL_SYNC) {
@@ -999,7 +1205,7 @@ release_par(struct sdr_ep *ep, uint32_t ctx, uint32_t sub)
 static void
 retry_encodes(struct sdr_ep *ep)
 {
-	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+	uint32_t cap = ep->cfg.attr.max_inflight * ep->max_sub;
 
 	while (ep->n_enc_wait) {
 		struct enc_wait *w = &ep->enc_wait[ep->enc_head];
@@ -1017,7 +1223,7 @@ retry_encodes(struct sdr_ep *ep)
 static void
 request_encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 {
-	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+	uint32_t cap = ep->cfg.attr.max_inflight * ep->max_sub;
 
 	if (ep->n_enc_wait == 0 && encode(ep, ctx, seq, sub) == 0)
 		return;
@@ -1165,7 +1371,7 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 static void
 run_decodes(struct sdr_ep *ep, uint64_t now)
 {
-	uint32_t cap = ep->cfg.attr.max_inflight * ((ep->geom.max_data_chunks + ep->k - 1) / ep->k);
+	uint32_t cap = ep->cfg.attr.max_inflight * ep->max_sub;
 	struct rel_rx_decode d;
 
 	if (!ep->cfg.fec_jobs) {
@@ -1480,6 +1686,8 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (out < n && sdr_peer_ready(&ep->hs) && next_report(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	if (out < n && sdr_peer_ready(&ep->hs) && next_scheme(ep, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (sg != NULL)
 		for (uint32_t i = 0; i < out; i++)
 			sg[i].ext = NULL;
@@ -1590,6 +1798,12 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 		return now;
 	if (ep->sync_wait && ep->sync_next_ns < t)
 		t = ep->sync_next_ns > now ? ep->sync_next_ns : now;
+	/* a scheme change: the answer we owe, our question once nothing is in flight */
+	if (ep->sw_owed || (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 &&
+			    !ep->jobs_out && !ep->n_enc_wait && !ep->held))
+		return now;
+	if (ep->sw_state == SW_ASK && ep->sw_next_ns < t)
+		t = ep->sw_next_ns > now ? ep->sw_next_ns : now;
 	return t;
 }
 
@@ -1610,7 +1824,7 @@ sdr_ep_busy(const struct sdr_ep *ep)
 {
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
 	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0 ||
-	       ep->copies_out != 0;
+	       ep->copies_out != 0 || ep->sw_state != SW_NONE;
 }
 
 const struct sdr_rx *

@@ -71,6 +71,12 @@ struct sdr_ep_cfg {
 	 */
 	uint8_t auto_report;
 	struct sdr_auto_cfg auto_cfg;
+	/**
+	 * With rel.scheme_may_change (and attr.parity_cap_chunks): the most parity chunks per
+	 * submessage a code this connection changes to may have; its buffers are made for
+	 * them at the start (sdr_ep_change_scheme()).
+	 */
+	uint16_t switch_max_m;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -102,6 +108,10 @@ struct sdr_ep_cfg {
 	X(SEND_HELD,		"sends_held_for_frames") \
 	X(FIRST_PASS_PKTS,	"first_pass_pkts") \
 	X(FIRST_PASS_LOST,	"first_pass_lost") \
+	X(SCHEME_ASKS,		"scheme_changes_asked") \
+	X(SCHEME_CHANGES,	"scheme_changes") \
+	X(SCHEME_REFUSED,	"scheme_changes_refused_by_peer") \
+	X(SCHEME_REFUSALS,	"scheme_changes_refused") \
 	X(REPORTS_OUT,		"loss_reports_sent") \
 	X(REPORTS_IN,		"loss_reports_received") \
 	X(REPORTS_IMPLAUSIBLE,	"loss_reports_implausible")
@@ -317,6 +327,23 @@ const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
 
 /** Counters: the endpoint's, and those of its parts. */
 const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
+
+/**
+ * Change the connection's scheme to @p s for the messages sent from now on
+ * (rel.scheme_may_change, a connection in one direction: the side that sends data asks).
+ * New sends wait (-EAGAIN) while the messages in flight finish under the current scheme;
+ * then a SCHEME control message asks the peer, repeated every RTO (doubling to 64 RTO)
+ * until it answers; the peer changes too (its receives posted ahead take the new code)
+ * and says so, or refuses (it is not set up for changes, or a message is arriving there),
+ * and both keep the current scheme (counted: scheme_changes_refused_by_peer). Nothing in
+ * flight ever sees two schemes. @return 0 (asked, or the scheme already), -EINVAL for a
+ * scheme this connection cannot run (its parity region, switch_max_m, a receive-only or
+ * two-way connection), -EBUSY while another change is under way.
+ */
+int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now);
+
+/** The scheme in force now; *@p changing set while a change is under way. */
+struct sdr_scheme sdr_ep_scheme(const struct sdr_ep *ep, int *changing);
 
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);

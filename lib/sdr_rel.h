@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "sdr_conn.h"
 #include "sdr_model.h"
 
 /* The scheme itself (struct sdr_scheme: sr, sr-nack, ec-xor:k,m, ec-mds:k,m), its names and
@@ -54,10 +55,29 @@ struct sdr_rel_cfg {
 	uint64_t nack_allowance_ns;	/**< sr-nack: reordering allowance before a hole is sure */
 	uint64_t global_timeout_ns;	/**< a message not done by then fails (0: never) */
 	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks) */
+	uint8_t scheme_may_change;	/**< the scheme may change between messages
+					 *   (rel_tx_set_scheme(), rel_rx_set_scheme()): state is
+					 *   sized for any code that fits the connection's parity
+					 *   region, not only this one */
 	uint8_t ec_fallback_whole;	/**< EC-NACK repeats whole submessages, as the published
 					 *   design and model assume; 0 (default): the receiver's
 					 *   ACK bitmap goes along and only the holes are repeated */
 };
+
+/**
+ * Whether scheme @p s can run on a connection of geometry @p g: SR always; a code when it is
+ * valid (sdr_scheme_check()) and the parity of the largest message fits the parity region.
+ */
+static inline int
+sdr_rel_code_fits(const struct sdr_rel_cfg *c, const struct sdr_conn_geom *g,
+		  const struct sdr_scheme *s)
+{
+	(void)c;
+	if (!sdr_scheme_is_ec(s))
+		return 1;
+	return sdr_scheme_check(s) == 0 && s->k + s->m <= 255 && g->max_parity_chunks > 0 &&
+	       sdr_conn_parity_chunks(g->max_data_chunks, s->k, s->m) <= g->max_parity_chunks;
+}
 
 /** Defaults for a path of @p rtt_ns: sr, alpha 2, beta 1, ACK every 8 chunks or 50 us. */
 void sdr_rel_cfg_default(struct sdr_rel_cfg *c, uint64_t rtt_ns);

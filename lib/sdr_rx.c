@@ -26,6 +26,7 @@ struct rx_msg {
 	uint8_t *buf;
 	uint64_t len;
 	uint8_t *parity;
+	uint8_t *par_buf;		/* the parity buffer posted with it (even while unused) */
 	uint8_t *chunk_bytes;		/* the caller's mirror or own_bytes */
 	uint32_t npkts;
 	uint32_t nchunks;
@@ -56,6 +57,7 @@ struct sdr_rx {
 	struct sdr_conn_geom geom;
 	uint32_t max_pkts;		/* data + parity packets of the largest message */
 	uint32_t max_chunks;
+	uint16_t code_k, code_m;	/* the code of messages posted now (0: none) */
 	uint64_t next_seq;
 	uint32_t posted;
 	uint32_t nfree;
@@ -101,6 +103,8 @@ sdr_rx_create(const struct sdr_conn_attr *attr)
 	if (sdr_conn_geometry(attr, &rx->geom) != 0 || attr->max_inflight > 65536)
 		goto fail;
 	rx->max_pkts = rx->geom.max_data_pkts + rx->geom.max_parity_pkts;
+	rx->code_k = attr->ec_k;
+	rx->code_m = attr->ec_m;
 	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
 	rx->slots = calloc(rx->geom.nslots, sizeof(*rx->slots));
 	rx->msgs = calloc(attr->max_inflight, sizeof(*rx->msgs));
@@ -132,6 +136,49 @@ sdr_rx_geom(const struct sdr_rx *rx)
 	return &rx->geom;
 }
 
+/* The parity of posted message @p m under the current code, its packet state cleared (only
+ * what the message uses: reposting a small message stays cheap). */
+static void
+code_msg(struct sdr_rx *rx, struct rx_msg *m)
+{
+	m->npar_chunks = m->par_buf && rx->code_k ?
+			 sdr_conn_parity_chunks(m->nchunks, rx->code_k, rx->code_m) : 0;
+	if (m->npar_chunks > rx->geom.max_parity_chunks)
+		m->npar_chunks = 0;	/* (cannot happen: sdr_rx_set_code() checks the fit) */
+	m->npar_pkts = m->npar_chunks * rx->geom.pkts_per_chunk;
+	m->parity = m->npar_chunks ? m->par_buf : NULL;
+	sdr_bitmap_zero(m->pkt_bits, m->npkts + m->npar_pkts);
+	memset(m->chunk_cnt, 0, (m->nchunks + m->npar_chunks) * sizeof(uint16_t));
+	sdr_bitmap_zero(m->chunk_bits, m->nchunks + m->npar_chunks);
+}
+
+int
+sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m)
+{
+	if (k != 0 && (m == 0 || k + m > 255 || rx->geom.max_parity_chunks == 0 ||
+		       sdr_conn_parity_chunks(rx->geom.max_data_chunks, k, m) >
+		       rx->geom.max_parity_chunks))
+		return -EINVAL;
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rx_slot *s;
+
+		if (rx->msgs[i].pkts_received == 0)
+			continue;
+		s = &rx->slots[sdr_conn_seq_slot(&rx->attr, rx->msgs[i].seq)];
+		if (s->state == SDR_SLOT_POSTED && s->ctx == i)
+			return -EBUSY;	/* a message is arriving under the current code */
+	}
+	rx->code_k = (uint16_t)k;
+	rx->code_m = (uint16_t)(k ? m : 0);
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		struct rx_slot *s = &rx->slots[sdr_conn_seq_slot(&rx->attr, rx->msgs[i].seq)];
+
+		if (s->state == SDR_SLOT_POSTED && s->ctx == i)
+			code_msg(rx, &rx->msgs[i]);
+	}
+	return 0;
+}
+
 int
 sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	    uint8_t *chunk_bytes, uint32_t *slot_out)
@@ -152,10 +199,8 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	m->len = len;
 	m->npkts = sdr_conn_msg_pkts(&rx->geom, len);
 	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
-	m->npar_chunks = parity ? sdr_conn_parity_chunks(m->nchunks, rx->attr.ec_k, rx->attr.ec_m)
-				: 0;
-	m->npar_pkts = m->npar_chunks * rx->geom.pkts_per_chunk;
-	m->parity = m->npar_chunks ? parity : NULL;
+	m->par_buf = parity;
+	code_msg(rx, m);
 	m->last_len = (uint32_t)(len - ((uint64_t)(m->npkts - 1) << rx->geom.mtu_shift));
 	m->pkts_received = 0;
 	m->chunks_done = 0;
@@ -165,10 +210,6 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	m->imm_need = sdr_imm_nfrags(&rx->attr.split);
 	if (m->imm_need > m->npkts)
 		m->imm_need = m->npkts;
-	/* reset only what this message uses: reposting a small message stays cheap */
-	sdr_bitmap_zero(m->pkt_bits, m->npkts + m->npar_pkts);
-	memset(m->chunk_cnt, 0, (m->nchunks + m->npar_chunks) * sizeof(uint16_t));
-	sdr_bitmap_zero(m->chunk_bits, m->nchunks + m->npar_chunks);
 	m->chunk_bytes = chunk_bytes ? chunk_bytes : m->own_bytes;
 	memset(m->chunk_bytes, 0, m->nchunks);
 

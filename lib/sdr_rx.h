@@ -107,6 +107,14 @@ struct sdr_rx;
 struct sdr_rx *sdr_rx_create(const struct sdr_conn_attr *attr);
 void sdr_rx_destroy(struct sdr_rx *rx);
 
+/**
+ * The code of the messages posted from now on and of those posted but with no packet in
+ * yet: @p k data and @p m parity chunks per submessage, k = 0 for none. Only messages
+ * posted with a parity buffer take parity. @return 0, -EBUSY while a posted message has
+ * packets in, -EINVAL when the parity of the largest message would not fit the geometry.
+ */
+int sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m);
+
 /** The geometry the receive side works with. */
 const struct sdr_conn_geom *sdr_rx_geom(const struct sdr_rx *rx);
 

@@ -73,6 +73,10 @@ wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 static unsigned int steer_queues;
 static int auto_report;		/* scheme auto's loss REPORTs on both sides */
 static double wire_dup = 0.02;	/* run_transfer's duplication */
+/* scheme changes in run_transfer: a's scheme goes through plan[] every few messages */
+static const struct sdr_scheme *switch_plan;
+static unsigned int switch_n, switch_every;
+static int switch_peer_fixed;	/* b is not set up for changes: it refuses them */
 static uint64_t steered_frames;
 
 static void
@@ -145,6 +149,29 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 		e[i]->path.dst_ip[3] = (uint8_t)(2 - i);
 		e[i]->steer_queues = (uint8_t)steer_queues;
 		e[i]->auto_report = (uint8_t)auto_report;
+		if (switch_plan != NULL) {
+			/* one direction; a parity region and buffers for every code of the plan */
+			e[i]->attr.dir = i == 0 ? SDR_DIR_SEND : SDR_DIR_RECV;
+			e[i]->rel.scheme_may_change = i == 0 || !switch_peer_fixed;
+			for (unsigned int p = 0; p < switch_n; p++) {
+				const struct sdr_scheme *x = &switch_plan[p];
+				struct sdr_conn_geom g;
+
+				if (!sdr_scheme_is_ec(x))
+					continue;
+				if (e[i]->attr.ec_k == 0) {
+					e[i]->attr.ec_k = (uint16_t)x->k;
+					e[i]->attr.ec_m = (uint16_t)x->m;
+				}
+				sdr_conn_geometry(&e[i]->attr, &g);
+				if (sdr_conn_parity_chunks(g.max_data_chunks, x->k, x->m) >
+				    e[i]->attr.parity_cap_chunks)
+					e[i]->attr.parity_cap_chunks =
+						sdr_conn_parity_chunks(g.max_data_chunks, x->k, x->m);
+				if (x->m > e[i]->switch_max_m)
+					e[i]->switch_max_m = (uint16_t)x->m;
+			}
+		}
 		e[i]->steer_queue = STEER_QUEUE;
 		memcpy(e[i]->steer_key, rss_default_key, RSS_KEY_LEN);
 	}
@@ -456,8 +483,12 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			stream_step(&sm, a, src, lens, sent, &w.rng);
 		} else {
 			while (sent < nmsg && sdr_ep_send(a, src[sent], lens[sent],
-							  0xC0DE0000u + sent, sent, now) == 0)
+							  0xC0DE0000u + sent, sent, now) == 0) {
 				sent++;
+				if (switch_plan != NULL && sent % switch_every == 0)
+					assert_int_equal(sdr_ep_change_scheme(a, &switch_plan[
+						(sent / switch_every - 1) % switch_n], now), 0);
+			}
 		}
 		outputs(&w, a, b, fr, now);
 		if (fec_jobs) {
@@ -487,8 +518,8 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 				if (rc == 0)
 					assert_int_equal(imm, 0xC0DE0000u + d.cookie);
 				else
-					assert_true(rc == -EAGAIN && sdr_scheme_is_ec(&scheme) &&
-						    d.decoded > 0);
+					assert_true(rc == -EAGAIN && d.decoded > 0 &&
+						    (sdr_scheme_is_ec(&scheme) || switch_plan));
 			}
 			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
 			recv_done++;
@@ -604,6 +635,32 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		/* the other direction carried no data: no sample, nothing reported */
 		sdr_auto_estimate(sdr_ep_auto(b), &e);
 		assert_true(e.total_pkts == 0 && sdr_ep_counters(a)[SDR_EP_REPORTS_OUT] == 0);
+	}
+	if (switch_plan != NULL) {
+		const uint64_t *ca = sdr_ep_counters(a), *cb = sdr_ep_counters(b);
+		int changing;
+		struct sdr_scheme now_s = sdr_ep_scheme(a, &changing);
+
+		print_message("scheme changes %s: asked %" PRIu64 ", made %" PRIu64 " and %" PRIu64
+			      ", refused %" PRIu64 " (peer %" PRIu64 "); now %s\n",
+			      switch_peer_fixed ? "(peer fixed)" : "", ca[SDR_EP_SCHEME_ASKS],
+			      ca[SDR_EP_SCHEME_CHANGES], cb[SDR_EP_SCHEME_CHANGES],
+			      ca[SDR_EP_SCHEME_REFUSED], cb[SDR_EP_SCHEME_REFUSALS],
+			      sdr_scheme_format(&now_s, name, sizeof(name)));
+		if (switch_peer_fixed) {
+			assert_true(ca[SDR_EP_SCHEME_REFUSED] > 0 && ca[SDR_EP_SCHEME_CHANGES] == 0);
+			assert_int_equal(cb[SDR_EP_SCHEME_REFUSALS], ca[SDR_EP_SCHEME_REFUSED]);
+			assert_int_equal(now_s.kind, scheme.kind);
+		} else {
+			/* every change asked was made on both sides, none refused */
+			assert_true(ca[SDR_EP_SCHEME_CHANGES] >= 4);
+			assert_int_equal(ca[SDR_EP_SCHEME_CHANGES], ca[SDR_EP_SCHEME_ASKS]);
+			assert_int_equal(cb[SDR_EP_SCHEME_CHANGES], ca[SDR_EP_SCHEME_CHANGES]);
+			assert_int_equal(ca[SDR_EP_SCHEME_REFUSED], 0);
+			/* the codes ran: parity was made and sent, and lost data rebuilt */
+			assert_true(ca[SDR_EP_ENCODES] > 0 && ca[SDR_EP_PARITY_PKTS_OUT] > 0);
+		}
+		assert_false(changing);
 	}
 	for (uint32_t i = 0; i < nmsg; i++) {
 		free(src[i]);
@@ -999,6 +1056,31 @@ test_loss_reports(void **state)
 	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.05, 60, 23, 0, 0, 1);
 	wire_dup = 0.02;
 	auto_report = 0;
+}
+
+/*
+ * Scheme changes between messages under loss, reordering and duplication: the sender goes
+ * through ec-mds:4,2, sr, ec-xor:4,2 and sr-nack every 6 messages, each change agreed with
+ * the receiver while nothing is in flight; every message arrives intact. A receiver not
+ * set up for changes refuses them: the sender keeps its scheme, every message arrives.
+ */
+static void
+test_scheme_change(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
+		{ SDR_SCHEME_SR_NACK, 0, 0 },
+	};
+
+	(void)state;
+	switch_plan = plan;
+	switch_n = 4;
+	switch_every = 6;
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 50, 31);
+	switch_peer_fixed = 1;
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 20, 32);
+	switch_peer_fixed = 0;
+	switch_plan = NULL;
 }
 
 static void
@@ -1919,6 +2001,7 @@ main(void)
 		cmocka_unit_test(test_ec_xor),
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_loss_reports),
+		cmocka_unit_test(test_scheme_change),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),

@@ -461,7 +461,7 @@ test_ctrl_round_trip_and_rejects(void **state)
 	buf[0] = 1;			/* the tagless version 1 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
 	buf[0] = 2;
-	buf[1] = 10;
+	buf[1] = 11;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
 	buf[1] = SDR_CTRL_NACK;		/* flags only on ACK */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
