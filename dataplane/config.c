@@ -611,6 +611,43 @@ conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_d
 	return 0;
 }
 
+/*
+ * scheme = auto in one direction: room for every candidate code (a parity region for the
+ * largest message under any of them, buffers for the most parity chunks), set in @p c's
+ * attributes. @return 1, or 0 (nothing set) when that room does not fit the immediate's
+ * offset field: the connection then keeps the scheme auto picks at the start.
+ */
+static int
+auto_can_change(struct dp_conn_cfg *c)
+{
+	struct sdr_conn_attr a = c->ep.attr;
+	const struct sdr_scheme *cand;
+	struct sdr_conn_geom g;
+	uint32_t cap = 0, max_m = 0, n;
+
+	cand = sdr_model_default_candidates(&n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!sdr_scheme_is_ec(&cand[i]))
+			continue;
+		if (a.ec_k == 0) {
+			a.ec_k = (uint16_t)cand[i].k;
+			a.ec_m = (uint16_t)cand[i].m;
+		}
+		if (sdr_conn_geometry(&a, &g) != 0)
+			return 0;
+		if (sdr_conn_parity_chunks(g.max_data_chunks, cand[i].k, cand[i].m) > cap)
+			cap = sdr_conn_parity_chunks(g.max_data_chunks, cand[i].k, cand[i].m);
+		if (cand[i].m > max_m)
+			max_m = cand[i].m;
+	}
+	a.parity_cap_chunks = cap;
+	if (sdr_conn_geometry(&a, &g) != 0)
+		return 0;
+	c->ep.attr = a;
+	c->ep.switch_max_m = (uint16_t)max_m;
+	return 1;
+}
+
 /* The key a refused attribute set is about, so the error line names it. */
 static const char *
 geometry_key(int rc)
@@ -679,10 +716,22 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us; the model reads it too */
 		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
 					      c->ep.rel.rtt_ns / 100 : 20000;
-	if (c->scheme_auto && conn_pick_scheme(c, w, drop) != 0)
-		return -1;
 	/* auto on both ends: the receive side reports its loss, the send side estimates it */
 	c->ep.auto_report = c->scheme_auto;
+	c->ep.rel.scheme_may_change = 0;
+	c->ep.attr.parity_cap_chunks = 0;
+	c->ep.switch_max_m = 0;
+	if (c->scheme_auto && c->ep.attr.dir != SDR_DIR_BOTH && auto_can_change(c)) {
+		/* online auto: the scheme changes with the link; with no hint it starts from
+		 * SR-NACK, the best on a clean link */
+		c->ep.rel.scheme_may_change = 1;
+		if (isnan(drop))
+			c->ep.rel.scheme = (struct sdr_scheme){ .kind = SDR_SCHEME_SR_NACK };
+		else if (conn_pick_scheme(c, w, drop) != 0)
+			return -1;
+	} else if (c->scheme_auto && conn_pick_scheme(c, w, isnan(drop) ? 1e-4 : drop) != 0) {
+		return -1;
+	}
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
 		c->ep.attr.ec_k = c->ep.rel.scheme.k;
 		c->ep.attr.ec_m = c->ep.rel.scheme.m;
@@ -762,7 +811,7 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 	struct rte_cfgfile_entry ents[MAX_ENTRIES];
 	char kind[16];
 	const char *name;
-	double drop = 1e-4;
+	double drop = NAN;	/* expected_drop: none given */
 	int n;
 	void *obj = NULL;
 
@@ -1006,7 +1055,7 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 {
 	char sec[64];
 	struct where w = { .file = "", .section = sec, .err = err, .errlen = errlen };
-	double drop = 1e-4;
+	double drop = NAN;	/* expected_drop: none given */
 
 	snprintf(sec, sizeof(sec), "conn %s", name);
 	if (fresh) {

@@ -150,6 +150,7 @@ struct ctl_job {
 
 struct dp_ctl {
 	struct sdr_shm_status *st;	/* written here only, never read back */
+	uint64_t start_ns;		/* when the control service started (its clock) */
 	char st_path[SDR_SHM_NAME_MAX + 8];
 	char sock_path[2][SDR_SHM_SOCK_MAX];	/* admin, sdk */
 	int lfd[2];
@@ -178,6 +179,17 @@ _Static_assert(DP_MAX_ENGINES <= SDR_SHM_MAX_QUEUES, "a queue pair per engine");
 /** Run @p j on the engine and wait for it (or run it here when no engine runs).
  * @return j->rc, or -ESHUTDOWN when the dataplane is stopping. */
 int ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j);
+
+/* ctl_auto.c */
+
+/** Online auto: decide for every connection that sends with scheme = auto whose half
+ * second is up, and hand the changes advised to their engines. Management thread. */
+void ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now);
+
+/** The changes asked for connection @p c, oldest first (up to @p max), and its latest
+ * decision (zeroed when none yet). @return how many. Any thread. */
+unsigned int ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
+			      struct sdr_auto_decision *last);
 
 /* ctl_cli.c */
 

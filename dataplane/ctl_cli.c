@@ -125,7 +125,12 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 	const struct dp_conn_cfg *cc = c->cfg;
 	char scheme[SDR_SCHEME_NAME_MAX + 8], ip[64], rate[32], rtt[32];
 
-	sdr_scheme_format(&cc->ep.rel.scheme, scheme, sizeof(scheme));
+	{
+		/* the scheme in force: auto's changes it as the link changes */
+		struct sdr_scheme now = c->ep ? sdr_ep_scheme(c->ep, NULL) : cc->ep.rel.scheme;
+
+		sdr_scheme_format(&now, scheme, sizeof(scheme));
+	}
 	ip_str(cc->peer_ip_version, cc->peer_ip, ip, sizeof(ip));
 	if (json) {
 		put(o, "%s{\"name\":\"%s\",\"port\":\"%s\",\"scheme\":\"%s\",\"scheme_auto\":%s,"
@@ -185,37 +190,65 @@ static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_cou
 static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
 
 /*
- * scheme auto: the send side's loss estimate from the peer's REPORTs and what the model
- * makes of it for the connection's largest message. Decided here, on the management
- * thread, from a copy of the engine's estimator (the model takes milliseconds); advice
- * only: the scheme does not change at run time yet.
+ * scheme auto: the send side's loss estimate from the peer's REPORTs, the latest decision
+ * and the changes asked (online auto, ctl_auto.c); a connection that cannot change (two
+ * ways, or no room for the codes) gets the model's advice, decided here from a copy of the
+ * engine's estimator.
  */
 static void
-auto_show(const struct dp_conn *c, int json, struct out *o, int *first)
+auto_show(struct dp_conn *c, int json, struct out *o, int *first)
 {
 	const struct dp_conn_cfg *cc = c->cfg;
-	struct sdr_model_params p;
+	struct dp_auto_rec h[DP_AUTO_HIST];
 	struct sdr_auto_decision d;
-	struct sdr_auto a;
-	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX];
+	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], a[SDR_SCHEME_NAME_MAX],
+	     b[SDR_SCHEME_NAME_MAX];
+	const uint64_t *ec = sdr_ep_counters(c->ep);
+	int online = cc->ep.rel.scheme_may_change && cc->ep.attr.dir == SDR_DIR_SEND, changing;
+	struct sdr_scheme now = sdr_ep_scheme(c->ep, &changing);
+	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &d);
 
-	memcpy(&a, sdr_ep_auto(c->ep), sizeof(a));
-	dp_conn_model_params(cc, &p);
-	sdr_auto_decide(&a, &p, &cc->ep.rel.scheme, 0, &d);
-	sdr_scheme_format(&d.current, cur, sizeof(cur));
+	if (!online || d.why[0] == '\0') {
+		struct sdr_model_params p;
+		struct sdr_auto est;
+
+		memcpy(&est, sdr_ep_auto(c->ep), sizeof(est));
+		dp_conn_model_params(cc, &p);
+		sdr_auto_decide(&est, &p, &now, 0, &d);
+	}
+	sdr_scheme_format(&now, cur, sizeof(cur));
 	sdr_scheme_format(&d.choice, cho, sizeof(cho));
 	if (json) {
-		put(o, "%s\"auto\":{\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,"
-		    "\"pkts\":%.0f,\"total_pkts\":%" PRIu64 ",\"total_lost\":%" PRIu64 ","
-		    "\"link_changes\":%u,\"verdict\":\"%s\",\"current\":\"%s\","
-		    "\"choice\":\"%s\",\"why\":\"%s\",\"applied\":false}",
-		    *first ? "" : ",", d.est.p, d.est.lo, d.est.hi, d.est.pkts, d.est.total_pkts,
-		    d.est.total_lost, d.est.changes, sdr_auto_verdict_name(d.verdict), cur, cho,
-		    d.why);
+		put(o, "%s\"auto\":{\"online\":%s,\"scheme\":\"%s\",\"changing\":%s,"
+		    "\"changes\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"loss\":%.6g,"
+		    "\"loss_lo\":%.6g,\"loss_hi\":%.6g,\"pkts\":%.0f,\"total_pkts\":%" PRIu64
+		    ",\"total_lost\":%" PRIu64 ",\"link_changes\":%u,\"verdict\":\"%s\","
+		    "\"choice\":\"%s\",\"why\":\"%s\",\"history\":[",
+		    *first ? "" : ",", online ? "true" : "false", cur, changing ? "true" : "false",
+		    ec[SDR_EP_SCHEME_CHANGES], ec[SDR_EP_SCHEME_REFUSED], d.est.p, d.est.lo,
+		    d.est.hi, d.est.pkts, d.est.total_pkts, d.est.total_lost, d.est.changes,
+		    sdr_auto_verdict_name(d.verdict), cho, d.why);
+		for (unsigned int k = 0; k < n; k++)
+			put(o, "%s{\"t_s\":%.3f,\"from\":\"%s\",\"to\":\"%s\",\"why\":\"%s\"}",
+			    k ? "," : "", (double)h[k].t_ns * 1e-9,
+			    sdr_scheme_format(&h[k].from, a, sizeof(a)),
+			    sdr_scheme_format(&h[k].to, b, sizeof(b)), h[k].why);
+		put(o, "]}");
 		*first = 0;
 		return;
 	}
-	put(o, "auto (advice only: the scheme does not change at run time yet): %s\n", d.why);
+	if (!online) {
+		put(o, "auto (advice only: a connection in both directions keeps its scheme): "
+		    "%s\n", d.why);
+		return;
+	}
+	put(o, "auto: %s%s, %" PRIu64 " changes (%" PRIu64 " refused by the peer); %s\n", cur,
+	    changing ? " (changing)" : "", ec[SDR_EP_SCHEME_CHANGES], ec[SDR_EP_SCHEME_REFUSED],
+	    d.why);
+	for (unsigned int k = 0; k < n; k++)
+		put(o, "  at %.1f s: %s -> %s\n", (double)h[k].t_ns * 1e-9,
+		    sdr_scheme_format(&h[k].from, a, sizeof(a)),
+		    sdr_scheme_format(&h[k].to, b, sizeof(b)));
 }
 
 static int
@@ -248,7 +281,7 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
 		}
 		if (c->cfg->scheme_auto)
-			auto_show(c, json, o, &first);
+			auto_show(&ctx->conns[i], json, o, &first);
 		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
 		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,
 			 &first);

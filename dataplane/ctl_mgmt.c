@@ -569,6 +569,7 @@ mgmt_thread(void *arg)
 			who[n++] = UINT32_MAX - (unsigned int)k;
 		}
 		refused_sweep(ctl, now);
+		ctl_auto_sweep(ctx, now);
 		for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
 			struct ctl_slot *s = &ctl->slots[i];
 
@@ -607,7 +608,10 @@ int
 dp_control_start(struct dp_ctx *ctx, char *err, size_t errlen)
 {
 	struct dp_ctl *ctl = ctx->ctl;
-	int rc = rte_ctrl_thread_create(&ctl->thread, "sdr-ctl", NULL, mgmt_thread, ctx);
+	int rc;
+
+	ctl->start_ns = sdr_shm_mono_ns();
+	rc = rte_ctrl_thread_create(&ctl->thread, "sdr-ctl", NULL, mgmt_thread, ctx);
 
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the control thread: %s", strerror(rc));

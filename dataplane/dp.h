@@ -138,7 +138,24 @@ struct dp_copies {
 	uint32_t nfree;
 };
 
+/* Online auto of one connection: decided on the management thread (ctl_auto.c). */
+#define DP_AUTO_HIST 16
+struct dp_auto_rec {
+	uint64_t t_ns;			/* since the dataplane started */
+	struct sdr_scheme from, to;
+	char why[200];
+};
+struct dp_auto {
+	rte_spinlock_t lock;		/* the management thread writes, telemetry reads */
+	const struct sdr_ep *ep;	/* the endpoint this is about (a rebuilt one starts over) */
+	uint64_t next_ns;		/* the next decision */
+	struct sdr_auto_decision last;	/* the latest one */
+	uint32_t asked;			/* changes asked of the endpoint */
+	struct dp_auto_rec hist[DP_AUTO_HIST];	/* the last changes asked, a ring */
+};
+
 struct dp_conn {
+	struct dp_auto autod;
 	struct dp_conn_cfg *cfg;
 	unsigned int port;
 	struct sdr_ep *ep;		/* NULL: no connection in this entry (deleted) */

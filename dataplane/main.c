@@ -183,6 +183,11 @@ apply_scheme(struct dp_cfg *cfg, const struct sdr_scheme *s)
 
 		c->ep.rel.scheme = *s;
 		c->scheme_auto = 0;
+		/* a fixed scheme: no loss reports, no changes, no room kept for other codes */
+		c->ep.auto_report = 0;
+		c->ep.rel.scheme_may_change = 0;
+		c->ep.attr.parity_cap_chunks = 0;
+		c->ep.switch_max_m = 0;
 		c->ep.attr.ec_k = sdr_scheme_is_ec(s) ? s->k : 0;
 		c->ep.attr.ec_m = sdr_scheme_is_ec(s) ? s->m : 0;
 		rc = sdr_conn_geometry(&c->ep.attr, &g);

@@ -399,10 +399,13 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			if (ctx->conns[i].cfg->scheme_auto) {
 				/* the send side's loss estimate from the peer's REPORTs */
 				struct sdr_auto_estimate e;
+				struct sdr_scheme now = sdr_ep_scheme(ctx->conns[i].ep, NULL);
+				char sn[SDR_SCHEME_NAME_MAX];
 
 				sdr_auto_estimate(sdr_ep_auto(ctx->conns[i].ep), &e);
-				printf(",\"auto\":{\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,"
-				       "\"total_pkts\":%" PRIu64 ",\"total_lost\":%" PRIu64 "}", e.p, e.lo,
+				printf(",\"auto\":{\"scheme\":\"%s\",\"loss\":%.6g,\"loss_lo\":%.6g,"
+				       "\"loss_hi\":%.6g,\"total_pkts\":%" PRIu64 ",\"total_lost\":%"
+				       PRIu64 "}", sdr_scheme_format(&now, sn, sizeof(sn)), e.p, e.lo,
 				       e.hi, e.total_pkts, e.total_lost);
 			}
 			printf("}");

@@ -17,6 +17,7 @@
 
 #include <rte_telemetry.h>
 
+#include "ctl.h"
 #include "dp.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
@@ -120,6 +121,47 @@ static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_coun
 static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
 static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
 
+/* scheme auto: the loss estimate, the latest decision and the history of changes asked. */
+static void
+add_auto(struct rte_tel_data *d, struct dp_conn *c)
+{
+	struct rte_tel_data *ad = rte_tel_data_alloc(), *hd = rte_tel_data_alloc();
+	struct dp_auto_rec h[DP_AUTO_HIST];
+	struct sdr_auto_decision last;
+	struct sdr_auto_estimate e;
+	char line[RTE_TEL_MAX_STRING_LEN], a[SDR_SCHEME_NAME_MAX], b[SDR_SCHEME_NAME_MAX];
+	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &last);
+
+	if (ad == NULL || hd == NULL) {
+		rte_tel_data_free(ad);
+		rte_tel_data_free(hd);
+		return;
+	}
+	sdr_auto_estimate(sdr_ep_auto(c->ep), &e);
+	rte_tel_data_start_dict(ad);
+	snprintf(line, sizeof(line), "%.3g", e.p);
+	rte_tel_data_add_dict_string(ad, "loss", line);
+	snprintf(line, sizeof(line), "%.3g", e.lo);
+	rte_tel_data_add_dict_string(ad, "loss_lo", line);
+	snprintf(line, sizeof(line), "%.3g", e.hi);
+	rte_tel_data_add_dict_string(ad, "loss_hi", line);
+	rte_tel_data_add_dict_u64(ad, "total_pkts", e.total_pkts);
+	rte_tel_data_add_dict_u64(ad, "total_lost", e.total_lost);
+	rte_tel_data_add_dict_u64(ad, "changes", sdr_ep_counters(c->ep)[SDR_EP_SCHEME_CHANGES]);
+	rte_tel_data_add_dict_string(ad, "verdict", sdr_auto_verdict_name(last.verdict));
+	snprintf(line, sizeof(line), "%.*s", (int)sizeof(line) - 1, last.why);
+	rte_tel_data_add_dict_string(ad, "why", line);
+	rte_tel_data_start_array(hd, RTE_TEL_STRING_VAL);
+	for (unsigned int k = 0; k < n; k++) {
+		snprintf(line, sizeof(line), "%.3f s: %s -> %s", (double)h[k].t_ns * 1e-9,
+			 sdr_scheme_format(&h[k].from, a, sizeof(a)),
+			 sdr_scheme_format(&h[k].to, b, sizeof(b)));
+		rte_tel_data_add_array_string(hd, line);
+	}
+	rte_tel_data_add_dict_container(ad, "history", hd, 0);
+	rte_tel_data_add_dict_container(d, "auto", ad, 0);
+}
+
 static int
 tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -131,8 +173,14 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -1;
 	a = &c->cfg->ep.attr;
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "scheme", sdr_scheme_format(&c->cfg->ep.rel.scheme, name,
-								    sizeof(name)));
+	{
+		struct sdr_scheme now = sdr_ep_scheme(c->ep, NULL);
+
+		rte_tel_data_add_dict_string(d, "scheme", sdr_scheme_format(&now, name,
+									    sizeof(name)));
+	}
+	if (c->cfg->scheme_auto)
+		add_auto(d, (struct dp_conn *)(uintptr_t)c);
 	rte_tel_data_add_dict_string(d, "port", c->cfg->port);
 	rte_tel_data_add_dict_u64(d, "local_qpn", a->local_qpn);
 	rte_tel_data_add_dict_u64(d, "remote_qpn", a->remote_qpn);

@@ -64,6 +64,13 @@ add(struct sdr_auto_counts *c, double halflife, uint64_t pkts, uint64_t lost)
 }
 
 void
+sdr_auto_message(struct sdr_auto *a, uint64_t len)
+{
+	a->msg_bytes = a->msg_bytes > 0 ? a->msg_bytes + ((double)len - a->msg_bytes) / 16 :
+		       (double)len;
+}
+
+void
 sdr_auto_observe(struct sdr_auto *a, uint64_t pkts, uint64_t lost)
 {
 	double slo, shi, flo, fhi;
@@ -194,6 +201,8 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 	}
 	p.drop = d->p_used;
 	p.drop_unit = SDR_MODEL_DROP_PACKET;
+	if (a->msg_bytes >= 1)
+		p.msg_bytes = (uint64_t)(a->msg_bytes + 0.5);
 	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
 	d->current_s = mean_at(&p, current, d->p_used);
 	if (n <= 0 || isnan(d->current_s)) {

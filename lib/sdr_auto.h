@@ -67,10 +67,15 @@ struct sdr_auto {
 	uint64_t total_pkts, total_lost;
 	uint32_t link_changes;
 	uint64_t last_switch_ns;	/**< when the scheme last changed (0: never) */
+	double msg_bytes;		/**< the messages sent, a running mean (0: none yet) */
 };
 
 /** Start with no evidence. */
 void sdr_auto_init(struct sdr_auto *a, const struct sdr_auto_cfg *cfg);
+
+/** A message of @p len bytes was sent: the decisions are for the sizes really sent (a
+ * running mean, 1/16 weight per message). */
+void sdr_auto_message(struct sdr_auto *a, uint64_t len);
 
 /** A sample: @p pkts packets of which @p lost were lost. */
 void sdr_auto_observe(struct sdr_auto *a, uint64_t pkts, uint64_t lost);
@@ -105,7 +110,8 @@ struct sdr_auto_decision {
 
 /**
  * Decide at @p now whether @p current should change for the messages of the model point
- * @p p (its drop is replaced by the estimate; its candidates are the ones considered).
+ * @p p (its drop is replaced by the estimate, its message size by the mean of the messages
+ * sent when there were some; its candidates are the ones considered).
  * Fills @p d; on SDR_AUTO_CHANGE the caller changes to d->choice and then calls
  * sdr_auto_changed(). @return d->verdict.
  */

@@ -401,6 +401,8 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 		return ctx;
 	}
 	ep->sends[ctx].msg = msg;
+	if (ep->cfg.auto_report)
+		sdr_auto_message(&ep->autoe, len);
 	if (st)
 		*st = (struct sdr_ep_stream){ .ctx = (uint32_t)ctx, .seq = msg.seq, .len = len,
 					      .chunk = ep->chunk };
@@ -1837,6 +1839,12 @@ const uint64_t *
 sdr_ep_counters(const struct sdr_ep *ep)
 {
 	return ep->counters;
+}
+
+void
+sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now)
+{
+	sdr_auto_changed(&ep->autoe, now);
 }
 
 const struct sdr_auto *

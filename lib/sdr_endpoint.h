@@ -345,6 +345,9 @@ int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t
 /** The scheme in force now; *@p changing set while a change is under way. */
 struct sdr_scheme sdr_ep_scheme(const struct sdr_ep *ep, int *changing);
 
+/** A scheme change was asked at @p now (on the estimator's clock): its dwell time starts. */
+void sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now);
+
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);

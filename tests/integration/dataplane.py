@@ -148,6 +148,35 @@ def case_auto_estimate():
                    ab["loss_reports_received"]))
 
 
+def case_auto_online():
+    """Online auto: scheme = auto with no expected_drop starts from SR-NACK; under the
+    emulator's 1e-2 loss the sending node's estimate moves the model's choice to erasure
+    coding within the run, both nodes agree on the change between messages, and every
+    message before, during and after it arrives intact."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "auto.ini")
+        open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
+            "scheme = sr", "scheme = auto"))
+        name = "online auto [loss 1e-2]"
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 0 and "scheme sr-nack (auto)" in r.stdout,
+              "%s: with no hint auto starts from sr-nack: %s" % (name, r.stdout.strip()))
+        rc, s, err = run("sdrt-ao", ["-f", ini, "--traffic", "size=1MiB,count=1500",
+                                     "--link", "wan=loss 1e-2", "--exit-when-done", "--json"])
+        if not verified(name, rc, s, 1500):
+            print(err[-2000:])
+            return
+        ab, ba = s["conns"]["ab"], s["conns"]["ba"]
+        check(ab["scheme_changes"] >= 1 and ab["scheme_changes"] == ba["scheme_changes"] and
+              ab["scheme_changes_refused_by_peer"] == 0 and ba["scheme_changes_refused"] == 0,
+              "%s: changes %s / %s" % (name, ab, ba))
+        check(ab["auto"]["scheme"].startswith("ec-"),
+              "%s: ends on %s, not a code" % (name, ab["auto"]["scheme"]))
+        if not failures:
+            print("ok: %s: sr-nack -> %s (%d change(s), both sides), 1500 messages verified" %
+                  (name, ab["auto"]["scheme"], ab["scheme_changes"]))
+
+
 def memif_ini(d, side, sock):
     """memif-<side>.ini with its own socket, so runs never meet another's."""
     path = os.path.join(d, "memif-%s.ini" % side)
@@ -1353,7 +1382,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Online auto on the management thread: every half second, each connection that sends
+ * with scheme = auto has its loss estimate (the engine's, copied) put to the model
+ * (sdr_auto_decide(): the model takes milliseconds, so never on an engine); a change it
+ * advises is handed to the engine that owns the connection (sdr_ep_change_scheme(), an
+ * engine job), which agrees it with the peer between messages. The decisions and the
+ * changes asked are kept for sdrctl conn show and telemetry.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+#define AUTO_PERIOD_NS 500000000ull
+
+/* Engine job: ask the connection's endpoint for the change, start the dwell time. */
+static int
+change_job(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct dp_conn *c = &ctx->conns[j->conn];
+	int rc;
+
+	if (c->ep != j->p)
+		return -ESTALE;		/* rebuilt or deleted meanwhile */
+	rc = sdr_ep_change_scheme(c->ep, j->q, dp_now_ns(ctx));
+	if (rc == 0)
+		sdr_ep_auto_changed(c->ep, j->u64);
+	return rc;
+}
+
+/* Whether connection @p c changes its scheme with the link (config.c sets it up). */
+static int
+online(const struct dp_conn *c)
+{
+	return c->ep != NULL && c->cfg->scheme_auto && c->cfg->ep.rel.scheme_may_change &&
+	       c->cfg->ep.attr.dir == SDR_DIR_SEND;
+}
+
+static void
+decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
+{
+	struct dp_conn *c = &ctx->conns[i];
+	struct dp_auto *d = &c->autod;
+	struct sdr_model_params p;
+	struct sdr_auto_decision dec;
+	struct sdr_scheme cur;
+	struct sdr_auto a;
+	int changing;
+
+	if (d->ep != c->ep) {		/* a new or rebuilt connection: a fresh record */
+		rte_spinlock_lock(&d->lock);
+		memset(&d->last, 0, sizeof(d->last));
+		d->asked = 0;
+		d->ep = c->ep;
+		d->next_ns = 0;
+		rte_spinlock_unlock(&d->lock);
+	}
+	if (now < d->next_ns)
+		return;
+	d->next_ns = now + AUTO_PERIOD_NS;
+	/* a copy of the engine's estimator and scheme (read as they are: a torn double
+	 * only moves one decision of many) */
+	memcpy(&a, sdr_ep_auto(c->ep), sizeof(a));
+	cur = sdr_ep_scheme(c->ep, &changing);
+	dp_conn_model_params(c->cfg, &p);
+	sdr_auto_decide(&a, &p, &cur, now, &dec);
+	if (dec.verdict == SDR_AUTO_CHANGE && !changing) {
+		struct ctl_job j = { .fn = change_job, .conn = i, .engine = c->engine, .p = c->ep,
+				     .q = &dec.choice, .u64 = now };
+
+		if (ctl_engine_call(ctx, &j) == 0) {
+			struct dp_auto_rec *r;
+
+			rte_spinlock_lock(&d->lock);
+			r = &d->hist[d->asked++ % DP_AUTO_HIST];
+			r->t_ns = now - ctx->ctl->start_ns;
+			r->from = cur;
+			r->to = dec.choice;
+			snprintf(r->why, sizeof(r->why), "%s", dec.why);
+			rte_spinlock_unlock(&d->lock);
+		}
+	}
+	rte_spinlock_lock(&d->lock);
+	d->last = dec;
+	rte_spinlock_unlock(&d->lock);
+}
+
+void
+ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now)
+{
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (online(&ctx->conns[i]))
+			decide(ctx, i, now);
+}
+
+unsigned int
+ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
+		 struct sdr_auto_decision *last)
+{
+	struct dp_auto *d = &c->autod;
+	unsigned int n = 0;
+
+	rte_spinlock_lock(&d->lock);
+	if (d->ep == c->ep && c->ep != NULL) {
+		uint32_t first = d->asked > DP_AUTO_HIST ? d->asked - DP_AUTO_HIST : 0;
+
+		for (uint32_t k = first; k < d->asked && n < max; k++)
+			out[n++] = d->hist[k % DP_AUTO_HIST];
+		if (last != NULL)
+			*last = d->last;
+	} else if (last != NULL) {
+		memset(last, 0, sizeof(*last));
+	}
+	rte_spinlock_unlock(&d->lock);
+	return n;
+}
