@@ -207,6 +207,7 @@ struct dp_ctx {
 	unsigned int link_reserve;
 	struct dp_port ports[DP_MAX_PORTS];
 	unsigned int nports;
+	char traffic_log[256];		/* --traffic log=FILE, written with the summary */
 	struct dp_conn conns[DP_MAX_CONNS];
 	unsigned int nconns;
 	/* split pipeline: parsed mbufs, one SP/SC ring per receive worker to the send lcore */

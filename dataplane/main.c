@@ -63,7 +63,8 @@ usage(FILE *f)
 "  -n, --name NAME        instance name (overrides [dataplane] name)\n"
 "      --traffic SPEC     built-in message source and sink on the static\n"
 "                         connections: size=SIZE,count=N,inflight=N,scheme=S,\n"
-"                         role=send|recv|both|auto,seed=N,conn=NAME\n"
+"                         role=send|recv|both|auto,seed=N,conn=NAME,\n"
+"                         log=FILE\n"
 "      --scheme NAME      use this scheme on every connection (sr, sr-nack,\n"
 "                         ec-xor:K,M, ec-mds:K,M)\n"
 "      --link NAME=WORDS  change [link NAME] of the file, e.g.\n"
@@ -458,6 +459,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "sdr-dataplane: %s\n", err);
 			return 2;
 		}
+		if (o.traffic)
+			snprintf(dp.traffic_log, sizeof(dp.traffic_log), "%s", tc.log);
 		if (o.scheme) {
 			rc = sdr_scheme_parse(o.scheme, &s);
 			if (rc != 0) {

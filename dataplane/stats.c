@@ -308,6 +308,10 @@ void
 dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 {
 	struct traffic *lead = lead_traffic(ctx);
+
+	/* --traffic ...,log=FILE: every completion time of the connection reported on */
+	if (lead != NULL && ctx->traffic_log[0] && traffic_write_log(lead, ctx->traffic_log) != 0)
+		fprintf(stderr, "sdr-dataplane: cannot write %s\n", ctx->traffic_log);
 	uint32_t verified = 0, received = 0, failed = 0, sent = 0;
 	uint32_t send_failed = 0, recv_failed = 0, corrupt = 0;
 	uint64_t retx = 0, dec = 0, fb = 0;

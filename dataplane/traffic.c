@@ -26,6 +26,7 @@ struct traffic {
 	uint32_t sends_done;
 	uint32_t recvs_done;
 	double *times;		/* completion times, seconds */
+	uint64_t *ends;		/* ... and when each completed (ns, the dataplane's clock) */
 	uint32_t ntimes;
 	uint32_t times_cap;
 	struct traffic_stats st;
@@ -103,6 +104,12 @@ traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
 					 "or auto", val);
 				return -1;
 			}
+		} else if (strcmp(kv, "log") == 0) {
+			if (strlen(val) == 0 || strlen(val) >= sizeof(c->log)) {
+				snprintf(err, errlen, "--traffic: log '%s' is not a file name", val);
+				return -1;
+			}
+			strcpy(c->log, val);
 		} else if (strcmp(kv, "conn") == 0) {
 			if (strlen(val) == 0 || strlen(val) >= sizeof(c->conn)) {
 				snprintf(err, errlen, "--traffic: conn '%s' is not a connection name", val);
@@ -111,7 +118,7 @@ traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
 			strcpy(c->conn, val);
 		} else {
 			snprintf(err, errlen, "--traffic: unknown key '%s' (expected size, count, "
-				 "inflight, scheme, role, seed, conn)", kv);
+				 "inflight, scheme, role, seed, conn, log)", kv);
 			return -1;
 		}
 	}
@@ -141,7 +148,8 @@ traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int r
 	t->rbuf = calloc(n, sizeof(*t->rbuf));
 	t->times_cap = cfg->count ? 2 * cfg->count : 1u << 20;
 	t->times = calloc(t->times_cap, sizeof(double));
-	if (!t->sbuf || !t->rbuf || !t->times)
+	t->ends = calloc(t->times_cap, sizeof(uint64_t));
+	if (!t->sbuf || !t->rbuf || !t->times || !t->ends)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
 		if (send && (t->sbuf[i].data = malloc(cfg->size + 8)) == NULL)
@@ -167,11 +175,12 @@ traffic_destroy(struct traffic *t)
 	free(t->sbuf);
 	free(t->rbuf);
 	free(t->times);
+	free(t->ends);
 	free(t);
 }
 
 static void
-record(struct traffic *t, double s)
+record(struct traffic *t, double s, uint64_t end_ns)
 {
 	uint64_t us = (uint64_t)(s * 1e6);
 	unsigned int b = 0;
@@ -181,8 +190,10 @@ record(struct traffic *t, double s)
 		b++;
 	}
 	t->st.hist[b]++;
-	if (t->ntimes < t->times_cap)
+	if (t->ntimes < t->times_cap) {
+		t->ends[t->ntimes] = end_ns;
 		t->times[t->ntimes++] = s;
+	}
 }
 
 /* The connection's number of this stripe's message @p k (the pattern's and immediate's). */
@@ -218,7 +229,7 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		if (d->status == SDR_DONE_OK) {
 			t->st.sent++;
 			t->st.bytes += t->cfg.size;
-			record(t, s);
+			record(t, s, d->end_ns);
 		} else {
 			t->st.send_failed++;
 		}
@@ -255,7 +266,7 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		if (!t->send) {
 			if (d->status == SDR_DONE_OK)
 				t->st.bytes += t->cfg.size;
-			record(t, s);
+			record(t, s, d->end_ns);
 		}
 		sdr_ep_recv_release(t->ep, d->slot);
 		b->busy = 0;
@@ -336,7 +347,10 @@ traffic_join(struct traffic *const *parts, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		cap += parts[i]->ntimes;
 	t->times = calloc(cap ? cap : 1, sizeof(double));
-	if (t->times == NULL) {
+	t->ends = calloc(cap ? cap : 1, sizeof(uint64_t));
+	if (t->times == NULL || t->ends == NULL) {
+		free(t->times);
+		free(t->ends);
 		free(t);
 		return NULL;
 	}
@@ -355,6 +369,7 @@ traffic_join(struct traffic *const *parts, unsigned int n)
 		t->sends_done += p->sends_done;
 		t->recvs_done += p->recvs_done;
 		memcpy(t->times + t->ntimes, p->times, p->ntimes * sizeof(double));
+		memcpy(t->ends + t->ntimes, p->ends, p->ntimes * sizeof(uint64_t));
 		t->ntimes += p->ntimes;
 		t->st.sent += ps->sent;
 		t->st.send_failed += ps->send_failed;
@@ -432,4 +447,19 @@ uint32_t
 traffic_completed(const struct traffic *t)
 {
 	return (t->send ? t->sends_done : 0) + (t->recv ? t->recvs_done : 0);
+}
+
+int
+traffic_write_log(const struct traffic *t, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t t0 = t->st.first_ns;
+
+	if (f == NULL)
+		return -1;
+	fprintf(f, "# end_s completion_s (seconds since the first message started)\n");
+	for (uint32_t i = 0; i < t->ntimes; i++)
+		fprintf(f, "%.6f %.6f\n", t->ends[i] >= t0 ? (double)(t->ends[i] - t0) * 1e-9 : 0.0,
+			t->times[i]);
+	return fclose(f);
 }

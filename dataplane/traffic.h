@@ -33,6 +33,7 @@ struct traffic_cfg {
 	uint8_t has_scheme;
 	struct sdr_scheme scheme;	/**< overrides the connection's scheme */
 	char conn[32];			/**< only this connection (empty: every connection) */
+	char log[256];			/**< write every completion time here at the end */
 	/*
 	 * Stripe @c stripe of a connection striped over @c stripes endpoints (0 and 0: not
 	 * striped): of the connection's messages 0 .. count - 1 this one carries those with
@@ -44,7 +45,7 @@ struct traffic_cfg {
 
 /**
  * Parse "size=1MiB,count=50,inflight=8,scheme=ec-mds:32,8,role=send,seed=1,conn=c0".
- * Keys: size, count, inflight, scheme, role (send|recv|both|auto), seed, conn.
+ * Keys: size, count, inflight, scheme, role (send|recv|both|auto), seed, conn, log.
  * @return 0, or -1 with a one-line reason in @p err naming the bad word.
  */
 int traffic_parse(const char *spec, struct traffic_cfg *cfg, char *err, size_t errlen);
@@ -111,5 +112,11 @@ uint32_t traffic_expected(const struct traffic *t);
 
 /** Messages completed so far. */
 uint32_t traffic_completed(const struct traffic *t);
+
+/**
+ * Every completion recorded, one line each, "end_s completion_s": when it completed
+ * (seconds since the first message started) and its completion time. @return 0 or -1.
+ */
+int traffic_write_log(const struct traffic *t, const char *path);
 
 #endif /* SDR_DP_TRAFFIC_H */

@@ -238,6 +238,192 @@ class Demo:
         sys.stderr.flush()
 
 
+# ----------------------------------------------------------------- --scenario changing
+
+# The link's phases: (label, the emulator's words). Each lasts --phase seconds.
+PHASES = [("1e-5", "loss 1e-5"), ("1e-2", "loss 1e-2"),
+          ("bursts", "burst 0.0004,0.1,0,1"), ("1e-4", "loss 1e-4")]
+
+
+def changing_run(a, scheme, idx, total):
+    """Both nodes of loopback.ini in one dataplane, 1 MiB messages 8 in flight for
+    len(PHASES) x a.phase seconds while the link's loss steps through PHASES; @p scheme
+    fixed (--traffic scheme=) or auto (the file's scheme = auto, no expected_drop: it starts
+    from SR-NACK and follows the link). @return the run's record."""
+    tmp = tempfile.mkdtemp(prefix="sdr-changing-")
+    inst = "sdr-chg-%d" % os.getpid()
+    ini = os.path.join(tmp, "lb.ini")
+    text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
+    text = text.replace("scheme = sr", "scheme = auto").replace(
+        "rate = 8G", "rate = %g" % (a.rate * 0.95)).replace("rtt = 10ms", "rtt = %gs" % a.rtt)
+    open(ini, "w").write(text)
+    log = os.path.join(tmp, "times.txt")
+    spec = "size=%d,count=0,inflight=8,log=%s" % (a.sizes[0], log)
+    if scheme != "auto":
+        spec += ",scheme=" + scheme
+    total_s = a.phase * len(PHASES)
+    ctl = [os.path.join(a.build, "tools", "sdrctl"), "-n", inst]
+    p = subprocess.Popen([os.path.join(a.build, "dataplane", "sdr-dataplane"), "-l", "0"] +
+                         EAL + ["--file-prefix", inst, "--", "-f", ini, "-n", inst, "--traffic",
+                                spec, "--link", "wan=delay %gms rate %g %s seed 1" % (
+                                    a.rtt / 2 * 1e3, a.rate, PHASES[0][1]),
+                                "--duration", "%gs" % total_s, "-q", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    hist, t0 = [], None
+    try:
+        while t0 is None and p.poll() is None:
+            if subprocess.run(ctl + ["help"], capture_output=True).returncode == 0:
+                t0 = time.time()
+            else:
+                time.sleep(0.05)
+        for k in range(1, len(PHASES) + 1):
+            while p.poll() is None and time.time() < t0 + k * a.phase - (0.5 if k ==
+                                                                          len(PHASES) else 0):
+                sys.stderr.write("\r\033[K[%d/%d] %-12s phase %s, %4.0f of %g s" % (
+                    idx, total, scheme, PHASES[min(k, len(PHASES)) - 1][0],
+                    time.time() - t0, total_s) if sys.stderr.isatty() else "")
+                time.sleep(0.2)
+            if k < len(PHASES):
+                for port in ("a", "b"):
+                    r = subprocess.run(ctl + ["link", "set", port] + PHASES[k][1].split(),
+                                       capture_output=True, text=True)
+                    if r.returncode != 0:
+                        raise RuntimeError("sdrctl link set %s: %s" % (port, r.stderr.strip()))
+            elif scheme == "auto":
+                r = subprocess.run(ctl + ["--json", "conn", "show", "ab"], capture_output=True,
+                                   text=True)
+                if r.returncode == 0:
+                    hist = json.loads(r.stdout)["counters"]["auto"]["history"]
+        out, err = p.communicate(timeout=total_s + 60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    sys.stderr.write("\r\033[K" if sys.stderr.isatty() else "")
+    rows = [x for x in out.splitlines() if x.startswith("{")]
+    if not rows:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError("changing %s: the dataplane said %s" % (scheme, err.strip()[-600:]))
+    s = json.loads(rows[-1])
+    times = []
+    if os.path.exists(log):
+        for line in open(log):
+            if not line.startswith("#"):
+                e, c = line.split()
+                times.append((float(e), float(c)))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {"scheme": scheme, "summary": s, "times": times, "history": hist,
+            "final": s["conns"]["ab"].get("auto", {}).get("scheme", scheme)}
+
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
+
+
+def changing_table(runs, a):
+    """Per phase and over the whole run: mean and p99 completion of each scheme; auto
+    against the best fixed scheme of each phase."""
+    n = len(PHASES)
+    per = {}
+    for r in runs:
+        ph = [[] for _ in range(n)]
+        for e, c in r["times"]:
+            ph[min(n - 1, int(e / a.phase))].append(c)
+        per[r["scheme"]] = ph
+    out = ["SDR online auto: the link's loss steps %s, %g s each (RTT %g ms, %g Gbit/s, "
+           "%s messages, 8 in flight); completion time, ms: mean (p99)" % (
+               " -> ".join(p[0] for p in PHASES), a.phase, a.rtt * 1e3, a.rate * 1e-9,
+               fmt_size(a.sizes[0]))]
+    hdr = "%-14s" % "scheme" + "".join("%20s" % ("loss " + p[0]) for p in PHASES) + \
+        "%20s %9s" % ("whole run", "verified")
+    out += [hdr, "-" * len(hdr)]
+    whole = {}
+    for r in runs:
+        ph = per[r["scheme"]]
+        allc = [c for x in ph for c in x]
+        whole[r["scheme"]] = sum(allc) / len(allc) if allc else float("nan")
+        out.append("%-14s" % r["scheme"] + "".join(
+            "%20s" % ("%.1f (%.1f)" % (1e3 * sum(x) / len(x), 1e3 * pct(x, 0.99)) if x else "-")
+            for x in ph) + "%20s %9s" % (
+                "%.1f (%.1f)" % (1e3 * whole[r["scheme"]], 1e3 * pct(allc, 0.99)),
+                "%d/%d" % (r["summary"]["verified"], r["summary"]["received"])))
+    if "auto" in per:
+        fixed = [r["scheme"] for r in runs if r["scheme"] != "auto"]
+        line = "%-14s" % "auto / best"
+        for k in range(n):
+            means = {f: sum(per[f][k]) / len(per[f][k]) for f in fixed if per[f][k]}
+            au = per["auto"][k]
+            if means and au:
+                best = min(means, key=means.get)
+                line += "%20s" % ("%.2f (%s)" % (sum(au) / len(au) / means[best], best))
+            else:
+                line += "%20s" % "-"
+        bestw = min((f for f in fixed), key=lambda f: whole[f]) if fixed else None
+        if bestw:
+            line += "%20s" % ("%.2f (%s)" % (whole["auto"] / whole[bestw], bestw))
+        out.append(line)
+        auto = [r for r in runs if r["scheme"] == "auto"][0]
+        out.append("")
+        out.append("auto's changes: " + (", ".join(
+            "%.1f s %s -> %s" % (h["t_s"], h["from"], h["to"]) for h in auto["history"])
+            or "none"))
+    return "\n".join(out)
+
+
+def changing_plot(runs, a, png):
+    """Completion time of every message against when it completed, a series per scheme,
+    the phase boundaries and auto's changes (gnuplot)."""
+    if shutil.which("gnuplot") is None:
+        return "gnuplot is not installed: no plot"
+    d = tempfile.mkdtemp(prefix="sdr-changing-plot-")
+    plots = []
+    for i, r in enumerate(runs):
+        f = os.path.join(d, "s%d.dat" % i)
+        with open(f, "w") as fh:
+            for e, c in r["times"]:
+                fh.write("%.4f %.4f\n" % (e, c * 1e3))
+        plots.append("'%s' using 1:2 with points pt 7 ps 0.3 title '%s'" % (f, r["scheme"]))
+    script = ["set terminal pngcairo size 1000,560 font 'DejaVu Sans,10'",
+              "set output '%s'" % png, "set xlabel 'time (s)'",
+              "set ylabel 'completion time (ms)'", "set logscale y", "set key outside right",
+              "set title 'loss %s, %g s each; RTT %g ms, %g Gbit/s, %s messages'" % (
+                  " -> ".join(p[0] for p in PHASES), a.phase, a.rtt * 1e3, a.rate * 1e-9,
+                  fmt_size(a.sizes[0]))]
+    for k in range(1, len(PHASES)):
+        script.append("set arrow from %g, graph 0 to %g, graph 1 nohead lc 'gray' lw 2" % (
+            k * a.phase, k * a.phase))
+    for r in runs:
+        for h in r["history"] if r["scheme"] == "auto" else []:
+            script.append("set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc 'black'" %
+                          (h["t_s"], h["t_s"]))
+            script.append("set label '%s' at %g, graph 0.97 rotate by 90 right font ',8'" %
+                          (h["to"], h["t_s"]))
+    script.append("plot " + ", ".join(plots))
+    r = subprocess.run(["gnuplot"], input="\n".join(script), capture_output=True, text=True)
+    shutil.rmtree(d, ignore_errors=True)
+    return "plot: %s" % png if r.returncode == 0 else "gnuplot: %s" % r.stderr.strip()[-300:]
+
+
+def changing(a):
+    runs = []
+    t0 = time.time()
+    for i, scheme in enumerate(a.schemes, 1):
+        runs.append(changing_run(a, scheme, i, len(a.schemes)))
+    print(changing_table(runs, a))
+    ok = all(r["summary"]["failed"] == 0 and r["summary"]["verified"] ==
+             r["summary"]["received"] and r["summary"]["received"] > 0 for r in runs)
+    print("\n%d runs, %d messages, %s, %.0f s." % (
+        len(runs), sum(r["summary"]["received"] for r in runs),
+        "every message verified" if ok else "SOME MESSAGES FAILED", time.time() - t0))
+    if a.plot:
+        print(changing_plot(runs, a, a.plot))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"phase_s": a.phase, "phases": PHASES, "runs": runs}, f, indent=1)
+    return 0 if ok else 1
+
+
 def table(rows, a):
     out = []
     out.append("SDR long-haul demo: RTT %g ms, packet loss %g, link %g Gbit/s (connections paced "
@@ -275,6 +461,13 @@ def main():
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quick", action="store_true",
                     help="seconds: 64KiB and 256KiB, 4 ms RTT, 1e-2 loss, 6 messages (the test)")
+    ap.add_argument("--scenario", choices=["sizes", "changing"], default="sizes",
+                    help="sizes: every scheme and size on a fixed link (default); changing: "
+                    "one dataplane, the link's loss stepping 1e-5 -> 1e-2 -> bursts -> 1e-4 "
+                    "while 1 MiB messages flow, every scheme and auto")
+    ap.add_argument("--phase", type=float, default=20.0,
+                    help="changing: seconds per phase of the link (default 20)")
+    ap.add_argument("--plot", help="changing: write a PNG of completion time over time here")
     a = ap.parse_args()
     if a.quick:
         a.rtt, a.loss, a.sizes, a.count = 0.004, 1e-2, "64KiB,256KiB", 6
@@ -288,6 +481,14 @@ def main():
                  ("tools", "sdr-model")):
         if not os.path.exists(os.path.join(a.build, *tool)):
             print("demo: %s is not built (run make build)" % os.path.join(*tool), file=sys.stderr)
+            return 1
+    if a.scenario == "changing":
+        if "--sizes" not in sys.argv:
+            a.sizes = [1 << 20]
+        try:
+            return changing(a)
+        except (RuntimeError, KeyboardInterrupt) as e:
+            print("\ndemo: %s" % (e or "interrupted"), file=sys.stderr)
             return 1
     d = Demo(a)
     signal.signal(signal.SIGTERM, lambda *x: (d.cleanup(), sys.exit(1)))
