@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The short demo (tools/demo.py --quick): every scheme and size ran, every message
-verified, every column of the table filled, no process left behind.
+verified, every column of the table filled, no process left behind; then the changing-link
+scenario, short (--scenario changing --phase 2, sr-nack and auto).
 
 usage: demo.py SOURCE_DIR BUILD_DIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,31 @@ with tempfile.TemporaryDirectory() as d:
              line.split()[0] in schemes | {"auto"}]
     if len(table) != 10:
         failures.append("the table has %d rows:\n%s" % (len(table), r.stdout))
+    # the changing link, short: two schemes, 2 s phases, every message verified, a row per
+    # scheme and per phase, a plot when gnuplot is there
+    png = os.path.join(d, "changing.png")
+    out2 = os.path.join(d, "changing.json")
+    r2 = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tools", "demo.py"), "--build",
+                         BUILD, "--scenario", "changing", "--phase", "2", "--schemes",
+                         "sr-nack,auto", "--json", out2, "--plot", png], capture_output=True,
+                        text=True, timeout=300)
+    if r2.returncode != 0 or not os.path.exists(out2):
+        failures.append("changing: rc %d\n%s\n%s" % (r2.returncode, r2.stdout[-2000:],
+                                                     r2.stderr[-2000:]))
+    else:
+        ch = json.load(open(out2))["runs"]
+        for x in ch:
+            s = x["summary"]
+            if s["failed"] or s["verified"] != s["received"] or s["received"] < 20 or \
+                    len(x["times"]) < 20:
+                failures.append("changing %s: %s" % (x["scheme"], {k: s[k] for k in (
+                    "received", "verified", "failed")}))
+        rows = [line for line in r2.stdout.splitlines() if line.split() and
+                line.split()[0] in ("sr-nack", "auto")]
+        if len(rows) != 2 or "auto / best" not in r2.stdout:
+            failures.append("changing: the table:\n%s" % r2.stdout)
+        if shutil.which("gnuplot") and not os.path.exists(png):
+            failures.append("changing: no plot (%s)" % r2.stdout.splitlines()[-1:])
     left = demo_left_behind()
     if left:
         failures.append(left)
@@ -46,3 +73,4 @@ with tempfile.TemporaryDirectory() as d:
         print("\n".join(failures))
         sys.exit(1)
     print(r.stdout)
+    print(r2.stdout)

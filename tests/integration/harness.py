@@ -109,7 +109,7 @@ def finish(p, what, timeout=60):
 
 def demo_left_behind():
     """tools/demo.py's dataplanes still running after it ended: a message, or None."""
-    left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-"], capture_output=True, text=True)
+    left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-|sdr-chg-"], capture_output=True, text=True)
     return "processes left behind: %s" % left.stdout if left.stdout.strip() else None
 
 
