@@ -60,8 +60,8 @@ with tempfile.TemporaryDirectory() as d:
                     len(x["times"]) < 20:
                 failures.append("changing %s: %s" % (x["scheme"], {k: s[k] for k in (
                     "received", "verified", "failed")}))
-        rows = [line for line in r2.stdout.splitlines() if line.split() and
-                line.split()[0] in ("sr-nack", "auto")]
+        rows = [line for line in r2.stdout.splitlines() if len(line.split()) > 1 and
+                line.split()[0] in ("sr-nack", "auto") and line.split()[1] != "/"]
         if len(rows) != 2 or "auto / best" not in r2.stdout:
             failures.append("changing: the table:\n%s" % r2.stdout)
         if shutil.which("gnuplot") and not os.path.exists(png):
