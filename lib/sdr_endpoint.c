@@ -167,6 +167,7 @@ struct sdr_ep {
 	uint64_t rep_next_ns;
 	uint64_t rep_pkts, rep_lost;		/* counts in the last REPORT sent */
 	uint32_t peer_rep_pkts, peer_rep_lost;	/* ... and in the last one received */
+	uint64_t peer_rep_seen;			/* packets taken from REPORTs so far */
 	struct sdr_auto autoe;
 	uint64_t counters[SDR_EP_NCOUNTERS];
 	uint64_t ctrl_err[SDR_CTRL_E_COUNT];
@@ -604,8 +605,9 @@ next_report(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 
 /*
  * scheme auto, send side: the receiver's running counts; what moved since its last REPORT
- * is a sample for the estimate. Counts that go back or lose more than they carry (a peer
- * that restarted, or a forger with the right tags) only move the baseline (counted).
+ * is a sample for the estimate. Counts that go back, lose more than they carry, or report
+ * more packets than this side ever sent (a peer that restarted, or a forger with the right
+ * tags) only move the baseline (counted).
  */
 static void
 on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
@@ -616,10 +618,13 @@ on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->counters[SDR_EP_REPORTS_IN]++;
 	if (!ep->cfg.auto_report)
 		return;
-	if (dl > dp || dp > 0x80000000u)
+	if (dl > dp || dp > 0x80000000u ||
+	    ep->peer_rep_seen + dp > ep->counters[SDR_EP_DATA_PKTS_OUT]) {
 		ep->counters[SDR_EP_REPORTS_IMPLAUSIBLE]++;
-	else
+	} else {
+		ep->peer_rep_seen += dp;
 		sdr_auto_observe(&ep->autoe, dp, dl);
+	}
 	ep->peer_rep_pkts = pkts;
 	ep->peer_rep_lost = lost;
 }

@@ -1579,6 +1579,74 @@ test_handshake(void **state)
  * and counted under its own reason. Either way the connection goes on with verified
  * messages.
  */
+/*
+ * scheme auto's control messages forged with the right tags (an on-path attacker): a REPORT
+ * of more packets than were ever sent, or of more lost than carried, moves no estimate; an
+ * answer to a SCHEME question never asked changes nothing; a question for a scheme that
+ * does not exist or does not fit is refused; the transfers after them complete intact.
+ */
+static void
+test_forged_auto(void **state)
+{
+	static const struct sdr_scheme plan[] = { { SDR_SCHEME_EC_MDS, 4, 2 } };
+	struct sdr_auto_estimate e0, e1;
+	struct sdr_scheme s;
+	struct sdr_ctrl c;
+	struct wan x;
+	uint64_t ta, tb;
+	int changing;
+
+	(void)state;
+	auto_report = 1;
+	switch_plan = plan;
+	switch_n = 1;
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	auto_report = 0;
+	switch_plan = NULL;
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 100000000, 2);
+	wan_check(&x, 0, 0);
+	ta = sdr_ep_tag(x.a);
+	tb = sdr_ep_tag(x.b);
+	sdr_auto_estimate(sdr_ep_auto(x.a), &e0);
+	/* REPORTs to the sender: a million packets, then more lost than carried */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_REPORT, .value = 1000000, .dst_tag = ta,
+			       .src_tag = tb };
+	forge_ctrl(&x, 0, &c);
+	c.value = 5ull << 32 | 4;
+	forge_ctrl(&x, 0, &c);
+	assert_int_equal(ep_count(x.a, SDR_EP_REPORTS_IMPLAUSIBLE), 2);
+	sdr_auto_estimate(sdr_ep_auto(x.a), &e1);
+	assert_true(e1.total_pkts == e0.total_pkts && e1.total_lost == e0.total_lost);
+	/* an answer to a question the sender never asked */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SCHEME, .flags = SDR_CTRL_F_ANSWER,
+			       .value = (uint64_t)SDR_SCHEME_EC_MDS << 32 | 4 << 16 | 2, .cum = 2,
+			       .dst_tag = ta, .src_tag = tb };
+	forge_ctrl(&x, 0, &c);
+	s = sdr_ep_scheme(x.a, &changing);
+	assert_true(s.kind == SDR_SCHEME_SR && !changing);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 0);
+	/* questions to the receiver: a kind that does not exist, a code too big to fit */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SCHEME, .value = 7ull << 32, .cum = 2,
+			       .dst_tag = tb, .src_tag = ta };
+	forge_ctrl(&x, 1, &c);
+	c.value = (uint64_t)SDR_SCHEME_EC_MDS << 32 | 200 << 16 | 100;
+	forge_ctrl(&x, 1, &c);
+	c.value = (uint64_t)SDR_SCHEME_EC_MDS << 32 | 1 << 16 | 8;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_REFUSALS), 3);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+	s = sdr_ep_scheme(x.b, NULL);
+	assert_int_equal(s.kind, SDR_SCHEME_SR);
+	/* and the connection goes on */
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	wan_run(&x, 200000000, 3);
+	wan_check(&x, 2, 2);
+	wan_fini(&x);
+}
+
 static void
 test_forged_control(void **state)
 {
@@ -2002,6 +2070,7 @@ main(void)
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_loss_reports),
 		cmocka_unit_test(test_scheme_change),
+		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),
