@@ -145,6 +145,14 @@ int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const 
 /** Entry @p c is connection @p name or one of its stripes ("NAME/s"). */
 int dp_config_conn_is(const struct dp_conn_cfg *c, const char *name);
 
+/** scheme = auto changing its scheme with the link: the sending end of a one-way
+ * connection that config.c gave room for every candidate code. */
+static inline int
+dp_conn_auto_changes(const struct dp_conn_cfg *c)
+{
+	return c->scheme_auto && c->ep.rel.scheme_may_change && c->ep.attr.dir == SDR_DIR_SEND;
+}
+
 /** The model's point for connection @p c's path and largest message (drop left at its
  * default: the caller sets it), as scheme = auto ranks the schemes. */
 void dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *p);

@@ -34,8 +34,7 @@ change_job(struct dp_ctx *ctx, struct ctl_job *j)
 static int
 online(const struct dp_conn *c)
 {
-	return c->ep != NULL && c->cfg->scheme_auto && c->cfg->ep.rel.scheme_may_change &&
-	       c->cfg->ep.attr.dir == SDR_DIR_SEND;
+	return c->ep != NULL && dp_conn_auto_changes(c->cfg);
 }
 
 static void

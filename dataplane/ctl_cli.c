@@ -204,7 +204,7 @@ auto_show(struct dp_conn *c, int json, struct out *o, int *first)
 	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], a[SDR_SCHEME_NAME_MAX],
 	     b[SDR_SCHEME_NAME_MAX];
 	const uint64_t *ec = sdr_ep_counters(c->ep);
-	int online = cc->ep.rel.scheme_may_change && cc->ep.attr.dir == SDR_DIR_SEND, changing;
+	int online = dp_conn_auto_changes(cc), changing;
 	struct sdr_scheme now = sdr_ep_scheme(c->ep, &changing);
 	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &d);
 

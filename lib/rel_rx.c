@@ -175,7 +175,7 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->attr = *attr;
 	if (sdr_conn_geometry(attr, &rx->geom) != 0)
 		goto fail;
-	if (cfg->scheme_may_change ? !sdr_rel_code_fits(cfg, &rx->geom, &cfg->scheme) :
+	if (cfg->scheme_may_change ? !sdr_rel_code_fits(&rx->geom, &cfg->scheme) :
 	    sdr_scheme_is_ec(&cfg->scheme) &&
 	    (cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
 		goto fail;
@@ -242,7 +242,7 @@ rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s)
 {
 	struct ec_codec *codec = NULL;
 
-	if (!rx->cfg.scheme_may_change || !sdr_rel_code_fits(&rx->cfg, &rx->geom, s))
+	if (!rx->cfg.scheme_may_change || !sdr_rel_code_fits(&rx->geom, s))
 		return -EINVAL;
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		const struct rxm *m = &rx->msgs[i];

@@ -178,7 +178,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	if (sdr_scheme_is_ec(&cfg->scheme) && !cfg->scheme_may_change &&
 	    (cfg->scheme.k == 0 || cfg->scheme.m == 0 || cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
 		goto fail;
-	if (cfg->scheme_may_change && !sdr_rel_code_fits(cfg, &tx->geom, &cfg->scheme))
+	if (cfg->scheme_may_change && !sdr_rel_code_fits(&tx->geom, &cfg->scheme))
 		goto fail;
 	tx->rto = sdr_rel_rto(cfg);
 	tx->max_chunks = tx->geom.max_data_chunks;
@@ -1045,7 +1045,7 @@ rel_tx_resetting(const struct rel_tx *tx)
 int
 rel_tx_set_scheme(struct rel_tx *tx, const struct sdr_scheme *s)
 {
-	if (!tx->cfg.scheme_may_change || !sdr_rel_code_fits(&tx->cfg, &tx->geom, s))
+	if (!tx->cfg.scheme_may_change || !sdr_rel_code_fits(&tx->geom, s))
 		return -EINVAL;
 	if (tx->inflight != 0)
 		return -EBUSY;

@@ -659,7 +659,7 @@ static int
 scheme_runs_here(const struct sdr_ep *ep, const struct sdr_scheme *s)
 {
 	return ep->cfg.rel.scheme_may_change && ep->cfg.attr.dir != SDR_DIR_BOTH &&
-	       sdr_rel_code_fits(&ep->cfg.rel, &ep->geom, s) &&
+	       sdr_rel_code_fits(&ep->geom, s) &&
 	       (!sdr_scheme_is_ec(s) || s->m <= ep->max_m);
 }
 

@@ -69,10 +69,8 @@ struct sdr_rel_cfg {
  * valid (sdr_scheme_check()) and the parity of the largest message fits the parity region.
  */
 static inline int
-sdr_rel_code_fits(const struct sdr_rel_cfg *c, const struct sdr_conn_geom *g,
-		  const struct sdr_scheme *s)
+sdr_rel_code_fits(const struct sdr_conn_geom *g, const struct sdr_scheme *s)
 {
-	(void)c;
 	if (!sdr_scheme_is_ec(s))
 		return 1;
 	return sdr_scheme_check(s) == 0 && s->k + s->m <= 255 && g->max_parity_chunks > 0 &&
