@@ -186,10 +186,16 @@ int ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j);
  * second is up, and hand the changes advised to their engines. Management thread. */
 void ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now);
 
-/** The changes asked for connection @p c, oldest first (up to @p max), and its latest
- * decision (zeroed when none yet). @return how many. Any thread. */
+/** The changes asked for connection @p c, oldest first (up to @p max), its latest decision
+ * and the path it was made for (zeroed when none yet; either may be NULL). @return how many.
+ * Any thread. */
 unsigned int ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
-			      struct sdr_auto_decision *last);
+			      struct sdr_auto_decision *last, struct sdr_auto_path *path);
+
+/** The model point of connection @p c: its configuration with the path it measured put in
+ * (@p u says what was used). Any thread. */
+void ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c,
+		     struct sdr_model_params *p, struct sdr_auto_path *u);
 
 /* ctl_cli.c */
 

@@ -5,7 +5,8 @@
  * (sdr_auto_decide(): the model takes milliseconds, so never on an engine); a change it
  * advises is handed to the engine that owns the connection (sdr_ep_change_scheme(), an
  * engine job), which agrees it with the peer between messages. The decisions and the
- * changes asked are kept for sdrctl conn show and telemetry.
+ * changes asked are kept for sdrctl conn show and telemetry. The model is given the path as
+ * the connection measured it (RTT, and the delivery rate when unpaced: sdr_auto_use_path()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,18 @@ change_job(struct dp_ctx *ctx, struct ctl_job *j)
 	return rc;
 }
 
+void
+ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c, struct sdr_model_params *p,
+		struct sdr_auto_path *u)
+{
+	struct path_est e;
+
+	/* a copy of the engine's estimates, read as they are (see decide()) */
+	memcpy(&e, sdr_ep_path(c->ep), sizeof(e));
+	dp_conn_model_params(c->cfg, p);
+	sdr_auto_use_path(p, &e, c->cfg->ep.rel.rate_bps > 0, dp_now_ns(ctx), u);
+}
+
 /* Whether connection @p c changes its scheme with the link (config.c sets it up). */
 static int
 online(const struct dp_conn *c)
@@ -44,6 +57,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	struct dp_auto *d = &c->autod;
 	struct sdr_model_params p;
 	struct sdr_auto_decision dec;
+	struct sdr_auto_path path;
 	struct sdr_scheme cur;
 	struct sdr_auto a;
 	int changing;
@@ -63,7 +77,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	 * only moves one decision of many) */
 	memcpy(&a, sdr_ep_auto(c->ep), sizeof(a));
 	cur = sdr_ep_scheme(c->ep, &changing);
-	dp_conn_model_params(c->cfg, &p);
+	ctl_auto_params(ctx, c, &p, &path);
 	sdr_auto_decide(&a, &p, &cur, now, &dec);
 	if (dec.verdict == SDR_AUTO_CHANGE && !changing) {
 		struct ctl_job j = { .fn = change_job, .conn = i, .engine = c->engine, .p = c->ep,
@@ -83,6 +97,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	}
 	rte_spinlock_lock(&d->lock);
 	d->last = dec;
+	d->path = path;
 	rte_spinlock_unlock(&d->lock);
 }
 
@@ -96,7 +111,7 @@ ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now)
 
 unsigned int
 ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
-		 struct sdr_auto_decision *last)
+		 struct sdr_auto_decision *last, struct sdr_auto_path *path)
 {
 	struct dp_auto *d = &c->autod;
 	unsigned int n = 0;
@@ -109,8 +124,13 @@ ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
 			out[n++] = d->hist[k % DP_AUTO_HIST];
 		if (last != NULL)
 			*last = d->last;
-	} else if (last != NULL) {
-		memset(last, 0, sizeof(*last));
+		if (path != NULL)
+			*path = d->path;
+	} else {
+		if (last != NULL)
+			memset(last, 0, sizeof(*last));
+		if (path != NULL)
+			memset(path, 0, sizeof(*path));
 	}
 	rte_spinlock_unlock(&d->lock);
 	return n;

@@ -196,26 +196,28 @@ static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_cou
  * engine's estimator.
  */
 static void
-auto_show(struct dp_conn *c, int json, struct out *o, int *first)
+auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *first)
 {
 	const struct dp_conn_cfg *cc = c->cfg;
 	struct dp_auto_rec h[DP_AUTO_HIST];
 	struct sdr_auto_decision d;
+	struct sdr_auto_path pa;
 	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], a[SDR_SCHEME_NAME_MAX],
-	     b[SDR_SCHEME_NAME_MAX];
+	     b[SDR_SCHEME_NAME_MAX], path[320];
 	const uint64_t *ec = sdr_ep_counters(c->ep);
 	int online = dp_conn_auto_changes(cc), changing;
 	struct sdr_scheme now = sdr_ep_scheme(c->ep, &changing);
-	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &d);
+	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &d, &pa);
 
 	if (!online || d.why[0] == '\0') {
 		struct sdr_model_params p;
 		struct sdr_auto est;
 
 		memcpy(&est, sdr_ep_auto(c->ep), sizeof(est));
-		dp_conn_model_params(cc, &p);
+		ctl_auto_params(ctx, c, &p, &pa);
 		sdr_auto_decide(&est, &p, &now, 0, &d);
 	}
+	sdr_auto_path_format(&pa, path, sizeof(path));
 	sdr_scheme_format(&now, cur, sizeof(cur));
 	sdr_scheme_format(&d.choice, cho, sizeof(cho));
 	if (json) {
@@ -223,11 +225,18 @@ auto_show(struct dp_conn *c, int json, struct out *o, int *first)
 		    "\"changes\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"loss\":%.6g,"
 		    "\"loss_lo\":%.6g,\"loss_hi\":%.6g,\"pkts\":%.0f,\"total_pkts\":%" PRIu64
 		    ",\"total_lost\":%" PRIu64 ",\"link_changes\":%u,\"verdict\":\"%s\","
-		    "\"choice\":\"%s\",\"why\":\"%s\",\"history\":[",
+		    "\"choice\":\"%s\",\"why\":\"%s\"",
 		    *first ? "" : ",", online ? "true" : "false", cur, changing ? "true" : "false",
 		    ec[SDR_EP_SCHEME_CHANGES], ec[SDR_EP_SCHEME_REFUSED], d.est.p, d.est.lo,
 		    d.est.hi, d.est.pkts, d.est.total_pkts, d.est.total_lost, d.est.changes,
 		    sdr_auto_verdict_name(d.verdict), cho, d.why);
+		put(o, ",\"path\":{\"rtt_s\":%.6g,\"rtt_measured\":%s,\"rtt_min_s\":%.6g,"
+		    "\"srtt_s\":%.6g,\"rttvar_s\":%.6g,\"rtt_samples\":%" PRIu64 ",\"rate_bps\":%.6g,"
+		    "\"rate_measured\":%s,\"paced\":%s,\"rate_max_bps\":%.6g,\"rate_samples\":%"
+		    PRIu64 "},\"history\":[", pa.rtt_s, pa.rtt_measured ? "true" : "false",
+		    pa.rtt_min_s, pa.srtt_s, pa.rttvar_s, pa.rtt_samples, pa.bandwidth_bps,
+		    pa.rate_measured ? "true" : "false", pa.paced ? "true" : "false", pa.rate_max_bps,
+		    pa.rate_samples);
 		for (unsigned int k = 0; k < n; k++)
 			put(o, "%s{\"t_s\":%.3f,\"from\":\"%s\",\"to\":\"%s\",\"why\":\"%s\"}",
 			    k ? "," : "", (double)h[k].t_ns * 1e-9,
@@ -239,12 +248,13 @@ auto_show(struct dp_conn *c, int json, struct out *o, int *first)
 	}
 	if (!online) {
 		put(o, "auto (advice only: a connection in both directions keeps its scheme): "
-		    "%s\n", d.why);
+		    "%s\n  path: %s\n", d.why, path);
 		return;
 	}
 	put(o, "auto: %s%s, %" PRIu64 " changes (%" PRIu64 " refused by the peer); %s\n", cur,
 	    changing ? " (changing)" : "", ec[SDR_EP_SCHEME_CHANGES], ec[SDR_EP_SCHEME_REFUSED],
 	    d.why);
+	put(o, "  path: %s\n", path);
 	for (unsigned int k = 0; k < n; k++)
 		put(o, "  at %.1f s: %s -> %s\n", (double)h[k].t_ns * 1e-9,
 		    sdr_scheme_format(&h[k].from, a, sizeof(a)),
@@ -281,7 +291,7 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
 		}
 		if (c->cfg->scheme_auto)
-			auto_show(&ctx->conns[i], json, o, &first);
+			auto_show(ctx, &ctx->conns[i], json, o, &first);
 		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
 		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,
 			 &first);

@@ -150,6 +150,7 @@ struct dp_auto {
 	const struct sdr_ep *ep;	/* the endpoint this is about (a rebuilt one starts over) */
 	uint64_t next_ns;		/* the next decision */
 	struct sdr_auto_decision last;	/* the latest one */
+	struct sdr_auto_path path;	/* the path it was made for */
 	uint32_t asked;			/* changes asked of the endpoint */
 	struct dp_auto_rec hist[DP_AUTO_HIST];	/* the last changes asked, a ring */
 };

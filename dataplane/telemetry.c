@@ -129,8 +129,9 @@ add_auto(struct rte_tel_data *d, struct dp_conn *c)
 	struct dp_auto_rec h[DP_AUTO_HIST];
 	struct sdr_auto_decision last;
 	struct sdr_auto_estimate e;
+	struct sdr_auto_path pa;
 	char line[RTE_TEL_MAX_STRING_LEN], a[SDR_SCHEME_NAME_MAX], b[SDR_SCHEME_NAME_MAX];
-	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &last);
+	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &last, &pa);
 
 	if (ad == NULL || hd == NULL) {
 		rte_tel_data_free(ad);
@@ -151,6 +152,21 @@ add_auto(struct rte_tel_data *d, struct dp_conn *c)
 	rte_tel_data_add_dict_string(ad, "verdict", sdr_auto_verdict_name(last.verdict));
 	snprintf(line, sizeof(line), "%.*s", (int)sizeof(line) - 1, last.why);
 	rte_tel_data_add_dict_string(ad, "why", line);
+	/* the path the latest decision was made for (advice only: the path now) */
+	if (pa.rtt_s <= 0) {
+		struct sdr_model_params p;
+
+		ctl_auto_params(tctx, c, &p, &pa);
+	}
+	snprintf(line, sizeof(line), "%.6g", pa.rtt_s);
+	rte_tel_data_add_dict_string(ad, "rtt_s", line);
+	rte_tel_data_add_dict_string(ad, "rtt_from", pa.rtt_measured ? "measured" : "configured");
+	rte_tel_data_add_dict_u64(ad, "rtt_samples", pa.rtt_samples);
+	snprintf(line, sizeof(line), "%.6g", pa.bandwidth_bps);
+	rte_tel_data_add_dict_string(ad, "rate_bps", line);
+	rte_tel_data_add_dict_string(ad, "rate_from", pa.rate_measured ? "measured" :
+				     pa.paced ? "paced" : "assumed");
+	rte_tel_data_add_dict_u64(ad, "rate_samples", pa.rate_samples);
 	rte_tel_data_start_array(hd, RTE_TEL_STRING_VAL);
 	for (unsigned int k = 0; k < n; k++) {
 		snprintf(line, sizeof(line), "%.3f s: %s -> %s", (double)h[k].t_ns * 1e-9,

@@ -50,6 +50,9 @@ struct txm {
 	uint64_t silence_ns;		/* EC: fall back if nothing heard by then */
 	uint64_t submit_ns;
 	uint64_t first_ns;
+	uint64_t last_tx_ns;		/* the latest send of any of its chunks */
+	uint64_t delivered0;		/* the path's delivered bytes at its first send */
+	uint64_t acked_bytes;		/* of its data chunks, acknowledged */
 	uint64_t deadline_ns;		/* global timeout */
 	uint32_t retransmitted;
 	uint32_t fallback_subs;
@@ -107,6 +110,7 @@ struct rel_tx {
 	uint32_t done_head;
 	uint32_t ndone;
 	struct pacer pacer;
+	struct path_est path;		/* RTT and delivery rate from the acknowledgements */
 	uint64_t counters[REL_TX_NCOUNTERS];
 };
 
@@ -216,6 +220,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	}
 	tx->nfree = n;
 	pacer_init(&tx->pacer, cfg->rate_bps, cfg->bucket_bytes, 0);
+	path_est_init(&tx->path, 0);
 	return tx;
 fail:
 	rel_tx_destroy(tx);
@@ -257,7 +262,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	m->inject_done_ns = 0;
 	m->silence_ns = UINT64_MAX;
 	m->submit_ns = now;
-	m->first_ns = 0;
+	m->first_ns = m->last_tx_ns = m->delivered0 = m->acked_bytes = 0;
 	m->deadline_ns = tx->cfg.global_timeout_ns ? now + tx->cfg.global_timeout_ns : UINT64_MAX;
 	m->retransmitted = 0;
 	m->fallback_subs = 0;
@@ -403,11 +408,41 @@ queue_rexmit(struct rel_tx *tx, uint32_t ctx, uint32_t chunk)
 		tx->counters[REL_TX_TIMER_FULL]++;
 }
 
-static void
-mark_acked(struct txm *m, uint32_t c)
+static uint32_t chunk_bytes(const struct rel_tx *tx, const struct txm *m, uint32_t c);
+
+/* Acknowledge data chunk @p c; @return when it was sent if this is news, else 0. */
+static uint64_t
+mark_acked(struct rel_tx *tx, struct txm *m, uint32_t c)
 {
-	if (c < m->nchunks && sdr_bit_test_and_set(m->acked, c))
-		m->nacked++;
+	uint32_t b;
+
+	if (c >= m->nchunks || !sdr_bit_test_and_set(m->acked, c))
+		return 0;
+	m->nacked++;
+	b = chunk_bytes(tx, m, c);
+	m->acked_bytes += b;
+	tx->path.delivered += b;
+	return m->last_sent[c];
+}
+
+/*
+ * Path samples from an acknowledgement at @p now: the RTT from the newest chunk it is the
+ * first to cover (@p newest, 0: none), only while the message was never resent (Karn); at
+ * completion also the rest of the message as delivered and a delivery-rate sample over the
+ * message's life.
+ */
+static void
+path_sample(struct rel_tx *tx, struct txm *m, uint64_t newest, int complete, uint64_t now)
+{
+	if (complete) {
+		tx->path.delivered += m->len - m->acked_bytes;
+		m->acked_bytes = m->len;
+		newest = m->last_tx_ns;
+		if (now > m->first_ns)
+			path_est_rate(&tx->path, tx->path.delivered - m->delivered0, now - m->first_ns, now);
+	}
+	if (newest && m->retransmitted == 0 && now > newest)
+		path_est_rtt(&tx->path, now - newest, now);
 }
 
 /* Put submessage s (or, for s == UINT32_MAX, all of them) under SR and resend its holes. */
@@ -635,6 +670,7 @@ ack_plausible(const struct txm *m, const struct sdr_ctrl *c)
 void
 rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 {
+	uint64_t newest = 0;
 	struct txm *m;
 	int ctx;
 
@@ -681,22 +717,28 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 			return;
 		}
 		if (c->flags & SDR_CTRL_F_COMPLETE) {
+			path_sample(tx, m, 0, 1, now);
 			finish(tx, (uint32_t)ctx, SDR_DONE_OK, now);
 			return;
 		}
 		/* the cumulative point only ever moves forward: O(new) per ACK */
-		for (; m->cum < c->cum && m->cum < m->nchunks; m->cum++)
-			mark_acked(m, m->cum);
+		for (; m->cum < c->cum && m->cum < m->nchunks; m->cum++) {
+			uint64_t t = mark_acked(tx, m, m->cum);
+
+			newest = t > newest ? t : newest;
+		}
 		for (uint32_t w = 0; w < c->nwords; w++) {
 			uint32_t bits = c->win[w];
 
 			while (bits) {
 				uint32_t b = 31 - (uint32_t)__builtin_clz(bits);
+				uint64_t t = mark_acked(tx, m, c->win_start + 32 * w + (31 - b));
 
-				mark_acked(m, c->win_start + 32 * w + (31 - b));
+				newest = t > newest ? t : newest;
 				bits &= ~(1u << b);
 			}
 		}
+		path_sample(tx, m, newest, 0, now);
 		break;
 	case SDR_CTRL_NACK:
 		for (uint32_t i = 0; i < 32u * c->nwords; i++) {
@@ -819,8 +861,11 @@ sent_data(struct rel_tx *tx, uint32_t ctx, uint32_t c, uint64_t now, int again)
 	}
 	m->last_sent[c] = now ? now : 1;
 	e.sent_ns = m->last_sent[c];
-	if (m->first_ns == 0)
-		m->first_ns = now;
+	m->last_tx_ns = e.sent_ns;
+	if (m->first_ns == 0) {
+		m->first_ns = e.sent_ns;	/* as last_sent: 1 for 0, 0 means "not yet" */
+		m->delivered0 = tx->path.delivered;
+	}
 	if (sdr_bit_test(m->sr, c) && ring_push(&tx->timers, &e) != 0)
 		tx->counters[REL_TX_TIMER_FULL]++;
 }
@@ -909,6 +954,7 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 				if (commit) {
 					pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
 					tx->counters[REL_TX_PARITY_SENT]++;
+					m->last_tx_ns = now ? now : 1;
 					if (++m->par_j == sub_parity(tx, m, m->par_sub)) {
 						m->par_j = 0;
 						m->par_sub++;
@@ -1057,6 +1103,12 @@ uint32_t
 rel_tx_inflight(const struct rel_tx *tx)
 {
 	return tx->inflight;
+}
+
+const struct path_est *
+rel_tx_path(const struct rel_tx *tx)
+{
+	return &tx->path;
 }
 
 const uint64_t *

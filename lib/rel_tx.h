@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "path_est.h"
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
 #include "sdr_rel.h"
@@ -163,6 +164,9 @@ int rel_tx_resetting(const struct rel_tx *tx);
 
 /** Messages submitted and not yet completed. */
 uint32_t rel_tx_inflight(const struct rel_tx *tx);
+
+/** The path's RTT and delivery rate as the acknowledgements showed them (path_est.h). */
+const struct path_est *rel_tx_path(const struct rel_tx *tx);
 
 /**
  * Send the next messages with scheme @p s (cfg.scheme_may_change). Only between messages:

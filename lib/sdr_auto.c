@@ -260,3 +260,58 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 		 est);
 	return d->verdict;
 }
+
+void
+sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced, uint64_t now,
+		  struct sdr_auto_path *u)
+{
+	uint64_t rtt_min = path_est_min_rtt(e, now);
+	double rate_max = path_est_max_rate(e, now);
+
+	memset(u, 0, sizeof(*u));
+	u->paced = paced != 0;
+	u->rtt_samples = e->rtt_samples;
+	u->rate_samples = e->rate_samples;
+	u->rtt_min_s = (double)rtt_min * 1e-9;
+	u->rate_max_bps = rate_max;
+	if (e->rtt_samples) {
+		u->srtt_s = e->srtt_ns * 1e-9;
+		u->rttvar_s = e->rttvar_ns * 1e-9;
+	}
+	if (e->rtt_samples >= SDR_AUTO_PATH_MIN_SAMPLES && rtt_min > 0 && p->rtt_s > 0) {
+		double rtt = u->rtt_min_s, beta = isnan(p->beta) ? p->alpha / 2 : p->beta;
+		double rto = p->rtt_s * (1 + p->alpha), slack = beta * p->rtt_s;
+
+		p->alpha = rto / rtt > 1 ? rto / rtt - 1 : 0;
+		p->beta = slack / rtt;
+		p->rtt_s = rtt;
+		u->rtt_measured = 1;
+	}
+	if (!paced && e->rate_samples >= SDR_AUTO_PATH_MIN_SAMPLES && rate_max > 0) {
+		p->bandwidth_bps = rate_max;
+		u->rate_measured = 1;
+	}
+	u->rtt_s = p->rtt_s;
+	u->bandwidth_bps = p->bandwidth_bps;
+}
+
+void
+sdr_auto_path_format(const struct sdr_auto_path *u, char *buf, size_t len)
+{
+	char rtt[96], rate[96];
+
+	if (u->rtt_samples)
+		snprintf(rtt, sizeof(rtt), "(smallest %.3g ms, smoothed %.3g +- %.2g ms, %" PRIu64
+			 " samples)", u->rtt_min_s * 1e3, u->srtt_s * 1e3, u->rttvar_s * 1e3,
+			 u->rtt_samples);
+	else
+		snprintf(rtt, sizeof(rtt), "(no samples yet)");
+	if (u->rate_samples)
+		snprintf(rate, sizeof(rate), "(delivered up to %.3g Gbit/s, %" PRIu64 " samples)",
+			 u->rate_max_bps * 1e-9, u->rate_samples);
+	else
+		snprintf(rate, sizeof(rate), "(no samples yet)");
+	snprintf(buf, len, "rtt %.3g ms %s %s, rate %.3g Gbit/s %s %s", u->rtt_s * 1e3,
+		 u->rtt_measured ? "measured" : "configured", rtt, u->bandwidth_bps * 1e-9,
+		 u->rate_measured ? "measured" : u->paced ? "paced" : "assumed, not paced", rate);
+}

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "path_est.h"
 #include "sdr_model.h"
 
 struct sdr_auto_cfg {
@@ -121,6 +122,38 @@ enum sdr_auto_verdict sdr_auto_decide(const struct sdr_auto *a, const struct sdr
 
 /** The scheme changed at @p now (starts the dwell time). */
 void sdr_auto_changed(struct sdr_auto *a, uint64_t now);
+
+/** Samples of the RTT or the delivery rate before they replace the configured value. */
+#define SDR_AUTO_PATH_MIN_SAMPLES 16
+
+/** The path the model was given, and where each figure came from. */
+struct sdr_auto_path {
+	double rtt_s;			/**< the RTT the model used */
+	double bandwidth_bps;		/**< the rate the model used */
+	uint8_t rtt_measured;		/**< rtt_s is the smallest measured RTT */
+	uint8_t rate_measured;		/**< bandwidth_bps is the largest delivery rate measured */
+	uint8_t paced;			/**< the connection is paced: its rate is configured */
+	uint64_t rtt_samples;
+	double srtt_s, rttvar_s;	/**< smoothed RTT and its mean deviation (0: no samples) */
+	uint64_t rate_samples;
+	double rate_max_bps;		/**< largest delivery rate in the window (0: none) */
+	double rtt_min_s;		/**< smallest RTT in the window (0: none) */
+};
+
+/**
+ * Put what the connection measured of its path (@p e, at @p now) into the model point
+ * @p p, which holds the configured path: once SDR_AUTO_PATH_MIN_SAMPLES were taken, the RTT
+ * becomes the smallest one measured, with alpha and beta rescaled so the modelled timers keep
+ * the length the connection's timers really have (they run on the configured RTT); the rate
+ * becomes the largest delivery rate measured when the connection is not paced (@p paced 0:
+ * the configured point then has only a guess). A paced connection keeps its pacing rate.
+ * Fills @p u with what was used.
+ */
+void sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced,
+		       uint64_t now, struct sdr_auto_path *u);
+
+/** One line: "rtt 25.0 ms measured (srtt 25.3 +- 0.2 ms, 812 samples), rate ..." */
+void sdr_auto_path_format(const struct sdr_auto_path *u, char *buf, size_t len);
 
 /** Short name of a verdict ("change", "keep: few packets", ...). */
 const char *sdr_auto_verdict_name(enum sdr_auto_verdict v);

@@ -1858,6 +1858,12 @@ sdr_ep_auto(const struct sdr_ep *ep)
 	return &ep->autoe;
 }
 
+const struct path_est *
+sdr_ep_path(const struct sdr_ep *ep)
+{
+	return rel_tx_path(ep->rtx);
+}
+
 const uint64_t *
 sdr_ep_rx_counters(const struct sdr_ep *ep)
 {

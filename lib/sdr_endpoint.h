@@ -350,6 +350,9 @@ void sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now);
 
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
+
+/** The send side's RTT and delivery rate from its acknowledgements (path_est.h). */
+const struct path_est *sdr_ep_path(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_tx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rel_tx_counters(const struct sdr_ep *ep);

@@ -575,6 +575,15 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 			spins = 0;
 	}
 	res->end_ns = now;
+	{
+		const struct path_est *pe = rel_tx_path(s.tx);
+
+		res->rtt_min_ns = path_est_min_rtt(pe, now);
+		res->srtt_ns = pe->srtt_ns;
+		res->rtt_samples = pe->rtt_samples;
+		res->rate_max_bps = path_est_max_rate(pe, now);
+		res->rate_samples = pe->rate_samples;
+	}
 	if (res->messages) {
 		res->mean_s /= res->messages;
 		res->rx_mean_s /= res->messages;

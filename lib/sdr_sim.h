@@ -95,6 +95,11 @@ struct sdr_sim_result {
 	uint64_t pkts_sent;		/**< data and parity packets put on the wire */
 	uint64_t pkts_lost;		/**< ... of which the link dropped */
 	uint64_t end_ns;		/**< virtual time at the end */
+	uint64_t rtt_min_ns;		/**< the sender's path estimates at the end (path_est.h) */
+	double srtt_ns;
+	uint64_t rtt_samples;
+	double rate_max_bps;
+	uint64_t rate_samples;
 	double *times_s;		/**< per message, if the caller gave an array */
 };
 

@@ -172,6 +172,14 @@ def case_sdrctl():
         picks.append(got)
     check(picks[0] != picks[1], "auto picked %s at both 1e-6 and 1e-2: the check cannot fail"
           % picks[0])
+    # the path the advice is for: no traffic on cy, so the configured RTT and pacing rate
+    pa = cy.get("counters", {}).get("auto", {}).get("path", {}) if rc2 == 0 else {}
+    check(pa.get("rtt_s") == 0.025 and pa.get("rtt_measured") is False and
+          pa.get("rtt_samples") == 0 and pa.get("rate_bps") == 5e9 and pa.get("paced") is True
+          and pa.get("rate_measured") is False, "conn show cy --json: auto path %s" % pa)
+    rc, out, err = ctl("conn", "show", "cy")
+    check(rc == 0 and "  path: rtt 25 ms configured (no samples yet), rate 5 Gbit/s paced "
+          "(no samples yet)\n" in out, "conn show cy: no path line in %r %r" % (out, err))
     rc, out, err = ctl("conn", "del", "cy")
     check(rc == 0 and out == "conn cy deleted\n", "conn del: %r %r" % (out, err))
     rc, out, err = ctl("link", "set", "a", "delay", "1ms", "loss", "1e-3", "reorder",

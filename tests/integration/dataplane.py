@@ -142,10 +142,19 @@ def case_auto_estimate():
         check(n > 0 and abs(lost - n * 1e-2) <= 4 * sd and
               est["loss_lo"] <= est["loss"] <= est["loss_hi"],
               "%s: %d lost of %d (%s)" % (name, lost, n, est))
+        # the path from the acknowledgements: the emulator's 10 ms RTT (5 ms each way) plus
+        # serialization and queueing, never less; a rate no higher than the pacing (8 Gbit/s)
+        rtt = est.get("rtt_min_s", 0)
+        check(est.get("rtt_samples", 0) >= 16 and 0.010 <= rtt < 0.0125 and
+              est["srtt_s"] >= rtt and est.get("rate_samples", 0) > 0 and
+              0 < est["rate_max_bps"] <= 8e9 * 1.02,
+              "%s: path estimates %s" % (name, est))
         if not failures:
-            print("ok: %s: sender's estimate %.2e [%.2e, %.2e] from %d packets (%d reports)" %
+            print("ok: %s: sender's estimate %.2e [%.2e, %.2e] from %d packets (%d reports); "
+                  "rtt %.2f ms (%d samples), delivered up to %.2f Gbit/s" %
                   (name, est["loss"], est["loss_lo"], est["loss_hi"], n,
-                   ab["loss_reports_received"]))
+                   ab["loss_reports_received"], rtt * 1e3, est["rtt_samples"],
+                   est["rate_max_bps"] * 1e-9))
 
 
 def case_auto_online():

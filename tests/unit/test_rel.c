@@ -4,6 +4,7 @@
  * losses: the exact chunks sent, when, and the completion time. Also the control header.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -779,6 +780,75 @@ test_pacer(void **state)
 	assert_int_equal(pacer_ready_at(&p, 7), 7);
 }
 
+/*
+ * What the sender learns of the path from its acknowledgements (path_est.h), on the exact
+ * virtual clock: every ACK comes one RTT plus the chunk's serialization after its send.
+ */
+/* the RTT of the path plus one chunk's serialization; 1 ns less for a chunk sent at time 0
+ * (a send time of 0 means "never sent", so that one is kept as 1) */
+static void
+assert_rtt(uint64_t got)
+{
+	assert_in_range(got, RTT + t_inj(1) - 1, RTT + t_inj(1));
+}
+
+static void
+test_path_rtt_and_rate(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { 0 };
+	struct sdr_sim_result r;
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 8);
+	r = run(&c, &s);
+	assert_int_equal(r.rtt_samples, 8);		/* one ACK per chunk, then COMPLETE */
+	assert_rtt(r.rtt_min_ns);
+	/* one message in flight: the connection, not the path, limits the rate — the
+	 * sample is the message over its life, a lower bound of the path's rate */
+	assert_int_equal(r.rate_samples, 1);
+	{
+		double want = 8.0 * 8 * CHUNK * 1e9 / (double)(t_inj(8) + RTT);
+
+		assert_true(fabs(r.rate_max_bps / want - 1) < 1e-6);	/* the 1 ns above */
+	}
+
+	/* enough in flight to fill the path (16 x 16 chunks against a BDP of 153): the
+	 * largest sample comes within 5 % of its rate */
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 16);
+	c.attr.max_inflight = 16;
+	c.messages = 128;
+	assert_int_equal(sdr_sim_run(&c, 1, NULL, &r, NULL), 0);
+	assert_int_equal(r.ok, 128);
+	assert_int_equal(r.rate_samples, 128);
+	/* (above it by at most one chunk over the sample's interval: an ACK delivers a whole
+	 * chunk at once, about 0.6 % of a 10 ms interval here) */
+	assert_true(r.rate_max_bps > 0.95 * BW && r.rate_max_bps <= BW * 1.01);
+	assert_rtt(r.rtt_min_ns);
+}
+
+/*
+ * Karn's rule: an acknowledgement of a message with a resent chunk says nothing of the RTT.
+ * Chunk 3's first copy is held 27 ms, past the RTO (30 ms from its send); it arrives after
+ * the resend left and completes the message 7 ms after the resend: a sample taken from the
+ * resend would be shorter than the path's RTT.
+ */
+static void
+test_path_karn(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .delay_index = 3, .delay_ns = 27000000 };
+	struct sdr_sim_result r;
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR, 0, 0, 8);
+	r = run(&c, &s);
+	assert_int_equal(r.retransmitted, 1);
+	assert_true(done_time(&s) < 30000000 + RTT);	/* the first copy completed it */
+	assert_rtt(r.rtt_min_ns);
+	assert_int_equal(r.rtt_samples, 7);		/* the ACKs before the resend only */
+}
+
 int
 main(void)
 {
@@ -801,6 +871,8 @@ main(void)
 		cmocka_unit_test(test_no_cts_global_timeout),
 		cmocka_unit_test(test_cancel_and_withdraw),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
+		cmocka_unit_test(test_path_rtt_and_rate),
+		cmocka_unit_test(test_path_karn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -237,6 +237,111 @@ test_no_flapping_at_boundary(void **state)
 	assert_true(changes <= 1);
 }
 
+#define S 1000000000ull
+
+/* The smallest RTT over the last one to two windows: a shorter sample wins at once, a
+ * longer route replaces a shorter one two windows after it was last seen. */
+static void
+test_path_windows(void **state)
+{
+	struct path_est e;
+
+	(void)state;
+	path_est_init(&e, 10 * S);
+	assert_int_equal(path_est_min_rtt(&e, 0), 0);
+	assert_true(path_est_max_rate(&e, 0) == 0);
+	path_est_rtt(&e, 100, 0);
+	path_est_rtt(&e, 80, 1 * S);
+	path_est_rtt(&e, 0, 2 * S);			/* ignored */
+	assert_int_equal(e.rtt_samples, 2);
+	assert_int_equal(path_est_min_rtt(&e, 2 * S), 80);
+	path_est_rtt(&e, 90, 12 * S);			/* a new window: 80 is still in the last */
+	assert_int_equal(path_est_min_rtt(&e, 12 * S), 80);
+	path_est_rtt(&e, 95, 23 * S);			/* 80 is two windows old now */
+	assert_int_equal(path_est_min_rtt(&e, 23 * S), 90);
+	path_est_rtt(&e, 120, 50 * S);			/* silence for more than two windows */
+	assert_int_equal(path_est_min_rtt(&e, 50 * S), 120);
+	assert_int_equal(path_est_min_rtt(&e, 75 * S), 0);	/* nothing that recent */
+	assert_int_equal(e.rtt_last_ns, 120);
+
+	/* RFC 6298: a constant RTT is the smoothed one, and its deviation decays */
+	path_est_init(&e, 0);
+	assert_int_equal(e.window_ns, PATH_EST_WINDOW_NS);
+	for (int i = 0; i < 100; i++)
+		path_est_rtt(&e, 25000000, (uint64_t)i * 1000000);
+	assert_true(fabs(e.srtt_ns - 25e6) < 1);
+	assert_true(e.rttvar_ns < 25e6 * 1e-6);
+
+	/* the largest rate, windowed the same way */
+	path_est_rate(&e, 1000, 1000, 0);		/* 8 Gbit/s */
+	path_est_rate(&e, 500, 1000, 5 * S);		/* 4 Gbit/s */
+	path_est_rate(&e, 0, 1000, 5 * S);		/* ignored */
+	path_est_rate(&e, 10, 0, 5 * S);		/* ignored */
+	assert_int_equal(e.rate_samples, 2);
+	assert_true(fabs(path_est_max_rate(&e, 5 * S) - 8e9) < 1);
+	path_est_rate(&e, 250, 1000, 21 * S);		/* 8 Gbit/s is two windows old */
+	assert_true(fabs(path_est_max_rate(&e, 21 * S) - 2e9) < 1);
+}
+
+/* What the model is given: the configured path until enough samples, then the measured
+ * RTT with the timers kept at their real length, and the measured rate only when unpaced. */
+static void
+test_use_path(void **state)
+{
+	struct sdr_model_params p, base;
+	struct sdr_auto_path u;
+	struct path_est e;
+	char line[320];
+
+	(void)state;
+	sdr_model_params_init(&base);
+	base.msg_bytes = 1 << 20;
+	base.rtt_s = 25e-3;
+	base.alpha = 2;
+	base.beta = NAN;
+	base.bandwidth_bps = 2e9;
+	path_est_init(&e, 0);
+	for (unsigned int i = 0; i < SDR_AUTO_PATH_MIN_SAMPLES - 1; i++) {
+		path_est_rtt(&e, 20000000, i);
+		path_est_rate(&e, 1000, 1000, i);	/* 8 Gbit/s */
+	}
+	p = base;
+	sdr_auto_use_path(&p, &e, 0, 100, &u);
+	assert_true(p.rtt_s == 25e-3 && p.alpha == 2 && isnan(p.beta) && p.bandwidth_bps == 2e9);
+	assert_false(u.rtt_measured);
+	assert_false(u.rate_measured);
+	assert_int_equal(u.rtt_samples, SDR_AUTO_PATH_MIN_SAMPLES - 1);
+	sdr_auto_path_format(&u, line, sizeof(line));
+	assert_string_equal(line, "rtt 25 ms configured (smallest 20 ms, smoothed 20 +- 0.18 ms, "
+			    "15 samples), rate 2 Gbit/s assumed, not paced (delivered up to 8 "
+			    "Gbit/s, 15 samples)");
+
+	path_est_rtt(&e, 20000000, 20);
+	path_est_rate(&e, 1000, 1000, 20);
+	p = base;
+	sdr_auto_use_path(&p, &e, 0, 100, &u);
+	assert_true(u.rtt_measured && u.rate_measured && !u.paced);
+	assert_true(fabs(p.rtt_s - 20e-3) < 1e-12);
+	/* RTO 75 ms and the EC slack 25 ms (beta = alpha / 2) as before, in the new RTT */
+	assert_true(fabs(p.rtt_s * (1 + p.alpha) - 75e-3) < 1e-12);
+	assert_true(fabs(p.beta * p.rtt_s - 25e-3) < 1e-12);
+	assert_true(fabs(p.bandwidth_bps - 8e9) < 1);
+	/* paced: the rate is the pacing rate */
+	p = base;
+	sdr_auto_use_path(&p, &e, 1, 100, &u);
+	assert_true(u.rtt_measured && !u.rate_measured && u.paced);
+	assert_true(p.bandwidth_bps == 2e9);
+	sdr_auto_path_format(&u, line, sizeof(line));
+	assert_non_null(strstr(line, "rate 2 Gbit/s paced"));
+	/* a measured RTT longer than the timers: alpha cannot go below 0 */
+	path_est_init(&e, 0);
+	for (unsigned int i = 0; i < SDR_AUTO_PATH_MIN_SAMPLES; i++)
+		path_est_rtt(&e, 100000000, i);
+	p = base;
+	sdr_auto_use_path(&p, &e, 1, 100, &u);
+	assert_true(fabs(p.rtt_s - 0.1) < 1e-12 && p.alpha == 0);
+}
+
 int
 main(void)
 {
@@ -247,6 +352,8 @@ main(void)
 		cmocka_unit_test(test_estimate_steps),
 		cmocka_unit_test(test_keep_reasons),
 		cmocka_unit_test(test_no_flapping_at_boundary),
+		cmocka_unit_test(test_path_windows),
+		cmocka_unit_test(test_use_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
