@@ -4,12 +4,14 @@
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make test-asan  the test suite again on an ASan + UBSan build (build-asan/)
 #   make bench-scaling  goodput against engine lcores, 1, 2, 4, 8 as the CPUs allow
+#   make arm64   cross build for arm64 (a BlueField's cores) in build-arm64/
+#   make test-arm64  that build's tests under qemu-user (docs/deployment.md)
 #   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, and the
 #                simulator section of docs/model.md
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build test test-asan unit demo bench bench-scaling fuzz clean
+.PHONY: all deps build test test-asan unit demo bench bench-scaling fuzz clean arm64 test-arm64
 
 all: build
 
@@ -90,5 +92,30 @@ bench: build
 fuzz: deps
 	tools/run-fuzz.sh
 
+# arm64: Debian's cross compiler against the arm64 libraries in a sysroot of their own
+# (tools/arm64-sysroot.sh: the native DPDK is never replaced), cross/arm64-debian.ini.
+ARM64_BUILD ?= build-arm64
+arm64:
+	@tools/arm64-sysroot.sh
+	@if [ ! -f $(ARM64_BUILD)/build.ninja ]; then meson setup $(ARM64_BUILD) \
+		--cross-file build-arm64-sysroot/sysroot.ini --cross-file cross/arm64-debian.ini \
+		>/dev/null; fi
+	@ninja -C $(ARM64_BUILD) >$(ARM64_BUILD)/ninja.log 2>&1 || { cat $(ARM64_BUILD)/ninja.log; exit 1; }
+	@tail -n 1 $(ARM64_BUILD)/ninja.log
+
+# Under qemu-user, as a Neoverse-N1 (Armv8.2-A, the generation of a BlueField-3's Cortex-A78):
+# the unit tests, the fuzz targets' regression inputs and seeds, and the dataplane with every
+# message verified; then the golden digests again on a CPU with SVE (qemu's max) and on a
+# plain Armv8.0 one (Cortex-A53), which take other ISA-L code paths.
+test-arm64: arm64
+	QEMU_CPU=neoverse-n1 meson test -C $(ARM64_BUILD) --print-errorlogs --num-processes 2 \
+		--suite unit --suite replay --suite cross
+	@for cpu in max cortex-a53; do \
+		QEMU_CPU=$$cpu qemu-aarch64-static -L build-arm64-sysroot \
+			$(ARM64_BUILD)/tests/unit/test_golden tests/data/golden-digests.txt >/dev/null || \
+			{ echo "test-arm64: golden digests differ on $$cpu"; exit 1; }; \
+		echo "test-arm64: golden digests identical to x86-64's on $$cpu"; \
+	done
+
 clean:
-	rm -rf $(BUILD) build-fuzz $(ASAN_BUILD)
+	rm -rf $(BUILD) build-fuzz $(ASAN_BUILD) $(ARM64_BUILD) build-arm64-sysroot

@@ -802,12 +802,12 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		return bad(o, "pipeline show: unexpected '%s'", argv[2]);
 	if (json) {
 		put(o, "{\"mode\":\"%s\",\"lcores\":%u,\"rx_lcores\":%u,\"fec\":\"%s\","
-		    "\"fec_jobs_out\":%" PRIu64 ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64,
-		    ctx->cfg.mode == DP_PIPE_SPLIT ? "split" :
+		    "\"fec_jobs_out\":%" PRIu64 ",\"loops\":%" PRIu64 ",\"idle_sleeps\":%" PRIu64
+		    ",\"tsc_hz\":%" PRIu64, ctx->cfg.mode == DP_PIPE_SPLIT ? "split" :
 		    ctx->cfg.mode == DP_PIPE_ENGINES ? "engines" : "rtc", rte_lcore_count(),
 		    ctx->cfg.mode == DP_PIPE_SPLIT ? ctx->cfg.rx_lcores : 0,
 		    ctx->cfg.fec_lcore ? "lcore" : "inline", ctx->fec_out_jobs, ctx->loops,
-		    ctx->idle_sleeps);
+		    ctx->idle_sleeps, ctx->tsc_hz);
 		rx_workers_show(ctx, json, o);
 		engines_show(ctx, json, o);
 		send_paths_show(ctx, json, o);
@@ -849,6 +849,13 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		    st->cycles ? 100.0 * (double)(st->cycles - st->busy_cycles) /
 				 (double)st->cycles : 0.0);
 	}
+#if !defined(RTE_ARCH_X86)
+	/* on x86 rte_get_tsc_cycles() counts CPU cycles; elsewhere (arm64: the generic
+	 * timer, cntvct_el0) a fixed-rate timer, often far slower than the core */
+	put(o, "cycles: ticks of rte_get_tsc_cycles() at %.1f MHz (the timer DPDK reads on "
+	    "this CPU, not its core clock: cycles/pkt x core MHz / %.1f = core cycles/pkt)\n",
+	    (double)ctx->tsc_hz * 1e-6, (double)ctx->tsc_hz * 1e-6);
+#endif
 	rx_workers_show(ctx, json, o);
 	engines_show(ctx, json, o);
 	send_paths_show(ctx, json, o);
@@ -986,9 +993,11 @@ ctl_cli_words(char *buf, char **argv, int max, char *err, size_t errlen)
 	int argc = 0;
 
 	for (const char *c = buf; *c; c++) {
-		if ((*c < 0x20 && *c != '\t') || *c >= 0x7f || *c < 0) {
+		unsigned char u = (unsigned char)*c;	/* char is unsigned on arm64 */
+
+		if ((u < 0x20 && u != '\t') || u >= 0x7f) {
 			snprintf(err, errlen, "byte 0x%02x at column %d: commands are printable ASCII",
-				 (unsigned char)*c, (int)(c - buf) + 1);
+				 u, (int)(c - buf) + 1);
 			return -1;
 		}
 	}
