@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * libsdr-coll: collective operations across datacenters on the SDR dataplane, built on the
+ * public libsdr API only.
+ *
+ * A communicator is N ranks in a ring; each rank is an SDK client of a dataplane (one per
+ * datacenter, or several ranks on one) and holds two of its connections: one that sends to
+ * the next rank and one that receives from the previous one. Which connections, on which
+ * dataplane instance, comes from a rank file, one line per rank:
+ *
+ *     # rank  instance  send-connection  receive-connection
+ *     0       dc0       r0-r1            r2-r0
+ *     1       dc1       r1-r2            r0-r1
+ *     2       dc2       r2-r0            r1-r2
+ *
+ * and a rank's own number from the environment as MPI and NCCL users set it:
+ * SDR_COLL_RANKFILE names the file; SDR_COLL_RANK, else OMPI_COMM_WORLD_RANK, else PMI_RANK
+ * gives the rank (sdr_comm_from_env()).
+ *
+ * Operations are ring algorithms (Allreduce = Reduce-Scatter + Allgather; Broadcast a
+ * pipeline from the root) run with partial completion: a step forwards and reduces each chunk
+ * as the receive's bitmap shows it arrived, and the next step's send goes out as a stream
+ * fed chunk by chunk, so the 2(N - 1) dependent steps of a ring overlap instead of each
+ * waiting for the whole message. Blocking calls, one at a time per communicator; one thread
+ * per communicator (libsdr's rule for a context).
+ *
+ * Return convention: SDR_COLL_OK, or a negative SDR_COLL_E_* code; sdr_comm_error() says
+ * what happened in one line (for a peer that stopped answering: which rank).
+ */
+#ifndef SDR_COLL_H
+#define SDR_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Element types. */
+enum sdr_coll_type {
+	SDR_COLL_F32,
+	SDR_COLL_F16,		/**< IEEE binary16, converted through float, rounded to nearest even */
+	SDR_COLL_BF16,		/**< bfloat16, the same way */
+	SDR_COLL_I32,
+	SDR_COLL_I64,
+	SDR_COLL_NTYPES
+};
+
+/** Reductions. */
+enum sdr_coll_op {
+	SDR_COLL_SUM,
+	SDR_COLL_MAX,
+	SDR_COLL_MIN,
+	SDR_COLL_NOPS
+};
+
+#define SDR_COLL_OK		0
+#define SDR_COLL_E_ARG		(-1)	/**< a bad argument (type, op, root, NULL buffer) */
+#define SDR_COLL_E_SDK		(-2)	/**< the dataplane refused something (libsdr's reason) */
+#define SDR_COLL_E_TIMEOUT	(-3)	/**< a peer did not deliver in time: it names the rank */
+#define SDR_COLL_E_PEER		(-4)	/**< a peer sent something else than this operation */
+#define SDR_COLL_E_FAILED	(-5)	/**< a send or receive failed in the dataplane */
+#define SDR_COLL_E_NOMEM	(-6)
+#define SDR_COLL_E_RANKFILE	(-7)	/**< the rank file or the environment is wrong */
+
+struct sdr_comm;
+
+/** Communicator settings; zero fields take the defaults. */
+struct sdr_comm_cfg {
+	double timeout_s;	/**< an operation fails if a peer delivers nothing this long
+				 *   (default 10 s) */
+};
+
+/**
+ * Join the communicator described by @p rankfile as rank @p rank: attach to the rank's
+ * dataplane instance and open its two connections. @p err (if not NULL) gets the reason of
+ * a failure. @return SDR_COLL_OK or an error code.
+ */
+int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
+		    struct sdr_comm **comm, char *err, size_t errlen);
+
+/** sdr_comm_create() with the rank file and the rank from the environment (see above). */
+int sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *err,
+		      size_t errlen);
+
+/** Leave: close the connections, detach. NULL is allowed. */
+void sdr_comm_destroy(struct sdr_comm *comm);
+
+int sdr_comm_rank(const struct sdr_comm *comm);
+int sdr_comm_size(const struct sdr_comm *comm);
+
+/** The last error of @p comm, one line. */
+const char *sdr_comm_error(const struct sdr_comm *comm);
+
+/** Bytes of one element of @p type (0 for an unknown type). */
+size_t sdr_coll_type_size(enum sdr_coll_type type);
+
+/** "float32", "float16", "bfloat16", "int32", "int64"; "sum", "max", "min". */
+const char *sdr_coll_type_name(enum sdr_coll_type type);
+const char *sdr_coll_op_name(enum sdr_coll_op op);
+
+/**
+ * Every rank contributes @p count elements of @p sendbuf; every rank gets their reduction
+ * in @p recvbuf (which may be @p sendbuf: in place). Ring: a Reduce-Scatter, then an
+ * Allgather, 2(N - 1) steps of count / N elements each.
+ */
+int sdr_allreduce(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+		  enum sdr_coll_type type, enum sdr_coll_op op);
+
+/**
+ * Every rank contributes N x @p recvcount elements; rank r gets the reduction of block r
+ * (elements [r x recvcount, (r + 1) x recvcount)) in @p recvbuf.
+ */
+int sdr_reduce_scatter(struct sdr_comm *comm, const void *sendbuf, void *recvbuf,
+		       size_t recvcount, enum sdr_coll_type type, enum sdr_coll_op op);
+
+/** Every rank contributes @p sendcount elements; every rank gets all N blocks in rank order. */
+int sdr_allgather(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+		  enum sdr_coll_type type);
+
+/** @p root's @p count elements of @p buf reach every rank's @p buf (a pipeline around the ring). */
+int sdr_broadcast(struct sdr_comm *comm, void *buf, size_t count, enum sdr_coll_type type,
+		  int root);
+
+/** What the last operation did: its steps' messages, chunks forwarded before their
+ * message completed, retransmitted and decoded chunks. */
+struct sdr_coll_stats {
+	uint32_t messages_sent;
+	uint32_t messages_received;
+	uint64_t chunks_early;		/**< chunks reduced or forwarded before their receive completed */
+	uint64_t chunks;		/**< chunks received */
+	uint32_t retransmitted;
+	uint32_t decoded;
+};
+
+void sdr_coll_last_stats(const struct sdr_comm *comm, struct sdr_coll_stats *s);
+
+#endif /* SDR_COLL_H */

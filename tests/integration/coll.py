@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""libsdr-coll on a real dataplane: N ranks (separate processes, each an SDK client) in a
+ring of connections on the loopback configuration's two ports, every message through the
+link emulator; sdr-coll-perf checks every result of every iteration against a reference
+computed locally (#wrong must be 0 on every rank).
+
+  coll.py BUILD_DIR SOURCE_DIR CASE
+
+Cases:
+* ring3: 3 ranks, Allreduce (float32 sum, in place and not; int64 max; bfloat16 and
+  float16 sum), Reduce-Scatter, Allgather and Broadcast from rank 1, under 1e-3 loss with
+  reordering and duplication, SR; the same Allreduce with ec-mds:8,2 at 1e-2 loss; and a
+  sweep of 4 ranks. Chunks forwarded before their message completed are counted (partial
+  completion at work).
+* dead_rank: a rank killed in the middle of an Allreduce: the others fail within the
+  timeout with an error naming a rank, never report a wrong result as good, and exit 1.
+* bad_input: a rank file with a missing rank, a rank outside it, an unknown connection, and
+  a rank that calls another operation than its neighbours: one-line errors, no hang.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from harness import check, failures, run_case, spawn, start_dataplane, stop_dataplane
+
+BUILD, SRC, CASE = sys.argv[1:4]
+DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
+CTL = os.path.join(BUILD, "tools", "sdrctl")
+PERF = os.path.join(BUILD, "tools", "sdr-coll-perf")
+EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
+INST = "sdrt-coll-%d" % os.getpid()
+
+
+def ring_ini(d, n, scheme="sr", extra=""):
+    """loopback.ini's ports and link with a ring of n ranks: rank i sends on r<i>-r<i+1>
+    (port a) and receives on r<i-1>-r<i>-in (port b)."""
+    base = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
+    base = base[:base.index("[conn ")]
+    conns = []
+    for i in range(n):
+        j = (i + 1) % n
+        common = ("scheme = %s\nrtt = 4ms\nrate = 4G\nmax_msg = 4MiB\ninflight = 16\n"
+                  "chunk = 16KiB\n%s" % (scheme, extra))
+        conns.append("[conn r%d-r%d]\nport = a\npeer_mac = 02:00:5d:00:00:0b\n"
+                     "peer_ip = 10.0.0.2\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s"
+                     % (i, j, 0x1000 + 0x100 * i, 0x9000 + 0x100 * i, common))
+        conns.append("[conn r%d-r%d-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\n"
+                     "peer_ip = 10.0.0.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
+                     % (i, j, 0x9000 + 0x100 * i, 0x1000 + 0x100 * i, common))
+    path = os.path.join(d, "ring%d.ini" % n)
+    open(path, "w").write(base + "\n".join(conns))
+    rf = os.path.join(d, "ranks%d" % n)
+    with open(rf, "w") as f:
+        f.write("# rank instance send-connection receive-connection\n")
+        for i in range(n):
+            f.write("%d %s r%d-r%d r%d-r%d-in\n" % (i, INST, i, (i + 1) % n, (i - 1) % n, i))
+    return path, rf
+
+
+def ranks(rf, n, args, timeout=120, env_extra=None):
+    """Run sdr-coll-perf as every rank of @p rf; @return [(rc, stdout, stderr)] by rank."""
+    ps = []
+    for r in range(n):
+        env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
+        env.update((env_extra or {}).get(r, {}))
+        ps.append(spawn([PERF] + list(args), env=env))
+    out = []
+    deadline = time.time() + timeout
+    for p in ps:
+        try:
+            o, e = p.communicate(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+            failures.append("sdr-coll-perf %s: still running after %d s" % (args, timeout))
+        out.append((p.returncode, o, e))
+    return out
+
+
+def sweep_ok(name, res, want_rows):
+    """Rank 0's JSON: every size ran, no wrong element; the others exit 0 too."""
+    rc0, o0, e0 = res[0]
+    js = [x for x in o0.splitlines() if x.startswith("{")]
+    j = json.loads(js[-1]) if js else {}
+    rows = j.get("results", [])
+    ok = check(all(r[0] == 0 for r in res) and j.get("ok") is True and j.get("wrong") == 0 and
+               len(rows) == want_rows and all(x["wrong"] == 0 for x in rows),
+               "%s: rcs %s, rank 0 %s; stderr %s" % (name, [r[0] for r in res], o0[-800:],
+                                                     [r[2][-300:] for r in res]))
+    if ok:
+        big = rows[-1]
+        print("ok: %s: %d sizes, every result right; %d B: %.1f us mean, p99 %.1f us, "
+              "busbw %.3f GB/s" % (name, len(rows), big["size"], big["time_us"], big["p99_us"],
+                                   big["busbw_gbs"]))
+    return j
+
+
+def case_ring3():
+    with tempfile.TemporaryDirectory() as d:
+        ini, rf = ring_ini(d, 3)
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=[
+            "--link", "wan=delay 2ms loss 1e-3 reorder 0.01,200us dup 0.005"])
+        if p is None:
+            return
+        base = ["-b", "8", "-e", "1M", "-f", "8", "-n", "3", "-w", "1", "--json"]
+        for name, extra in [("allreduce float sum", []),
+                            ("allreduce float sum in place", ["--inplace"]),
+                            ("allreduce int64 max", ["-d", "int64", "-o", "max"]),
+                            ("allreduce bfloat16 sum", ["-d", "bfloat16"]),
+                            ("allreduce half min", ["-d", "half", "-o", "min"]),
+                            ("reduce_scatter int32 sum", ["-c", "reduce_scatter", "-d", "int32"]),
+                            ("allgather float", ["-c", "allgather"]),
+                            ("broadcast from rank 1", ["-c", "broadcast", "-r", "1"])]:
+            sweep_ok("3 ranks, loss 1e-3 + reordering + duplication, sr: " + name,
+                     ranks(rf, 3, base + extra), 5 if "gather" in name or "scatter" in name
+                     else 6)     # 8 B is less than an element per rank there
+        # partial completion: with 16 KiB chunks, a 256 KiB Allreduce step has 6 chunks;
+        # some are reduced and forwarded before their message completes
+        j = sweep_ok("3 ranks: allreduce 256 KiB, partial completion",
+                     ranks(rf, 3, ["-b", "256K", "-e", "256K", "-n", "5", "-w", "0", "--json"]), 1)
+        row = (j.get("results") or [{}])[0]
+        check(row.get("chunks_early", 0) > 0 and row["chunks_early"] <= row["chunks"],
+              "no chunk was used before its message completed: %s" % row)
+        if row.get("chunks_early"):
+            print("ok: partial completion: %d of %d chunks reduced or forwarded before their "
+                  "message completed" % (row["chunks_early"], row["chunks"]))
+        stop_dataplane(p)
+
+        # erasure coding under 1e-2
+        ini, rf = ring_ini(d, 3, scheme="ec-mds:8,2")
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 2ms loss 1e-2"])
+        if p is None:
+            return
+        sweep_ok("3 ranks, loss 1e-2, ec-mds:8,2: allreduce float sum",
+                 ranks(rf, 3, ["-b", "64K", "-e", "2M", "-f", "4", "-n", "3", "-w", "1",
+                               "--json"]), 3)
+        stop_dataplane(p)
+
+        ini, rf = ring_ini(d, 4)
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 1ms loss 1e-3"])
+        if p is None:
+            return
+        res = ranks(rf, 4, ["-b", "1K", "-e", "1M", "-f", "32", "-n", "3", "-w", "1"])
+        check(all(x[0] == 0 for x in res) and "out of bounds values: 0 OK" in res[0][1],
+              "4 ranks, table: %s %s" % ([x[0] for x in res], res[0][1][-1000:]))
+        hdr = [x for x in res[0][1].splitlines() if x.startswith("#") and "size" in x]
+        check(hdr and hdr[0].split() == ["#", "size", "count", "type", "redop", "time", "algbw",
+                                         "busbw", "#wrong", "p50", "p99", "p99.9"],
+              "4 ranks: the table's columns: %r" % hdr)
+        if all(x[0] == 0 for x in res):
+            print("ok: 4 ranks, loss 1e-3: the table\n" + res[0][1])
+        stop_dataplane(p)
+
+
+def case_dead_rank():
+    with tempfile.TemporaryDirectory() as d:
+        ini, rf = ring_ini(d, 3)
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 2ms"])
+        if p is None:
+            return
+        ps = []
+        for r in range(3):
+            env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
+            ps.append(spawn([PERF, "-b", "1M", "-e", "1M", "-n", "1000", "-w", "0",
+                             "--timeout", "2s"], env=env))
+        time.sleep(1.5)
+        ps[2].kill()
+        t0 = time.time()
+        outs = []
+        for p2 in ps[:2]:
+            try:
+                o, e = p2.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p2.kill()
+                o, e = p2.communicate()
+                failures.append("a rank still ran 30 s after rank 2 was killed")
+            outs.append((p2.returncode, o, e))
+        took = time.time() - t0
+        for r, (rc, o, e) in enumerate(outs):
+            check(rc == 1 and re.search(r"rank \d", e) and "OK" not in o.split("\n")[-2:][0],
+                  "rank %d after rank 2 died: rc %s, stderr %r, stdout %r" % (r, rc, e[-400:],
+                                                                              o[-300:]))
+        check(took < 20, "the ranks took %.1f s to give up (timeout 2 s)" % took)
+        if not failures:
+            print("ok: rank 2 killed mid-allreduce: ranks 0 and 1 exit 1 within %.1f s: %s / %s"
+                  % (took, outs[0][2].strip().splitlines()[-1], outs[1][2].strip().splitlines()[-1]))
+        stop_dataplane(p)
+
+
+def case_bad_input():
+    with tempfile.TemporaryDirectory() as d:
+        ini, rf = ring_ini(d, 3)
+        missing = os.path.join(d, "missing")
+        open(missing, "w").write("0 x a b\n2 x c d\n")
+        badconn = os.path.join(d, "badconn")
+        open(badconn, "w").write("0 %s nosuch r2-r0-in\n1 %s r1-r2 r0-r1-in\n" % (INST, INST))
+        for name, env, want in [
+                ("no environment", {}, "SDR_COLL_RANKFILE"),
+                ("missing rank", {"SDR_COLL_RANKFILE": missing, "SDR_COLL_RANK": "0"},
+                 "rank 1 is missing"),
+                ("rank outside", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "7"},
+                 "rank 7 is not in"),
+                ("not a number", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "x"},
+                 "SDR_COLL_RANK='x'"),
+                ("no dataplane", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "0"}, INST)]:
+            env2 = {k: v for k, v in os.environ.items() if not k.startswith(("SDR_COLL", "OMPI_",
+                                                                               "PMI_"))}
+            env2.update(env)
+            r = subprocess.run([PERF, "-n", "1"], capture_output=True, text=True, env=env2,
+                               timeout=30)
+            lines = r.stderr.strip().splitlines()
+            check(r.returncode == 2 and len(lines) == 1 and want in lines[0],
+                  "%s: rc %d, stderr %r" % (name, r.returncode, r.stderr))
+        r = subprocess.run([PERF, "-d", "double"], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and "-d 'double'" in r.stderr, "-d double: %r" % r.stderr)
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 1ms"])
+        if p is None:
+            return
+        env2 = dict(os.environ, SDR_COLL_RANKFILE=badconn, SDR_COLL_RANK="0")
+        r = subprocess.run([PERF, "-n", "1"], capture_output=True, text=True, env=env2, timeout=30)
+        check(r.returncode == 2 and "nosuch" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+              "unknown connection: rc %d %r" % (r.returncode, r.stderr))
+        # rank 2 calls Allgather while ranks 0 and 1 call Allreduce: refused, not mixed
+        res = []
+        ps = []
+        for rk in range(3):
+            env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(rk))
+            args = ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s"]
+            if rk == 2:
+                args += ["-c", "allgather"]
+            ps.append(spawn([PERF] + args, env=env))
+        for p2 in ps:
+            try:
+                o, e = p2.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                p2.kill()
+                o, e = p2.communicate()
+                failures.append("mismatched operations: a rank hung")
+            res.append((p2.returncode, o, e))
+        check(all(x[0] == 1 for x in res) and
+              any("another operation" in x[2] for x in res),
+              "mismatched operations: %s" % [(x[0], x[2][-300:]) for x in res])
+        if not failures:
+            print("ok: bad input: one-line errors; mismatched operations refused: %s" %
+                  [x[2].strip().splitlines()[-1] for x in res if x[2].strip()][0])
+        stop_dataplane(p)
+
+
+run_case({"ring3": case_ring3, "dead_rank": case_dead_rank, "bad_input": case_bad_input}, CASE)

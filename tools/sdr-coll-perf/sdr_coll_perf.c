@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sdr-coll-perf: collective operations on libsdr-coll, measured the way NCCL's tests
+ * (all_reduce_perf and friends) measure them: a size sweep, per size the mean time of an
+ * operation, algorithm and bus bandwidth, the percentiles of its completion time, and
+ * #wrong, the elements that differ from a result computed here (every iteration's result is
+ * checked; the inputs are small integers, so every type's sum is exact and a result is
+ * right or wrong, never close). Run once per rank, with SDR_COLL_RANKFILE and SDR_COLL_RANK
+ * (or OMPI_COMM_WORLD_RANK / PMI_RANK) set; rank 0 prints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll_reduce.h"
+#include "sdr_coll.h"
+#include "units.h"
+
+enum coll { C_ALLREDUCE, C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST };
+
+static const char *const coll_names[] = { "allreduce", "reduce_scatter", "allgather",
+					   "broadcast" };
+static const char *const type_names[] = { "float", "half", "bfloat16", "int32", "int64" };
+static const char *const op_names[] = { "sum", "max", "min" };
+
+struct opts {
+	uint64_t min_bytes, max_bytes;
+	double factor;
+	uint32_t iters, warmup;
+	enum coll coll;
+	enum sdr_coll_type type;
+	enum sdr_coll_op op;
+	int root, inplace, json;
+	double timeout_s;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sdr-coll-perf [options]\n"
+"Collective operations on libsdr-coll across the ranks of a rank file, measured like\n"
+"NCCL's tests. Run it once per rank with SDR_COLL_RANKFILE and SDR_COLL_RANK set\n"
+"(docs/collectives.md); rank 0 prints the table.\n"
+"\n"
+"  -c, --coll NAME        allreduce (default), reduce_scatter, allgather, broadcast\n"
+"  -b, --minbytes SIZE    smallest size (default 8)\n"
+"  -e, --maxbytes SIZE    largest size (default 32M)\n"
+"  -f, --stepfactor N     multiply the size by N each row (default 2)\n"
+"  -n, --iters N          timed operations per size (default 20)\n"
+"  -w, --warmup_iters N   untimed operations first (default 2)\n"
+"  -d, --datatype TYPE    float (default), half, bfloat16, int32, int64\n"
+"  -o, --op OP            sum (default), max, min\n"
+"  -r, --root N           broadcast's root rank (default 0)\n"
+"      --inplace          the result over the input (default: separate buffers)\n"
+"      --timeout TIME     an operation fails if a neighbour delivers nothing this long\n"
+"                         (default 10s)\n"
+"      --json             one JSON object instead of the table\n"
+"  -h, --help             this text\n"
+"\n"
+"Sizes as NCCL counts them: the buffer of one rank (allreduce, broadcast), all ranks'\n"
+"blocks (allgather: the output; reduce_scatter: the input). algbw = size / time;\n"
+"busbw = algbw x 2(N-1)/N (allreduce), x (N-1)/N (allgather, reduce_scatter), x 1\n"
+"(broadcast). Exit status: 0 when every result was right, 1 when one was wrong or an\n"
+"operation failed, 2 on bad options.\n");
+}
+
+static int
+pick(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The input of rank @p r, element @p i: a small integer, exact in every type. */
+static int
+value(int r, size_t i, int seed)
+{
+	return (int)(((size_t)(r + 1) * 7 + i * 13 + (size_t)seed * 5) % 9) - 4;
+}
+
+static void
+store(void *buf, size_t i, enum sdr_coll_type t, double v)
+{
+	switch (t) {
+	case SDR_COLL_F32: ((float *)buf)[i] = (float)v; break;
+	case SDR_COLL_F16: ((uint16_t *)buf)[i] = coll_float_to_f16((float)v); break;
+	case SDR_COLL_BF16: ((uint16_t *)buf)[i] = coll_float_to_bf16((float)v); break;
+	case SDR_COLL_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+	default: ((int64_t *)buf)[i] = (int64_t)v; break;
+	}
+}
+
+static double
+load(const void *buf, size_t i, enum sdr_coll_type t)
+{
+	switch (t) {
+	case SDR_COLL_F32: return ((const float *)buf)[i];
+	case SDR_COLL_F16: return coll_f16_to_float(((const uint16_t *)buf)[i]);
+	case SDR_COLL_BF16: return coll_bf16_to_float(((const uint16_t *)buf)[i]);
+	case SDR_COLL_I32: return ((const int32_t *)buf)[i];
+	default: return (double)((const int64_t *)buf)[i];
+	}
+}
+
+/* What element @p i of the reduction of every rank's input is. */
+static double
+reduced(int n, size_t i, enum sdr_coll_op op, int seed)
+{
+	double acc = value(0, i, seed);
+
+	for (int r = 1; r < n; r++) {
+		double v = value(r, i, seed);
+
+		acc = op == SDR_COLL_SUM ? acc + v : op == SDR_COLL_MAX ? (v > acc ? v : acc) :
+		      (v < acc ? v : acc);
+	}
+	return acc;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+pct(const double *sorted, uint32_t n, double p)
+{
+	size_t k;
+
+	if (n == 0)
+		return 0;
+	k = (size_t)ceil(p * n) - 1;
+	return sorted[k < n ? k : n - 1];
+}
+
+struct row {
+	uint64_t size, count;
+	double time_us, algbw, busbw, p50, p99, p999;
+	int64_t wrong;
+	uint64_t chunks, chunks_early;	/* this rank's, over the timed operations */
+};
+
+/* One size: warm-up and timed operations, each result checked. @return 0 or an error. */
+static int
+one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *row,
+	 double *times)
+{
+	int n = sdr_comm_size(c), r = sdr_comm_rank(c), rc = 0;
+	size_t esz = sdr_coll_type_size(o->type), in_n, out_n, count;
+	uint8_t *in, *out;
+	int64_t wrong = 0;
+	double sum = 0;
+
+	/* elements per rank as NCCL counts sizes */
+	count = o->coll == C_ALLREDUCE || o->coll == C_BROADCAST ? size / esz :
+		size / esz / (size_t)n;
+	in_n = o->coll == C_REDUCE_SCATTER ? count * (size_t)n : count;
+	out_n = o->coll == C_ALLGATHER ? count * (size_t)n : o->coll == C_REDUCE_SCATTER ? count :
+		count;
+	in = malloc(in_n * esz + 1);
+	out = o->inplace ? NULL : malloc(out_n * esz + 1);
+	if (in == NULL || (!o->inplace && out == NULL)) {
+		free(in);
+		free(out);
+		fprintf(stderr, "sdr-coll-perf: out of memory for %" PRIu64 " bytes\n", size);
+		return -1;
+	}
+	if (o->inplace) {
+		/* in place: one buffer large enough for both */
+		size_t big = (in_n > out_n ? in_n : out_n) * esz + 1;
+		uint8_t *b = realloc(in, big);
+
+		if (b == NULL) {
+			free(in);
+			return -1;
+		}
+		in = out = b;
+	}
+	for (uint32_t it = 0; it < o->warmup + o->iters && rc == 0; it++) {
+		int seed = (int)it;
+		double t0, dt;
+
+		/* the inputs, and garbage where the results go */
+		if (!o->inplace)
+			memset(out, 0xEE, out_n * esz);
+		for (size_t i = 0; i < in_n; i++) {
+			if (o->coll == C_BROADCAST && r != o->root)
+				store(in, i, o->type, 99);	/* the root's bytes must arrive */
+			else	/* an allgather block is elements [r x count, ...) of the whole */
+				store(in, i, o->type, value(r, o->coll == C_ALLGATHER ?
+							    i + (size_t)r * count : i, seed));
+		}
+		t0 = now_s();
+		switch (o->coll) {
+		case C_ALLREDUCE:
+			rc = sdr_allreduce(c, in, o->inplace ? in : out, count, o->type, o->op);
+			break;
+		case C_REDUCE_SCATTER:
+			rc = sdr_reduce_scatter(c, in, o->inplace ? in : out, count, o->type, o->op);
+			break;
+		case C_ALLGATHER:
+			rc = sdr_allgather(c, in, o->inplace ? in : out, count, o->type);
+			break;
+		case C_BROADCAST:
+			rc = sdr_broadcast(c, in, count, o->type, o->root);
+			break;
+		}
+		dt = now_s() - t0;
+		if (rc != 0) {
+			fprintf(stderr, "sdr-coll-perf: rank %d: %s of %" PRIu64 " bytes: %s\n", r,
+				coll_names[o->coll], size, sdr_comm_error(c));
+			break;
+		}
+		/* check every element against the result computed here */
+		for (size_t i = 0; i < out_n; i++) {
+			const void *res = o->coll == C_BROADCAST || o->inplace ? in : out;
+			double want;
+
+			switch (o->coll) {
+			case C_ALLREDUCE: want = reduced(n, i, o->op, seed); break;
+			case C_REDUCE_SCATTER: want = reduced(n, i + (size_t)r * count, o->op, seed); break;
+			case C_ALLGATHER: want = value((int)(i / count), i, seed); break;
+			default: want = value(o->root, i, seed); break;
+			}
+			if (load(res, i, o->type) != want)
+				wrong++;
+		}
+		if (it >= o->warmup) {
+			struct sdr_coll_stats st;
+
+			times[it - o->warmup] = dt;
+			sum += dt;
+			sdr_coll_last_stats(c, &st);
+			row->chunks += st.chunks;
+			row->chunks_early += st.chunks_early;
+		}
+	}
+	free(in);
+	if (!o->inplace)
+		free(out);
+	if (rc != 0)
+		return -1;
+	/* every rank's count of wrong elements, summed with the library itself */
+	{
+		int64_t w = wrong, total;
+
+		if (sdr_allreduce(c, &w, &total, 1, SDR_COLL_I64, SDR_COLL_SUM) != 0) {
+			fprintf(stderr, "sdr-coll-perf: rank %d: summing #wrong: %s\n", r,
+				sdr_comm_error(c));
+			return -1;
+		}
+		row->wrong = total;
+	}
+	qsort(times, o->iters, sizeof(double), cmp_double);
+	row->size = size;
+	row->count = count;
+	row->time_us = o->iters ? sum / o->iters * 1e6 : 0;
+	row->algbw = row->time_us > 0 ? (double)size / (row->time_us * 1e-6) * 1e-9 : 0;
+	row->busbw = row->algbw * (o->coll == C_ALLREDUCE ? 2.0 * (n - 1) / n :
+				  o->coll == C_BROADCAST ? 1.0 : (double)(n - 1) / n);
+	row->p50 = pct(times, o->iters, 0.5) * 1e6;
+	row->p99 = pct(times, o->iters, 0.99) * 1e6;
+	row->p999 = pct(times, o->iters, 0.999) * 1e6;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_INPLACE = 256, O_TIMEOUT, O_JSON };
+	static const struct option lo[] = {
+		{ "coll", required_argument, NULL, 'c' },
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup_iters", required_argument, NULL, 'w' },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "inplace", no_argument, NULL, O_INPLACE },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .min_bytes = 8, .max_bytes = 32u << 20, .factor = 2, .iters = 20,
+			  .warmup = 2, .timeout_s = 10 };
+	struct sdr_comm_cfg cfg = { 0 };
+	struct sdr_comm *c;
+	struct row *rows = NULL;
+	double *times;
+	int64_t wrong = 0;
+	int nrows = 0, ch, k, rc = 0;
+	char err[320], *end;
+
+	while ((ch = getopt_long(argc, argv, "c:b:e:f:n:w:d:o:r:h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			if ((k = pick(optarg, coll_names, 4)) < 0) {
+				fprintf(stderr, "sdr-coll-perf: --coll '%s': allreduce, reduce_scatter, "
+					"allgather or broadcast\n", optarg);
+				return 2;
+			}
+			o.coll = (enum coll)k;
+			break;
+		case 'b':
+		case 'e':
+			if (units_parse_size(optarg, ch == 'b' ? &o.min_bytes : &o.max_bytes) != 0) {
+				fprintf(stderr, "sdr-coll-perf: -%c '%s': a size (8, 64K, 128M)\n", ch,
+					optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			o.factor = strtod(optarg, &end);
+			if (*end || !(o.factor > 1)) {
+				fprintf(stderr, "sdr-coll-perf: -f '%s': a factor above 1\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+		case 'w':
+			{
+				uint64_t v;
+
+				if (units_parse_u64(optarg, 1000000, &v) != 0 || (ch == 'n' && v == 0)) {
+					fprintf(stderr, "sdr-coll-perf: -%c '%s': a count (%s)\n", ch,
+						optarg, ch == 'n' ? "1 .. 1000000" : "0 .. 1000000");
+					return 2;
+				}
+				if (ch == 'n')
+					o.iters = (uint32_t)v;
+				else
+					o.warmup = (uint32_t)v;
+			}
+			break;
+		case 'd':
+			if ((k = pick(optarg, type_names, SDR_COLL_NTYPES)) < 0 &&
+			    (k = pick(optarg, (const char *const[]){ "float32", "float16", "bf16",
+								     "int", "long" }, 5)) < 0) {
+				fprintf(stderr, "sdr-coll-perf: -d '%s': float, half, bfloat16, int32 "
+					"or int64\n", optarg);
+				return 2;
+			}
+			o.type = (enum sdr_coll_type)k;
+			break;
+		case 'o':
+			if ((k = pick(optarg, op_names, SDR_COLL_NOPS)) < 0) {
+				fprintf(stderr, "sdr-coll-perf: -o '%s': sum, max or min\n", optarg);
+				return 2;
+			}
+			o.op = (enum sdr_coll_op)k;
+			break;
+		case 'r':
+			o.root = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o.root < 0) {
+				fprintf(stderr, "sdr-coll-perf: -r '%s': a rank\n", optarg);
+				return 2;
+			}
+			break;
+		case O_INPLACE:
+			o.inplace = 1;
+			break;
+		case O_TIMEOUT:
+			if (units_parse_time(optarg, &o.timeout_s) != 0 || !(o.timeout_s > 0)) {
+				fprintf(stderr, "sdr-coll-perf: --timeout '%s': a time (10s, 500ms)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_JSON:
+			o.json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sdr-coll-perf: unexpected '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (o.min_bytes == 0 || o.max_bytes < o.min_bytes) {
+		fprintf(stderr, "sdr-coll-perf: sizes: 0 < -b <= -e\n");
+		return 2;
+	}
+	cfg.timeout_s = o.timeout_s;
+	if (sdr_comm_from_env(&cfg, &c, err, sizeof(err)) != SDR_COLL_OK) {
+		fprintf(stderr, "sdr-coll-perf: %s\n", err);
+		return 2;
+	}
+	if (o.coll == C_BROADCAST && o.root >= sdr_comm_size(c)) {
+		fprintf(stderr, "sdr-coll-perf: -r %d: the communicator has ranks 0 .. %d\n", o.root,
+			sdr_comm_size(c) - 1);
+		sdr_comm_destroy(c);
+		return 2;
+	}
+	times = calloc(o.iters, sizeof(double));
+	if (times == NULL) {
+		sdr_comm_destroy(c);
+		return 1;
+	}
+	if (sdr_comm_rank(c) == 0 && !o.json) {
+		printf("# sdr-coll-perf: %s, %d ranks, %s, %s%s, %u iterations (+%u warm-up)\n",
+		       coll_names[o.coll], sdr_comm_size(c), type_names[o.type],
+		       o.coll == C_ALLREDUCE || o.coll == C_REDUCE_SCATTER ? op_names[o.op] : "-",
+		       o.inplace ? ", in place" : "", o.iters, o.warmup);
+		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "size", "count",
+		       "type", "redop", "time", "algbw", "busbw", "#wrong", "p50", "p99", "p99.9");
+		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "(B)", "(elements)", "",
+		       "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)");
+		fflush(stdout);
+	}
+	for (double s = (double)o.min_bytes; s <= (double)o.max_bytes * (1 + 1e-9); s *= o.factor) {
+		struct row row = { 0 }, *m;
+		uint64_t size = (uint64_t)s;
+		size_t esz = sdr_coll_type_size(o.type);
+		size_t unit = esz * (o.coll == C_ALLGATHER || o.coll == C_REDUCE_SCATTER ?
+				     (size_t)sdr_comm_size(c) : 1);
+
+		size -= size % unit;
+		if (size == 0)
+			continue;
+		if (one_size(c, &o, size, &row, times) != 0) {
+			rc = 1;
+			break;
+		}
+		wrong += row.wrong;
+		m = realloc(rows, (size_t)(nrows + 1) * sizeof(*rows));
+		if (m == NULL) {
+			rc = 1;
+			break;
+		}
+		rows = m;
+		rows[nrows++] = row;
+		if (sdr_comm_rank(c) == 0 && !o.json) {
+			printf(" %11" PRIu64 " %12" PRIu64 " %9s %6s %10.1f %8.3f %8.3f %7" PRId64
+			       " %10.1f %10.1f %10.1f\n", row.size, row.count, type_names[o.type],
+			       o.coll == C_ALLREDUCE || o.coll == C_REDUCE_SCATTER ? op_names[o.op] :
+			       "-", row.time_us, row.algbw, row.busbw, row.wrong, row.p50, row.p99,
+			       row.p999);
+			fflush(stdout);
+		}
+	}
+	if (sdr_comm_rank(c) == 0) {
+		if (o.json) {
+			printf("{\"coll\":\"%s\",\"ranks\":%d,\"type\":\"%s\",\"redop\":\"%s\","
+			       "\"inplace\":%s,\"iters\":%u,\"warmup\":%u,\"results\":[",
+			       coll_names[o.coll], sdr_comm_size(c), type_names[o.type], op_names[o.op],
+			       o.inplace ? "true" : "false", o.iters, o.warmup);
+			for (int i = 0; i < nrows; i++)
+				printf("%s{\"size\":%" PRIu64 ",\"count\":%" PRIu64 ",\"time_us\":%.2f,"
+				       "\"algbw_gbs\":%.4f,\"busbw_gbs\":%.4f,\"wrong\":%" PRId64
+				       ",\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"chunks\":%"
+				       PRIu64 ",\"chunks_early\":%" PRIu64 "}", i ? "," : "",
+				       rows[i].size, rows[i].count, rows[i].time_us, rows[i].algbw,
+				       rows[i].busbw, rows[i].wrong, rows[i].p50, rows[i].p99,
+				       rows[i].p999, rows[i].chunks, rows[i].chunks_early);
+			printf("],\"wrong\":%" PRId64 ",\"ok\":%s}\n", wrong,
+			       rc == 0 && wrong == 0 ? "true" : "false");
+		} else {
+			printf("# out of bounds values: %" PRId64 " %s\n", wrong,
+			       rc == 0 && wrong == 0 ? "OK" : "FAILED");
+		}
+	}
+	free(rows);
+	free(times);
+	sdr_comm_destroy(c);
+	return rc == 0 && wrong == 0 ? 0 : 1;
+}
