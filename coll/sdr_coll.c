@@ -157,7 +157,7 @@ read_rankfile(const char *path, struct rank_line **out, char *err, size_t errlen
 		k = sscanf(line, "%d %63s %63s %63s %1s", &r, inst, snd, rcv, extra);
 		if (k <= 0)
 			continue;	/* blank or a comment */
-		if (k != 4 || r < 0 || r >= 4096) {
+		if (k != 4 || r < 0 || r >= 4096) {	/* (the count is checked below) */
 			snprintf(err, errlen, "rank file %s:%d: expected 'RANK INSTANCE "
 				 "SEND-CONNECTION RECEIVE-CONNECTION'", path, lineno);
 			goto bad;
@@ -186,6 +186,11 @@ read_rankfile(const char *path, struct rank_line **out, char *err, size_t errlen
 	}
 	fclose(f);
 	f = NULL;
+	if (n > SDR_COLL_MAX_RANKS) {
+		snprintf(err, errlen, "rank file %s: %d ranks; at most %d (a step is numbered in 8 "
+			 "bits)", path, n, SDR_COLL_MAX_RANKS);
+		goto bad;
+	}
 	if (n < 2 || maxr != n - 1) {
 		for (int r = 0; r <= maxr; r++)
 			if (!l[r].seen) {
@@ -452,6 +457,18 @@ feed(struct op *o, struct step *s)
 	return 0;
 }
 
+/* Whether step @p next may begin its receive (or send): fewer than a window of steps since
+ * the oldest one still open (steps with nothing to do are marked done as they are passed). */
+static int
+in_window(const struct op *o, int next, int sends)
+{
+	int oldest = 0;
+
+	while (oldest < next && (sends ? o->s[oldest].send_done : o->s[oldest].recv_done))
+		oldest++;
+	return (uint32_t)(next - oldest) < o->c->window;
+}
+
 static int
 post_and_start(struct op *o)
 {
@@ -461,16 +478,13 @@ post_and_start(struct op *o)
 	/* receives in step order, a window ahead of the oldest unfinished one */
 	while (o->next_recv < o->n) {
 		struct step *s = &o->s[o->next_recv];
-		int oldest = 0;
 
-		while (oldest < o->next_recv && (o->s[oldest].recv_len == 0 || o->s[oldest].recv_done))
-			oldest++;
 		if (s->recv_len == 0) {
 			s->recv_done = 1;
 			o->next_recv++;
 			continue;
 		}
-		if ((uint32_t)(o->next_recv - oldest) >= c->window)
+		if (!in_window(o, o->next_recv, 0))
 			break;
 		rc = sdr_recv_post(c->rx, (s->reduce ? o->scratch + s->scratch_off :
 				    o->work + s->recv_off), s->recv_len, (uint64_t)o->next_recv, &s->rh);
@@ -485,17 +499,14 @@ post_and_start(struct op *o)
 	/* sends in step order, the same way */
 	while (o->next_send < o->n) {
 		struct step *s = &o->s[o->next_send];
-		int oldest = 0;
 		uint64_t cookie = ((uint64_t)c->op_seq << 8) | (uint64_t)o->next_send;
 
-		while (oldest < o->next_send && (o->s[oldest].send_len == 0 || o->s[oldest].send_done))
-			oldest++;
 		if (s->send_len == 0) {
 			s->send_done = 1;
 			o->next_send++;
 			continue;
 		}
-		if ((uint32_t)(o->next_send - oldest) >= c->window)
+		if (!in_window(o, o->next_send, 1))
 			break;
 		if (s->fed_by < 0)
 			rc = sdr_send_post(c->tx, o->work + s->send_off, s->send_len,

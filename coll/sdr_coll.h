@@ -63,6 +63,9 @@ enum sdr_coll_op {
 
 struct sdr_comm;
 
+/** Most ranks in a communicator (an Allreduce's 2(N - 1) steps are numbered in 8 bits). */
+#define SDR_COLL_MAX_RANKS 128
+
 /** Communicator settings; zero fields take the defaults. */
 struct sdr_comm_cfg {
 	double timeout_s;	/**< an operation fails if a peer delivers nothing this long

@@ -63,6 +63,7 @@ struct sdr_qp {
 	int sconn[SDR_SHM_MAX_QUEUES];
 	uint32_t squeue[SDR_SHM_MAX_QUEUES];
 	uint64_t nsent, nposted;	/* sends and receives posted: the next one's stripe */
+	unsigned int prio;	/* of the sends posted from now on (sdr_send_priority()) */
 	int created;		/* sdr_qp_create() made the connection */
 	struct sdr_qp_info info;
 	struct swq sends;
@@ -697,7 +698,8 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	  uint64_t cookie)
 {
 	struct sdr_context *ctx = qp->ctx;
-	struct sdr_sdk_req r = { .op = op, .conn = (uint16_t)qp->conn, .imm = imm, .len = len };
+	struct sdr_sdk_req r = { .op = op, .conn = (uint16_t)qp->conn, .imm = imm, .len = len,
+				 .handle = qp->prio };
 	struct send_ent *s;
 	int rc;
 
@@ -716,6 +718,15 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	s->qp = qp;
 	s->user_cookie = cookie;
 	ctx->requests++;
+	return SDR_SUCCESS;
+}
+
+int
+sdr_send_priority(struct sdr_qp *qp, unsigned int prio)
+{
+	if (prio > SDR_PRIO_MAX)
+		return fail(qp->ctx, "send priority %u: 0 .. %d", prio, SDR_PRIO_MAX);
+	qp->prio = prio;
 	return SDR_SUCCESS;
 }
 

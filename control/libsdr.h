@@ -112,6 +112,19 @@ int sdr_mr_dereg(struct sdr_mr *mr);
 int sdr_send_post(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm,
 		  uint64_t cookie);
 
+/** Send priorities: 0 (the default) .. SDR_PRIO_MAX. */
+#define SDR_PRIO_MAX 3
+
+/**
+ * The priority of the messages this QP sends from now on (sdr_send_post() and
+ * sdr_send_stream_start()): the dataplane sends the new chunks of a message before those of
+ * the QP's messages of a lower priority that have not gone out yet, so a small urgent
+ * message posted behind a large one overtakes it instead of waiting for it. Messages still
+ * complete, and land in the peer's receives, in the order they were posted.
+ * @return SDR_SUCCESS, SDR_ERROR (above SDR_PRIO_MAX).
+ */
+int sdr_send_priority(struct sdr_qp *qp, unsigned int prio);
+
 /** A streamed send in progress (filled by sdr_send_stream_start()). */
 struct sdr_send_stream {
 	struct sdr_qp *qp;

@@ -202,7 +202,8 @@ struct sdr_sdk_req {
 	uint64_t len;
 	uint64_t bm_off;	/* RECV: the chunk bitmap's bytes, from the arena start */
 	uint64_t cookie;	/* the client's name for the request, returned in its completion */
-	uint64_t handle;	/* RECV_DONE: the completion's handle, or 0 (not completed) */
+	uint64_t handle;	/* RECV_DONE: the completion's handle, or 0 (not completed);
+				 * SEND, STREAM: the message's priority (0 .. 3) */
 };
 
 struct sdr_sdk_cqe {

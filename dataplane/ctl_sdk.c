@@ -318,11 +318,15 @@ sdk_request(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct s
 	c->ops[k].op = (uint8_t)(r->op == SDR_SDK_RECV ? SDR_SDK_RECV : SDR_SDK_SEND);
 	c->ops[k].cookie = r->cookie;
 	if (r->op == SDR_SDK_SEND) {
-		rc = sdr_ep_send(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]), now);
+		/* a priority out of range is refused there (-EINVAL), below */
+		rc = sdr_ep_send_prio(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]), now,
+				      r->handle > SDR_EP_PRIO_MAX ? UINT32_MAX : (unsigned int)r->handle,
+				      NULL);
 	} else if (r->op == SDR_SDK_STREAM) {
 		c->ops[k].stream = 1;
-		rc = sdr_ep_send_stream(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]),
-					now, &c->ops[k].st);
+		rc = sdr_ep_send_prio(cn->ep, buf, r->len, r->imm, op_handle(ci, k, &c->ops[k]), now,
+				      r->handle > SDR_EP_PRIO_MAX ? UINT32_MAX : (unsigned int)r->handle,
+				      &c->ops[k].st);
 	} else {
 		rc = sdr_ep_recv(cn->ep, buf, r->len, bm, op_handle(ci, k, &c->ops[k]), now, &slot);
 		c->ops[k].slot = slot;

@@ -30,6 +30,7 @@ enum txm_state {
 struct txm {
 	uint8_t state;
 	uint8_t feedback;		/* any control message about it arrived */
+	uint8_t prio;			/* 0 .. REL_TX_PRIO_MAX: higher goes out first */
 	uint64_t seq;
 	uint32_t slot;
 	uint32_t gen;
@@ -111,6 +112,7 @@ struct rel_tx {
 	uint32_t ndone;
 	struct pacer pacer;
 	struct path_est path;		/* RTT and delivery rate from the acknowledgements */
+	uint32_t nprio[REL_TX_PRIO_MAX + 1];	/* messages in flight per priority */
 	uint64_t counters[REL_TX_NCOUNTERS];
 };
 
@@ -275,6 +277,8 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	memset(m->last_sent, 0, m->nchunks * sizeof(uint64_t));
 	if (stream)
 		memset(m->ready, 0, cw * sizeof(uint64_t));
+	m->prio = 0;
+	tx->nprio[0]++;
 	tx->slot_busy[slot] = 1;
 	tx->order[(tx->order_head + tx->inflight) % tx->attr.max_inflight] = ctx;
 	tx->inflight++;
@@ -292,6 +296,21 @@ int
 rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now)
 {
 	return submit(tx, len, cookie, now, 1);
+}
+
+int
+rel_tx_set_prio(struct rel_tx *tx, uint32_t ctx, unsigned int prio)
+{
+	struct txm *m;
+
+	if (prio > REL_TX_PRIO_MAX || ctx >= tx->attr.max_inflight ||
+	    tx->msgs[ctx].state == TXM_FREE)
+		return -EINVAL;
+	m = &tx->msgs[ctx];
+	tx->nprio[m->prio]--;
+	m->prio = (uint8_t)prio;
+	tx->nprio[prio]++;
+	return 0;
 }
 
 static void queue_rexmit(struct rel_tx *tx, uint32_t ctx, uint32_t chunk);
@@ -368,6 +387,7 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 	tx->counters[st == SDR_DONE_OK ? REL_TX_COMPLETED : st == SDR_DONE_TIMEOUT ?
 		     REL_TX_TIMEOUTS : st == SDR_DONE_CANCELLED ? REL_TX_CANCELLED : REL_TX_FAILED]++;
 	m->state = TXM_FREE;
+	tx->nprio[m->prio]--;
 	tx->slot_busy[m->slot] = 0;
 	tx->free_ctx[tx->nfree++] = ctx;
 	tx->inflight--;
@@ -898,8 +918,67 @@ check_injected(struct rel_tx *tx, struct txm *m, uint64_t now)
 }
 
 /*
- * Pick the next unit: retransmissions first, then per message in sequence order: encode
- * requests, parity of submessages whose data went out, new data. @p commit applies it.
+ * The next new unit of message @p m (context @p ctx): an encode request, parity of a
+ * submessage whose data went out, or new data. @return 1 when one was picked, 0 when the
+ * message has none now, -1 when nothing may go out (the pacer).
+ */
+static int
+pick_new(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit, uint32_t ctx,
+	 struct txm *m)
+{
+	uint32_t subs_out;
+
+	if (m->state == TXM_WAIT_CTS) {
+		if (tx->credit <= m->seq)
+			return 0;	/* waits for its CTS (so do the messages after it) */
+		if (commit)
+			m->state = TXM_ACTIVE;
+	}
+	if (is_ec(tx)) {
+		subs_out = m->data_next == m->nchunks ? m->nsub : m->data_next / tx->cfg.scheme.k;
+		if (m->enc_next < subs_out) {
+			fill_unit(u, ctx, m, REL_UNIT_ENCODE, m->enc_next, 0, 0);
+			if (commit)
+				m->enc_next++;
+			return 1;
+		}
+		if (m->par_sub < m->enc_next && sdr_bit_test(m->par_ready, m->par_sub)) {
+			if (!pacer_ready(&tx->pacer, now))
+				return -1;
+			fill_unit(u, ctx, m, REL_UNIT_PARITY, m->par_sub * tx->cfg.scheme.m + m->par_j,
+				  tx->attr.chunk_size, 0);
+			if (commit) {
+				pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+				tx->counters[REL_TX_PARITY_SENT]++;
+				m->last_tx_ns = now ? now : 1;
+				if (++m->par_j == sub_parity(tx, m, m->par_sub)) {
+					m->par_j = 0;
+					m->par_sub++;
+				}
+				check_injected(tx, m, now);
+			}
+			return 1;
+		}
+	}
+	if (m->data_next < m->ready_upto) {
+		if (!pacer_ready(&tx->pacer, now))
+			return -1;
+		fill_unit(u, ctx, m, REL_UNIT_DATA, m->data_next, chunk_bytes(tx, m, m->data_next), 0);
+		if (commit) {
+			pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+			sent_data(tx, ctx, m->data_next, now, 0);
+			m->data_next++;
+			check_injected(tx, m, now);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Pick the next unit: retransmissions first, then per message, the highest priority first
+ * and in sequence order within a priority: encode requests, parity of submessages whose
+ * data went out, new data. @p commit applies it.
  */
 static int
 pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
@@ -927,55 +1006,20 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 		}
 		return 1;
 	}
-	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
-		struct txm *m = &tx->msgs[ctx];
-		uint32_t subs_out;
+	/* new units: the most urgent messages first, each level in sequence order */
+	for (int level = REL_TX_PRIO_MAX; level >= 0; level--) {
+		if (tx->nprio[level] == 0)
+			continue;
+		for (uint32_t i = 0; i < tx->inflight; i++) {
+			uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+			struct txm *m = &tx->msgs[ctx];
+			int r;
 
-		if (m->state == TXM_WAIT_CTS) {
-			if (tx->credit <= m->seq)
-				return 0;	/* later messages wait for their CTS too */
-			if (commit)
-				m->state = TXM_ACTIVE;
-		}
-		if (is_ec(tx)) {
-			subs_out = m->data_next == m->nchunks ? m->nsub : m->data_next / tx->cfg.scheme.k;
-			if (m->enc_next < subs_out) {
-				fill_unit(u, ctx, m, REL_UNIT_ENCODE, m->enc_next, 0, 0);
-				if (commit)
-					m->enc_next++;
-				return 1;
-			}
-			if (m->par_sub < m->enc_next && sdr_bit_test(m->par_ready, m->par_sub)) {
-				if (!pacer_ready(&tx->pacer, now))
-					return 0;
-				fill_unit(u, ctx, m, REL_UNIT_PARITY, m->par_sub * tx->cfg.scheme.m + m->par_j,
-					  tx->attr.chunk_size, 0);
-				if (commit) {
-					pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
-					tx->counters[REL_TX_PARITY_SENT]++;
-					m->last_tx_ns = now ? now : 1;
-					if (++m->par_j == sub_parity(tx, m, m->par_sub)) {
-						m->par_j = 0;
-						m->par_sub++;
-					}
-					check_injected(tx, m, now);
-				}
-				return 1;
-			}
-		}
-		if (m->data_next < m->ready_upto) {
-			if (!pacer_ready(&tx->pacer, now))
-				return 0;
-			fill_unit(u, ctx, m, REL_UNIT_DATA, m->data_next,
-				  chunk_bytes(tx, m, m->data_next), 0);
-			if (commit) {
-				pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
-				sent_data(tx, ctx, m->data_next, now, 0);
-				m->data_next++;
-				check_injected(tx, m, now);
-			}
-			return 1;
+			if (m->prio != level)
+				continue;
+			r = pick_new(tx, now, u, commit, ctx, m);
+			if (r != 0)
+				return r > 0;
 		}
 	}
 	return 0;

@@ -109,6 +109,17 @@ int rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now
  */
 int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
 
+/** Priorities of a message: 0 (the default) .. REL_TX_PRIO_MAX. */
+#define REL_TX_PRIO_MAX 3
+
+/**
+ * Give message @p ctx (as submitted) priority @p prio: its new chunks go out before those of
+ * messages of a lower priority, whatever their order (retransmissions still go first). A
+ * large message at 0 and a small one at 1 submitted after it: the small one's chunks
+ * overtake the large one's that have not gone out yet. @return 0, -EINVAL.
+ */
+int rel_tx_set_prio(struct rel_tx *tx, uint32_t ctx, unsigned int prio);
+
 /**
  * Chunks [@p first, @p first + @p n) of streamed message (@p ctx, @p seq) are ready. A chunk
  * that went out already is sent again (the application retransmits it).

@@ -374,15 +374,19 @@ fail:
 
 static void collect_done(struct sdr_ep *ep);
 
+_Static_assert(SDR_EP_PRIO_MAX == REL_TX_PRIO_MAX, "the endpoint's priorities are rel_tx's");
+
 static int
 send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
-	    uint64_t cookie, uint64_t now, struct sdr_ep_stream *st)
+	    uint64_t cookie, uint64_t now, unsigned int prio, struct sdr_ep_stream *st)
 {
 	struct sdr_tx_msg msg;
 	int rc, ctx;
 
 	if (len > ep->cfg.attr.max_msg_size)
 		return -EMSGSIZE;
+	if (prio > SDR_EP_PRIO_MAX)
+		return -EINVAL;
 	/* completions first: a context the sender freed may be reused below */
 	collect_done(ep);
 	if (ep->held)
@@ -402,6 +406,8 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 		return ctx;
 	}
 	ep->sends[ctx].msg = msg;
+	if (prio)
+		rel_tx_set_prio(ep->rtx, (uint32_t)ctx, prio);	/* in range: checked above */
 	if (ep->cfg.auto_report)
 		sdr_auto_message(&ep->autoe, len);
 	if (st)
@@ -414,14 +420,21 @@ int
 sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 	    uint64_t cookie, uint64_t now)
 {
-	return send_common(ep, buf, len, user_imm, cookie, now, NULL);
+	return send_common(ep, buf, len, user_imm, cookie, now, 0, NULL);
+}
+
+int
+sdr_ep_send_prio(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		 uint64_t cookie, uint64_t now, unsigned int prio, struct sdr_ep_stream *st)
+{
+	return send_common(ep, buf, len, user_imm, cookie, now, prio, st);
 }
 
 int
 sdr_ep_send_stream(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 		   uint64_t cookie, uint64_t now, struct sdr_ep_stream *st)
 {
-	return send_common(ep, buf, len, user_imm, cookie, now, st);
+	return send_common(ep, buf, len, user_imm, cookie, now, 0, st);
 }
 
 int

@@ -178,6 +178,18 @@ int sdr_ep_send_stream(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint
 int sdr_ep_stream_add(struct sdr_ep *ep, const struct sdr_ep_stream *st, uint64_t off,
 		      uint64_t len);
 
+/** Message priorities: 0 (the default) .. SDR_EP_PRIO_MAX (rel_tx.h). */
+#define SDR_EP_PRIO_MAX 3
+
+/**
+ * sdr_ep_send() (@p st NULL) or sdr_ep_send_stream() (@p st not NULL) of a message with
+ * priority @p prio: its new chunks go out before those of the connection's messages of a
+ * lower priority (rel_tx_set_prio()). @return as they do, or -EINVAL for a priority above
+ * SDR_EP_PRIO_MAX.
+ */
+int sdr_ep_send_prio(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
+		     uint64_t cookie, uint64_t now, unsigned int prio, struct sdr_ep_stream *st);
+
 /** The end of a streamed send: whatever was not added yet is ready. @return 0, -ENOENT. */
 int sdr_ep_stream_end(struct sdr_ep *ep, const struct sdr_ep_stream *st);
 

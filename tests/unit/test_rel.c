@@ -849,6 +849,71 @@ test_path_karn(void **state)
 	assert_int_equal(r.rtt_samples, 7);		/* the ACKs before the resend only */
 }
 
+/*
+ * Priorities: a large message at priority 0 is going out when a small one at priority 2
+ * is submitted behind it; the small one's chunks go next, the large one's resume after, and
+ * retransmissions still go before either. Unpaced, units in the order rel_tx_next() gives.
+ */
+static void
+test_priority(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx_unit u;
+	struct rel_tx *tx;
+	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 8, .win_start = 0 };
+	char order[256] = "";
+	int big, small, n = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.chunk_size = 4096;
+	a.max_msg_size = 64 * 4096;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	tx = rel_tx_create(&cfg, &a);
+	c.value = 64 * 4096;
+	rel_tx_on_ctrl(tx, &c, 0);		/* eight receives posted */
+	big = rel_tx_submit(tx, 64 * 4096, 1, 0);
+	assert_true(big >= 0);
+	for (int i = 0; i < 4; i++) {		/* 4 of its 64 chunks go out */
+		assert_int_equal(rel_tx_next(tx, 1, &u), 1);
+		assert_int_equal(u.ctx, big);
+	}
+	small = rel_tx_submit(tx, 3 * 4096, 2, 1);
+	assert_true(small >= 0);
+	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, 2), 0);
+	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, REL_TX_PRIO_MAX + 1), -EINVAL);
+	assert_int_equal(rel_tx_set_prio(tx, 7, 1), -EINVAL);	/* no message there */
+	/* a NACK of the large message's chunk 1: its resend still goes first */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 0, .win_start = 1, .nwords = 1 };
+	c.win[0] = 1u << 31;
+	rel_tx_on_ctrl(tx, &c, RTT + 2);
+	while (n < 12 && rel_tx_next(tx, RTT + 2, &u) == 1) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%s%c%u%s", n ? " " : "", u.ctx == (uint32_t)big ? 'L' : 'S',
+			 u.index, u.retransmit ? "r" : "");
+		strncat(order, b, sizeof(order) - strlen(order) - 1);
+		n++;
+	}
+	assert_string_equal(order, "L1r S0 S1 S2 L4 L5 L6 L7 L8 L9 L10 L11");
+	/* without the priority the small message waits for all 64 of the large one's */
+	rel_tx_destroy(tx);
+	tx = rel_tx_create(&cfg, &a);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .cum = 8, .win_start = 0, .value = 64 * 4096 };
+	rel_tx_on_ctrl(tx, &c, 0);
+	big = rel_tx_submit(tx, 64 * 4096, 1, 0);
+	small = rel_tx_submit(tx, 3 * 4096, 2, 0);
+	for (n = 0; n < 64; n++) {
+		assert_int_equal(rel_tx_next(tx, 1, &u), 1);
+		assert_int_equal(u.ctx, big);
+	}
+	assert_int_equal(rel_tx_next(tx, 1, &u), 1);
+	assert_int_equal(u.ctx, small);
+	rel_tx_destroy(tx);
+}
+
 int
 main(void)
 {
@@ -873,6 +938,7 @@ main(void)
 		cmocka_unit_test(test_rx_skip_and_withdraw),
 		cmocka_unit_test(test_path_rtt_and_rate),
 		cmocka_unit_test(test_path_karn),
+		cmocka_unit_test(test_priority),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
