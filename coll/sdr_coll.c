@@ -37,11 +37,16 @@ struct sdr_comm {
 	uint32_t tx_chunk, rx_chunk;
 	uint64_t tx_max_msg, rx_max_msg;
 	uint32_t window;		/* steps in flight: the smaller max_inflight */
-	struct sdr_mr *mr;
+	struct sdr_mr *mr;		/* registered memory kept between operations */
 	uint8_t *mem;
 	size_t mem_len;
+	int mem_busy;			/* an operation in flight uses it */
 	double timeout_s;
 	uint32_t op_seq;
+	unsigned int prio;		/* of the operations issued from now on */
+	unsigned int tx_prio;		/* the send QP's priority as last set */
+	struct sdr_coll_req *head, *tail;	/* operations in flight, in issue order */
+	double last_progress;
 	int broken;			/* a failed operation leaves the ring out of step */
 	struct sdr_coll_stats st;
 	char err[320];
@@ -68,7 +73,8 @@ struct step {
 	int started, ended, send_done;
 };
 
-struct op {
+/* An operation (the public request). */
+struct sdr_coll_req {
 	struct sdr_comm *c;
 	struct step *s;
 	int n;
@@ -77,9 +83,19 @@ struct op {
 	int kind;
 	size_t esz;
 	uint8_t *work, *scratch;
+	struct sdr_mr *mr;		/* its own memory (NULL: the communicator's) */
+	uint32_t seq;			/* the operation's number, in cookies and immediates */
+	unsigned int prio;
 	uint32_t imm_base;
 	int next_recv, next_send;	/* the next step to post a receive / start a send for */
+	void *result;			/* where the result goes when it is complete */
+	size_t result_off, result_len;	/* ... from the working buffer */
+	int done, rc;
+	struct sdr_coll_stats st;
+	struct sdr_coll_req *next;	/* in flight, in issue order */
 };
+
+#define op sdr_coll_req
 
 static int
 fail(struct sdr_comm *c, int code, const char *fmt, ...)
@@ -346,25 +362,38 @@ sdr_coll_last_stats(const struct sdr_comm *c, struct sdr_coll_stats *s)
 	*s = c->st;
 }
 
-/* Registered memory for an operation: @p len bytes (kept between operations). */
+/*
+ * Registered memory for operation @p o: @p len bytes. The communicator keeps one region
+ * between operations (registering pages costs time); an operation issued while another
+ * uses it registers its own.
+ */
 static int
-memory(struct sdr_comm *c, size_t len)
+memory(struct sdr_comm *c, struct op *o, size_t len)
 {
 	void *p;
 
-	if (len <= c->mem_len)
+	if (!c->mem_busy) {
+		if (len > c->mem_len) {
+			if (c->mr) {
+				sdr_mr_dereg(c->mr);
+				c->mr = NULL;
+				c->mem = NULL;
+				c->mem_len = 0;
+			}
+			if (sdr_mr_reg(c->ctx, len, &p, &c->mr) != SDR_SUCCESS)
+				return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
+					    sdr_last_error(c->ctx));
+			c->mem = p;
+			c->mem_len = len;
+		}
+		c->mem_busy = 1;
+		o->work = c->mem;
 		return SDR_COLL_OK;
-	if (c->mr) {
-		sdr_mr_dereg(c->mr);
-		c->mr = NULL;
-		c->mem = NULL;
-		c->mem_len = 0;
 	}
-	if (sdr_mr_reg(c->ctx, len, &p, &c->mr) != SDR_SUCCESS)
+	if (sdr_mr_reg(c->ctx, len, &p, &o->mr) != SDR_SUCCESS)
 		return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
 			    sdr_last_error(c->ctx));
-	c->mem = p;
-	c->mem_len = len;
+	o->work = p;
 	return SDR_COLL_OK;
 }
 
@@ -412,9 +441,9 @@ take_chunks(struct op *o, struct step *s, int all)
 			coll_reduce(o->work + s->recv_off + off, o->scratch + s->scratch_off + off,
 				    len / o->esz, o->type, o->rop);
 		s->seen[k] = 1;
-		o->c->st.chunks++;
+		o->st.chunks++;
 		if (!all)
-			o->c->st.chunks_early++;
+			o->st.chunks_early++;
 	}
 	while (s->prefix < s->nchunks && s->seen[s->prefix])
 		s->prefix++;
@@ -469,13 +498,13 @@ in_window(const struct op *o, int next, int sends)
 	return (uint32_t)(next - oldest) < o->c->window;
 }
 
+/* Post the receives of @p o in step order, a window ahead of the oldest open one. */
 static int
-post_and_start(struct op *o)
+post_recvs(struct op *o)
 {
 	struct sdr_comm *c = o->c;
 	int rc;
 
-	/* receives in step order, a window ahead of the oldest unfinished one */
 	while (o->next_recv < o->n) {
 		struct step *s = &o->s[o->next_recv];
 
@@ -487,7 +516,8 @@ post_and_start(struct op *o)
 		if (!in_window(o, o->next_recv, 0))
 			break;
 		rc = sdr_recv_post(c->rx, (s->reduce ? o->scratch + s->scratch_off :
-				    o->work + s->recv_off), s->recv_len, (uint64_t)o->next_recv, &s->rh);
+				    o->work + s->recv_off), s->recv_len,
+				   ((uint64_t)o->seq << 8) | (uint64_t)o->next_recv, &s->rh);
 		if (rc == SDR_RETRY)
 			break;
 		if (rc != SDR_SUCCESS)
@@ -496,10 +526,19 @@ post_and_start(struct op *o)
 		s->posted = 1;
 		o->next_recv++;
 	}
-	/* sends in step order, the same way */
+	return 0;
+}
+
+/* Start the sends of @p o in step order, the same way, at the operation's priority. */
+static int
+start_sends(struct op *o)
+{
+	struct sdr_comm *c = o->c;
+	int rc;
+
 	while (o->next_send < o->n) {
 		struct step *s = &o->s[o->next_send];
-		uint64_t cookie = ((uint64_t)c->op_seq << 8) | (uint64_t)o->next_send;
+		uint64_t cookie = ((uint64_t)o->seq << 8) | (uint64_t)o->next_send;
 
 		if (s->send_len == 0) {
 			s->send_done = 1;
@@ -508,6 +547,11 @@ post_and_start(struct op *o)
 		}
 		if (!in_window(o, o->next_send, 1))
 			break;
+		if (c->tx_prio != o->prio) {
+			if (sdr_send_priority(c->tx, o->prio) != SDR_SUCCESS)
+				return fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx));
+			c->tx_prio = o->prio;
+		}
 		if (s->fed_by < 0)
 			rc = sdr_send_post(c->tx, o->work + s->send_off, s->send_len,
 					   imm_of(o, o->next_send), cookie);
@@ -520,191 +564,284 @@ post_and_start(struct op *o)
 			return fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", c->next,
 				    sdr_last_error(c->ctx));
 		s->started = 1;
-		c->st.messages_sent++;
+		o->st.messages_sent++;
 		o->next_send++;
 	}
 	return 0;
 }
 
-static int
-run(struct op *o)
+/* The operation in flight with number @p seq, or NULL. */
+static struct op *
+find_op(struct sdr_comm *c, uint64_t seq)
 {
-	struct sdr_comm *c = o->c;
-	double last = now_s();
-	uint32_t idle = 0;
-	int rc = 0;
+	for (struct op *o = c->head; o; o = o->next)
+		if (o->seq == seq)
+			return o;
+	return NULL;
+}
 
-	for (;;) {
-		struct sdr_completion cp;
-		int progress = 0, done = 1;
+/* An operation is over: its result (on success) to the caller's buffer, off the list. */
+static void
+retire(struct sdr_comm *c, struct op *o, int rc)
+{
+	struct op **pp = &c->head, *prev = NULL;
 
-		if ((rc = post_and_start(o)) != 0)
-			break;
+	o->rc = rc;
+	o->done = 1;
+	if (rc == 0 && o->result_len)
+		memmove(o->result, o->work + o->result_off, o->result_len);
+	/* receives still open are handed back */
+	for (int t = 0; t < o->n; t++)
+		if (o->s[t].posted && !o->s[t].recv_done)
+			for (int k = 0; k < 1000 && sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
+				;
+	while (*pp && *pp != o) {
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	if (*pp)
+		*pp = o->next;
+	if (c->tail == o)
+		c->tail = prev;
+	o->next = NULL;
+}
+
+/* Every operation in flight fails with @p rc (c->err says why): the ring is out of step. */
+static int
+fail_all(struct sdr_comm *c, int rc)
+{
+	c->broken = 1;
+	while (c->head)
+		retire(c, c->head, rc);
+	return rc;
+}
+
+/*
+ * One round over the operations in flight: post and start what the windows allow (an
+ * operation only after those issued before it posted and started all of theirs: the k-th
+ * message of a connection must meet the k-th receive at both ends), take the chunks that
+ * arrived, feed the streams, take the completions. @return 1 if anything moved, 0 if not,
+ * or an error (every operation failed).
+ */
+static int
+progress(struct sdr_comm *c)
+{
+	struct sdr_completion cp;
+	int moved = 0, recvs_open = 0, sends_open = 0, rc;
+
+	for (struct op *o = c->head; o; o = o->next) {
+		if (!recvs_open && (rc = post_recvs(o)) != 0)
+			return fail_all(c, rc);
+		if (!sends_open && (rc = start_sends(o)) != 0)
+			return fail_all(c, rc);
+		recvs_open |= o->next_recv < o->n;
+		sends_open |= o->next_send < o->n;
 		for (int t = 0; t < o->n; t++) {
 			struct step *s = &o->s[t];
 
 			if (s->posted && !s->recv_done) {
-				uint32_t before = s->prefix;
-				uint64_t had = c->st.chunks;
+				uint64_t had = o->st.chunks;
 
 				take_chunks(o, s, 0);
-				progress |= s->prefix != before || c->st.chunks != had;
+				moved |= o->st.chunks != had;
 			}
 			if (s->fed_by >= 0 && s->started && !s->ended) {
 				uint64_t before = s->declared;
 
 				if ((rc = feed(o, s)) != 0)
-					goto out;
-				progress |= s->declared != before || s->ended;
+					return fail_all(c, rc);
+				moved |= s->declared != before || s->ended;
 			}
-			done &= s->recv_done && s->send_done;
 		}
-		if (done)
-			break;
-		while ((rc = sdr_recv_poll(c->rx, &cp)) == SDR_SUCCESS) {
-			int t = (int)cp.cookie;
-			struct step *s;
+	}
+	while ((rc = sdr_recv_poll(c->rx, &cp)) == SDR_SUCCESS) {
+		struct op *o = find_op(c, cp.cookie >> 8);
+		int t = (int)(cp.cookie & 0xFF);
+		struct step *s;
 
-			if (t < 0 || t >= o->n || !o->s[t].posted || o->s[t].recv_done) {
-				rc = fail(c, SDR_COLL_E_PEER, "a receive completion this operation "
-					  "never posted (%" PRIu64 ")", cp.cookie);
-				goto out;
-			}
-			s = &o->s[t];
-			progress = 1;
-			if (cp.status != 0) {
-				rc = fail(c, SDR_COLL_E_FAILED, "the message from rank %d (step %d) "
-					  "failed in the dataplane (status %d)", c->prev, t, cp.status);
-				goto out;
-			}
-			if (cp.imm_ok && ((cp.imm ^ imm_of(o, t)) & imm_mask(cp.imm_bits))) {
-				rc = fail(c, SDR_COLL_E_PEER, "rank %d sent step %d of another "
-					  "operation (immediate 0x%08x, expected 0x%08x in the low %u "
-					  "bits): do all ranks call the same operation with the same "
-					  "type, reduction and size?", c->prev, t, cp.imm, imm_of(o, t),
-					  cp.imm_bits);
-				goto out;
-			}
-			take_chunks(o, s, 1);
-			s->recv_done = 1;
-			c->st.messages_received++;
-			c->st.decoded += cp.decoded;
-			while ((rc = sdr_recv_complete(cp.recv)) == SDR_RETRY)
-				;
-			if (rc != SDR_SUCCESS) {
-				rc = fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx));
-				goto out;
-			}
-		}
-		if (rc == SDR_ERROR) {
-			rc = fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", c->prev,
-				  sdr_last_error(c->ctx));
-			goto out;
-		}
-		while ((rc = sdr_send_poll(c->tx, &cp)) == SDR_SUCCESS) {
-			int t = (int)(cp.cookie & 0xFF);
+		if (o == NULL || t >= o->n || !o->s[t].posted || o->s[t].recv_done)
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a receive completion no "
+						 "operation posted (%" PRIu64 ")", cp.cookie));
+		s = &o->s[t];
+		moved = 1;
+		if (cp.status != 0)
+			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message from rank %d "
+						 "(step %d) failed in the dataplane (status %d)",
+						 c->prev, t, cp.status));
+		if (cp.imm_ok && ((cp.imm ^ imm_of(o, t)) & imm_mask(cp.imm_bits)))
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "rank %d sent step %d of another "
+						 "operation (immediate 0x%08x, expected 0x%08x in the "
+						 "low %u bits): do all ranks call the same operations "
+						 "with the same type, reduction and size, in the same "
+						 "order?", c->prev, t, cp.imm, imm_of(o, t),
+						 cp.imm_bits));
+		take_chunks(o, s, 1);
+		s->recv_done = 1;
+		o->st.messages_received++;
+		o->st.decoded += cp.decoded;
+		while ((rc = sdr_recv_complete(cp.recv)) == SDR_RETRY)
+			;
+		if (rc != SDR_SUCCESS)
+			return fail_all(c, fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx)));
+	}
+	if (rc == SDR_ERROR)
+		return fail_all(c, fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", c->prev,
+					 sdr_last_error(c->ctx)));
+	while ((rc = sdr_send_poll(c->tx, &cp)) == SDR_SUCCESS) {
+		struct op *o = find_op(c, cp.cookie >> 8);
+		int t = (int)(cp.cookie & 0xFF);
 
-			if ((cp.cookie >> 8) != c->op_seq || t >= o->n || !o->s[t].started ||
-			    o->s[t].send_done) {
-				rc = fail(c, SDR_COLL_E_PEER, "a send completion this operation never "
-					  "started (%" PRIu64 ")", cp.cookie);
-				goto out;
-			}
-			progress = 1;
-			if (cp.status != 0) {
-				rc = fail(c, SDR_COLL_E_FAILED, "the message to rank %d (step %d) failed "
-					  "in the dataplane (status %d: no answer from it?)", c->next, t,
-					  cp.status);
-				goto out;
-			}
-			o->s[t].send_done = 1;
-			c->st.retransmitted += cp.retransmitted;
-		}
-		if (rc == SDR_ERROR) {
-			rc = fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", c->next,
-				  sdr_last_error(c->ctx));
-			goto out;
-		}
-		rc = 0;
-		if (progress) {
-			last = now_s();
-			idle = 0;
-			continue;
-		}
-		if (now_s() - last > c->timeout_s) {
-			int waiting_recv = 0;
+		if (o == NULL || t >= o->n || !o->s[t].started || o->s[t].send_done)
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a send completion no operation "
+						 "started (%" PRIu64 ")", cp.cookie));
+		moved = 1;
+		if (cp.status != 0)
+			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message to rank %d (step "
+						 "%d) failed in the dataplane (status %d: no answer "
+						 "from it?)", c->next, t, cp.status));
+		o->s[t].send_done = 1;
+		o->st.retransmitted += cp.retransmitted;
+	}
+	if (rc == SDR_ERROR)
+		return fail_all(c, fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", c->next,
+					 sdr_last_error(c->ctx)));
+	/* the operations whose every step is done */
+	for (struct op *o = c->head, *nx; o; o = nx) {
+		int done = o->next_recv == o->n && o->next_send == o->n;
 
+		nx = o->next;
+		for (int t = 0; t < o->n && done; t++)
+			done = o->s[t].recv_done && o->s[t].send_done;
+		if (done) {
+			retire(c, o, 0);
+			moved = 1;
+		}
+	}
+	if (moved) {
+		c->last_progress = now_s();
+	} else if (c->head && now_s() - c->last_progress > c->timeout_s) {
+		int waiting_recv = 0;
+
+		for (struct op *o = c->head; o && !waiting_recv; o = o->next)
 			for (int t = 0; t < o->n; t++)
 				if (!o->s[t].recv_done) {
 					waiting_recv = 1;
 					break;
 				}
-			rc = fail(c, SDR_COLL_E_TIMEOUT, "rank %d delivered nothing for %.1f s "
-				  "(waiting for its %s)", waiting_recv ? c->prev : c->next,
-				  c->timeout_s, waiting_recv ? "data" : "acknowledgements");
-			goto out;
+		return fail_all(c, fail(c, SDR_COLL_E_TIMEOUT, "rank %d delivered nothing for "
+					 "%.1f s (waiting for its %s)", waiting_recv ? c->prev :
+					 c->next, c->timeout_s, waiting_recv ? "data" :
+					 "acknowledgements"));
+	}
+	return moved;
+}
+
+int
+sdr_coll_test(struct sdr_coll_req *o, int *done)
+{
+	if (!o->done) {
+		int rc = progress(o->c);
+
+		if (rc < 0 && !o->done)
+			return rc;
+	}
+	*done = o->done;
+	return o->done ? o->rc : SDR_COLL_OK;
+}
+
+static void op_free(struct op *o);
+
+int
+sdr_coll_wait(struct sdr_coll_req *o)
+{
+	struct sdr_comm *c = o->c;
+	uint32_t idle = 0;
+	int rc;
+
+	while (!o->done) {
+		rc = progress(c);
+		if (rc > 0) {
+			idle = 0;
+			continue;
 		}
+		if (rc < 0)
+			break;
 		/* idle backoff: the chunks arrive through the dataplane, which needs the CPU */
 		if (++idle > 256)
 			usleep(idle > 16384 ? 200 : 20);
 	}
-out:
-	/* receives still open are handed back; a failed operation leaves the ring out of
-	 * step, so the communicator refuses further operations */
-	for (int t = 0; t < o->n; t++)
-		if (o->s[t].posted && !o->s[t].recv_done) {
-			for (int k = 0; k < 1000 && sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
-				;
-		}
-	if (rc != 0)
-		c->broken = 1;
+	rc = o->rc;
+	c->st = o->st;
+	op_free(o);
 	return rc;
 }
 
-/* Set an operation up: @p n steps, @p work_bytes of working and @p scratch_bytes of
- * scratch memory. */
-static int
-op_init(struct op *o, struct sdr_comm *c, int kind, int n, size_t work_bytes,
-	size_t scratch_bytes, enum sdr_coll_type type, enum sdr_coll_op rop, size_t count)
+void
+sdr_coll_set_priority(struct sdr_comm *c, unsigned int prio)
 {
+	c->prio = prio > SDR_PRIO_MAX ? SDR_PRIO_MAX : prio;
+}
+
+/*
+ * A new operation: @p n steps, @p work_bytes of working and @p scratch_bytes of scratch
+ * memory. On failure nothing is left allocated.
+ */
+static int
+op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
+       size_t scratch_bytes, enum sdr_coll_type type, enum sdr_coll_op rop, size_t count)
+{
+	struct op *o;
 	int rc;
 
-	memset(o, 0, sizeof(*o));
+	*out = NULL;
+	if (c->broken)
+		return fail(c, SDR_COLL_E_ARG, "an earlier operation failed: the ranks are out of "
+			    "step; create the communicator again");
+	if (sdr_coll_type_size(type) == 0 || (unsigned int)rop >= SDR_COLL_NOPS)
+		return fail(c, SDR_COLL_E_ARG, "unknown type %d or reduction %d", (int)type,
+			    (int)rop);
+	o = calloc(1, sizeof(*o));
+	if (o == NULL || (n && (o->s = calloc((size_t)n, sizeof(*o->s))) == NULL)) {
+		free(o);
+		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
+	}
 	o->c = c;
 	o->kind = kind;
 	o->type = type;
 	o->rop = rop;
 	o->esz = sdr_coll_type_size(type);
-	if (c->broken)
-		return fail(c, SDR_COLL_E_ARG, "an earlier operation failed: the ranks are out of "
-			    "step; create the communicator again");
-	if (o->esz == 0 || (unsigned int)rop >= SDR_COLL_NOPS)
-		return fail(c, SDR_COLL_E_ARG, "unknown type %d or reduction %d", (int)type,
-			    (int)rop);
+	o->n = n;
+	o->prio = c->prio;
+	rc = memory(c, o, work_bytes + scratch_bytes + 64);
+	if (rc) {
+		free(o->s);
+		free(o);
+		return rc;
+	}
+	o->scratch = o->work + ((work_bytes + 63) & ~(size_t)63);
 	c->op_seq = (c->op_seq + 1) & 0xFFFFFF;
-	memset(&c->st, 0, sizeof(c->st));
+	o->seq = c->op_seq;
 	/* 0xKK TT SS tt: kind and reduction, type and size hash, operation number, step */
 	o->imm_base = ((uint32_t)kind << 30) | ((uint32_t)rop << 28) | ((uint32_t)type << 25) |
 		      ((uint32_t)((count * 2654435761u) >> 7) & 0x1FF) << 16 |
-		      ((c->op_seq & 0xFF) << 8);
-	rc = memory(c, work_bytes + scratch_bytes + 64);
-	if (rc)
-		return rc;
-	o->work = c->mem;
-	o->scratch = c->mem + ((work_bytes + 63) & ~(size_t)63);
-	o->s = calloc((size_t)n, sizeof(*o->s));
-	if (o->s == NULL && n)
-		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
-	o->n = n;
+		      ((o->seq & 0xFF) << 8);
+	*out = o;
 	return 0;
 }
 
 static void
 op_free(struct op *o)
 {
+	if (o == NULL)
+		return;
 	for (int t = 0; t < o->n; t++)
 		free(o->s[t].seen);
+	if (o->mr)
+		sdr_mr_dereg(o->mr);
+	else if (o->work)
+		o->c->mem_busy = 0;
 	free(o->s);
+	free(o);
 }
 
 /* Size the receive of step @p t and check both messages fit the connections. */
@@ -768,52 +905,82 @@ ring_steps(struct op *o, const uint64_t *off, const uint64_t *len, int rs, int a
 	o->s[0].fed_by = -1;
 }
 
+/*
+ * Check the steps of @p o and put it in flight behind the operations issued before it;
+ * take a first round. Errors later surface in sdr_coll_wait() / sdr_coll_test().
+ */
 static int
-finish(struct op *o)
+launch(struct op *o, struct sdr_coll_req **req)
 {
+	struct sdr_comm *c = o->c;
 	int rc = 0;
 
 	for (int t = 0; t < o->n && rc == 0; t++)
 		rc = step_ready(o, t);
-	if (rc == 0)
-		rc = run(o);
-	return rc;
+	if (rc) {
+		op_free(o);
+		return rc;
+	}
+	if (c->head == NULL)
+		c->last_progress = now_s();	/* the timeout counts from here */
+	if (c->tail)
+		c->tail->next = o;
+	else
+		c->head = o;
+	c->tail = o;
+	progress(c);
+	*req = o;
+	return SDR_COLL_OK;
 }
 
-int
-sdr_allreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t count,
-	      enum sdr_coll_type type, enum sdr_coll_op op)
+/* The N segments of an Allreduce of @p count elements of @p esz bytes (the first count % N
+ * get one more element), with the scratch they need. */
+static int
+segments(struct sdr_comm *c, size_t count, size_t esz, uint64_t **off, uint64_t **len,
+	 size_t *scratch)
 {
-	int n = c->size, rc;
-	size_t esz = sdr_coll_type_size(type), bytes = count * esz, scratch = 0;
-	uint64_t *off, *len;
-	struct op o;
+	int n = c->size;
 
-	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
-		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
-	off = calloc((size_t)n, sizeof(*off));
-	len = calloc((size_t)n, sizeof(*len));
-	if (off == NULL || len == NULL) {
-		free(off);
-		free(len);
+	*off = calloc((size_t)n, sizeof(**off));
+	*len = calloc((size_t)n, sizeof(**len));
+	if (*off == NULL || *len == NULL) {
+		free(*off);
+		free(*len);
 		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
 	}
+	*scratch = 0;
 	for (int j = 0; j < n; j++) {
 		size_t e = count / (size_t)n + ((size_t)j < count % (size_t)n);
 
-		len[j] = e * esz;
-		off[j] = j ? off[j - 1] + len[j - 1] : 0;
-		scratch += (len[j] + 63) & ~(size_t)63;
+		(*len)[j] = e * esz;
+		(*off)[j] = j ? (*off)[j - 1] + (*len)[j - 1] : 0;
+		*scratch += ((*len)[j] + 63) & ~(size_t)63;
 	}
-	rc = op_init(&o, c, KIND_ALLREDUCE, 2 * (n - 1), bytes, scratch, type, op, count);
+	return 0;
+}
+
+int
+sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+	       enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req)
+{
+	size_t esz = sdr_coll_type_size(type), bytes = count * esz, scratch = 0;
+	uint64_t *off, *len;
+	struct op *o;
+	int rc;
+
+	*req = NULL;
+	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
+		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
+	if ((rc = segments(c, count, esz, &off, &len, &scratch)) != 0)
+		return rc;
+	rc = op_new(&o, c, KIND_ALLREDUCE, 2 * (c->size - 1), bytes, scratch, type, op, count);
 	if (rc == 0) {
-		memcpy(o.work, sendbuf, bytes);
-		ring_steps(&o, off, len, 1, 1);
-		rc = finish(&o);
-		if (rc == 0)
-			memcpy(recvbuf, o.work, bytes);
+		memcpy(o->work, sendbuf, bytes);
+		ring_steps(o, off, len, 1, 1);
+		o->result = recvbuf;
+		o->result_len = bytes;
+		rc = launch(o, req);
 	}
-	op_free(&o);
 	free(off);
 	free(len);
 	return rc;
@@ -838,84 +1005,129 @@ blocks(struct sdr_comm *c, size_t block, uint64_t **off, uint64_t **len)
 }
 
 int
-sdr_reduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t recvcount,
-		   enum sdr_coll_type type, enum sdr_coll_op op)
+sdr_ireduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t recvcount,
+		    enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req)
 {
 	size_t esz = sdr_coll_type_size(type), block = recvcount * esz;
 	uint64_t *off, *len;
-	struct op o;
+	struct op *o;
 	int rc;
 
+	*req = NULL;
 	if ((recvcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "reduce_scatter: a NULL buffer or an unknown type");
 	if ((rc = blocks(c, block, &off, &len)) != 0)
 		return rc;
-	rc = op_init(&o, c, KIND_REDUCE_SCATTER, c->size - 1, block * (size_t)c->size,
-		     ((block + 63) & ~(size_t)63) * (size_t)(c->size - 1), type, op, recvcount);
+	rc = op_new(&o, c, KIND_REDUCE_SCATTER, c->size - 1, block * (size_t)c->size,
+		    ((block + 63) & ~(size_t)63) * (size_t)(c->size - 1), type, op, recvcount);
 	if (rc == 0) {
-		memcpy(o.work, sendbuf, block * (size_t)c->size);
-		ring_steps(&o, off, len, 1, 0);
-		rc = finish(&o);
-		if (rc == 0)
-			memmove(recvbuf, o.work + (size_t)c->rank * block, block);
+		memcpy(o->work, sendbuf, block * (size_t)c->size);
+		ring_steps(o, off, len, 1, 0);
+		o->result = recvbuf;
+		o->result_off = (size_t)c->rank * block;
+		o->result_len = block;
+		rc = launch(o, req);
 	}
-	op_free(&o);
 	free(off);
 	free(len);
 	return rc;
+}
+
+int
+sdr_iallgather(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t sendcount,
+	       enum sdr_coll_type type, struct sdr_coll_req **req)
+{
+	size_t esz = sdr_coll_type_size(type), block = sendcount * esz;
+	uint64_t *off, *len;
+	struct op *o;
+	int rc;
+
+	*req = NULL;
+	if ((sendcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
+		return fail(c, SDR_COLL_E_ARG, "allgather: a NULL buffer or an unknown type");
+	if ((rc = blocks(c, block, &off, &len)) != 0)
+		return rc;
+	rc = op_new(&o, c, KIND_ALLGATHER, c->size - 1, block * (size_t)c->size, 0, type,
+		    SDR_COLL_SUM, sendcount);
+	if (rc == 0) {
+		memcpy(o->work + (size_t)c->rank * block, sendbuf, block);
+		ring_steps(o, off, len, 0, 1);
+		o->result = recvbuf;
+		o->result_len = block * (size_t)c->size;
+		rc = launch(o, req);
+	}
+	free(off);
+	free(len);
+	return rc;
+}
+
+int
+sdr_ibroadcast(struct sdr_comm *c, void *buf, size_t count, enum sdr_coll_type type, int root,
+	       struct sdr_coll_req **req)
+{
+	size_t esz = sdr_coll_type_size(type), bytes = count * esz;
+	struct op *o;
+	int pos, rc;
+
+	*req = NULL;
+	if ((count && buf == NULL) || esz == 0 || root < 0 || root >= c->size)
+		return fail(c, SDR_COLL_E_ARG, "broadcast: a NULL buffer, an unknown type or root "
+			    "%d outside 0 .. %d", root, c->size - 1);
+	rc = op_new(&o, c, KIND_BROADCAST, 1, bytes, 0, type, SDR_COLL_SUM, count);
+	if (rc)
+		return rc;
+	/* one step: the root sends, the others receive, and forward as the chunks come
+	 * (but the rank before the root) */
+	pos = mod(c->rank - root, c->size);
+	o->s[0] = (struct step){ .send_len = pos == c->size - 1 ? 0 : bytes,
+				 .recv_len = pos == 0 ? 0 : bytes, .fed_by = pos ? 0 : -1 };
+	if (pos == 0) {
+		memcpy(o->work, buf, bytes);
+	} else {
+		o->result = buf;
+		o->result_len = bytes;
+	}
+	return launch(o, req);
+}
+
+/* A blocking call: issue (rc), then wait. */
+static int
+blocking(int rc, struct sdr_coll_req **req)
+{
+	return rc == SDR_COLL_OK ? sdr_coll_wait(*req) : rc;
+}
+
+int
+sdr_allreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t count,
+	      enum sdr_coll_type type, enum sdr_coll_op op)
+{
+	struct sdr_coll_req *r = NULL;
+
+	return blocking(sdr_iallreduce(c, sendbuf, recvbuf, count, type, op, &r), &r);
+}
+
+int
+sdr_reduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t recvcount,
+		   enum sdr_coll_type type, enum sdr_coll_op op)
+{
+	struct sdr_coll_req *r = NULL;
+
+	return blocking(sdr_ireduce_scatter(c, sendbuf, recvbuf, recvcount, type, op, &r), &r);
 }
 
 int
 sdr_allgather(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t sendcount,
 	      enum sdr_coll_type type)
 {
-	size_t esz = sdr_coll_type_size(type), block = sendcount * esz;
-	uint64_t *off, *len;
-	struct op o;
-	int rc;
+	struct sdr_coll_req *r = NULL;
 
-	if ((sendcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
-		return fail(c, SDR_COLL_E_ARG, "allgather: a NULL buffer or an unknown type");
-	if ((rc = blocks(c, block, &off, &len)) != 0)
-		return rc;
-	rc = op_init(&o, c, KIND_ALLGATHER, c->size - 1, block * (size_t)c->size, 0, type,
-		     SDR_COLL_SUM, sendcount);
-	if (rc == 0) {
-		memcpy(o.work + (size_t)c->rank * block, sendbuf, block);
-		ring_steps(&o, off, len, 0, 1);
-		rc = finish(&o);
-		if (rc == 0)
-			memcpy(recvbuf, o.work, block * (size_t)c->size);
-	}
-	op_free(&o);
-	free(off);
-	free(len);
-	return rc;
+	return blocking(sdr_iallgather(c, sendbuf, recvbuf, sendcount, type, &r), &r);
 }
 
 int
 sdr_broadcast(struct sdr_comm *c, void *buf, size_t count, enum sdr_coll_type type, int root)
 {
-	size_t esz = sdr_coll_type_size(type), bytes = count * esz;
-	int pos, rc;
-	struct op o;
+	struct sdr_coll_req *r = NULL;
 
-	if ((count && buf == NULL) || esz == 0 || root < 0 || root >= c->size)
-		return fail(c, SDR_COLL_E_ARG, "broadcast: a NULL buffer, an unknown type or root "
-			    "%d outside 0 .. %d", root, c->size - 1);
-	rc = op_init(&o, c, KIND_BROADCAST, 1, bytes, 0, type, SDR_COLL_SUM, count);
-	if (rc == 0) {
-		/* one step: the root sends, the others receive, and forward as the chunks come
-		 * (but the rank before the root) */
-		pos = mod(c->rank - root, c->size);
-		o.s[0] = (struct step){ .send_len = pos == c->size - 1 ? 0 : bytes,
-					.recv_len = pos == 0 ? 0 : bytes, .fed_by = pos ? 0 : -1 };
-		if (pos == 0)
-			memcpy(o.work, buf, bytes);
-		rc = finish(&o);
-		if (rc == 0 && pos != 0)
-			memcpy(buf, o.work, bytes);
-	}
-	op_free(&o);
-	return rc;
+	return blocking(sdr_ibroadcast(c, buf, count, type, root, &r), &r);
 }

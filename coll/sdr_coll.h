@@ -22,8 +22,8 @@
  * pipeline from the root) run with partial completion: a step forwards and reduces each chunk
  * as the receive's bitmap shows it arrived, and the next step's send goes out as a stream
  * fed chunk by chunk, so the 2(N - 1) dependent steps of a ring overlap instead of each
- * waiting for the whole message. Blocking calls, one at a time per communicator; one thread
- * per communicator (libsdr's rule for a context).
+ * waiting for the whole message. Blocking calls, and non-blocking ones that run concurrently
+ * with priorities; one thread per communicator (libsdr's rule for a context).
  *
  * Return convention: SDR_COLL_OK, or a negative SDR_COLL_E_* code; sdr_comm_error() says
  * what happened in one line (for a peer that stopped answering: which rank).
@@ -122,6 +122,43 @@ int sdr_allgather(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, siz
 /** @p root's @p count elements of @p buf reach every rank's @p buf (a pipeline around the ring). */
 int sdr_broadcast(struct sdr_comm *comm, void *buf, size_t count, enum sdr_coll_type type,
 		  int root);
+
+/**
+ * Non-blocking forms: the operation is issued (its input copied: the send buffer may be
+ * reused at once) and runs while the caller goes on; @p req completes it with
+ * sdr_coll_wait() (which also frees it) or is polled with sdr_coll_test(). The result
+ * buffer must stay valid until then. Operations issued one after another run concurrently,
+ * their messages in issue order on each connection; every rank must issue the same
+ * operations in the same order.
+ */
+struct sdr_coll_req;
+
+int sdr_iallreduce(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+		   enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req);
+int sdr_ireduce_scatter(struct sdr_comm *comm, const void *sendbuf, void *recvbuf,
+			size_t recvcount, enum sdr_coll_type type, enum sdr_coll_op op,
+			struct sdr_coll_req **req);
+int sdr_iallgather(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+		   enum sdr_coll_type type, struct sdr_coll_req **req);
+int sdr_ibroadcast(struct sdr_comm *comm, void *buf, size_t count, enum sdr_coll_type type,
+		   int root, struct sdr_coll_req **req);
+
+/** Run @p req to its end and free it. @return its result (SDR_COLL_OK or an error). */
+int sdr_coll_wait(struct sdr_coll_req *req);
+
+/**
+ * Make progress on every operation in flight once; @p done says whether @p req is over
+ * (then sdr_coll_wait() returns at once). @return SDR_COLL_OK, or its error once over.
+ */
+int sdr_coll_test(struct sdr_coll_req *req, int *done);
+
+/**
+ * The priority (0 .. 3) of the operations issued from now on: the dataplane sends the
+ * chunks of a higher-priority operation's messages before those of lower-priority ones
+ * still waiting on the same connection (libsdr's sdr_send_priority()), so a small urgent
+ * operation issued behind a large one finishes close to its time alone.
+ */
+void sdr_coll_set_priority(struct sdr_comm *comm, unsigned int prio);
 
 /** What the last operation did: its steps' messages, chunks forwarded before their
  * message completed, retransmitted and decoded chunks. */

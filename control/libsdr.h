@@ -120,7 +120,7 @@ int sdr_send_post(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm
  * sdr_send_stream_start()): the dataplane sends the new chunks of a message before those of
  * the QP's messages of a lower priority that have not gone out yet, so a small urgent
  * message posted behind a large one overtakes it instead of waiting for it. Messages still
- * complete, and land in the peer's receives, in the order they were posted.
+ * land in the peer's receives in the order they were posted (order-based matching).
  * @return SDR_SUCCESS, SDR_ERROR (above SDR_PRIO_MAX).
  */
 int sdr_send_priority(struct sdr_qp *qp, unsigned int prio);

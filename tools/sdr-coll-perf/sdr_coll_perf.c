@@ -37,6 +37,9 @@ struct opts {
 	enum sdr_coll_op op;
 	int root, inplace, json;
 	double timeout_s;
+	unsigned int prio;	/* of the timed operations */
+	int barrier;		/* line the ranks up before each operation */
+	uint64_t behind;	/* bytes of the Allreduce issued in front of each (0: none) */
 };
 
 static void
@@ -58,6 +61,13 @@ usage(FILE *f)
 "  -o, --op OP            sum (default), max, min\n"
 "  -r, --root N           broadcast's root rank (default 0)\n"
 "      --inplace          the result over the input (default: separate buffers)\n"
+"      --behind SIZE      issue a float sum Allreduce of SIZE at priority 0 right before\n"
+"                         each timed operation (both checked; the time is the timed one's)\n"
+"      --priority N       the timed operations' priority, 0 (default) .. 3: with --behind,\n"
+"                         whether they overtake the one in front\n"
+"      --barrier          line the ranks up before each operation (a 4-byte Allreduce, not\n"
+"                         timed): each time is then the operation's own, not the wait for\n"
+"                         a rank still busy with the one before\n"
 "      --timeout TIME     an operation fails if a neighbour delivers nothing this long\n"
 "                         (default 10s)\n"
 "      --json             one JSON object instead of the table\n"
@@ -170,6 +180,9 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 	uint8_t *in, *out;
 	int64_t wrong = 0;
 	double sum = 0;
+	struct sdr_coll_req *req = NULL, *bg_req = NULL;
+	size_t bg_n = o->behind / sizeof(float);
+	float *bg = bg_n ? malloc(bg_n * sizeof(float)) : NULL;
 
 	/* elements per rank as NCCL counts sizes */
 	count = o->coll == C_ALLREDUCE || o->coll == C_BROADCAST ? size / esz :
@@ -179,9 +192,10 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 		count;
 	in = malloc(in_n * esz + 1);
 	out = o->inplace ? NULL : malloc(out_n * esz + 1);
-	if (in == NULL || (!o->inplace && out == NULL)) {
+	if (in == NULL || (!o->inplace && out == NULL) || (bg_n && bg == NULL)) {
 		free(in);
 		free(out);
+		free(bg);
 		fprintf(stderr, "sdr-coll-perf: out of memory for %" PRIu64 " bytes\n", size);
 		return -1;
 	}
@@ -210,22 +224,58 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 				store(in, i, o->type, value(r, o->coll == C_ALLGATHER ?
 							    i + (size_t)r * count : i, seed));
 		}
+		if (o->barrier) {	/* a 4-byte Allreduce, not timed */
+			int32_t x = 1, y;
+
+			if ((rc = sdr_allreduce(c, &x, &y, 1, SDR_COLL_I32, SDR_COLL_SUM)) != 0) {
+				fprintf(stderr, "sdr-coll-perf: rank %d: barrier: %s\n", r,
+					sdr_comm_error(c));
+				break;
+			}
+		}
+		/* --behind: a large Allreduce at priority 0 goes first, the timed operation
+		 * is issued right behind it at --priority */
+		if (bg_n) {
+			for (size_t i = 0; i < bg_n; i++)
+				bg[i] = (float)value(r, i, seed + 1);
+			sdr_coll_set_priority(c, 0);
+			rc = sdr_iallreduce(c, bg, bg, bg_n, SDR_COLL_F32, SDR_COLL_SUM, &bg_req);
+			if (rc != 0) {
+				fprintf(stderr, "sdr-coll-perf: rank %d: the operation in front: %s\n", r,
+					sdr_comm_error(c));
+				break;
+			}
+		}
+		sdr_coll_set_priority(c, o->prio);
 		t0 = now_s();
 		switch (o->coll) {
 		case C_ALLREDUCE:
-			rc = sdr_allreduce(c, in, o->inplace ? in : out, count, o->type, o->op);
+			rc = sdr_iallreduce(c, in, o->inplace ? in : out, count, o->type, o->op, &req);
 			break;
 		case C_REDUCE_SCATTER:
-			rc = sdr_reduce_scatter(c, in, o->inplace ? in : out, count, o->type, o->op);
+			rc = sdr_ireduce_scatter(c, in, o->inplace ? in : out, count, o->type, o->op,
+						 &req);
 			break;
 		case C_ALLGATHER:
-			rc = sdr_allgather(c, in, o->inplace ? in : out, count, o->type);
+			rc = sdr_iallgather(c, in, o->inplace ? in : out, count, o->type, &req);
 			break;
 		case C_BROADCAST:
-			rc = sdr_broadcast(c, in, count, o->type, o->root);
+			rc = sdr_ibroadcast(c, in, count, o->type, o->root, &req);
 			break;
 		}
+		if (rc == 0)
+			rc = sdr_coll_wait(req);
 		dt = now_s() - t0;
+		if (bg_req) {
+			int brc = sdr_coll_wait(bg_req);
+
+			bg_req = NULL;
+			for (size_t i = 0; brc == 0 && i < bg_n; i++)
+				if (bg[i] != (float)reduced(n, i, SDR_COLL_SUM, seed + 1))
+					wrong++;
+			if (rc == 0 && brc != 0)
+				rc = brc;
+		}
 		if (rc != 0) {
 			fprintf(stderr, "sdr-coll-perf: rank %d: %s of %" PRIu64 " bytes: %s\n", r,
 				coll_names[o->coll], size, sdr_comm_error(c));
@@ -258,6 +308,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 	free(in);
 	if (!o->inplace)
 		free(out);
+	free(bg);
 	if (rc != 0)
 		return -1;
 	/* every rank's count of wrong elements, summed with the library itself */
@@ -287,7 +338,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 int
 main(int argc, char **argv)
 {
-	enum { O_INPLACE = 256, O_TIMEOUT, O_JSON };
+	enum { O_INPLACE = 256, O_TIMEOUT, O_JSON, O_BEHIND, O_PRIORITY, O_BARRIER };
 	static const struct option lo[] = {
 		{ "coll", required_argument, NULL, 'c' },
 		{ "minbytes", required_argument, NULL, 'b' },
@@ -301,6 +352,9 @@ main(int argc, char **argv)
 		{ "inplace", no_argument, NULL, O_INPLACE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "behind", required_argument, NULL, O_BEHIND },
+		{ "priority", required_argument, NULL, O_PRIORITY },
+		{ "barrier", no_argument, NULL, O_BARRIER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -392,6 +446,27 @@ main(int argc, char **argv)
 		case O_JSON:
 			o.json = 1;
 			break;
+		case O_BARRIER:
+			o.barrier = 1;
+			break;
+		case O_BEHIND:
+			if (units_parse_size(optarg, &o.behind) != 0 || o.behind < sizeof(float)) {
+				fprintf(stderr, "sdr-coll-perf: --behind '%s': a size (4M)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_PRIORITY:
+			{
+				uint64_t v;
+
+				if (units_parse_u64(optarg, 3, &v) != 0) {
+					fprintf(stderr, "sdr-coll-perf: --priority '%s': 0 .. 3\n",
+						optarg);
+					return 2;
+				}
+				o.prio = (unsigned int)v;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -425,10 +500,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (sdr_comm_rank(c) == 0 && !o.json) {
-		printf("# sdr-coll-perf: %s, %d ranks, %s, %s%s, %u iterations (+%u warm-up)\n",
+		printf("# sdr-coll-perf: %s, %d ranks, %s, %s%s, %u iterations (+%u warm-up)",
 		       coll_names[o.coll], sdr_comm_size(c), type_names[o.type],
 		       o.coll == C_ALLREDUCE || o.coll == C_REDUCE_SCATTER ? op_names[o.op] : "-",
 		       o.inplace ? ", in place" : "", o.iters, o.warmup);
+		if (o.behind)
+			printf(", each behind a %" PRIu64 "-byte allreduce, at priority %u", o.behind,
+			       o.prio);
+		printf("\n");
 		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "size", "count",
 		       "type", "redop", "time", "algbw", "busbw", "#wrong", "p50", "p99", "p99.9");
 		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "(B)", "(elements)", "",
@@ -469,9 +548,10 @@ main(int argc, char **argv)
 	if (sdr_comm_rank(c) == 0) {
 		if (o.json) {
 			printf("{\"coll\":\"%s\",\"ranks\":%d,\"type\":\"%s\",\"redop\":\"%s\","
-			       "\"inplace\":%s,\"iters\":%u,\"warmup\":%u,\"results\":[",
+			       "\"inplace\":%s,\"iters\":%u,\"warmup\":%u,\"behind\":%" PRIu64
+			       ",\"priority\":%u,\"results\":[",
 			       coll_names[o.coll], sdr_comm_size(c), type_names[o.type], op_names[o.op],
-			       o.inplace ? "true" : "false", o.iters, o.warmup);
+			       o.inplace ? "true" : "false", o.iters, o.warmup, o.behind, o.prio);
 			for (int i = 0; i < nrows; i++)
 				printf("%s{\"size\":%" PRIu64 ",\"count\":%" PRIu64 ",\"time_us\":%.2f,"
 				       "\"algbw_gbs\":%.4f,\"busbw_gbs\":%.4f,\"wrong\":%" PRId64
