@@ -14,6 +14,7 @@ Cases:
   completion at work).
 * priority: a small Allreduce behind a large one, at the same and at a higher priority,
   against its time alone.
+* demo: make demo-coll, short (tools/demo_coll.py --quick).
 * dead_rank: a rank killed in the middle of an Allreduce: the others fail within the
   timeout with an error naming a rank, never report a wrong result as good, and exit 1.
 * bad_input: a rank file with a missing rank, a rank outside it, an unknown connection, and
@@ -195,6 +196,22 @@ def case_priority():
         stop_dataplane(p)
 
 
+def case_demo():
+    """make demo-coll, short (tools/demo_coll.py --quick): the table, every result right,
+    nothing left running."""
+    r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "demo_coll.py"), "--build",
+                        BUILD, "--quick"], capture_output=True, text=True, timeout=240)
+    rows = [x.split() for x in r.stdout.splitlines() if x.split()[:2] in (["sr", "1MiB"],
+                                                                         ["ec-mds:32,8", "1MiB"])]
+    check(r.returncode == 0 and "result: every result right" in r.stdout and len(rows) == 2 and
+          all(len(x) == 7 and float(x[2]) > 0 and float(x[5]) > 0 for x in rows),
+          "demo_coll --quick: rc %d %r %r" % (r.returncode, r.stdout[-1500:], r.stderr[-500:]))
+    left = subprocess.run(["pgrep", "-f", "sdr-coll-demo-"], capture_output=True, text=True)
+    check(left.stdout.strip() == "", "demo_coll left processes behind: %s" % left.stdout)
+    if not failures:
+        print("ok: demo_coll --quick:\n" + r.stdout)
+
+
 def case_dead_rank():
     with tempfile.TemporaryDirectory() as d:
         ini, rf = ring_ini(d, 3)
@@ -289,5 +306,5 @@ def case_bad_input():
         stop_dataplane(p)
 
 
-run_case({"ring3": case_ring3, "priority": case_priority, "dead_rank": case_dead_rank,
-          "bad_input": case_bad_input}, CASE)
+run_case({"ring3": case_ring3, "priority": case_priority, "demo": case_demo,
+          "dead_rank": case_dead_rank, "bad_input": case_bad_input}, CASE)
