@@ -91,57 +91,67 @@ def stop(p):
             p.wait()
 
 
+def start_dataplane(build, ini, name):
+    """sdr-dataplane on @p ini as instance @p name, once sdrctl reaches it (RuntimeError if
+    it does not start)."""
+    dp = subprocess.Popen([os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-1"] +
+                          EAL + ["--file-prefix", name, "--", "-f", ini, "-q"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ctl = os.path.join(build, "tools", "sdrctl")
+    for _ in range(200):
+        if dp.poll() is not None or subprocess.run([ctl, "-n", name, "help"],
+                                                   capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    if dp.poll() is not None:
+        raise RuntimeError("the dataplane did not start: %s" % dp.stdout.read()[-600:])
+    return dp
+
+
+def run_ranks(build, rf, n, args):
+    """sdr-coll-perf ARGS --json as every rank of @p rf: @return rank 0's result row (one
+    size), or {"error": why}."""
+    ps = []
+    for r in range(n):
+        env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
+        ps.append(subprocess.Popen([os.path.join(build, "tools", "sdr-coll-perf")] + args +
+                                   ["--json"], env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True))
+    outs = []
+    for p in ps:
+        try:
+            o, e = p.communicate(timeout=600)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+        outs.append((p.returncode, o, e))
+    js = [x for x in outs[0][1].splitlines() if x.startswith("{")]
+    j = json.loads(js[-1]) if js else {}
+    if any(x[0] != 0 for x in outs) or not j.get("ok") or not j.get("results"):
+        return {"error": "; ".join(x[2].strip()[-300:] for x in outs if x[2].strip()) or
+                "rank 0 printed no result"}
+    return j["results"][0]
+
+
 def run_scheme(a, scheme, d, name):
     """Every size with one scheme: @return {size: rank 0's result row or an error}."""
     ini = os.path.join(d, "ring.ini")
     rf = os.path.join(d, "ranks")
     ring_ini(ini, name, a.ranks, a.rtt, a.loss, a.rate, scheme, max(a.sizes) // a.ranks + 4096)
     rank_file(rf, name, a.ranks)
-    dp = subprocess.Popen([os.path.join(a.build, "dataplane", "sdr-dataplane"), "-l", "0-1"] +
-                          EAL + ["--file-prefix", name, "--", "-f", ini, "-q"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    ctl = os.path.join(a.build, "tools", "sdrctl")
-    for _ in range(200):
-        if dp.poll() is not None or subprocess.run([ctl, "-n", name, "help"],
-                                                   capture_output=True).returncode == 0:
-            break
-        time.sleep(0.1)
+    dp = start_dataplane(a.build, ini, name)
     res = {}
     try:
-        if dp.poll() is not None:
-            raise RuntimeError("the dataplane did not start: %s" % dp.stdout.read()[-600:])
         for size in a.sizes:
             iters = a.iters or max(5, min(200, int(a.budget / max(1e-3, est(a, size)))))
-            ps = []
-            for r in range(a.ranks):
-                env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
-                ps.append(subprocess.Popen(
-                    [os.path.join(a.build, "tools", "sdr-coll-perf"), "-b", str(size), "-e",
-                     str(size), "-n", str(iters), "-w", "1", "--barrier", "--timeout", "30s",
-                     "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    text=True))
-            outs = []
-            for p in ps:
-                try:
-                    o, e = p.communicate(timeout=600)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    o, e = p.communicate()
-                outs.append((p.returncode, o, e))
-            rc0, o0, e0 = outs[0]
-            js = [x for x in o0.splitlines() if x.startswith("{")]
-            j = json.loads(js[-1]) if js else {}
-            if any(x[0] != 0 for x in outs) or not j.get("ok"):
-                res[size] = {"error": "; ".join(x[2].strip()[-300:] for x in outs if x[2].strip())
-                             or "rank 0 printed no result"}
-            else:
-                row = j["results"][0]
-                row["iters"] = iters
-                res[size] = row
+            row = run_ranks(a.build, rf, a.ranks, ["-b", str(size), "-e", str(size), "-n",
+                                                   str(iters), "-w", "1", "--barrier",
+                                                   "--timeout", "30s"])
+            row["iters"] = iters
+            res[size] = row
             print("  %-12s %8s: %s" % (scheme, fmt_size(size), "%.1f ms mean, %d iterations, "
                                       "%d wrong" % (row["time_us"] / 1e3, iters, row["wrong"])
-                                      if "error" not in res[size] else res[size]["error"]),
-                  flush=True)
+                                      if "error" not in row else row["error"]), flush=True)
     finally:
         stop(dp)
     return res

@@ -282,7 +282,7 @@ def main():
                     print("  " + line, file=sys.stderr)
 
     e2e_md = ""
-    e2e_groups = [g for g in ("fwd", "memif", "longhaul") if not only or g in only]
+    e2e_groups = [g for g in ("fwd", "memif", "longhaul", "coll") if not only or g in only]
     if e2e_groups:
         frag = os.path.join(args.out, ".e2e.md")
         cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "e2e.py"), "--build",
