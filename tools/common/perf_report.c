@@ -26,13 +26,8 @@ pct(const double *v, uint32_t n, double q)
 	return n ? v[r ? r - 1 : 0] : 0;
 }
 
-/* Mean and percentiles of @p n values (sorted into @p s). */
-struct summary {
-	double mean, p50, p99, p999, min, max;
-};
-
-static void
-summarize(const double *v, uint32_t n, double *s, struct summary *out)
+void
+perf_summarize(const double *v, uint32_t n, double *s, struct perf_summary *out)
 {
 	double sum = 0;
 
@@ -40,7 +35,7 @@ summarize(const double *v, uint32_t n, double *s, struct summary *out)
 	qsort(s, n, sizeof(double), cmp_double);
 	for (uint32_t i = 0; i < n; i++)
 		sum += v[i];
-	*out = (struct summary){ .mean = n ? sum / n : 0, .p50 = pct(s, n, .5),
+	*out = (struct perf_summary){ .mean = n ? sum / n : 0, .p50 = pct(s, n, .5),
 				 .p99 = pct(s, n, .99), .p999 = pct(s, n, .999),
 				 .min = n ? s[0] : 0, .max = n ? s[n - 1] : 0 };
 }
@@ -48,7 +43,7 @@ summarize(const double *v, uint32_t n, double *s, struct summary *out)
 int
 perf_report_print(FILE *f, const struct perf_result *r, int json)
 {
-	struct summary app = { 0 };
+	struct perf_summary app = { 0 };
 	/* the first r->warmup completions count as delivered, not in the times and rates */
 	uint32_t first = r->warmup < r->completed ? r->warmup : r->completed;
 	uint32_t n = r->completed - first, win = r->window > 1 ? r->window : 1;
@@ -74,7 +69,7 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 			peak = (double)win * (double)r->size * 8e-9 / dt;
 	}
 	if (r->app_s != NULL)
-		summarize(r->app_s + first, n, s, &app);
+		perf_summarize(r->app_s + first, n, s, &app);
 	memcpy(s, lat, n * sizeof(double));
 	qsort(s, n, sizeof(double), cmp_double);
 	for (uint32_t i = 0; i < n; i++)

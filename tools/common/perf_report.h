@@ -30,6 +30,14 @@ struct perf_result {
 	uint32_t warmup;	/**< the first completions, left out of the times and rates */
 };
 
+/** Mean and nearest-rank percentiles of a set of values. */
+struct perf_summary {
+	double mean, p50, p99, p999, min, max;
+};
+
+/** Summarise the @p n values at @p v (copied into @p scratch, n doubles, and sorted there). */
+void perf_summarize(const double *v, uint32_t n, double *scratch, struct perf_summary *out);
+
 /** Print @p r as JSON (@p json) or as perftest's table. @return 0, -1 (no memory). */
 int perf_report_print(FILE *f, const struct perf_result *r, int json);
 

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "coll_reduce.h"
+#include "perf_report.h"
 #include "sdr_coll.h"
 #include "units.h"
 
@@ -144,25 +145,6 @@ reduced(int n, size_t i, enum sdr_coll_op op, int seed)
 	return acc;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-pct(const double *sorted, uint32_t n, double p)
-{
-	size_t k;
-
-	if (n == 0)
-		return 0;
-	k = (size_t)ceil(p * n) - 1;
-	return sorted[k < n ? k : n - 1];
-}
-
 struct row {
 	uint64_t size, count;
 	double time_us, algbw, busbw, p50, p99, p999;
@@ -179,7 +161,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 	size_t esz = sdr_coll_type_size(o->type), in_n, out_n, count;
 	uint8_t *in, *out;
 	int64_t wrong = 0;
-	double sum = 0;
+	struct perf_summary sum_of;
 	struct sdr_coll_req *req = NULL, *bg_req = NULL;
 	size_t bg_n = o->behind / sizeof(float);
 	float *bg = bg_n ? malloc(bg_n * sizeof(float)) : NULL;
@@ -299,7 +281,6 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 			struct sdr_coll_stats st;
 
 			times[it - o->warmup] = dt;
-			sum += dt;
 			sdr_coll_last_stats(c, &st);
 			row->chunks += st.chunks;
 			row->chunks_early += st.chunks_early;
@@ -322,16 +303,16 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 		}
 		row->wrong = total;
 	}
-	qsort(times, o->iters, sizeof(double), cmp_double);
+	perf_summarize(times, o->iters, times + o->iters, &sum_of);
 	row->size = size;
 	row->count = count;
-	row->time_us = o->iters ? sum / o->iters * 1e6 : 0;
+	row->time_us = sum_of.mean * 1e6;
 	row->algbw = row->time_us > 0 ? (double)size / (row->time_us * 1e-6) * 1e-9 : 0;
 	row->busbw = row->algbw * (o->coll == C_ALLREDUCE ? 2.0 * (n - 1) / n :
 				  o->coll == C_BROADCAST ? 1.0 : (double)(n - 1) / n);
-	row->p50 = pct(times, o->iters, 0.5) * 1e6;
-	row->p99 = pct(times, o->iters, 0.99) * 1e6;
-	row->p999 = pct(times, o->iters, 0.999) * 1e6;
+	row->p50 = sum_of.p50 * 1e6;
+	row->p99 = sum_of.p99 * 1e6;
+	row->p999 = sum_of.p999 * 1e6;
 	return 0;
 }
 
@@ -494,7 +475,7 @@ main(int argc, char **argv)
 		sdr_comm_destroy(c);
 		return 2;
 	}
-	times = calloc(o.iters, sizeof(double));
+	times = calloc(2 * (size_t)o.iters, sizeof(double));	/* the times, then sorted */
 	if (times == NULL) {
 		sdr_comm_destroy(c);
 		return 1;
