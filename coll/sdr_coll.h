@@ -84,7 +84,8 @@ int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *c
 int sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *err,
 		      size_t errlen);
 
-/** Leave: close the connections, detach. NULL is allowed. */
+/** Leave: close the connections, detach. NULL is allowed. Every request of the non-blocking
+ * calls must have been completed (sdr_coll_wait()) first: a request outlives nothing. */
 void sdr_comm_destroy(struct sdr_comm *comm);
 
 int sdr_comm_rank(const struct sdr_comm *comm);
