@@ -65,13 +65,16 @@ def ring_ini(d, n, scheme="sr", extra="", rate="4G"):
     return path, rf
 
 
-def ranks(rf, n, args, timeout=120, env_extra=None):
-    """Run sdr-coll-perf as every rank of @p rf; @return [(rc, stdout, stderr)] by rank."""
-    ps = []
-    for r in range(n):
-        env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
-        env.update((env_extra or {}).get(r, {}))
-        ps.append(spawn([PERF] + list(args), env=env))
+def start_ranks(rf, n, args, extra=None):
+    """sdr-coll-perf ARGS (+ extra[r] for rank r) as every rank of @p rf: [Popen] by rank."""
+    return [spawn([PERF] + list(args) + list((extra or {}).get(r, [])),
+                  env=dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r)))
+            for r in range(n)]
+
+
+def collect(ps, timeout, what):
+    """Wait for @p ps, together at most @p timeout s (then kill: a failure naming @p what);
+    @return [(rc, stdout, stderr)]."""
     out = []
     deadline = time.time() + timeout
     for p in ps:
@@ -80,9 +83,14 @@ def ranks(rf, n, args, timeout=120, env_extra=None):
         except subprocess.TimeoutExpired:
             p.kill()
             o, e = p.communicate()
-            failures.append("sdr-coll-perf %s: still running after %d s" % (args, timeout))
+            failures.append("%s: a rank still ran after %d s" % (what, timeout))
         out.append((p.returncode, o, e))
     return out
+
+
+def ranks(rf, n, args, timeout=120, extra=None):
+    """Run sdr-coll-perf as every rank of @p rf; @return [(rc, stdout, stderr)] by rank."""
+    return collect(start_ranks(rf, n, args, extra), timeout, "sdr-coll-perf %s" % args)
 
 
 def sweep_ok(name, res, want_rows):
@@ -218,23 +226,12 @@ def case_dead_rank():
         p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 2ms"])
         if p is None:
             return
-        ps = []
-        for r in range(3):
-            env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(r))
-            ps.append(spawn([PERF, "-b", "1M", "-e", "1M", "-n", "1000", "-w", "0",
-                             "--timeout", "2s"], env=env))
+        ps = start_ranks(rf, 3, ["-b", "1M", "-e", "1M", "-n", "1000", "-w", "0",
+                                 "--timeout", "2s"])
         time.sleep(1.5)
         ps[2].kill()
         t0 = time.time()
-        outs = []
-        for p2 in ps[:2]:
-            try:
-                o, e = p2.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                p2.kill()
-                o, e = p2.communicate()
-                failures.append("a rank still ran 30 s after rank 2 was killed")
-            outs.append((p2.returncode, o, e))
+        outs = collect(ps[:2], 30, "rank 2 killed")
         took = time.time() - t0
         for r, (rc, o, e) in enumerate(outs):
             check(rc == 1 and re.search(r"rank \d", e) and "OK" not in o.split("\n")[-2:][0],
@@ -281,22 +278,8 @@ def case_bad_input():
         check(r.returncode == 2 and "nosuch" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
               "unknown connection: rc %d %r" % (r.returncode, r.stderr))
         # rank 2 calls Allgather while ranks 0 and 1 call Allreduce: refused, not mixed
-        res = []
-        ps = []
-        for rk in range(3):
-            env = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK=str(rk))
-            args = ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s"]
-            if rk == 2:
-                args += ["-c", "allgather"]
-            ps.append(spawn([PERF] + args, env=env))
-        for p2 in ps:
-            try:
-                o, e = p2.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                p2.kill()
-                o, e = p2.communicate()
-                failures.append("mismatched operations: a rank hung")
-            res.append((p2.returncode, o, e))
+        res = ranks(rf, 3, ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s"],
+                    timeout=60, extra={2: ["-c", "allgather"]})
         check(all(x[0] == 1 for x in res) and
               any("another operation" in x[2] for x in res),
               "mismatched operations: %s" % [(x[0], x[2][-300:]) for x in res])
