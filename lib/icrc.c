@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* RoCEv2 ICRC with ISA-L's chained CRC-32. */
+#include <errno.h>
 #include <string.h>
 
 #include <isa-l/crc.h>
@@ -261,4 +262,142 @@ icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int ip_hdr_l
 {
 	return inplace(ip, ip_version, ip_hdr_len,
 		       LRH_ONES_LEN + ip_hdr_len + ROCE_UDP_LEN + roce_len);
+}
+
+/*
+ * icrc_short(): polynomial arithmetic modulo P(x) = 0x104C11DB7 (CRC-32, bit 32 set), in
+ * the normal bit order, for the constants; the kernel works bit-reflected.
+ */
+#define CRC32_P 0x104C11DB7ull
+
+static uint32_t
+poly_mulmod(uint32_t a, uint32_t b)
+{
+	uint64_t r = 0;
+
+	for (int i = 0; i < 32; i++)
+		if (b >> i & 1)
+			r ^= (uint64_t)a << i;
+	for (int i = 63; i >= 32; i--)
+		if (r >> i & 1)
+			r ^= CRC32_P << (i - 32);
+	return (uint32_t)r;
+}
+
+/* x^n mod P for any n: P has a constant term, so x has an inverse, (P - 1) / x. */
+static uint32_t
+poly_xpow(long n)
+{
+	uint32_t r = 1, b = n >= 0 ? 2u : (uint32_t)((CRC32_P ^ 1) >> 1);
+
+	for (long i = n >= 0 ? n : -n; i > 0; i--)
+		r = poly_mulmod(r, b);
+	return r;
+}
+
+static uint32_t
+bitrev32(uint32_t v)
+{
+	uint32_t r = 0;
+
+	for (int i = 0; i < 32; i++)
+		r |= (v >> i & 1) << (31 - i);
+	return r;
+}
+
+int
+icrc_short_init(struct icrc_short *s, size_t len)
+{
+	static const uint8_t zeros[ICRC_SHORT_MAX];
+
+	if (len == 0 || len > ICRC_SHORT_MAX)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->len = (uint16_t)len;
+	s->nwords = (uint8_t)((len + 7) / 8);
+	s->zeros = crc(0, zeros, len);
+	s->last_mask = len % 8 ? ~0ull >> (64 - 8 * (len % 8)) : ~0ull;
+	/*
+	 * Word j holds bytes 8j..8j+7, little-endian: bit-reflected, the 64 coefficients of
+	 * W(x) from x^63 down. Its carry-less product with a reflected 32-bit K, read as 128
+	 * reflected bits, is W K x^33; the reduction below multiplies by x^32. So a word m =
+	 * len - 8(j + 1) bytes before the end (negative for a partial last word, whose
+	 * missing bytes are zeros that must not count) needs K = x^(8m - 33).
+	 */
+	for (unsigned int j = 0; j < s->nwords; j++)
+		s->k[j] = bitrev32(poly_xpow(8 * ((long)len - 8 * ((long)j + 1)) - 33));
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	s->clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#endif
+	return 0;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * The 128-bit sum to the CRC register: fold the low 64 bits into the high ones, then 32,
+ * then Barrett-reduce, as Intel's "Fast CRC Computation for Generic Polynomials Using
+ * PCLMULQDQ" (2009) does for the reflected CRC-32; its constants x^96, x^64 mod P and
+ * floor(x^64 / P), P, each as the paper writes them (33 bits, reflected, shifted left one).
+ */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+short_clmul(const struct icrc_short *s, const uint64_t *w)
+{
+	const __m128i k4 = _mm_set_epi64x(0, 0x00ccaa009eull), k5 = _mm_set_epi64x(0, 0x0163cd6124ull);
+	const __m128i pu = _mm_set_epi64x(0x01f7011641ull, 0x01db710641ull);
+	const __m128i lo32 = _mm_setr_epi32(~0, 0, ~0, 0);
+	__m128i a = _mm_setzero_si128(), b = _mm_setzero_si128(), x, t;
+	unsigned int j;
+
+	/* every product at once; two sums, so the XORs do not chain on one register */
+	for (j = 0; j + 1 < s->nwords; j += 2) {
+		a = _mm_xor_si128(a, _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)w[j]),
+							   _mm_cvtsi32_si128((int)s->k[j]), 0x00));
+		b = _mm_xor_si128(b, _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)w[j + 1]),
+							   _mm_cvtsi32_si128((int)s->k[j + 1]), 0x00));
+	}
+	if (j < s->nwords)
+		a = _mm_xor_si128(a, _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)w[j]),
+							   _mm_cvtsi32_si128((int)s->k[j]), 0x00));
+	x = _mm_xor_si128(a, b);
+	/* 128 -> 96 -> 64 bits */
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), _mm_clmulepi64_si128(x, k4, 0x00));
+	x = _mm_xor_si128(_mm_srli_si128(x, 4),
+			  _mm_clmulepi64_si128(_mm_and_si128(x, lo32), k5, 0x00));
+	/* Barrett: q = (x mod x^32) * floor(x^64 / P), then x - q P */
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, lo32), pu, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, lo32), pu, 0x00);
+	x = _mm_xor_si128(x, t);
+	return s->zeros ^ (uint32_t)_mm_extract_epi32(x, 1);
+}
+#endif
+
+uint32_t
+icrc_short_words(const struct icrc_short *s, const uint64_t *w)
+{
+	uint8_t buf[ICRC_SHORT_MAX];
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (s->clmul)
+		return short_clmul(s, w);
+#endif
+	for (unsigned int i = 0; i < s->len; i++)
+		buf[i] = (uint8_t)(w[i / 8] >> (8 * (i % 8)));
+	return crc(0, buf, s->len);
+}
+
+uint32_t
+icrc_short(const struct icrc_short *s, const uint8_t *buf)
+{
+	uint64_t w[ICRC_SHORT_MAX / 8];
+
+	if (!s->clmul)
+		return crc(0, buf, s->len);
+	for (unsigned int j = 0; j < s->nwords; j++) {
+		w[j] = 0;
+		for (unsigned int i = 0; i < 8; i++)	/* one load where the host is little-endian */
+			w[j] |= (uint64_t)buf[8 * j + i] << (8 * i);
+	}
+	w[s->nwords - 1] &= s->last_mask;
+	return icrc_short_words(s, w);
 }

@@ -96,47 +96,105 @@ write_l3(uint8_t *p, const struct roce_path *path, unsigned int udp_len)
 	return p + ROCE_IPV4_MIN_LEN;
 }
 
+/*
+ * Where the field writers put a frame's fields: bytes of a header (big-endian, as on the
+ * wire), or, with buf NULL, the ICRC's view of them as icrc_short_words() takes it
+ * (little-endian words of the masked headers, the field XORed in at byte off).
+ */
+struct fsink {
+	uint8_t *buf;
+	uint64_t *w;
+};
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE void
+fput(const struct fsink *s, unsigned int off, uint64_t v, unsigned int n)
+{
+	if (s->buf == NULL) {
+		uint64_t le = __builtin_bswap64(v) >> (64 - 8 * n);	/* wire order */
+		unsigned int k = off / 8, sh = 8 * (off % 8);
+
+		s->w[k] ^= le << sh;
+		if (sh != 0 && sh + 8 * n > 64)
+			s->w[k + 1] ^= le >> (64 - sh);
+		return;
+	}
+	switch (n) {
+	case 1:
+		s->buf[off] = (uint8_t)v;
+		break;
+	case 2:
+		roce_put16(s->buf + off, (uint16_t)v);
+		break;
+	case 4:
+		roce_put32(s->buf + off, (uint32_t)v);
+		break;
+	default:
+		roce_put64(s->buf + off, v);
+		break;
+	}
+}
+
+/* Zeros: a template's words already have them. */
+static ALWAYS_INLINE void
+fzero(const struct fsink *s, unsigned int off, unsigned int n)
+{
+	if (s->buf != NULL)
+		memset(s->buf + off, 0, n);
+}
+
+/* The extension headers at @p off; @return the offset after them. */
+static ALWAYS_INLINE unsigned int
+put_ext(const struct fsink *s, unsigned int off, const struct roce_opcode_info *op,
+	const struct roce_pkt *pkt)
+{
+	if (op->ext & ROCE_EXT_DETH) {
+		fput(s, off, pkt->qkey, 4);
+		fput(s, off + 4, pkt->sqpn & ROCE_QPN_MASK, 4);
+		off += ROCE_DETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_RETH) {
+		fput(s, off, pkt->va, 8);
+		fput(s, off + 8, pkt->rkey, 4);
+		fput(s, off + 12, pkt->dma_len, 4);
+		off += ROCE_RETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_ATOMICETH) {
+		fzero(s, off, ROCE_ATOMICETH_LEN);
+		fput(s, off, pkt->va, 8);
+		fput(s, off + 8, pkt->rkey, 4);
+		off += ROCE_ATOMICETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_AETH) {
+		fput(s, off, ((uint32_t)pkt->syndrome << 24) | (pkt->msn & 0xFFFFFF), 4);
+		off += ROCE_AETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_ATOMICACKETH) {
+		fzero(s, off, ROCE_ATOMICACKETH_LEN);
+		off += ROCE_ATOMICACKETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_IMMDT) {
+		fput(s, off, pkt->imm, 4);
+		off += ROCE_IMMDT_LEN;
+	}
+	if (op->ext & ROCE_EXT_IETH) {
+		fput(s, off, pkt->rkey, 4);
+		off += ROCE_IETH_LEN;
+	}
+	if (op->ext & ROCE_EXT_CNP_PAD) {
+		fzero(s, off, ROCE_CNP_PAD_LEN);
+		off += ROCE_CNP_PAD_LEN;
+	}
+	return off;
+}
+
 static uint8_t *
 write_ext(uint8_t *p, const struct roce_opcode_info *op, const struct roce_pkt *pkt)
 {
-	if (op->ext & ROCE_EXT_DETH) {
-		roce_put32(p, pkt->qkey);
-		roce_put32(p + 4, pkt->sqpn & ROCE_QPN_MASK);
-		p += ROCE_DETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_RETH) {
-		roce_put64(p, pkt->va);
-		roce_put32(p + 8, pkt->rkey);
-		roce_put32(p + 12, pkt->dma_len);
-		p += ROCE_RETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_ATOMICETH) {
-		memset(p, 0, ROCE_ATOMICETH_LEN);
-		roce_put64(p, pkt->va);
-		roce_put32(p + 8, pkt->rkey);
-		p += ROCE_ATOMICETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_AETH) {
-		roce_put32(p, ((uint32_t)pkt->syndrome << 24) | (pkt->msn & 0xFFFFFF));
-		p += ROCE_AETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_ATOMICACKETH) {
-		memset(p, 0, ROCE_ATOMICACKETH_LEN);
-		p += ROCE_ATOMICACKETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_IMMDT) {
-		roce_put32(p, pkt->imm);
-		p += ROCE_IMMDT_LEN;
-	}
-	if (op->ext & ROCE_EXT_IETH) {
-		roce_put32(p, pkt->rkey);
-		p += ROCE_IETH_LEN;
-	}
-	if (op->ext & ROCE_EXT_CNP_PAD) {
-		memset(p, 0, ROCE_CNP_PAD_LEN);
-		p += ROCE_CNP_PAD_LEN;
-	}
-	return p;
+	struct fsink s = { .buf = p };
+
+	return p + put_ext(&s, 0, op, pkt);
 }
 
 /* Headers of a frame; @p whole: the buffer must have room for the whole frame, not only them. */
@@ -232,16 +290,55 @@ roce_build_sg(uint8_t *hdr, size_t cap, const struct roce_path *path, const stru
 	return h;
 }
 
+/*
+ * The fields of one frame that differ from its template, for the IP header at @p ip in
+ * the sink: into a copy of the template's headers, or (@p masked) into the ICRC's view of
+ * them, where the IPv4 checksum and BTH byte 4 stay masked.
+ */
+static ALWAYS_INLINE void
+tmpl_fields(const struct roce_tmpl *t, const struct fsink *s, unsigned int ip,
+	    const struct roce_opcode_info *op, const struct roce_pkt *pkt, unsigned int udp_len,
+	    unsigned int pad, int masked)
+{
+	unsigned int ipl = t->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
+	unsigned int udp = ip + ipl, bth = udp + ROCE_UDP_LEN;
+	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
+			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
+
+	if (t->ip_version == 4) {
+		fput(s, ip + 2, ROCE_IPV4_MIN_LEN + udp_len, 2);
+		if (!masked) {
+			uint32_t sum = t->csum_base + ROCE_IPV4_MIN_LEN + udp_len;
+
+			while (sum >> 16)
+				sum = (sum & 0xFFFF) + (sum >> 16);
+			fput(s, ip + 10, (uint16_t)~sum, 2);
+		}
+	} else {
+		fput(s, ip + 4, udp_len, 2);
+	}
+	fput(s, udp, sport, 2);
+	fput(s, udp + 4, udp_len, 2);
+	fput(s, bth + 1, (pkt->se ? ROCE_BTH_SE : 0) | (pad << ROCE_BTH_PAD_SHIFT), 1);
+	if (!masked)
+		fput(s, bth + 4, (pkt->becn ? ROCE_BTH_BECN : 0) | (pkt->dqpn & ROCE_QPN_MASK), 4);
+	else	/* byte 4 (FECN, BECN, reserved) is masked to ones */
+		fput(s, bth + 4, 0xFF000000u | (pkt->dqpn & ROCE_QPN_MASK), 4);
+	fput(s, bth + 8, (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK), 4);
+	put_ext(s, bth + ROCE_BTH_LEN, op, pkt);
+}
+
 int
 roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode)
 {
 	struct roce_pkt pkt = { .opcode = opcode };
+	const struct roce_opcode_info *op = roce_opcode_info(opcode);
 	unsigned int l3 = l2_len(path), ipl = l3_len(path);
+	uint8_t masked[8 + ROCE_BUILD_TMPL_MAX], scratch[2][8 + ROCE_BUILD_TMPL_MAX];
 	int h;
 
 	memset(t, 0, sizeof(*t));
-	if (roce_opcode_info(opcode)->name == NULL || roce_build_hdr_len(path, opcode) >
-	    ROCE_BUILD_TMPL_MAX)
+	if (op->name == NULL || roce_build_hdr_len(path, opcode) > ROCE_BUILD_TMPL_MAX)
 		return -EINVAL;
 	h = build_headers(t->hdr, sizeof(t->hdr), 0, path, &pkt, 0);
 	if (h < 0)
@@ -258,56 +355,52 @@ roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode
 				t->csum_base += roce_get16(t->hdr + l3 + i);
 	}
 	/* the ICRC's view (icrc.h): ones for the LRH, the variant fields set to ones */
-	memset(t->masked, 0xFF, 8);
-	memcpy(t->masked + 8, t->hdr + l3, (size_t)h - l3);
+	memset(masked, 0, sizeof(masked));
+	memset(masked, 0xFF, 8);
+	memcpy(masked + 8, t->hdr + l3, (size_t)h - l3);
 	if (path->ip_version == 4) {
-		t->masked[8 + 1] = 0xFF;			/* TOS */
-		t->masked[8 + 8] = 0xFF;			/* TTL */
-		memset(t->masked + 8 + 10, 0xFF, 2);		/* checksum */
+		masked[8 + 1] = 0xFF;				/* TOS */
+		masked[8 + 8] = 0xFF;				/* TTL */
+		memset(masked + 8 + 10, 0xFF, 2);		/* checksum */
 	} else {
-		t->masked[8] |= 0x0F;				/* traffic class, flow label */
-		memset(t->masked + 8 + 1, 0xFF, 3);
-		t->masked[8 + 7] = 0xFF;			/* hop limit */
+		masked[8] |= 0x0F;				/* traffic class, flow label */
+		memset(masked + 8 + 1, 0xFF, 3);
+		masked[8 + 7] = 0xFF;				/* hop limit */
 	}
-	memset(t->masked + 8 + ipl + 6, 0xFF, 2);		/* UDP checksum */
-	t->masked[8 + ipl + ROCE_UDP_LEN + 4] = 0xFF;		/* BTH FECN, BECN, reserved */
-	return 0;
+	memset(masked + 8 + ipl + 6, 0xFF, 2);			/* UDP checksum */
+	masked[8 + ipl + ROCE_UDP_LEN + 4] = 0xFF;		/* BTH FECN, BECN, reserved */
+	/* the bytes a frame writes (the same in both scratch copies) are zeros in the words:
+	 * tmpl_fields() XORs them in */
+	memset(scratch[0], 0x00, sizeof(scratch[0]));
+	memset(scratch[1], 0xFF, sizeof(scratch[1]));
+	for (int i = 0; i < 2; i++) {
+		struct fsink sk = { .buf = scratch[i] };
+
+		tmpl_fields(t, &sk, 8, op, &pkt, 0, 0, 1);
+	}
+	for (unsigned int i = 0; i < sizeof(masked); i++)
+		if (scratch[0][i] == scratch[1][i])
+			masked[i] = 0;
+	for (unsigned int i = 0; i < sizeof(masked); i++)
+		t->masked_w[i / 8] |= (uint64_t)masked[i] << (8 * (i % 8));
+	return icrc_short_init(&t->masked_crc, 8u + (unsigned int)h - l3);
 }
 
 /*
- * Patch the fields of one frame into @p h, a copy of the template's headers (or of its
- * masked copy, @p masked: then the IPv4 checksum stays masked).
+ * The template's headers into a frame, 16 bytes at a time where the frame has the room
+ * (up to 15 bytes past them, which the payload or nothing overwrites): memcpy() with the
+ * length known only at run time compiles to a string move that costs more to start than
+ * these 80 bytes take.
  */
-static inline void
-tmpl_patch(const struct roce_tmpl *t, uint8_t *ip, const struct roce_opcode_info *op,
-	   const struct roce_pkt *pkt, unsigned int udp_len, unsigned int pad, int masked)
+static ALWAYS_INLINE void
+tmpl_copy(const struct roce_tmpl *t, uint8_t *dst, size_t cap)
 {
-	unsigned int ipl = t->ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
-	uint8_t *udp = ip + ipl, *bth = udp + ROCE_UDP_LEN;
-	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
-			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
-
-	if (t->ip_version == 4) {
-		roce_put16(ip + 2, (uint16_t)(ROCE_IPV4_MIN_LEN + udp_len));
-		if (!masked) {
-			uint32_t sum = t->csum_base + ROCE_IPV4_MIN_LEN + udp_len;
-
-			while (sum >> 16)
-				sum = (sum & 0xFFFF) + (sum >> 16);
-			roce_put16(ip + 10, (uint16_t)~sum);
-		}
-	} else {
-		roce_put16(ip + 4, (uint16_t)udp_len);
+	if (cap < ROCE_BUILD_TMPL_MAX) {
+		memcpy(dst, t->hdr, t->hdr_len);
+		return;
 	}
-	roce_put16(udp, sport);
-	roce_put16(udp + 4, (uint16_t)udp_len);
-	bth[1] = (uint8_t)((pkt->se ? ROCE_BTH_SE : 0) | (pad << ROCE_BTH_PAD_SHIFT));
-	if (!masked)
-		roce_put32(bth + 4, (pkt->becn ? ROCE_BTH_BECN : 0) | (pkt->dqpn & ROCE_QPN_MASK));
-	else	/* byte 4 (FECN, BECN, reserved) is masked to ones */
-		roce_put32(bth + 4, 0xFF000000u | (pkt->dqpn & ROCE_QPN_MASK));
-	roce_put32(bth + 8, (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK));
-	write_ext(bth + ROCE_BTH_LEN, op, pkt);
+	for (unsigned int o = 0; o < t->hdr_len; o += 16)
+		memcpy(dst + o, t->hdr + o, 16);
 }
 
 /* UDP length of a frame of the template's opcode, or 0 when the payload is too long. */
@@ -328,13 +421,15 @@ roce_tmpl_headers(const struct roce_tmpl *t, uint8_t *buf, size_t cap, const str
 {
 	const struct roce_opcode_info *op = roce_opcode_info(t->opcode);
 	unsigned int udp_len = tmpl_udp_len(t, op, payload_len);
+	struct fsink sk = { .buf = buf };
 
 	if (udp_len == 0)
 		return -EMSGSIZE;
 	if (cap < t->hdr_len + payload_len + pad_of(payload_len) + ROCE_ICRC_LEN)
 		return -ENOSPC;
-	memcpy(buf, t->hdr, t->hdr_len);
-	tmpl_patch(t, buf + t->l3, op, pkt, udp_len, pad_of(payload_len), 0);
+
+	tmpl_copy(t, buf, cap);
+	tmpl_fields(t, &sk, t->l3, op, pkt, udp_len, pad_of(payload_len), 0);
 	return t->hdr_len;
 }
 
@@ -344,8 +439,9 @@ roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const st
 {
 	static const uint8_t zeros[4];
 	const struct roce_opcode_info *op = roce_opcode_info(t->opcode);
-	unsigned int pad = pad_of(payload_len), udp_len, mlen = 8u + t->hdr_len - t->l3;
-	uint8_t ph[8 + ROCE_BUILD_TMPL_MAX];
+	unsigned int pad = pad_of(payload_len), udp_len;
+	uint64_t w[ICRC_SHORT_MAX / 8];
+	struct fsink sk = { .buf = hdr }, sw = { .w = w };
 	uint32_t crc;
 
 	if (cap < t->hdr_len)
@@ -353,12 +449,17 @@ roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const st
 	udp_len = tmpl_udp_len(t, op, payload_len);
 	if (udp_len == 0)
 		return -EMSGSIZE;
-	memcpy(hdr, t->hdr, t->hdr_len);
-	tmpl_patch(t, hdr + t->l3, op, pkt, udp_len, pad, 0);
-	/* the ICRC over the masked copy, then the payload where it lies, then the pad */
-	memcpy(ph, t->masked, mlen);
-	tmpl_patch(t, ph + 8, op, pkt, udp_len, pad, 1);
-	crc = icrc_update(0, ph, mlen);
+	tmpl_copy(t, hdr, cap);
+	tmpl_fields(t, &sk, t->l3, op, pkt, udp_len, pad, 0);
+	/*
+	 * The ICRC over the masked headers, then the payload where it lies, then the pad. The
+	 * masked view is built as words in registers, not as bytes: read back right after
+	 * being written a field at a time, bytes wait for the stores to reach the cache
+	 * (about 15 ns a frame here, the cost of 1 KiB of payload).
+	 */
+	memcpy(w, t->masked_w, sizeof(w));	/* a constant length: a few vector moves */
+	tmpl_fields(t, &sw, 8, op, pkt, udp_len, pad, 1);
+	crc = icrc_short_words(&t->masked_crc, w);
 	crc = icrc_update(crc, payload, payload_len);
 	if (pad)
 		crc = icrc_update(crc, zeros, pad);

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "icrc.h"
+
 /** Addresses and per-path header fields: fixed for a connection. */
 struct roce_path {
 	uint8_t dst_mac[6];
@@ -130,8 +132,10 @@ struct roce_tmpl {
 	uint32_t csum_base;	/**< IPv4: header sum without the total length and checksum */
 	uint8_t hdr[ROCE_BUILD_TMPL_MAX];
 	/** 8 bytes of ones, then the IP header on with its variant fields masked, as the
-	 * ICRC sees them (icrc.h) */
-	uint8_t masked[8 + ROCE_BUILD_TMPL_MAX];
+	 * ICRC sees them (icrc.h), with the bytes each frame writes zero; as icrc_short_words()
+	 * takes them */
+	uint64_t masked_w[(8 + ROCE_BUILD_TMPL_MAX + 7) / 8];
+	struct icrc_short masked_crc;	/**< the ICRC over the masked headers' length */
 };
 
 /** Build the template of @p path for frames of @p opcode. @return 0, or -EINVAL. */
