@@ -128,6 +128,8 @@ struct roce_tmpl {
 	uint8_t ip_version;
 	uint8_t l3;		/**< offset of the IP header */
 	uint8_t hdr_len;	/**< headers, Ethernet through the last extension header */
+	uint8_t ext;		/**< the opcode's extension headers (roce_opcode_info()) */
+	uint8_t ext_len;	/**< and their length */
 	uint16_t fixed_sport;	/**< path->udp_sport (0: from the destination QPN) */
 	uint32_t csum_base;	/**< IPv4: header sum without the total length and checksum */
 	uint8_t hdr[ROCE_BUILD_TMPL_MAX];
