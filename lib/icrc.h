@@ -54,7 +54,8 @@ uint32_t icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int
 
 /*
  * The CRC of a short region whose length is fixed (a template's masked headers, 50 to 100
- * bytes), by carry-less multiplication where the CPU has it (x86 PCLMULQDQ).
+ * bytes), by carry-less multiplication where the CPU has it (x86 PCLMULQDQ), or by the
+ * CRC-32 instructions (arm64).
  *
  * ISA-L folds a buffer 16 bytes after 16 bytes, each step waiting for the one before; on a
  * 68-byte header that chain costs as much as 300 bytes of payload (about 20 ns here). A
@@ -70,7 +71,8 @@ struct icrc_short {
 	uint32_t zeros;		/**< icrc_update(0, ...) of len zero bytes: the affine part */
 	uint16_t len;		/**< the region's length, bytes */
 	uint8_t nwords;		/**< 8-byte words that cover it, the last one partial */
-	uint8_t clmul;		/**< the CPU multiplies: 1; else ISA-L does the work */
+	uint8_t clmul;		/**< the CPU multiplies (x86) or has CRC-32 instructions
+				 *   (arm64): 1; else ISA-L does the work */
 	uint64_t last_mask;	/**< the bytes of the last word that belong to the region */
 	uint32_t k[ICRC_SHORT_MAX / 8];	/**< x^(8m - 33) mod P, bit-reflected, per word */
 };
