@@ -539,6 +539,12 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		r->ec_fallback_whole = v[0] == 'w';
 		return 0;
 	}
+	if (strcmp(k, "rto") == 0) {
+		if (strcmp(v, "configured") != 0 && strcmp(v, "measured") != 0)
+			return fail(w, k, "'%s' is not configured or measured", v);
+		r->rto_measured = v[0] == 'm';
+		return 0;
+	}
 	if (strcmp(k, "expected_drop") == 0) {
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
@@ -560,7 +566,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		    "remote_ctrl_qpn, "
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
-		    "nack_allowance, global_timeout, fallback, expected_drop, tclass, pkey, peer_check, "
+		    "nack_allowance, global_timeout, fallback, rto, expected_drop, tclass, pkey, peer_check, "
 		    "peer_udp_sport)");
 }
 

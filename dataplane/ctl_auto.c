@@ -40,7 +40,8 @@ ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c, struct sdr_mo
 	/* a copy of the engine's estimates, read as they are (see decide()) */
 	memcpy(&e, sdr_ep_path(c->ep), sizeof(e));
 	dp_conn_model_params(c->cfg, p);
-	sdr_auto_use_path(p, &e, c->cfg->ep.rel.rate_bps > 0, dp_now_ns(ctx), u);
+	sdr_auto_use_path(p, &e, c->cfg->ep.rel.rate_bps > 0, sdr_ep_rto(c->ep, NULL),
+			  dp_now_ns(ctx), u);
 }
 
 /* Whether connection @p c changes its scheme with the link (config.c sets it up). */

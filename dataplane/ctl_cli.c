@@ -233,10 +233,10 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 		put(o, ",\"path\":{\"rtt_s\":%.6g,\"rtt_measured\":%s,\"rtt_min_s\":%.6g,"
 		    "\"srtt_s\":%.6g,\"rttvar_s\":%.6g,\"rtt_samples\":%" PRIu64 ",\"rate_bps\":%.6g,"
 		    "\"rate_measured\":%s,\"paced\":%s,\"rate_max_bps\":%.6g,\"rate_samples\":%"
-		    PRIu64 "},\"history\":[", pa.rtt_s, pa.rtt_measured ? "true" : "false",
-		    pa.rtt_min_s, pa.srtt_s, pa.rttvar_s, pa.rtt_samples, pa.bandwidth_bps,
-		    pa.rate_measured ? "true" : "false", pa.paced ? "true" : "false", pa.rate_max_bps,
-		    pa.rate_samples);
+		    PRIu64 ",\"rto_s\":%.6g},\"history\":[", pa.rtt_s,
+		    pa.rtt_measured ? "true" : "false", pa.rtt_min_s, pa.srtt_s, pa.rttvar_s,
+		    pa.rtt_samples, pa.bandwidth_bps, pa.rate_measured ? "true" : "false",
+		    pa.paced ? "true" : "false", pa.rate_max_bps, pa.rate_samples, pa.rto_s);
 		for (unsigned int k = 0; k < n; k++)
 			put(o, "%s{\"t_s\":%.3f,\"from\":\"%s\",\"to\":\"%s\",\"why\":\"%s\"}",
 			    k ? "," : "", (double)h[k].t_ns * 1e-9,
@@ -272,14 +272,19 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (argc == 3) {
 		int i = ctl_find_conn(ctx, argv[2]);
 		const struct dp_conn *c;
+		uint64_t rto, trtt;
 
 		if (i < 0)
 			return bad(o, "conn show: no connection '%s' (there are: %s)", argv[2],
 				   conn_names(ctx, names, sizeof(names)));
 		c = &ctx->conns[i];
+		rto = sdr_ep_rto(c->ep, &trtt);
 		if (json) {
 			put(o, "{\"conn\":");
 			conn_line(ctx, (unsigned int)i, 1, o, 1);
+			put(o, ",\"timers\":{\"rto\":\"%s\",\"rto_s\":%.6g,\"rtt_s\":%.6g}",
+			    c->cfg->ep.rel.rto_measured ? "measured" : "configured",
+			    (double)rto * 1e-9, (double)trtt * 1e-9);
 			put(o, ",\"counters\":{");
 		} else {
 			put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name",
@@ -289,6 +294,11 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			put(o, "handshake: %s%s\n", sdr_ep_ready(c->ep) ? "done" :
 			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
+			put(o, "timers: rto %.3g ms, from the %s rtt %.3g ms%s\n", (double)rto * 1e-6,
+			    trtt != c->cfg->ep.rel.rtt_ns ? "measured" : "configured",
+			    (double)trtt * 1e-6, c->cfg->ep.rel.rto_measured ?
+			    " (rto = measured: the smallest RTT of the last 10-20 s once 16 are "
+			    "sampled)" : "");
 		}
 		if (c->cfg->scheme_auto)
 			auto_show(ctx, &ctx->conns[i], json, o, &first);

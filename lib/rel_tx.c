@@ -86,6 +86,8 @@ struct rel_tx {
 	struct sdr_conn_attr attr;
 	struct sdr_conn_geom geom;
 	uint64_t rto;
+	uint64_t trtt;			/* the RTT the timers derive from (rel_tx_rto()) */
+	uint64_t backoff_ns;		/* no further doubling of the RTO before then */
 	uint32_t max_chunks;
 	uint32_t max_sub;
 	uint64_t next_seq;
@@ -187,6 +189,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	if (cfg->scheme_may_change && !sdr_rel_code_fits(&tx->geom, &cfg->scheme))
 		goto fail;
 	tx->rto = sdr_rel_rto(cfg);
+	tx->trtt = cfg->rtt_ns;
 	tx->max_chunks = tx->geom.max_data_chunks;
 	/* a scheme that may change to any k: a submessage per chunk at most */
 	tx->max_sub = cfg->scheme_may_change ? tx->max_chunks :
@@ -445,6 +448,21 @@ mark_acked(struct rel_tx *tx, struct txm *m, uint32_t c)
 	return m->last_sent[c];
 }
 
+/* The timers from the measured RTT (rel_tx_rto()). */
+static void
+follow_rtt(struct rel_tx *tx, uint64_t now)
+{
+	uint64_t rtt = path_est_min_rtt(&tx->path, now), floor;
+
+	if (rtt == 0)
+		return;
+	tx->trtt = rtt;
+	tx->rto = rtt + (uint64_t)(tx->cfg.alpha * (double)rtt);
+	floor = (uint64_t)(tx->path.srtt_ns + 4 * tx->path.rttvar_ns);
+	if (tx->rto < floor)
+		tx->rto = floor;
+}
+
 /*
  * Path samples from an acknowledgement at @p now: the RTT from the newest chunk it is the
  * first to cover (@p newest, 0: none), only while the message was never resent (Karn); at
@@ -461,8 +479,11 @@ path_sample(struct rel_tx *tx, struct txm *m, uint64_t newest, int complete, uin
 		if (now > m->first_ns)
 			path_est_rate(&tx->path, tx->path.delivered - m->delivered0, now - m->first_ns, now);
 	}
-	if (newest && m->retransmitted == 0 && now > newest)
+	if (newest && m->retransmitted == 0 && now > newest) {
 		path_est_rtt(&tx->path, now - newest, now);
+		if (tx->cfg.rto_measured && tx->path.rtt_samples >= REL_TX_RTO_MIN_SAMPLES)
+			follow_rtt(tx, now);
+	}
 }
 
 /* Put submessage s (or, for s == UINT32_MAX, all of them) under SR and resend its holes. */
@@ -767,7 +788,7 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 			if (!sdr_ctrl_win_bit(c, i) || ch >= m->nchunks || ch >= m->data_next)
 				continue;
 			/* one retransmission per RTT for a chunk, however often it is NACKed */
-			if (m->last_sent[ch] + tx->cfg.rtt_ns <= now) {
+			if (m->last_sent[ch] + tx->trtt <= now) {
 				tx->counters[REL_TX_NACKED]++;
 				queue_rexmit(tx, (uint32_t)ctx, ch);
 			}
@@ -806,6 +827,21 @@ give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
 	tx->counters[REL_TX_NO_RECEIVE]++;
 }
 
+/* An RTO expired with the timers on the measured RTT: the RTO doubles, once per RTO. */
+static void
+back_off(struct rel_tx *tx, uint64_t now)
+{
+	uint64_t cap = 64 * sdr_rel_rto(&tx->cfg);
+
+	if (cap < 1000000000ull)
+		cap = 1000000000ull;
+	if (now < tx->backoff_ns || tx->rto >= cap)
+		return;
+	tx->rto = 2 * tx->rto < cap ? 2 * tx->rto : cap;
+	tx->backoff_ns = now + tx->rto;
+	tx->counters[REL_TX_RTO_BACKOFFS]++;
+}
+
 static void
 run_timers(struct rel_tx *tx, uint64_t now)
 {
@@ -817,6 +853,8 @@ run_timers(struct rel_tx *tx, uint64_t now)
 		if (m->state == TXM_ACTIVE && m->seq == e->seq && m->last_sent[e->chunk] == e->sent_ns &&
 		    !sdr_bit_test(m->acked, e->chunk)) {
 			tx->counters[REL_TX_RTO_FIRED]++;
+			if (tx->cfg.rto_measured)
+				back_off(tx, now);
 			queue_rexmit(tx, e->ctx, e->chunk);
 		}
 		ring_pop(&tx->timers);
@@ -913,7 +951,7 @@ check_injected(struct rel_tx *tx, struct txm *m, uint64_t now)
 		return;
 	m->inject_done_ns = now ? now : 1;
 	if (is_ec(tx))
-		m->silence_ns = now + tx->cfg.rtt_ns + (uint64_t)(tx->cfg.beta * (double)tx->cfg.rtt_ns) +
+		m->silence_ns = now + tx->trtt + (uint64_t)(tx->cfg.beta * (double)tx->trtt) +
 				tx->rto;
 }
 
@@ -1147,6 +1185,14 @@ uint32_t
 rel_tx_inflight(const struct rel_tx *tx)
 {
 	return tx->inflight;
+}
+
+uint64_t
+rel_tx_rto(const struct rel_tx *tx, uint64_t *rtt)
+{
+	if (rtt != NULL)
+		*rtt = tx->trtt;
+	return tx->rto;
 }
 
 const struct path_est *

@@ -34,6 +34,7 @@
 	X(PARITY_SENT,		"parity_chunks_sent") \
 	X(RETRANSMITS,		"chunks_retransmitted") \
 	X(RTO_FIRED,		"rto_expired") \
+	X(RTO_BACKOFFS,		"rto_backoffs") \
 	X(NACKED,		"chunks_nacked") \
 	X(EC_NACKS,		"ec_nacks_received") \
 	X(FALLBACK_SUBS,	"submessages_fallen_back") \
@@ -178,6 +179,21 @@ uint32_t rel_tx_inflight(const struct rel_tx *tx);
 
 /** The path's RTT and delivery rate as the acknowledgements showed them (path_est.h). */
 const struct path_est *rel_tx_path(const struct rel_tx *tx);
+
+/** RTT samples before rto_measured lets the measured RTT drive the timers. */
+#define REL_TX_RTO_MIN_SAMPLES 16
+
+/**
+ * The retransmission timeout in force, and the RTT the sender's timers derive from (@p rtt,
+ * may be NULL): the configured ones, or with cfg.rto_measured and enough samples, the
+ * smallest RTT measured in the last 10-20 s (path_est.h) and RTO = (1 + alpha) times it,
+ * but never under the smoothed RTT + 4 deviations (RFC 6298), so queueing on the path does
+ * not make every chunk time out. While no sample comes (every message resent: Karn's rule,
+ * as when the configured RTT is far too short), each RTO that expires doubles it, once per
+ * RTO, up to 64 times the configured one or 1 s (rto_backoffs); the next sample ends that.
+ * @return the RTO in ns.
+ */
+uint64_t rel_tx_rto(const struct rel_tx *tx, uint64_t *rtt);
 
 /**
  * Send the next messages with scheme @p s (cfg.scheme_may_change). Only between messages:

@@ -262,8 +262,8 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 }
 
 void
-sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced, uint64_t now,
-		  struct sdr_auto_path *u)
+sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced, uint64_t rto_ns,
+		  uint64_t now, struct sdr_auto_path *u)
 {
 	uint64_t rtt_min = path_est_min_rtt(e, now);
 	double rate_max = path_est_max_rate(e, now);
@@ -274,13 +274,14 @@ sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int pace
 	u->rate_samples = e->rate_samples;
 	u->rtt_min_s = (double)rtt_min * 1e-9;
 	u->rate_max_bps = rate_max;
+	u->rto_s = rto_ns ? (double)rto_ns * 1e-9 : p->rtt_s * (1 + p->alpha);
 	if (e->rtt_samples) {
 		u->srtt_s = e->srtt_ns * 1e-9;
 		u->rttvar_s = e->rttvar_ns * 1e-9;
 	}
 	if (e->rtt_samples >= SDR_AUTO_PATH_MIN_SAMPLES && rtt_min > 0 && p->rtt_s > 0) {
 		double rtt = u->rtt_min_s, beta = isnan(p->beta) ? p->alpha / 2 : p->beta;
-		double rto = p->rtt_s * (1 + p->alpha), slack = beta * p->rtt_s;
+		double rto = u->rto_s, slack = beta * p->rtt_s;
 
 		p->alpha = rto / rtt > 1 ? rto / rtt - 1 : 0;
 		p->beta = slack / rtt;
@@ -311,7 +312,8 @@ sdr_auto_path_format(const struct sdr_auto_path *u, char *buf, size_t len)
 			 u->rate_max_bps * 1e-9, u->rate_samples);
 	else
 		snprintf(rate, sizeof(rate), "(no samples yet)");
-	snprintf(buf, len, "rtt %.3g ms %s %s, rate %.3g Gbit/s %s %s", u->rtt_s * 1e3,
+	snprintf(buf, len, "rtt %.3g ms %s %s, rate %.3g Gbit/s %s %s, rto %.3g ms", u->rtt_s * 1e3,
 		 u->rtt_measured ? "measured" : "configured", rtt, u->bandwidth_bps * 1e-9,
-		 u->rate_measured ? "measured" : u->paced ? "paced" : "assumed, not paced", rate);
+		 u->rate_measured ? "measured" : u->paced ? "paced" : "assumed, not paced", rate,
+		 u->rto_s * 1e3);
 }

@@ -1871,6 +1871,12 @@ sdr_ep_auto(const struct sdr_ep *ep)
 	return &ep->autoe;
 }
 
+uint64_t
+sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt)
+{
+	return rel_tx_rto(ep->rtx, rtt);
+}
+
 const struct path_est *
 sdr_ep_path(const struct sdr_ep *ep)
 {

@@ -365,6 +365,8 @@ const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
 
 /** The send side's RTT and delivery rate from its acknowledgements (path_est.h). */
 const struct path_est *sdr_ep_path(const struct sdr_ep *ep);
+/** The sender's RTO in force, and the RTT its timers derive from (rel_tx_rto()). */
+uint64_t sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt);
 const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_tx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rel_tx_counters(const struct sdr_ep *ep);

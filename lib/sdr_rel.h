@@ -54,6 +54,8 @@ struct sdr_rel_cfg {
 	uint64_t ack_every_ns;		/**< ... and at least this often while receiving (0: off) */
 	uint64_t nack_allowance_ns;	/**< sr-nack: reordering allowance before a hole is sure */
 	uint64_t global_timeout_ns;	/**< a message not done by then fails (0: never) */
+	uint8_t rto_measured;		/**< the sender's timers follow the measured RTT once it
+					 *   has REL_TX_RTO_MIN_SAMPLES samples (rel_tx_rto()) */
 	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks) */
 	uint8_t scheme_may_change;	/**< the scheme may change between messages
 					 *   (rel_tx_set_scheme(), rel_rx_set_scheme()): state is

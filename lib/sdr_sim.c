@@ -583,6 +583,8 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 		res->rtt_samples = pe->rtt_samples;
 		res->rate_max_bps = path_est_max_rate(pe, now);
 		res->rate_samples = pe->rate_samples;
+		res->rto_ns = rel_tx_rto(s.tx, NULL);
+		res->rto_backoffs = rel_tx_counters(s.tx)[REL_TX_RTO_BACKOFFS];
 	}
 	if (res->messages) {
 		res->mean_s /= res->messages;

@@ -100,6 +100,8 @@ struct sdr_sim_result {
 	uint64_t rtt_samples;
 	double rate_max_bps;
 	uint64_t rate_samples;
+	uint64_t rto_ns;		/**< the sender's RTO at the end (rel_tx_rto()) */
+	uint64_t rto_backoffs;		/**< ... and how often it doubled on the way */
 	double *times_s;		/**< per message, if the caller gave an array */
 };
 

@@ -157,6 +157,41 @@ def case_auto_estimate():
                    est["rate_max_bps"] * 1e-9))
 
 
+def case_rto_measured():
+    """rto = measured: loopback.ini told rtt = 1ms on its 10 ms emulated link (no loss).
+    With the configured RTO (3 ms) every chunk times out before its acknowledgement can
+    return and is sent again; with the measured one the RTO backs off until a message goes
+    through once, then follows the path (3 x its smallest RTT) and the resends stop."""
+    res = {}
+    for rto in ("configured", "measured"):
+        with tempfile.TemporaryDirectory() as d:
+            ini = os.path.join(d, "rto.ini")
+            open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
+                "rtt = 10ms", "rtt = 1ms\nrto = %s" % rto))
+            name = "rto = %s [told 1 ms, path 10 ms]" % rto
+            rc, s, err = run("sdrt-rto", ["-f", ini, "--traffic", "size=1MiB,count=40",
+                                          "--exit-when-done", "--json"])
+            if not verified(name, rc, s, 40):
+                print(err[-2000:])
+                return
+            res[rto] = s["conns"]["ab"]
+    fx, ms = res["configured"], res["measured"]
+    pkts = 40 * 256                     # 1 MiB messages of 4 KiB packets
+    resent_fx, resent_ms = fx["data_pkts_out"] - pkts, ms["data_pkts_out"] - pkts
+    check(fx["rto_s"] == 0.003 and fx["timer_rtt_s"] == 0.001 and fx["rto_backoffs"] == 0 and
+          resent_fx > pkts, "rto = configured on a path 10x longer: %s" % fx)
+    check(0.010 <= ms["timer_rtt_s"] < 0.0125 and ms["rto_s"] >= 3 * ms["timer_rtt_s"] * 0.999
+          and ms["rto_backoffs"] >= 1 and ms["rto_expired"] < fx["rto_expired"] // 4 and
+          resent_ms < resent_fx // 4,
+          "rto = measured: %s (configured: %d expired, %d resent)" %
+          (ms, fx["rto_expired"], resent_fx))
+    if not failures:
+        print("ok: rto on a 10 ms path told 1 ms: %d packets resent (%d timeouts) with the "
+              "configured RTO, %d (%d) with the measured one (%d doublings; RTO %.1f ms from "
+              "RTT %.2f ms)" % (resent_fx, fx["rto_expired"], resent_ms, ms["rto_expired"],
+                                ms["rto_backoffs"], ms["rto_s"] * 1e3, ms["timer_rtt_s"] * 1e3))
+
+
 def case_auto_online():
     """Online auto: scheme = auto with no expected_drop starts from SR-NACK; under the
     emulator's 1e-2 loss the sending node's estimate moves the model's choice to erasure
@@ -1391,7 +1426,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
