@@ -42,6 +42,8 @@ struct sdr_comm {
 	size_t mem_len;
 	int mem_busy;			/* an operation in flight uses it */
 	double timeout_s;
+	enum sdr_coll_algo algo;	/* of Allreduce */
+	size_t gather_max;		/* auto: gather up to this many bytes */
 	uint32_t op_seq;
 	unsigned int prio;		/* of the operations issued from now on */
 	unsigned int tx_prio;		/* the send QP's priority as last set */
@@ -81,6 +83,8 @@ struct sdr_coll_req {
 	enum sdr_coll_type type;
 	enum sdr_coll_op rop;
 	int kind;
+	int gather;			/* an Allreduce by gather: reduce the N vectors at the end */
+	size_t count;
 	size_t esz;
 	uint8_t *work, *scratch;
 	struct sdr_mr *mr;		/* its own memory (NULL: the communicator's) */
@@ -260,6 +264,14 @@ sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 	c->prev = (rank + n - 1) % n;
 	c->next = (rank + 1) % n;
 	c->timeout_s = cfg && cfg->timeout_s > 0 ? cfg->timeout_s : 10.0;
+	c->algo = cfg ? cfg->allreduce_algo : SDR_COLL_ALGO_AUTO;
+	c->gather_max = cfg && cfg->gather_max ? cfg->gather_max : SDR_COLL_GATHER_MAX_DEFAULT;
+	if ((unsigned int)c->algo > SDR_COLL_ALGO_GATHER) {
+		snprintf(err, errlen, "unknown Allreduce algorithm %d", (int)c->algo);
+		free(l);
+		free(c);
+		return SDR_COLL_E_ARG;
+	}
 	if (sdr_context_create(l[rank].instance, &c->ctx, e, sizeof(e)) != SDR_SUCCESS) {
 		snprintf(err, errlen, "rank %d: %s", rank, e);
 		goto bad;
@@ -299,10 +311,39 @@ sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *
 	static const char *const rank_vars[] = { "SDR_COLL_RANK", "OMPI_COMM_WORLD_RANK",
 						  "PMI_RANK" };
 	const char *file = getenv("SDR_COLL_RANKFILE"), *v = NULL, *var = NULL;
+	const char *algo = getenv("SDR_COLL_ALGO"), *gmax = getenv("SDR_COLL_GATHER_MAX");
+	struct sdr_comm_cfg ec = { 0 };
 	char *end;
 	long r;
 
 	*comm = NULL;
+	if (cfg)
+		ec = *cfg;
+	if (algo && ec.allreduce_algo == SDR_COLL_ALGO_AUTO) {
+		if (strcmp(algo, "ring") == 0) {
+			ec.allreduce_algo = SDR_COLL_ALGO_RING;
+		} else if (strcmp(algo, "gather") == 0) {
+			ec.allreduce_algo = SDR_COLL_ALGO_GATHER;
+		} else if (strcmp(algo, "auto") != 0) {
+			if (err)
+				snprintf(err, errlen, "SDR_COLL_ALGO='%s' is not auto, ring or gather",
+					 algo);
+			return SDR_COLL_E_ARG;
+		}
+	}
+	if (gmax && ec.gather_max == 0) {
+		unsigned long long g;
+
+		errno = 0;
+		g = strtoull(gmax, &end, 10);
+		if (errno || end == gmax || *end || g == 0 || gmax[0] == '-') {
+			if (err)
+				snprintf(err, errlen, "SDR_COLL_GATHER_MAX='%s' is not a number of "
+					 "bytes above 0", gmax);
+			return SDR_COLL_E_ARG;
+		}
+		ec.gather_max = (size_t)g;
+	}
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && v == NULL; i++)
 		if ((v = getenv(rank_vars[i])) != NULL)
 			var = rank_vars[i];
@@ -319,7 +360,15 @@ sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *
 			snprintf(err, errlen, "%s='%s' is not a rank number", var, v);
 		return SDR_COLL_E_RANKFILE;
 	}
-	return sdr_comm_create(file, (int)r, cfg, comm, err, errlen);
+	return sdr_comm_create(file, (int)r, &ec, comm, err, errlen);
+}
+
+const char *
+sdr_coll_algo_name(enum sdr_coll_algo algo)
+{
+	static const char *const n[] = { "auto", "ring", "gather" };
+
+	return (unsigned int)algo <= SDR_COLL_ALGO_GATHER ? n[algo] : "unknown";
 }
 
 void
@@ -588,6 +637,10 @@ retire(struct sdr_comm *c, struct op *o, int rc)
 
 	o->rc = rc;
 	o->done = 1;
+	if (rc == 0 && o->gather)	/* the N vectors, reduced in rank order into the first */
+		for (int k = 1; k < c->size; k++)
+			coll_reduce(o->work, o->work + (size_t)k * o->count * o->esz, o->count,
+				    o->type, o->rop);
 	if (rc == 0 && o->result_len)
 		memmove(o->result, o->work + o->result_off, o->result_len);
 	/* receives still open are handed back */
@@ -697,8 +750,12 @@ progress(struct sdr_comm *c)
 		moved = 1;
 		if (cp.status != 0)
 			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message to rank %d (step "
-						 "%d) failed in the dataplane (status %d: no answer "
-						 "from it?)", c->next, t, cp.status));
+						 "%d) failed in the dataplane (status %d: %s)", c->next,
+						 t, cp.status, cp.status == 2 ?
+						 "it gave the message up: its receive has another "
+						 "length (do all ranks call the same operations with the "
+						 "same sizes and Allreduce algorithm?) or it restarted" :
+						 "no answer from it?"));
 		o->s[t].send_done = 1;
 		o->st.retransmitted += cp.retransmitted;
 	}
@@ -783,6 +840,19 @@ sdr_coll_set_priority(struct sdr_comm *c, unsigned int prio)
 }
 
 /*
+ * The immediates of @p o's messages, 0xKK TT SS tt: kind and reduction, type, algorithm
+ * (gather 1) and a hash of the size, the operation number, the step.
+ */
+static void
+op_imm(struct op *o)
+{
+	o->imm_base = ((uint32_t)o->kind << 30) | ((uint32_t)o->rop << 28) |
+		      ((uint32_t)o->type << 25) | ((uint32_t)(o->gather != 0) << 24) |
+		      ((uint32_t)((o->count * 2654435761u) >> 7) & 0xFF) << 16 |
+		      ((o->seq & 0xFF) << 8);
+}
+
+/*
  * A new operation: @p n steps, @p work_bytes of working and @p scratch_bytes of scratch
  * memory. On failure nothing is left allocated.
  */
@@ -810,6 +880,7 @@ op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
 	o->type = type;
 	o->rop = rop;
 	o->esz = sdr_coll_type_size(type);
+	o->count = count;
 	o->n = n;
 	o->prio = c->prio;
 	rc = memory(c, o, work_bytes + scratch_bytes + 64);
@@ -821,13 +892,11 @@ op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
 	o->scratch = o->work + ((work_bytes + 63) & ~(size_t)63);
 	c->op_seq = (c->op_seq + 1) & 0xFFFFFF;
 	o->seq = c->op_seq;
-	/* 0xKK TT SS tt: kind and reduction, type and size hash, operation number, step */
-	o->imm_base = ((uint32_t)kind << 30) | ((uint32_t)rop << 28) | ((uint32_t)type << 25) |
-		      ((uint32_t)((count * 2654435761u) >> 7) & 0x1FF) << 16 |
-		      ((o->seq & 0xFF) << 8);
+	op_imm(o);
 	*out = o;
 	return 0;
 }
+
 
 static void
 op_free(struct op *o)
@@ -959,11 +1028,24 @@ segments(struct sdr_comm *c, size_t count, size_t esz, uint64_t **off, uint64_t 
 	return 0;
 }
 
+/* Whether an Allreduce of @p bytes goes by gather (sdr_coll.h: every rank decides alike). */
+static int
+by_gather(const struct sdr_comm *c, size_t bytes)
+{
+	if (c->algo != SDR_COLL_ALGO_AUTO)
+		return c->algo == SDR_COLL_ALGO_GATHER;
+	return bytes <= c->gather_max;
+}
+
+/* Equal blocks of @p block bytes: (offsets, lengths) of the N segments. */
+static int blocks(struct sdr_comm *c, size_t block, uint64_t **off, uint64_t **len);
+
 int
 sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t count,
 	       enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req)
 {
 	size_t esz = sdr_coll_type_size(type), bytes = count * esz, scratch = 0;
+	int gather = by_gather(c, bytes);
 	uint64_t *off, *len;
 	struct op *o;
 	int rc;
@@ -971,12 +1053,20 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	*req = NULL;
 	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
-	if ((rc = segments(c, count, esz, &off, &len, &scratch)) != 0)
+	/* gather: the N whole vectors side by side, rank k's at k x bytes, placed (no
+	 * scratch), reduced when all are in */
+	rc = gather ? blocks(c, bytes, &off, &len) : segments(c, count, esz, &off, &len, &scratch);
+	if (rc != 0)
 		return rc;
-	rc = op_new(&o, c, KIND_ALLREDUCE, 2 * (c->size - 1), bytes, scratch, type, op, count);
+	rc = op_new(&o, c, KIND_ALLREDUCE, gather ? c->size - 1 : 2 * (c->size - 1),
+		    gather ? bytes * (size_t)c->size : bytes, scratch, type, op, count);
 	if (rc == 0) {
-		memcpy(o->work, sendbuf, bytes);
-		ring_steps(o, off, len, 1, 1);
+		o->gather = gather;
+		o->st.algo = gather ? SDR_COLL_ALGO_GATHER : SDR_COLL_ALGO_RING;
+		op_imm(o);
+		memcpy(o->work + (gather ? (size_t)c->rank * bytes : 0), sendbuf, bytes);
+		if (o->n)
+			ring_steps(o, off, len, !gather, 1);
 		o->result = recvbuf;
 		o->result_len = bytes;
 		rc = launch(o, req);
@@ -986,7 +1076,6 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	return rc;
 }
 
-/* Equal blocks of @p block bytes: (offsets, lengths) of the N segments. */
 static int
 blocks(struct sdr_comm *c, size_t block, uint64_t **off, uint64_t **len)
 {

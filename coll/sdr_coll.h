@@ -66,11 +66,41 @@ struct sdr_comm;
 /** Most ranks in a communicator (an Allreduce's 2(N - 1) steps are numbered in 8 bits). */
 #define SDR_COLL_MAX_RANKS 128
 
+/**
+ * Allreduce algorithms. Both use only the ring's connections (each rank sends to the next
+ * and receives from the previous one: one long-haul link per neighbouring pair).
+ * - ring: Reduce-Scatter + Allgather, 2(N - 1) steps of 1/N of the vector each; every link
+ *   carries 2(N - 1)/N of the vector, the least there is: for large vectors.
+ * - gather: an Allgather of the whole vectors (N - 1 steps of the whole vector), then every
+ *   rank reduces the N vectors itself, in rank order (so every rank gets the same bits):
+ *   half the steps, N/2 times the bytes per link. Over a link of one-way latency l and
+ *   rate b it is the faster one below about l b N / (N - 2) bytes (any size for N = 2):
+ *   at 25 ms RTT and 2 Gbit/s, 6 MB for 4 ranks; at 10 us and 100 Gbit/s, 250 KB.
+ * - auto: gather up to gather_max bytes, ring above (every rank must decide alike, so the
+ *   threshold is a setting, not a measurement).
+ */
+enum sdr_coll_algo {
+	SDR_COLL_ALGO_AUTO,
+	SDR_COLL_ALGO_RING,
+	SDR_COLL_ALGO_GATHER,
+};
+
+/** Default of sdr_comm_cfg.gather_max. */
+#define SDR_COLL_GATHER_MAX_DEFAULT (256u << 10)
+
 /** Communicator settings; zero fields take the defaults. */
 struct sdr_comm_cfg {
 	double timeout_s;	/**< an operation fails if a peer delivers nothing this long
 				 *   (default 10 s) */
+	enum sdr_coll_algo allreduce_algo;	/**< (default auto; sdr_comm_from_env(): the
+						 *   environment's SDR_COLL_ALGO) */
+	size_t gather_max;	/**< auto: largest Allreduce (bytes) done by gather (default
+				 *   SDR_COLL_GATHER_MAX_DEFAULT; sdr_comm_from_env():
+				 *   SDR_COLL_GATHER_MAX) */
 };
+
+/** "auto", "ring", "gather". */
+const char *sdr_coll_algo_name(enum sdr_coll_algo algo);
 
 /**
  * Join the communicator described by @p rankfile as rank @p rank: attach to the rank's
@@ -80,7 +110,11 @@ struct sdr_comm_cfg {
 int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 		    struct sdr_comm **comm, char *err, size_t errlen);
 
-/** sdr_comm_create() with the rank file and the rank from the environment (see above). */
+/**
+ * sdr_comm_create() with the rank file and the rank from the environment (see above); a
+ * field of @p cfg left at its default is taken from SDR_COLL_ALGO (auto, ring, gather) and
+ * SDR_COLL_GATHER_MAX (bytes) where they are set; a bad value is an error.
+ */
 int sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *err,
 		      size_t errlen);
 
@@ -103,8 +137,9 @@ const char *sdr_coll_op_name(enum sdr_coll_op op);
 
 /**
  * Every rank contributes @p count elements of @p sendbuf; every rank gets their reduction
- * in @p recvbuf (which may be @p sendbuf: in place). Ring: a Reduce-Scatter, then an
- * Allgather, 2(N - 1) steps of count / N elements each.
+ * in @p recvbuf (which may be @p sendbuf: in place). Ring (a Reduce-Scatter, then an
+ * Allgather, 2(N - 1) steps of count / N elements each) or gather (N - 1 steps of the whole
+ * vector, then a local reduction), as the communicator's allreduce_algo says.
  */
 int sdr_allreduce(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
 		  enum sdr_coll_type type, enum sdr_coll_op op);
@@ -162,8 +197,9 @@ int sdr_coll_test(struct sdr_coll_req *req, int *done);
 void sdr_coll_set_priority(struct sdr_comm *comm, unsigned int prio);
 
 /** What the last operation did: its steps' messages, chunks forwarded before their
- * message completed, retransmitted and decoded chunks. */
+ * message completed, retransmitted and decoded chunks, the algorithm of an Allreduce. */
 struct sdr_coll_stats {
+	enum sdr_coll_algo algo;	/**< Allreduce: ring or gather */
 	uint32_t messages_sent;
 	uint32_t messages_received;
 	uint64_t chunks_early;		/**< chunks reduced or forwarded before their receive completed */

@@ -161,8 +161,18 @@ def case_ring3():
               "4 ranks, table: %s %s" % ([x[0] for x in res], res[0][1][-1000:]))
         hdr = [x for x in res[0][1].splitlines() if x.startswith("#") and "size" in x]
         check(hdr and hdr[0].split() == ["#", "size", "count", "type", "redop", "time", "algbw",
-                                         "busbw", "#wrong", "p50", "p99", "p99.9"],
+                                         "busbw", "#wrong", "p50", "p99", "p99.9", "algo"],
               "4 ranks: the table's columns: %r" % hdr)
+        # the two Allreduce algorithms, each forced, and auto's switch at --gather-max
+        for algo, extra in (("ring", ["--algo", "ring"]), ("gather", ["--algo", "gather"]),
+                            ("auto", ["--gather-max", "4K"])):
+            j = sweep_ok("4 ranks, loss 1e-3: allreduce by %s" % algo,
+                         ranks(rf, 4, ["-b", "8", "-e", "64K", "-f", "8", "-n", "3", "-w", "1",
+                                       "--json"] + extra), 5)
+            got = [x.get("algo") for x in j.get("results", [])]
+            want = [("gather" if x["size"] <= 4096 else "ring") if algo == "auto" else algo
+                    for x in j.get("results", [])]
+            check(got == want, "allreduce by %s: algorithms %s, want %s" % (algo, got, want))
         if all(x[0] == 0 for x in res):
             print("ok: 4 ranks, loss 1e-3: the table\n" + res[0][1])
         stop_dataplane(p)
@@ -278,11 +288,22 @@ def case_bad_input():
         check(r.returncode == 2 and "nosuch" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
               "unknown connection: rc %d %r" % (r.returncode, r.stderr))
         # rank 2 calls Allgather while ranks 0 and 1 call Allreduce: refused, not mixed
-        res = ranks(rf, 3, ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s"],
-                    timeout=60, extra={2: ["-c", "allgather"]})
+        res = ranks(rf, 3, ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s",
+                            "--algo", "ring"], timeout=60, extra={2: ["-c", "allgather"]})
         check(all(x[0] == 1 for x in res) and
               any("another operation" in x[2] for x in res),
               "mismatched operations: %s" % [(x[0], x[2][-300:]) for x in res])
+        # rank 1 told another Allreduce algorithm than the others: refused, not mixed
+        res2 = ranks(rf, 3, ["-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "--timeout", "3s",
+                             "--algo", "gather"], timeout=60, extra={1: ["--algo", "ring"]})
+        check(all(x[0] == 1 for x in res2) and
+              any("another length" in x[2] for x in res2),
+              "mismatched algorithms: %s" % [(x[0], x[2][-300:]) for x in res2])
+        env2 = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK="0", SDR_COLL_ALGO="tree")
+        r = subprocess.run([PERF, "-n", "1"], capture_output=True, text=True, env=env2, timeout=30)
+        check(r.returncode == 2 and "SDR_COLL_ALGO='tree'" in r.stderr and
+              len(r.stderr.strip().splitlines()) == 1, "SDR_COLL_ALGO=tree: rc %d %r" %
+              (r.returncode, r.stderr))
         if not failures:
             print("ok: bad input: one-line errors; mismatched operations refused: %s" %
                   [x[2].strip().splitlines()[-1] for x in res if x[2].strip()][0])

@@ -41,6 +41,9 @@ struct opts {
 	unsigned int prio;	/* of the timed operations */
 	int barrier;		/* line the ranks up before each operation */
 	uint64_t behind;	/* bytes of the Allreduce issued in front of each (0: none) */
+	enum sdr_coll_algo algo;	/* of Allreduce; auto: the library's default or the
+					 * environment's SDR_COLL_ALGO */
+	uint64_t gather_max;	/* auto: gather up to this (0: default / SDR_COLL_GATHER_MAX) */
 };
 
 static void
@@ -69,6 +72,10 @@ usage(FILE *f)
 "      --barrier          line the ranks up before each operation (a 4-byte Allreduce, not\n"
 "                         timed): each time is then the operation's own, not the wait for\n"
 "                         a rank still busy with the one before\n"
+"      --algo NAME        Allreduce algorithm: auto (default: gather up to --gather-max,\n"
+"                         ring above), ring (Reduce-Scatter + Allgather) or gather\n"
+"                         (Allgather of the whole vectors, then a local reduction)\n"
+"      --gather-max SIZE  auto's threshold (default 256K; docs/collectives.md)\n"
 "      --timeout TIME     an operation fails if a neighbour delivers nothing this long\n"
 "                         (default 10s)\n"
 "      --json             one JSON object instead of the table\n"
@@ -150,6 +157,7 @@ struct row {
 	double time_us, algbw, busbw, p50, p99, p999;
 	int64_t wrong;
 	uint64_t chunks, chunks_early;	/* this rank's, over the timed operations */
+	enum sdr_coll_algo algo;	/* Allreduce: the algorithm the operations took */
 };
 
 /* One size: warm-up and timed operations, each result checked. @return 0 or an error. */
@@ -282,6 +290,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 
 			times[it - o->warmup] = dt;
 			sdr_coll_last_stats(c, &st);
+			row->algo = st.algo;
 			row->chunks += st.chunks;
 			row->chunks_early += st.chunks_early;
 		}
@@ -319,7 +328,8 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 int
 main(int argc, char **argv)
 {
-	enum { O_INPLACE = 256, O_TIMEOUT, O_JSON, O_BEHIND, O_PRIORITY, O_BARRIER };
+	enum { O_INPLACE = 256, O_TIMEOUT, O_JSON, O_BEHIND, O_PRIORITY, O_BARRIER, O_ALGO,
+	       O_GATHER_MAX };
 	static const struct option lo[] = {
 		{ "coll", required_argument, NULL, 'c' },
 		{ "minbytes", required_argument, NULL, 'b' },
@@ -336,6 +346,8 @@ main(int argc, char **argv)
 		{ "behind", required_argument, NULL, O_BEHIND },
 		{ "priority", required_argument, NULL, O_PRIORITY },
 		{ "barrier", no_argument, NULL, O_BARRIER },
+		{ "algo", required_argument, NULL, O_ALGO },
+		{ "gather-max", required_argument, NULL, O_GATHER_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -430,6 +442,21 @@ main(int argc, char **argv)
 		case O_BARRIER:
 			o.barrier = 1;
 			break;
+		case O_ALGO:
+			if ((k = pick(optarg, (const char *const[]){ "auto", "ring", "gather" }, 3)) < 0) {
+				fprintf(stderr, "sdr-coll-perf: --algo '%s': auto, ring or gather\n",
+					optarg);
+				return 2;
+			}
+			o.algo = (enum sdr_coll_algo)k;
+			break;
+		case O_GATHER_MAX:
+			if (units_parse_size(optarg, &o.gather_max) != 0 || o.gather_max == 0) {
+				fprintf(stderr, "sdr-coll-perf: --gather-max '%s': a size (256K)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case O_BEHIND:
 			if (units_parse_size(optarg, &o.behind) != 0 || o.behind < sizeof(float)) {
 				fprintf(stderr, "sdr-coll-perf: --behind '%s': a size (4M)\n", optarg);
@@ -465,6 +492,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	cfg.timeout_s = o.timeout_s;
+	cfg.allreduce_algo = o.algo;
+	cfg.gather_max = (size_t)o.gather_max;
 	if (sdr_comm_from_env(&cfg, &c, err, sizeof(err)) != SDR_COLL_OK) {
 		fprintf(stderr, "sdr-coll-perf: %s\n", err);
 		return 2;
@@ -489,8 +518,9 @@ main(int argc, char **argv)
 			printf(", each behind a %" PRIu64 "-byte allreduce, at priority %u", o.behind,
 			       o.prio);
 		printf("\n");
-		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "size", "count",
-		       "type", "redop", "time", "algbw", "busbw", "#wrong", "p50", "p99", "p99.9");
+		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s %6s\n", "size", "count",
+		       "type", "redop", "time", "algbw", "busbw", "#wrong", "p50", "p99", "p99.9",
+		       "algo");
 		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "(B)", "(elements)", "",
 		       "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)");
 		fflush(stdout);
@@ -519,10 +549,10 @@ main(int argc, char **argv)
 		rows[nrows++] = row;
 		if (sdr_comm_rank(c) == 0 && !o.json) {
 			printf(" %11" PRIu64 " %12" PRIu64 " %9s %6s %10.1f %8.3f %8.3f %7" PRId64
-			       " %10.1f %10.1f %10.1f\n", row.size, row.count, type_names[o.type],
+			       " %10.1f %10.1f %10.1f %6s\n", row.size, row.count, type_names[o.type],
 			       o.coll == C_ALLREDUCE || o.coll == C_REDUCE_SCATTER ? op_names[o.op] :
 			       "-", row.time_us, row.algbw, row.busbw, row.wrong, row.p50, row.p99,
-			       row.p999);
+			       row.p999, o.coll == C_ALLREDUCE ? sdr_coll_algo_name(row.algo) : "-");
 			fflush(stdout);
 		}
 	}
@@ -537,10 +567,11 @@ main(int argc, char **argv)
 				printf("%s{\"size\":%" PRIu64 ",\"count\":%" PRIu64 ",\"time_us\":%.2f,"
 				       "\"algbw_gbs\":%.4f,\"busbw_gbs\":%.4f,\"wrong\":%" PRId64
 				       ",\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"chunks\":%"
-				       PRIu64 ",\"chunks_early\":%" PRIu64 "}", i ? "," : "",
-				       rows[i].size, rows[i].count, rows[i].time_us, rows[i].algbw,
-				       rows[i].busbw, rows[i].wrong, rows[i].p50, rows[i].p99,
-				       rows[i].p999, rows[i].chunks, rows[i].chunks_early);
+				       PRIu64 ",\"chunks_early\":%" PRIu64 ",\"algo\":\"%s\"}",
+				       i ? "," : "", rows[i].size, rows[i].count, rows[i].time_us,
+				       rows[i].algbw, rows[i].busbw, rows[i].wrong, rows[i].p50,
+				       rows[i].p99, rows[i].p999, rows[i].chunks, rows[i].chunks_early,
+				       o.coll == C_ALLREDUCE ? sdr_coll_algo_name(rows[i].algo) : "-");
 			printf("],\"wrong\":%" PRId64 ",\"ok\":%s}\n", wrong,
 			       rc == 0 && wrong == 0 ? "true" : "false");
 		} else {
