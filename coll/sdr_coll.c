@@ -1034,7 +1034,9 @@ by_gather(const struct sdr_comm *c, size_t bytes)
 {
 	if (c->algo != SDR_COLL_ALGO_AUTO)
 		return c->algo == SDR_COLL_ALGO_GATHER;
-	return bytes <= c->gather_max;
+	/* a whole vector must fit one message of both connections (give every connection
+	 * of a ring the same max_msg, or ranks may decide differently) */
+	return bytes <= c->gather_max && bytes <= c->tx_max_msg && bytes <= c->rx_max_msg;
 }
 
 /* Equal blocks of @p block bytes: (offsets, lengths) of the N segments. */

@@ -76,8 +76,9 @@ struct sdr_comm;
  *   half the steps, N/2 times the bytes per link. Over a link of one-way latency l and
  *   rate b it is the faster one below about l b N / (N - 2) bytes (any size for N = 2):
  *   at 25 ms RTT and 2 Gbit/s, 6 MB for 4 ranks; at 10 us and 100 Gbit/s, 250 KB.
- * - auto: gather up to gather_max bytes, ring above (every rank must decide alike, so the
- *   threshold is a setting, not a measurement).
+ * - auto: gather up to gather_max bytes (and while a vector fits one message of the
+ *   connections: give every connection of the ring the same max_msg), ring above (every
+ *   rank must decide alike, so the threshold is a setting, not a measurement).
  */
 enum sdr_coll_algo {
 	SDR_COLL_ALGO_AUTO,
