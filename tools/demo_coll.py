@@ -18,6 +18,11 @@ model's mean for one step's message (size / N) less the half round trip of its
 acknowledgement, which the next step does not wait for, plus the last acknowledgement the
 measured time includes; a ring that waits for whole messages cannot beat it, one that
 forwards chunks as they arrive (libsdr-coll) can.
+
+Beside them, the baseline a user would otherwise run: Open MPI's MPI_Allreduce over kernel
+TCP through the same hops (tools/bench/mpi_coll.py: one network namespace per rank, the
+hops the same emulators), same sizes, same measurement; left out, saying why, where Open
+MPI is not installed (--no-mpi leaves it out anyway).
 """
 import argparse
 import json
@@ -29,7 +34,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 from demo import EAL, parse_prob, parse_rate, parse_size, parse_time, split_schemes  # noqa: E402
+import mpi_coll  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -183,9 +190,10 @@ def main():
     ap.add_argument("--iters", type=int, default=0, help="operations per size (default: "
                     "as many as fit --budget, 5 to 200)")
     ap.add_argument("--budget", type=float, default=12.0, help="seconds per size and scheme")
+    ap.add_argument("--no-mpi", action="store_true", help="leave out the MPI/TCP baseline")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quick", action="store_true", help="a short run: 3 ranks, 1MiB, sr and "
-                    "ec-mds:32,8, 5 operations (what the tests run)")
+                    "ec-mds:32,8, 5 operations, no MPI baseline (what the tests run)")
     a = ap.parse_args()
     try:
         a.sizes = [parse_size(x) for x in a.sizes.split(",")]
@@ -193,6 +201,7 @@ def main():
         ap.error(str(e))
     if a.quick:
         a.ranks, a.sizes, a.schemes, a.iters = 3, [1 << 20], ["sr", "ec-mds:32,8"], 5
+        a.no_mpi = True
     if not 2 <= a.ranks <= 16:
         ap.error("--ranks: 2 to 16")
     name = "sdr-coll-demo-%d" % os.getpid()
@@ -208,6 +217,17 @@ def main():
             except RuntimeError as e:
                 print("demo_coll: %s: %s" % (scheme, e), file=sys.stderr)
                 return 1
+    mpi = None
+    why = "--no-mpi" if a.no_mpi else mpi_coll.missing(a.build)
+    if why:
+        print("  mpi/tcp baseline left out: %s" % why, flush=True)
+    else:
+        try:
+            mpi = mpi_coll.run(a.build, a.ranks, a.rtt, a.loss, a.rate, a.sizes, a.iters,
+                               a.budget, log=lambda s: print(s, flush=True))
+        except RuntimeError as e:
+            print("demo_coll: the MPI baseline: %s" % e, file=sys.stderr)
+            return 1
     # the table
     bounds = {}
     print("\n%-14s %8s %12s %12s %12s %14s %8s" % ("scheme", "size", "mean ms", "p99 ms",
@@ -228,15 +248,34 @@ def main():
                 row["p999_us"] / 1e3, "%.1f" % (bound * 1e3) if bound else "-",
                 "%.2f" % (row["time_us"] / 1e6 / bound) if bound else "-"))
             ok &= row["wrong"] == 0
+    for size in a.sizes if mpi else []:
+        row = mpi[size]
+        if "error" in row:
+            ok = False
+            print("%-14s %8s  failed: %s" % ("mpi/tcp", fmt_size(size), row["error"]))
+            continue
+        print("%-14s %8s %12.1f %12.1f %12.1f %14s %8s" % (
+            "mpi/tcp", fmt_size(size), row["time_us"] / 1e3, row["p99_us"] / 1e3,
+            row["p999_us"] / 1e3, "-", "-"))
+        ok &= row["wrong"] == 0
+    if mpi:
+        print("\nmean of MPI/TCP over the mean of each scheme (above 1: SDR is faster):")
+        for scheme in a.schemes:
+            print("  %-12s %s" % (scheme, "  ".join(
+                "%s %.2f" % (fmt_size(z), mpi[z]["time_us"] / results[scheme][z]["time_us"])
+                for z in a.sizes if "error" not in mpi[z] and "error" not in results[scheme][z])))
     print("\np99.9 of fewer than 1000 operations is the largest one measured. The bound is "
           "for a ring whose steps wait for whole messages; forwarding chunks as they arrive "
-          "can beat it.")
+          "can beat it. mpi/tcp: Open MPI's own Allreduce algorithm over kernel TCP (MTU 1500, "
+          "its congestion control) through the same hops, ranks in network namespaces.")
     print("result: %s" % ("every result right" if ok else "FAILED"))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"ranks": a.ranks, "rtt_s": a.rtt, "loss": a.loss, "rate_bps": a.rate,
                        "results": [dict(results[s][z], scheme=s, size=z, bound_s=bounds[(s, z)])
-                                   for s in a.schemes for z in a.sizes]},
+                                   for s in a.schemes for z in a.sizes] +
+                       [dict(mpi[z], scheme="mpi/tcp", size=z) for z in (a.sizes if mpi else [])],
+                       "mpi_left_out": why},
                       f, indent=1)
     return 0 if ok else 1
 

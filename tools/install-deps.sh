@@ -9,7 +9,7 @@ PKGS=(
 	dpdk dpdk-dev libdpdk-dev libisal-dev libssl-dev libpcap-dev libcmocka-dev
 	libbpf-dev libxdp-dev libibverbs-dev rdma-core
 	tshark python3-scapy libjerasure-dev gnuplot-nox iperf3
-	iproute2 procps valgrind
+	iproute2 procps valgrind openmpi-bin libopenmpi-dev
 )
 
 missing=()

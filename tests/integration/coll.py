@@ -17,6 +17,10 @@ Cases:
 * demo: make demo-coll, short (tools/demo_coll.py --quick).
 * dead_rank: a rank killed in the middle of an Allreduce: the others fail within the
   timeout with an error naming a rank, never report a wrong result as good, and exit 1.
+* mpi_baseline: the MPI baseline of make demo-coll (tools/bench/mpi_coll.py): Open MPI's
+  MPI_Allreduce over TCP, 3 ranks in 3 network namespaces joined by the dataplane's emulated
+  hops: every result right, every hop carried frames. Skipped without root, ip netns,
+  mpirun or mpi-allreduce-perf (Open MPI not installed when the build was configured).
 * bad_input: a rank file with a missing rank, a rank outside it, an unknown connection, and
   a rank that calls another operation than its neighbours: one-line errors, no hang.
 """
@@ -29,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from harness import check, failures, run_case, spawn, start_dataplane, stop_dataplane
+from harness import check, failures, run_case, skip, spawn, start_dataplane, stop_dataplane
 
 BUILD, SRC, CASE = sys.argv[1:4]
 DP = os.path.join(BUILD, "dataplane", "sdr-dataplane")
@@ -310,5 +314,31 @@ def case_bad_input():
         stop_dataplane(p)
 
 
-run_case({"ring3": case_ring3, "priority": case_priority, "demo": case_demo,
+def case_mpi_baseline():
+    sys.path.insert(0, os.path.join(SRC, "tools", "bench"))
+    import mpi_coll
+    why = mpi_coll.missing(BUILD)
+    if why:
+        skip("the MPI baseline: %s" % why)
+        return
+    try:
+        res = mpi_coll.run(BUILD, 3, 0.004, 1e-3, 2e9, [4096, 256 << 10], iters=3,
+                           log=lambda s: None)
+    except RuntimeError as e:
+        check(False, "mpi baseline: %s" % e)
+        return
+    for size, row in sorted(res.items()):
+        check("error" not in row and row["wrong"] == 0 and row["iters"] == 3 and
+              all(h > 0 for h in row["hop_packets"]),
+              "MPI_Allreduce of %d B over the emulated hops: %s" % (size, row))
+    if not failures:
+        print("ok: MPI_Allreduce (Open MPI, TCP) of 3 ranks in namespaces over the emulated "
+              "hops (2 ms each way): %s" % ", ".join(
+                  "%d B %.1f ms, frames per hop %s" % (z, r["time_us"] / 1e3, r["hop_packets"])
+                  for z, r in sorted(res.items())))
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    check("sdr-mpir-" not in left, "namespaces left behind: %s" % left)
+
+
+run_case({"mpi_baseline": case_mpi_baseline, "ring3": case_ring3, "priority": case_priority, "demo": case_demo,
           "dead_rank": case_dead_rank, "bad_input": case_bad_input}, CASE)
