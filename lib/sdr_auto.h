@@ -4,8 +4,8 @@
  * decision whether another scheme would now be worth a change.
  *
  * The estimate. Each sample is a count of packets and how many of them were lost (the
- * receiver counts, per message, the data packets still missing when the message's last
- * data packet first arrives: the first pass, before any resend). Two estimators keep
+ * receiver judges every frame on its data QPNs by the PSNs that arrive: psn_loss.h). Two
+ * estimators keep
  * discounted counts, a slow one (half-life @ref sdr_auto_cfg.halflife_pkts packets) and a
  * fast one (a sixteenth of it). Each gives the loss rate lost / pkts with a Wilson score
  * interval; when the fast one's interval (at z = 3) no longer overlaps the slow one's, the

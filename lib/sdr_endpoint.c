@@ -13,6 +13,7 @@
 #include "sdr_ctrl.h"
 #include "sdr_endpoint.h"
 #include "sdr_keys.h"
+#include "psn_loss.h"
 #include "sdr_peer.h"
 #include "sdr_tx.h"
 
@@ -65,18 +66,6 @@ struct sdr_fec_job {
 	uint32_t nmiss;			/* decode: data chunks rebuilt into the stage */
 	uint32_t miss[EC_MAX_CHUNKS];	/* their chunk numbers, stage order */
 	uint32_t next_free;
-};
-
-/* scheme auto: the first pass of one receive (first_pass()) */
-enum { FP_NONE, FP_OPEN, FP_RESENT, FP_LAST, FP_SKIP };
-struct ep_first_pass {
-	uint8_t state;		/* FP_*: none yet, packets arriving, a resend seen, its last
-				 * one arrived, left out */
-	uint64_t seq;		/* the message */
-	uint32_t npkts;		/* its data packets */
-	uint32_t got;		/* of them claimed before the last one */
-	uint32_t missing;	/* of them not in when the last one first arrived */
-	uint64_t last_ns;	/* when that was */
 };
 
 enum { SW_NONE, SW_DRAIN, SW_ASK };	/* a scheme change of ours: none, waiting for the
@@ -161,8 +150,8 @@ struct sdr_ep {
 	uint32_t done_cap;
 	uint32_t done_head;
 	uint32_t ndone;
-	/* scheme auto: per receive slot, the first pass of its message (first_pass()) */
-	struct ep_first_pass *fp;
+	/* scheme auto: the path's loss from the PSNs that arrive (psn_loss.h) */
+	struct psn_loss loss;
 	/* the REPORTs this receive side sends, the estimate the send side keeps */
 	uint64_t rep_next_ns;
 	uint64_t rep_pkts, rep_lost;		/* counts in the last REPORT sent */
@@ -203,7 +192,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->rx_out);
 	free(ep->held_rx);
 	free(ep->abort_slots);
-	free(ep->fp);
+	psn_loss_free(&ep->loss);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -348,8 +337,7 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	if (cfg->auto_report) {
 		struct sdr_auto_cfg ac;
 
-		ep->fp = calloc(ep->geom.nslots, sizeof(*ep->fp));
-		if (ep->fp == NULL)
+		if (psn_loss_init(&ep->loss, ep->geom.ndata_qpns) != 0)
 			goto fail;
 		sdr_auto_cfg_default(&ac);
 		if (cfg->auto_cfg.halflife_pkts > 0)
@@ -594,7 +582,7 @@ sdr_ep_abort(struct sdr_ep *ep, uint64_t now)
 }
 
 /*
- * scheme auto, receive side: a REPORT of the first-pass loss counts when they moved, at
+ * scheme auto, receive side: a REPORT of the wire's loss counts when they moved, at
  * most every quarter RTT (at least 1 ms apart). @return 1 if built.
  */
 static int
@@ -604,10 +592,10 @@ next_report(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	uint64_t gap = ep->cfg.rel.rtt_ns / 4 > 1000000 ? ep->cfg.rel.rtt_ns / 4 : 1000000;
 
 	if (!ep->cfg.auto_report || now < ep->rep_next_ns ||
-	    rc[SDR_EP_FIRST_PASS_PKTS] == ep->rep_pkts)
+	    rc[SDR_EP_WIRE_PKTS] == ep->rep_pkts)
 		return 0;
-	ep->rep_pkts = rc[SDR_EP_FIRST_PASS_PKTS];
-	ep->rep_lost = rc[SDR_EP_FIRST_PASS_LOST];
+	ep->rep_pkts = rc[SDR_EP_WIRE_PKTS];
+	ep->rep_lost = rc[SDR_EP_WIRE_LOST];
 	ep->rep_next_ns = now + gap;
 	memset(c, 0, sizeof(*c));
 	c->type = SDR_CTRL_REPORT;
@@ -631,8 +619,10 @@ on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->counters[SDR_EP_REPORTS_IN]++;
 	if (!ep->cfg.auto_report)
 		return;
+	/* (every frame on a data QPN counts: data, resends, parity) */
 	if (dl > dp || dp > 0x80000000u ||
-	    ep->peer_rep_seen + dp > ep->counters[SDR_EP_DATA_PKTS_OUT]) {
+	    ep->peer_rep_seen + dp > ep->counters[SDR_EP_DATA_PKTS_OUT] +
+				     ep->counters[SDR_EP_PARITY_PKTS_OUT]) {
 		ep->counters[SDR_EP_REPORTS_IMPLAUSIBLE]++;
 	} else {
 		ep->peer_rep_seen += dp;
@@ -854,6 +844,7 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	int keep = 1;
 
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
+	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
 	collect_done(ep);	/* what finished before keeps its status */
 	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now));
 	collect_done(ep);
@@ -971,66 +962,19 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 }
 
 /*
- * scheme auto: a receive's first pass, followed as its packets are claimed (in the order
- * they arrive, whichever lcore copies them later). When the message's last data packet
- * first arrives, the data packets still missing were lost on their first send — or are a
- * little late: those that arrive within the reordering allowance after it (nack_allowance,
- * far less than the RTT any resend needs) are taken back. The sample (packets, lost) is
- * counted when the message completes. A message whose last packet came only after a resend
- * had begun (a packet of it arrived twice: resends repeat whole chunks) is left out: its
- * holes were being filled by resends, not by late first sends. Which messages are left out
- * does not depend on how many of their other packets were lost, so the rest stay a fair
- * sample.
+ * scheme auto, receive side: every frame on a data QPN (first send, resend or parity) took
+ * that QPN's next PSN at the sender, so the PSNs that never come are the path's losses,
+ * whatever the scheme made of them (psn_loss.h: late frames within a window and second
+ * copies are not losses). The counts go to the sender in REPORTs.
  */
 static void
-first_pass(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t now)
+count_psn(struct sdr_ep *ep, const struct roce_view *v)
 {
-	struct ep_first_pass *f = &ep->fp[cl->slot];
-
-	if (f->state == FP_NONE || f->seq != cl->seq) {
-		struct sdr_rx_msg_info info;
-
-		if (sdr_rx_msg_info(ep->rx, cl->slot, &info) != 0)
-			return;
-		*f = (struct ep_first_pass){ .state = FP_OPEN, .seq = cl->seq,
-					     .npkts = info.npkts };
-	}
-	if (cl->pkt_off >= f->npkts)
-		return;		/* parity */
-	switch (f->state) {
-	case FP_OPEN:
-		f->got++;
-		if (cl->pkt_off == f->npkts - 1) {
-			f->state = FP_LAST;
-			f->last_ns = now;
-			f->missing = f->npkts - f->got;
-		}
-		break;
-	case FP_RESENT:
-		if (cl->pkt_off == f->npkts - 1)
-			f->state = FP_SKIP;
-		break;
-	case FP_LAST:
-		if (now <= f->last_ns + ep->cfg.rel.nack_allowance_ns && f->missing > 0)
-			f->missing--;
-		break;
-	}
-}
-
-/* The first pass of receive @p seq in @p slot, done: its sample into the counts. */
-static void
-first_pass_done(struct sdr_ep *ep, uint32_t slot, uint64_t seq, int ok)
-{
-	struct ep_first_pass *f;
-
-	if (ep->fp == NULL || slot >= ep->geom.nslots)
-		return;
-	f = &ep->fp[slot];
-	if (ok && f->state == FP_LAST && f->seq == seq) {
-		ep->counters[SDR_EP_FIRST_PASS_PKTS] += f->npkts;
-		ep->counters[SDR_EP_FIRST_PASS_LOST] += f->missing;
-	}
-	f->state = FP_NONE;
+	psn_loss_seen(&ep->loss, v->dqpn - ep->cfg.attr.local_qpn, v->psn);
+	ep->counters[SDR_EP_WIRE_PKTS] = ep->loss.pkts;
+	ep->counters[SDR_EP_WIRE_LOST] = ep->loss.lost;
+	ep->counters[SDR_EP_WIRE_DUPS] = ep->loss.dups;
+	ep->counters[SDR_EP_WIRE_TOO_LATE] = ep->loss.too_late;
 }
 
 /* A data packet placed: the chunk events it caused, to the reliability layer. */
@@ -1052,14 +996,6 @@ static void
 on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx_verdict r,
 	      uint64_t now)
 {
-	if (r == SDR_RX_DUPLICATE && ep->fp != NULL) {
-		uint32_t slot = sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id;
-
-		/* (a duplicate is of the slot's current message: an older one's packets are
-		 * of another generation) */
-		if (slot < ep->geom.nslots && ep->fp[slot].state == FP_OPEN)
-			ep->fp[slot].state = FP_RESENT;	/* see first_pass() */
-	}
 	/* the sender is still sending what we have: it may have missed an ACK */
 	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
 		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
@@ -1076,13 +1012,13 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 		return 0;
 	}
 	ep->counters[SDR_EP_DATA_PKTS_IN]++;
+	if (ep->cfg.auto_report)
+		count_psn(ep, v);
 	r = sdr_rx_claim(ep->rx, v, gen, cl);
 	if (r != SDR_RX_PLACED) {
 		on_not_placed(ep, v, gen, r, now);
 		return 0;
 	}
-	if (ep->fp != NULL)
-		first_pass(ep, cl, now);
 	ep->rx_out[cl->slot]++;		/* its completion waits: the copy writes its buffer */
 	ep->copies_out++;
 	return 1;
@@ -1588,7 +1524,6 @@ collect_done(struct sdr_ep *ep)
 		ep->n_held_rx--;
 	}
 	while (rel_rx_poll_done(ep->rrx, &d)) {
-		first_pass_done(ep, d.slot, d.seq, d.status == SDR_DONE_OK);
 		if ((ep->n_held_rx || ep->rx_out[d.slot] != 0) &&
 		    ep->n_held_rx < ep->cfg.attr.max_inflight) {
 			ep->held_rx[(ep->held_rx_head + ep->n_held_rx++) %

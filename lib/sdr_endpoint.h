@@ -106,8 +106,10 @@ struct sdr_ep_cfg {
 	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \
 	X(PEER_RESTARTS,	"peer_restarts") \
 	X(SEND_HELD,		"sends_held_for_frames") \
-	X(FIRST_PASS_PKTS,	"first_pass_pkts") \
-	X(FIRST_PASS_LOST,	"first_pass_lost") \
+	X(WIRE_PKTS,		"wire_pkts_judged") \
+	X(WIRE_LOST,		"wire_pkts_lost") \
+	X(WIRE_DUPS,		"wire_pkts_twice") \
+	X(WIRE_TOO_LATE,	"wire_pkts_too_late") \
 	X(SCHEME_ASKS,		"scheme_changes_asked") \
 	X(SCHEME_CHANGES,	"scheme_changes") \
 	X(SCHEME_REFUSED,	"scheme_changes_refused_by_peer") \

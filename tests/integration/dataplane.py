@@ -112,9 +112,9 @@ def case_loopback():
 
 
 def case_auto_estimate():
-    """scheme = auto on both nodes: the receiving node reports the packets missing on each
-    message's first pass (REPORT control messages), and the sending node's estimate of the
-    path's loss is the emulator's i.i.d. loss rate."""
+    """scheme = auto on both nodes: the receiving node counts the frames its PSNs say the
+    path lost and reports them (REPORT control messages), and the sending node's estimate
+    of the path's loss is the emulator's i.i.d. loss rate."""
     with tempfile.TemporaryDirectory() as d:
         ini = os.path.join(d, "auto.ini")
         open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
@@ -127,16 +127,17 @@ def case_auto_estimate():
             return
         ab, ba = s["conns"]["ab"], s["conns"]["ba"]
         est = ab.get("auto", {})
-        # the receiving node counted the messages' packets and reported them (a message
-        # whose last packet was lost may be left out: decoded, or after a resend began)
-        check(ba["first_pass_pkts"] % 512 == 0 and ba["first_pass_pkts"] >= 30 * 512 and
+        # the receiving node judged most of the 40 x 512 data frames (and the resends) by
+        # their PSNs (the last 256 of each QPN wait for frames that never come) and
+        # reported them
+        check(ba["wire_pkts_judged"] >= 20 * 512 and ba["wire_pkts_too_late"] == 0 and
               ba["loss_reports_sent"] > 0 and
               ab["loss_reports_received"] > 0 and ab["loss_reports_implausible"] == 0,
               "%s: receiver %s, sender %s" % (name, ba, ab))
         n, lost = est.get("total_pkts", 0), est.get("total_lost", 0)
-        check(0 < n <= ba["first_pass_pkts"] and lost <= ba["first_pass_lost"],
-              "%s: estimate %s from receiver counts %d/%d" % (name, est, ba["first_pass_lost"],
-                                                               ba["first_pass_pkts"]))
+        check(0 < n <= ba["wire_pkts_judged"] and lost <= ba["wire_pkts_lost"],
+              "%s: estimate %s from receiver counts %d/%d" % (name, est, ba["wire_pkts_lost"],
+                                                               ba["wire_pkts_judged"]))
         # 1e-2 of n packets, within 4 standard deviations
         sd = (n * 1e-2 * (1 - 1e-2)) ** 0.5 if n else 0
         check(n > 0 and abs(lost - n * 1e-2) <= 4 * sd and
