@@ -340,7 +340,25 @@ static int
 link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char *v)
 {
 	char *words[2] = { (char *)(uintptr_t)k, (char *)(uintptr_t)v };
-	int bad = 0, rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
+	int bad = 0, rc;
+	uint32_t u = 1;
+
+	/* paths = N, pathK = WORDS: parallel paths, picked per frame by its UDP source port */
+	if (strcmp(k, "paths") == 0) {
+		if (get_u32(w, k, v, 1, LINK_EMU_MAX_PATHS, &u) != 0)
+			return -1;
+		l->npaths = u;
+		return 0;
+	}
+	if (strncmp(k, "path", 4) == 0 && k[4] >= '1' && k[4] <= '0' + LINK_EMU_MAX_PATHS &&
+	    k[5] == '\0') {
+		if (strlen(v) >= sizeof(l->path_words[0]) || v[0] == '\0')
+			return fail(w, k, "'%s' is not a list of emulator words (delay 20ms rate 1G "
+				    "loss 1e-4)", v);
+		strcpy(l->path_words[k[4] - '1'], v);
+		return 0;
+	}
+	rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
 
 	if (rc != 0)
 		return fail(w, k, "'%s': %s", v, link_emu_strerror(rc));
@@ -855,8 +873,10 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 			if (cfg->nlinks == DP_MAX_LINKS)
 				return fail(w, NULL, "more than %d links", DP_MAX_LINKS);
 			l = &cfg->links[cfg->nlinks++];
+			memset(l, 0, sizeof(*l));
 			strcpy(l->name, nm);
 			link_emu_config_default(&l->emu);
+			l->npaths = 1;
 			obj = l;
 		} else {
 			struct dp_conn_cfg *c;
@@ -899,6 +919,38 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 		return fail(w, "device", "missing");
 	if (kind[0] == 'c')
 		return conn_finish(cfg, obj, w, drop) != 0 ? -1 : conn_stripes(cfg, obj, w);
+	return 0;
+}
+
+/* Each path of each link: the link's own words, then the path's. */
+static int
+link_paths(struct dp_cfg *cfg, struct where *w)
+{
+	for (unsigned int i = 0; i < cfg->nlinks; i++) {
+		struct dp_link_cfg *l = &cfg->links[i];
+		char sec[64];
+
+		snprintf(sec, sizeof(sec), "link %s", l->name);
+		w->section = sec;
+		for (unsigned int k = 0; k < LINK_EMU_MAX_PATHS; k++) {
+			char buf[LINK_EMU_FMT_MAX], *words[LINK_EMU_FMT_MAX / 2], *save = NULL, key[8];
+			int n = 0, bad = -1, rc;
+
+			snprintf(key, sizeof(key), "path%u", k + 1);
+			l->path[k] = l->emu;
+			if (l->path_words[k][0] == '\0')
+				continue;
+			if (k >= l->npaths)
+				return fail(w, key, "given, but paths = %u", l->npaths);
+			strcpy(buf, l->path_words[k]);
+			for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+				words[n++] = t;
+			rc = link_emu_parse(&l->path[k], n, (const char *const *)words, &bad);
+			if (rc != 0)
+				return fail(w, key, "'%s': %s", bad >= 0 && bad < n ? words[bad] :
+					    l->path_words[k], link_emu_strerror(rc));
+		}
+	}
 	return 0;
 }
 
@@ -1044,7 +1096,9 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no [port NAME] section", file);
 		goto out;
 	}
-	rc = check_refs(cfg, &w);
+	rc = link_paths(cfg, &w);
+	if (rc == 0)
+		rc = check_refs(cfg, &w);
 	if (rc == 0)
 		rc = check_pipeline(cfg, &w);
 out:

@@ -36,6 +36,11 @@ struct dp_prefix {
 struct dp_link_cfg {
 	char name[DP_NAME_LEN];
 	struct link_emu_config emu;
+	unsigned int npaths;		/**< parallel paths (paths = N), 1 .. LINK_EMU_MAX_PATHS */
+	/** pathK = WORDS as written (empty: none), applied over emu when the file is read */
+	char path_words[LINK_EMU_MAX_PATHS][LINK_EMU_FMT_MAX];
+	/** path K - 1 as it runs: emu, then pathK's words */
+	struct link_emu_config path[LINK_EMU_MAX_PATHS];
 };
 
 /** [port] steering: how each packet reaches the engine that owns its connection. */

@@ -576,6 +576,15 @@ port_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	return SDR_CTL_OK;
 }
 
+/* The counters of @p lc, as JSON members or text words. */
+static void
+link_counters(struct out *o, int json, const uint64_t *lc)
+{
+	for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+		put(o, json ? ",\"%s\":%" PRIu64 : " %s %" PRIu64,
+		    link_emu_counter_name((enum link_emu_counter)c), lc[c]);
+}
+
 static int
 link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
@@ -591,8 +600,7 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		put(o, "{\"links\":[");
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
-		uint64_t lcs[LINK_EMU_NCOUNTERS];
-		const uint64_t *lc;
+		uint64_t lc[LINK_EMU_NCOUNTERS];
 
 		if (only >= 0 && (int)i != only)
 			continue;
@@ -606,22 +614,43 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			continue;
 		}
 		link_emu_format(link_emu_get_config(p->link), fmt, sizeof(fmt));
-		dp_port_link_counters(p, lcs);
-		lc = lcs;
+		dp_port_link_counters(p, lc);
 		if (json) {
 			put(o, "%s{\"port\":\"%s\",\"emulator\":\"%s\",\"queued\":%u", first ? "" : ",",
 			    p->cfg->name, fmt, dp_port_link_queued(p));
-			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
-				put(o, ",\"%s\":%" PRIu64, link_emu_counter_name((enum link_emu_counter)c),
-				    lc[c]);
-			put(o, "}");
+			link_counters(o, 1, lc);
 		} else {
-			put(o, "port %s: %s\n ", p->cfg->name, fmt);
-			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
-				put(o, " %s %" PRIu64, link_emu_counter_name((enum link_emu_counter)c),
-				    lc[c]);
+			if (p->npaths > 1)	/* each path's words follow */
+				put(o, "port %s: %u paths, by UDP source port\n ", p->cfg->name,
+				    p->npaths);
+			else
+				put(o, "port %s: %s\n ", p->cfg->name, fmt);
+			link_counters(o, 0, lc);
 			put(o, "\n");
 		}
+		/* a link with paths: each path's words and counters */
+		if (p->npaths > 1) {
+			if (json)
+				put(o, ",\"paths\":[");
+			for (unsigned int k = 0; k < p->npaths; k++) {
+				link_emu_format(link_emu_get_config(p->elink[0][k]), fmt, sizeof(fmt));
+				dp_port_path_counters(p, (int)k, lc);
+				if (json) {
+					put(o, "%s{\"path\":%u,\"emulator\":\"%s\"", k ? "," : "", k + 1,
+					    fmt);
+					link_counters(o, 1, lc);
+					put(o, "}");
+				} else {
+					put(o, "  path %u: %s\n   ", k + 1, fmt);
+					link_counters(o, 0, lc);
+					put(o, "\n");
+				}
+			}
+			if (json)
+				put(o, "]");
+		}
+		if (json)
+			put(o, "}");
 		first = 0;
 	}
 	if (json)
@@ -630,72 +659,93 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 }
 
 /*
- * Engine (j->engine, on its lcore): its emulator of port j->conn gets config j->p, or
- * becomes emulator j->q.
+ * Engine (j->engine, on its lcore): its emulator of port j->conn, path j->u32, gets config
+ * j->p, or becomes emulator j->q.
  */
 static int
 job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
 {
 	struct dp_port *p = &ctx->ports[j->conn];
-	struct link_emu *le = j->engine ? p->elink[j->engine] : p->link;
+	struct link_emu **le = &p->elink[j->engine][j->u32];
 
-	if (le == NULL) {
-		p->elink[j->engine] = j->q;
-		if (j->engine == 0)
+	if (*le == NULL) {
+		*le = j->q;
+		if (j->engine == 0 && j->u32 == 0) {
+			p->npaths = 1;
 			p->link = j->q;
+		}
 		j->q = NULL;
 		return 0;
 	}
-	return link_emu_set_config(le, j->p);
+	return link_emu_set_config(*le, j->p);
 }
 
 static int
 link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
-	struct link_emu_config c;
 	char names[256], fmt[LINK_EMU_FMT_MAX];
 	struct ctl_job j = { .fn = job_link_set };
+	unsigned int k0 = 0, k1, w0 = 3;
+	struct link_emu_config c[LINK_EMU_MAX_PATHS];
 	struct dp_port *p;
-	int i, rc, badw = -1;
+	int i, rc = 0, badw = -1;
 
 	if (argc < 4)
-		return bad(o, "link set: expected: link set PORT delay T|rate R|loss P|burst ...");
+		return bad(o, "link set: expected: link set PORT [path N] delay T|rate R|loss P|burst ...");
 	i = find_port(ctx, argv[2]);
 	if (i < 0)
 		return bad(o, "link set: no port '%s' (there are: %s)", argv[2],
 			   port_names(ctx, names, sizeof(names)));
 	p = &ctx->ports[i];
-	if (p->link)
-		c = *link_emu_get_config(p->link);
-	else
-		link_emu_config_default(&c);
-	rc = link_emu_parse(&c, argc - 3, (const char *const *)(argv + 3), &badw);
-	if (rc != 0)
-		return bad(o, "link set: '%s': %s", badw >= 0 && badw < argc - 3 ? argv[3 + badw] :
-			   argv[3], link_emu_strerror(rc));
+	k1 = p->link ? p->npaths : 1;
+	if (strcmp(argv[3], "path") == 0) {
+		char *end;
+		unsigned long n = argc > 4 ? strtoul(argv[4], &end, 10) : 0;
+
+		if (argc < 6 || *end || n < 1 || n > k1)
+			return bad(o, "link set: path '%s': the link of port %s has paths 1 .. %u, "
+				   "and words must follow", argc > 4 ? argv[4] : "", p->cfg->name, k1);
+		k0 = (unsigned int)n - 1;
+		k1 = k0 + 1;
+		w0 = 5;
+	}
+	/* the words on each path they are for, as it is now */
+	for (unsigned int k = k0; k < k1; k++) {
+		if (p->link)
+			c[k] = *link_emu_get_config(p->elink[0][k]);
+		else
+			link_emu_config_default(&c[k]);
+		rc = link_emu_parse(&c[k], argc - (int)w0, (const char *const *)(argv + w0), &badw);
+		if (rc != 0)
+			return bad(o, "link set: '%s': %s", badw >= 0 && badw < argc - (int)w0 ?
+				   argv[w0 + badw] : argv[w0], link_emu_strerror(rc));
+	}
 	j.conn = (unsigned int)i;
 	/* each engine's copy on its own lcore, seeded apart as at start (ports.c) */
-	for (unsigned int e = 0, make = p->link == NULL; e < ctx->cfg.engines; e++) {
-		struct link_emu_config ce = c;
+	for (unsigned int k = k0; k < k1 && rc == 0; k++)
+		for (unsigned int e = 0, make = p->link == NULL; e < ctx->cfg.engines; e++) {
+			struct link_emu_config ce = c[k];
 
-		ce.seed += e;
-		j.p = &ce;
-		j.engine = e;
-		j.q = NULL;
-		if (make) {
-			/* made here: the engine only puts it in place */
-			j.q = link_emu_create(&ce, ctx->cfg.mbufs);
-			if (j.q == NULL) {
-				o->len = 0;
-				put(o, "link set: cannot create an emulator on port %s", p->cfg->name);
-				return SDR_CTL_FAILED;
+			ce.seed += e + 1000ull * k;
+			j.p = &ce;
+			j.engine = e;
+			j.u32 = k;
+			j.q = NULL;
+			if (make) {
+				/* made here: the engine only puts it in place */
+				j.q = link_emu_create(&ce, ctx->cfg.mbufs);
+				if (j.q == NULL) {
+					o->len = 0;
+					put(o, "link set: cannot create an emulator on port %s",
+					    p->cfg->name);
+					return SDR_CTL_FAILED;
+				}
 			}
+			rc = ctl_engine_call(ctx, &j);
+			link_emu_destroy(j.q);
+			if (rc != 0)
+				break;
 		}
-		rc = ctl_engine_call(ctx, &j);
-		link_emu_destroy(j.q);
-		if (rc != 0)
-			break;
-	}
 	if (rc == -ESHUTDOWN) {
 		o->len = 0;
 		put(o, "link set: the dataplane is stopping");
@@ -703,7 +753,11 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	}
 	if (rc != 0)
 		return bad(o, "link set: refused by the emulator");
-	put(o, "port %s: %s\n", p->cfg->name, link_emu_format(&c, fmt, sizeof(fmt)));
+	if (w0 == 5)
+		put(o, "port %s path %u: %s\n", p->cfg->name, k0 + 1,
+		    link_emu_format(&c[k0], fmt, sizeof(fmt)));
+	else
+		put(o, "port %s: %s\n", p->cfg->name, link_emu_format(&c[k0], fmt, sizeof(fmt)));
 	return SDR_CTL_OK;
 }
 
@@ -940,7 +994,7 @@ help(struct out *o)
 	       "  conn del NAME                        delete an idle connection\n"
 	       "  port show [NAME]                     ports, counters, parser verdicts\n"
 	       "  link show [PORT]                     link emulators and their counters\n"
-	       "  link set PORT WORDS                  delay T rate R loss P burst ... reorder\n"
+	       "  link set PORT [path N] WORDS         delay T rate R loss P burst ... reorder\n"
 	       "                                       P,T dup P corrupt P seed N off\n"
 	       "  pipeline show                        stages, lcores, cycles per packet\n"
 	       "  client show                          attached sdrctl and SDK clients\n"

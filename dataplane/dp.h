@@ -94,9 +94,11 @@ struct dp_port {
 	const struct dp_port_cfg *cfg;
 	uint16_t port_id;
 	struct rte_ether_addr mac;
-	struct link_emu *link;		/* egress emulator, or NULL */
-	/* mode = engines: engine e's own copy of it (elink[0] is link) */
-	struct link_emu *elink[DP_MAX_ENGINES];
+	struct link_emu *link;		/* egress emulator (engine 0's, path 0), or NULL */
+	/* engine e's own copy of each of the link's paths (elink[0][0] is link); a frame takes
+	 * path link_emu_path_of(its UDP source port, npaths) */
+	struct link_emu *elink[DP_MAX_ENGINES][LINK_EMU_MAX_PATHS];
+	unsigned int npaths;		/* 1 .. LINK_EMU_MAX_PATHS (with a link) */
 	struct qpn_table *qpns;		/* local QPN -> connection index (engine 0's) */
 	/* mode = engines: engine e's table (eqpns[0] is qpns): each engine looks up, and its
 	 * jobs change, its own only */

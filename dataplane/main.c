@@ -67,7 +67,7 @@ usage(FILE *f)
 "                         log=FILE\n"
 "      --scheme NAME      use this scheme on every connection (sr, sr-nack,\n"
 "                         ec-xor:K,M, ec-mds:K,M)\n"
-"      --link NAME=WORDS  change [link NAME] of the file, e.g.\n"
+"      --link NAME=WORDS  change [link NAME] of the file (every path of it), e.g.\n"
 "                         --link 'wan=delay 12.5ms loss 1e-3' (repeatable)\n"
 "      --exit-when-done   exit once the traffic run is complete; status 0 only\n"
 "                         if every message completed and verified\n"
@@ -225,6 +225,9 @@ apply_link(struct dp_cfg *cfg, const char *arg)
 	for (char *w = strtok_r(buf, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
 		words[n++] = w;
 	rc = link_emu_parse(&cfg->links[li].emu, n, (const char *const *)words, &bad);
+	/* and on every path of it, over what its pathK words made of it */
+	for (unsigned int k = 0; rc == 0 && k < cfg->links[li].npaths; k++)
+		rc = link_emu_parse(&cfg->links[li].path[k], n, (const char *const *)words, &bad);
 	if (rc != 0) {
 		fprintf(stderr, "sdr-dataplane: --link %s: '%s': %s\n", name,
 			bad >= 0 && bad < n ? words[bad] : eq + 1, link_emu_strerror(rc));
@@ -262,13 +265,14 @@ linger_s(void)
 {
 	double d = 0;
 
-	for (unsigned int i = 0; i < dp.cfg.nlinks; i++) {
-		const struct link_emu_config *e = &dp.cfg.links[i].emu;
-		double s = (double)(e->delay_ns + e->reorder_ns) * 1e-9;
+	for (unsigned int i = 0; i < dp.cfg.nlinks; i++)
+		for (unsigned int k = 0; k < dp.cfg.links[i].npaths; k++) {
+			const struct link_emu_config *e = &dp.cfg.links[i].path[k];
+			double s = (double)(e->delay_ns + e->reorder_ns) * 1e-9;
 
-		if (s > d)
-			d = s;
-	}
+			if (s > d)
+				d = s;
+		}
 	d = 2 * d + 0.05;
 	return d > 2 ? 2 : d;
 }
@@ -320,10 +324,15 @@ static void
 warn_link_bdp(const struct dp_cfg *cfg)
 {
 	for (unsigned int i = 0; i < cfg->nlinks; i++) {
-		const struct link_emu_config *e = &cfg->links[i].emu;
-		double frames = (double)e->rate_bps * (double)e->delay_ns * 1e-9 / (8.0 * 4200);
+		double frames = 0;
 
-		if (e->rate_bps && frames > cfg->mbufs / 2.0)
+		for (unsigned int k = 0; k < cfg->links[i].npaths; k++) {
+			const struct link_emu_config *e = &cfg->links[i].path[k];
+
+			frames += (double)e->rate_bps * (double)e->delay_ns * 1e-9 / (8.0 * 4200);
+		}
+
+		if (frames > cfg->mbufs / 2.0)
 			fprintf(stderr, "sdr-dataplane: warning: [link %s] keeps about %.0f frames in "
 				"flight (rate x delay); with mbufs = %u the rest of the dataplane "
 				"starves while it is full: raise [dataplane] mbufs to %.0f or more\n",

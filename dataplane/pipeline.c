@@ -51,13 +51,13 @@ static RTE_DEFINE_PER_LCORE(unsigned int, slot);
  * every port and the connections of engine e; -1: the lcore owns every queue and emulator */
 static RTE_DEFINE_PER_LCORE(int, engine) = -1;
 
-/* The link emulator on port @p p's egress for the calling lcore, or NULL. */
-static inline struct link_emu *
+/* The link emulator paths on port @p p's egress for the calling lcore (NULL: no link). */
+static inline struct link_emu *const *
 link_of(const struct dp_port *p)
 {
 	int e = RTE_PER_LCORE(engine);
 
-	return e > 0 ? p->elink[e] : p->link;
+	return p->link == NULL ? NULL : p->elink[e > 0 ? e : 0];
 }
 
 /* The calling lcore's counters of port @p p. */
@@ -288,7 +288,33 @@ linearize(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf *m)
 	return c;
 }
 
-/* Send through the port's link emulator if it has one. */
+/*
+ * The path of a link with @p npaths paths that frame @p m takes: by its UDP source port,
+ * as an ECMP router hashes (link_emu_path_of()); a frame that is not UDP over IP in its
+ * first segment takes path 0.
+ */
+static inline unsigned int
+path_of(const struct rte_mbuf *m, unsigned int npaths)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned int l3, ihl, len = rte_pktmbuf_data_len(m);
+
+	if (npaths < 2 || len < 18)
+		return 0;
+	l3 = f[12] == 0x81 && f[13] == 0x00 ? 18 : 14;
+	if (len < l3 + 40)
+		return 0;
+	if (f[l3 - 2] == 0x08 && f[l3 - 1] == 0x00 && (f[l3] >> 4) == 4 && f[l3 + 9] == 17)
+		ihl = (f[l3] & 0xF) * 4u;
+	else if (f[l3 - 2] == 0x86 && f[l3 - 1] == 0xDD && (f[l3] >> 4) == 6 && f[l3 + 6] == 17)
+		ihl = 40;
+	else
+		return 0;
+	if (len < l3 + ihl + 2)
+		return 0;
+	return link_emu_path_of((uint16_t)(f[l3 + ihl] << 8 | f[l3 + ihl + 1]), npaths);
+}
+
 /* A frame the dataplane built is a data frame (RDMA WRITE), not a control message. */
 static inline int
 is_data_frame(const struct rte_mbuf *m)
@@ -302,19 +328,19 @@ is_data_frame(const struct rte_mbuf *m)
 	       f[l3 + ihl + ROCE_UDP_LEN] == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
 }
 
+/* Send through the port's link emulator if it has one: each frame on its path. */
 static void
 egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
-	struct link_emu *le = link_of(p);
-	int corrupts, tight;
+	struct link_emu *const *paths = link_of(p);
+	int tight;
 	uint64_t t0;
 
-	if (le == NULL) {
+	if (paths == NULL) {
 		tx_port(ctx, p, m, n);
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
-	corrupts = link_emu_get_config(le)->corrupt > 0;
 	/*
 	 * An emulated link holds its frames in the dataplane's own mbufs. Were it let take
 	 * the last of them, the far end's ACKs would find none, every chunk would time out and
@@ -325,6 +351,7 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 	tight = rte_mempool_avail_count(ctx->pool) < ctx->link_reserve;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
+		struct link_emu *le = paths[path_of(m[i], p->npaths)];
 		int k;
 
 		if (unlikely(tight) && is_data_frame(m[i])) {
@@ -332,7 +359,8 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
-		if (unlikely(m[i]->nb_segs > 1 && corrupts) && (copy[0] = linearize(ctx, p, m[i])) == NULL)
+		if (unlikely(m[i]->nb_segs > 1 && link_emu_get_config(le)->corrupt > 0) &&
+		    (copy[0] = linearize(ctx, p, m[i])) == NULL)
 			continue;
 		k = link_emu_admit(le, copy[0]->pkt_len);
 		if (k == 2)
@@ -358,19 +386,22 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 static unsigned int
 link_flush(struct dp_ctx *ctx, struct dp_port *p, uint64_t now, unsigned int burst)
 {
-	struct link_emu *le = link_of(p);
+	struct link_emu *const *paths = link_of(p);
 	void *out[DP_BURST_MAX];
 	unsigned int n, total = 0;
 
-	if (le == NULL)
+	if (paths == NULL)
 		return 0;
-	/* a full device holds the frames in the emulator's queue, where they wait their turn */
-	while (tx_has_room(p, burst) && (n = link_emu_dequeue(le, now, out, burst)) > 0) {
-		tx_port(ctx, p, (struct rte_mbuf **)out, (uint16_t)n);
-		total += n;
-		if (n < burst)
-			break;
-	}
+	/* a full device holds the frames in the emulator's queue, where they wait their turn;
+	 * each path's frames in their own order (paths do not wait for each other) */
+	for (unsigned int k = 0; k < p->npaths; k++)
+		while (tx_has_room(p, burst) &&
+		       (n = link_emu_dequeue(paths[k], now, out, burst)) > 0) {
+			tx_port(ctx, p, (struct rte_mbuf **)out, (uint16_t)n);
+			total += n;
+			if (n < burst)
+				break;
+		}
 	return total;
 }
 
@@ -931,8 +962,10 @@ idle_backoff(struct dp_ctx *ctx, uint64_t now, enum dp_worker_role role)
 			next = t;
 	}
 	for (unsigned int i = 0; role != DP_WORKER_RX && i < ctx->nports; i++) {
-		if (link_of(&ctx->ports[i])) {
-			uint64_t t = link_emu_next_time(link_of(&ctx->ports[i]));
+		struct link_emu *const *paths = link_of(&ctx->ports[i]);
+
+		for (unsigned int k = 0; paths != NULL && k < ctx->ports[i].npaths; k++) {
+			uint64_t t = link_emu_next_time(paths[k]);
 
 			if (t < next)
 				next = t;

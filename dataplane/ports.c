@@ -455,19 +455,23 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (p->cfg->link[0]) {
 			const struct dp_link_cfg *l = &cfg->links[dp_config_link(cfg, p->cfg->link)];
 
-			/* mode = engines: each engine its own copy (its own seed: engine e adds e) */
-			for (unsigned int e = 0; e < cfg->engines; e++) {
-				struct link_emu_config c = l->emu;
+			/* each engine its own copy of each path (its own seed: engine e adds e,
+			 * path k 1000 k) */
+			p->npaths = l->npaths;
+			for (unsigned int e = 0; e < cfg->engines; e++)
+				for (unsigned int k = 0; k < l->npaths; k++) {
+					struct link_emu_config c = l->path[k];
 
-				c.seed += e;
-				p->elink[e] = link_emu_create(&c, cfg->mbufs);
-				if (p->elink[e] == NULL) {
-					snprintf(err, errlen, "port %s: cannot create link emulator %s",
-						 p->cfg->name, l->name);
-					return -1;
+					c.seed += e + 1000ull * k;
+					p->elink[e][k] = link_emu_create(&c, cfg->mbufs);
+					if (p->elink[e][k] == NULL) {
+						snprintf(err, errlen, "port %s: cannot create link "
+							 "emulator %s (path %u)", p->cfg->name, l->name,
+							 k + 1);
+						return -1;
+					}
 				}
-			}
-			p->link = p->elink[0];
+			p->link = p->elink[0][0];
 		}
 	}
 	/*
@@ -522,17 +526,18 @@ dp_ports_close(struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
 
-		for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
-			void *pkts[64];
-			unsigned int n;
+		for (unsigned int e = 0; e < DP_MAX_ENGINES; e++)
+			for (unsigned int k = 0; k < LINK_EMU_MAX_PATHS; k++) {
+				void *pkts[64];
+				unsigned int n;
 
-			if (p->elink[e] == NULL)
-				continue;
-			while ((n = link_emu_drain(p->elink[e], pkts, 64)) > 0)
-				rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
-			link_emu_destroy(p->elink[e]);
-			p->elink[e] = NULL;
-		}
+				if (p->elink[e][k] == NULL)
+					continue;
+				while ((n = link_emu_drain(p->elink[e][k], pkts, 64)) > 0)
+					rte_pktmbuf_free_bulk((struct rte_mbuf **)pkts, n);
+				link_emu_destroy(p->elink[e][k]);
+				p->elink[e][k] = NULL;
+			}
 		p->link = NULL;
 		for (unsigned int q = 0; p->txq && q < p->cfg->tx_queues; q++)
 			rte_pktmbuf_free_bulk(p->txq[q].pending, p->txq[q].n);

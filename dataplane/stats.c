@@ -58,20 +58,27 @@ sum_verdict_drops(const struct dp_port *p)
 }
 
 void
-dp_port_link_counters(const struct dp_port *p, uint64_t *out)
+dp_port_path_counters(const struct dp_port *p, int path, uint64_t *out)
 {
 	memset(out, 0, LINK_EMU_NCOUNTERS * sizeof(out[0]));
-	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
-		const struct link_emu *le = e ? p->elink[e] : p->link;
-		const uint64_t *lc;
+	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++)
+		for (unsigned int k = 0; k < LINK_EMU_MAX_PATHS; k++) {
+			const struct link_emu *le = p->elink[e][k];
+			const uint64_t *lc;
 
-		if (le == NULL)
-			continue;
-		lc = link_emu_counters(le);
-		for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
-			out[c] = c == LINK_EMU_C_QUEUE_PEAK ? (lc[c] > out[c] ? lc[c] : out[c]) :
-				 out[c] + lc[c];
-	}
+			if (le == NULL || (path >= 0 && k != (unsigned int)path))
+				continue;
+			lc = link_emu_counters(le);
+			for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+				out[c] = c == LINK_EMU_C_QUEUE_PEAK ?
+					 (lc[c] > out[c] ? lc[c] : out[c]) : out[c] + lc[c];
+		}
+}
+
+void
+dp_port_link_counters(const struct dp_port *p, uint64_t *out)
+{
+	dp_port_path_counters(p, -1, out);
 }
 
 unsigned int
@@ -79,12 +86,10 @@ dp_port_link_queued(const struct dp_port *p)
 {
 	unsigned int n = 0;
 
-	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
-		const struct link_emu *le = e ? p->elink[e] : p->link;
-
-		if (le != NULL)
-			n += link_emu_count(le);
-	}
+	for (unsigned int e = 0; e < DP_MAX_ENGINES; e++)
+		for (unsigned int k = 0; k < LINK_EMU_MAX_PATHS; k++)
+			if (p->elink[e][k] != NULL)
+				n += link_emu_count(p->elink[e][k]);
 	return n;
 }
 
@@ -385,6 +390,16 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
 					printf("%s\"%s\":%" PRIu64, c ? "," : "",
 					       link_emu_counter_name((enum link_emu_counter)c), lc[c]);
+				/* a link with paths: each path's counters */
+				for (unsigned int k = 0; p->npaths > 1 && k < p->npaths; k++) {
+					dp_port_path_counters(p, (int)k, lc);
+					printf("%s{", k ? "," : ",\"paths\":[");
+					for (int c = 0; c < LINK_EMU_NCOUNTERS; c++)
+						printf("%s\"%s\":%" PRIu64, c ? "," : "",
+						       link_emu_counter_name((enum link_emu_counter)c),
+						       lc[c]);
+					printf("}%s", k + 1 == p->npaths ? "]" : "");
+				}
 				printf("}");
 			}
 			printf("}");

@@ -13,6 +13,8 @@ struct dp_stage_stats dp_stage_sum(const struct dp_ctx *ctx, enum dp_stage s, in
 /** The link emulator counters of port @p p over every engine's copy (queue_peak: the
  * highest). @p out holds LINK_EMU_NCOUNTERS. */
 void dp_port_link_counters(const struct dp_port *p, uint64_t *out);
+/** Path @p path's counters (every engine's copy summed); -1: every path, as above. */
+void dp_port_path_counters(const struct dp_port *p, int path, uint64_t *out);
 /** mode = engines: the summary's "engines" list (each engine's lcore, packets in and
  * out, connections, cycles per packet of each stage), to stdout. */
 void dp_engines_json(const struct dp_ctx *ctx);

@@ -185,6 +185,33 @@ const char *link_emu_format(const struct link_emu_config *cfg, char *buf, size_t
  */
 uint64_t link_emu_capacity_hint(const struct link_emu_config *cfg, uint32_t pkt_len);
 
+/** Most paths one link may have (link_emu_path_of()). */
+#define LINK_EMU_MAX_PATHS 8
+
+/**
+ * Which of @p npaths parallel paths a frame with UDP source port @p sport takes, as an
+ * ECMP router picks a next hop: a hash of the port, so a port always takes the same path
+ * and the ports of a connection's channels spread over the paths as if at random. The
+ * hash, for an operator who wants to place a port on a path, is MurmurHash3's 32-bit
+ * finalizer: h = sport; h ^= h >> 16; h *= 0x85EBCA6B; h ^= h >> 13; h *= 0xC2B2AE35;
+ * h ^= h >> 16 (32-bit arithmetic); path = h mod npaths. Frames without a UDP port take
+ * path 0 (the caller's choice).
+ */
+static inline unsigned int
+link_emu_path_of(uint16_t sport, unsigned int npaths)
+{
+	uint32_t h = sport;
+
+	if (npaths < 2)
+		return 0;
+	h ^= h >> 16;
+	h *= 0x85EBCA6Bu;
+	h ^= h >> 13;
+	h *= 0xC2B2AE35u;
+	h ^= h >> 16;
+	return h % npaths;
+}
+
 struct link_emu;
 
 /**

@@ -201,6 +201,13 @@ def case_sdrctl():
           "delay 1ms" in links["links"][0]["emulator"] and
           "loss 0.001" in links["links"][0]["emulator"],
           "link show a --json: %s" % links)
+    # a link of one path: path 1 is the link; there is no path 2
+    rc, out, err = ctl("link", "set", "a", "path", "1", "delay", "2ms")
+    check(rc == 0 and out.startswith("port a path 1: delay 2ms"),
+          "link set a path 1: %r %r" % (out, err))
+    rc, out, err = ctl("link", "show", "a", js=True)
+    check(rc == 0 and "delay 2ms" in out["links"][0]["emulator"] and "paths" not in
+          out["links"][0], "link show a after path 1: %s" % out)
     rc, out, err = ctl("link", "set", "b", "burst", "0.001,0.3", "seed", "7")
     check(rc == 0 and "burst" in out, "link set burst: %r %r" % (out, err))
     ctl("link", "set", "a", "delay", "5ms", "loss", "1e-4", "reorder", "0", "dup", "0",
@@ -241,6 +248,8 @@ def case_sdrctl():
         (["link", "set", "nosuch", "loss", "0.1"], "'nosuch'"),
         (["link", "set", "a", "loss", "2"], "'2'"),
         (["conn", "set", "ab", "rto", "sometimes"], "'sometimes' is not configured or measured"),
+        (["link", "set", "a", "path", "2", "loss", "0.1"], "has paths 1 .. 1"),
+        (["link", "set", "a", "path", "1"], "words must follow"),
         (["link", "set", "a", "delay", "soon"], "'soon'"),
         (["link", "set", "a", "frob", "1"], "'frob'"),
         (["link", "set", "a"], "expected"),

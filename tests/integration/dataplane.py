@@ -44,6 +44,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -191,6 +192,82 @@ def case_rto_measured():
               "configured RTO, %d (%d) with the measured one (%d doublings; RTO %.1f ms from "
               "RTT %.2f ms)" % (resent_fx, fx["rto_expired"], resent_ms, ms["rto_expired"],
                                 ms["rto_backoffs"], ms["rto_s"] * 1e3, ms["timer_rtt_s"] * 1e3))
+
+
+def path_of(sport, npaths):
+    """lib/link_emu.h link_emu_path_of(), as an operator would compute it."""
+    h = sport
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    return h % npaths if npaths > 1 else 0
+
+
+def egress_sports(pcap, mac):
+    """The UDP source port of every frame port MAC sent (None: not UDP over IPv4), from a
+    port's capture (classic pcap, little-endian, as the dataplane writes it)."""
+    d = open(pcap, "rb").read()
+    off, out = 24, []
+    src = bytes(int(x, 16) for x in mac.split(":"))
+    while off + 16 <= len(d):
+        incl = struct.unpack_from("<I", d, off + 8)[0]
+        f = d[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if f[6:12] != src:
+            continue
+        udp = f[12:14] == b"\x08\x00" and len(f) > 36 and f[23] == 17
+        out.append(struct.unpack(">H", f[34:36])[0] if udp else None)
+    return out
+
+
+def case_link_paths():
+    """A link with three paths: the frames of each UDP source port take the path its hash
+    names (each path delivered exactly the captured frames whose port hashes to it), a
+    path's own impairment stays on it, and every message arrives intact."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "paths.ini")
+        cap = os.path.join(d, "a.pcap")
+        text = open(os.path.join(CFG, "loopback.ini")).read().replace(
+            "seed = 1\n", "seed = 1\npaths = 3\npath2 = delay 15ms\npath3 = loss 1e-2\n", 1)
+        text = text.replace("link = wan\n", "link = wan\ncapture = %s\n" % cap, 1)
+        open(ini, "w").write(text)
+        name = "link with 3 paths [5 ms; 15 ms; 5 ms and 1e-2 loss]"
+        rc, s, err = run("sdrt-lp", ["-f", ini, "--traffic", "size=1MiB,count=32",
+                                     "--exit-when-done", "--json"])
+        if not verified(name, rc, s, 32):
+            print(err[-2000:])
+            return
+        link = s["ports"]["a"]["link"]
+        paths = link.get("paths", [])
+        if not check(len(paths) == 3, "%s: port a's link has %d paths" % (name, len(paths))):
+            return
+        # each counter of the link is its paths' sum
+        check(all(link[c] == sum(p[c] for p in paths) for c in
+                  ("packets_in", "delivered", "dropped_loss", "duplicated")),
+              "%s: the link %s is not the sum of its paths %s" % (name, link, paths))
+        # what port a sent (captured as it left the emulator), by the path its source
+        # port hashes to: exactly what each path delivered
+        sports = egress_sports(cap, "02:00:5d:00:00:0a")
+        want = [0, 0, 0]
+        for sp in sports:
+            want[0 if sp is None else path_of(sp, 3)] += 1
+        got = [p["delivered"] for p in paths]
+        check(got == want, "%s: delivered per path %s, captured per hashed path %s" %
+              (name, got, want))
+        used = sorted(set(x for x in sports if x is not None))
+        check(len(used) >= 8 and len([k for k in range(3) if want[k]]) >= 2,
+              "%s: source ports %s do not spread over the paths %s" % (name, used, want))
+        check(paths[2]["dropped_loss"] > 0 and
+              paths[0]["dropped_loss"] <= paths[2]["dropped_loss"] / 10 and
+              paths[1]["dropped_loss"] <= paths[2]["dropped_loss"] / 10,
+              "%s: losses per path %s" % (name, [p["dropped_loss"] for p in paths]))
+        if not failures:
+            print("ok: %s: %d source ports; delivered per path %s (the hash of the captured "
+                  "frames' ports says the same), lost per path %s; mean %.1f ms" %
+                  (name, len(used), got, [p["dropped_loss"] for p in paths],
+                   1e3 * s["mean_s"]))
 
 
 def case_auto_online():
@@ -876,6 +953,11 @@ def case_config():
         bad(base.replace("rtt = 10ms", "rtt = 10 parsecs", 1),
             "[conn ab] rtt: '10 parsecs' is not a time")
         bad(base.replace("[link wan]", "[link wan]\nfoo = 1"), "[link wan] foo:")
+        bad(base.replace("[link wan]", "[link wan]\npaths = 9"), "[link wan] paths:")
+        bad(base.replace("[link wan]", "[link wan]\npaths = 2\npath3 = loss 0.1"),
+            "[link wan] path3: given, but paths = 2")
+        bad(base.replace("[link wan]", "[link wan]\npaths = 2\npath2 = loss 2"),
+            "[link wan] path2: '2': loss must be a probability")
         bad(base.replace("inflight = 16", "inflight = 16\nmystery = 3", 1),
             "[conn ab] mystery: unknown key")
         bad(base.replace("peer_ip = 10.0.0.2", "peer_ip = 10.0.0.300", 1),
@@ -1427,7 +1509,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
