@@ -35,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
-from demo import EAL, parse_prob, parse_rate, parse_size, parse_time, split_schemes  # noqa: E402
+from demo import EAL, split_schemes  # noqa: E402
 import mpi_coll  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -179,31 +179,17 @@ def fmt_size(b):
 def main():
     ap = argparse.ArgumentParser(description="Collectives across datacenters: ring Allreduce "
                                  "on libsdr-coll over emulated long-haul hops, every scheme")
-    ap.add_argument("--build", default=os.path.join(SRC, "build"), help="build directory")
-    ap.add_argument("--ranks", type=int, default=4, help="datacenters in the ring (4)")
-    ap.add_argument("--rtt", type=parse_time, default=0.025, help="round-trip time of a hop (25ms)")
-    ap.add_argument("--loss", type=parse_prob, default=1e-3, help="packet loss each way (1e-3)")
-    ap.add_argument("--rate", type=parse_rate, default=2e9, help="rate of a hop (2G)")
-    ap.add_argument("--sizes", default="1MiB,16MiB,64MiB", help="Allreduce sizes")
+    mpi_coll.ring_options(ap, "seconds per size and scheme")
     ap.add_argument("--schemes", type=split_schemes, default="sr,sr-nack,ec-mds:32,8,auto",
                     help="schemes, comma-separated")
-    ap.add_argument("--iters", type=int, default=0, help="operations per size (default: "
-                    "as many as fit --budget, 5 to 200)")
-    ap.add_argument("--budget", type=float, default=12.0, help="seconds per size and scheme")
     ap.add_argument("--no-mpi", action="store_true", help="leave out the MPI/TCP baseline")
-    ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quick", action="store_true", help="a short run: 3 ranks, 1MiB, sr and "
                     "ec-mds:32,8, 5 operations, no MPI baseline (what the tests run)")
     a = ap.parse_args()
-    try:
-        a.sizes = [parse_size(x) for x in a.sizes.split(",")]
-    except argparse.ArgumentTypeError as e:
-        ap.error(str(e))
     if a.quick:
         a.ranks, a.sizes, a.schemes, a.iters = 3, [1 << 20], ["sr", "ec-mds:32,8"], 5
         a.no_mpi = True
-    if not 2 <= a.ranks <= 16:
-        ap.error("--ranks: 2 to 16")
+    mpi_coll.ring_check(ap, a)
     name = "sdr-coll-demo-%d" % os.getpid()
     print("# %d datacenters in a ring, each hop %g ms RTT, %g loss each way, %g Gbit/s; "
           "Allreduce (float32 sum) of %s; every result checked" %

@@ -880,7 +880,7 @@ def bench_coll(a):
     sys.path.insert(0, os.path.join(SRC, "tools"))
     import demo_coll
     name = "sdr-bench-coll-%d" % os.getpid()
-    iters = 30 if a.quick else 150
+    iters = 30 if a.quick else 1000    # 1000: a true 99.9th percentile (nearest rank)
     ns = argparse.Namespace(build=a.build, ranks=3, rtt=0.025, loss=1e-3, rate=2e9,
                             sizes=[1 << 20], iters=iters, budget=0)
     res = {}
@@ -893,7 +893,8 @@ def bench_coll(a):
         what = "Allreduce 1 MiB, 3 ranks, 25 ms / 2 Gbit/s hops, 1e-3 loss, ec-mds:32,8"
         record("coll", what + ": mean", ec["time_us"] / 1e3, "ms", "sr, same hops, same run",
                sr["time_us"] / 1e3, "lower")
-        record("coll", what + ": p99.9 (the largest of %d)" % iters, ec["p999_us"] / 1e3, "ms",
+        record("coll", what + (": p99.9 of %d" if iters >= 1000 else
+                                ": p99.9 (the largest of %d)") % iters, ec["p999_us"] / 1e3, "ms",
                "sr, same hops, same run", sr["p999_us"] / 1e3, "lower")
         # the baseline a user would otherwise run: Open MPI over TCP through the same hops
         sys.path.insert(0, os.path.join(SRC, "tools", "bench"))
@@ -931,18 +932,19 @@ def bench_coll(a):
                fifo, "lower")
         record("coll", what + ", against its time alone (bound 1.5)", prio, "ms",
                "the same operation alone, same run", alone, "lower")
+    tail = "the p99.9 is the 999th of 1000" if iters >= 1000 else "the p99.9 is the largest"
     md.extend(["## coll", "",
                "libsdr-coll (docs/collectives.md) on one dataplane: each hop its own pair of "
                "ports and link emulator, sdr-coll-perf as every rank, ranks lined up before "
                "each operation, every result checked. Erasure coding against SR for a ring "
-               "Allreduce over 25 ms, 2 Gbit/s hops with 1e-3 loss (%d operations each: the "
-               "p99.9 column is the largest); a 64 KiB Allreduce issued right behind a 4 MiB "
-               "one on connections paced at 1 Gbit/s over 2 ms hops, at priority 2 against the "
-               "same priority and against itself alone. The baseline: Open MPI's MPI_Allreduce "
-               "(its own algorithm) over kernel TCP through the same emulated hops, each rank "
-               "in its own network namespace (tools/bench/mpi_coll.py; Ethernet MTU 1500 "
-               "where SDR sends 4 KiB frames)%s." % (iters, "" if why is None else
-                                                     ": left out this run, %s" % why), ""])
+               "Allreduce over 25 ms, 2 Gbit/s hops with 1e-3 loss (%d operations each: %s); "
+               "a 64 KiB Allreduce issued right behind a 4 MiB one on connections paced at "
+               "1 Gbit/s over 2 ms hops, at priority 2 against the same priority and against "
+               "itself alone. The baseline: Open MPI's MPI_Allreduce (its own algorithm) over "
+               "kernel TCP through the same emulated hops, each rank in its own network "
+               "namespace (tools/bench/mpi_coll.py; Ethernet MTU 1500 where SDR sends 4 KiB "
+               "frames)%s." % (iters, tail, "" if why is None else
+                                ": left out this run, %s" % why), ""])
 
 
 def main():

@@ -262,30 +262,42 @@ def run(build, n, rtt, loss, rate, sizes, iters=0, budget=12.0, log=print):
     return res
 
 
-def main():
-    ap = argparse.ArgumentParser(description="MPI_Allreduce over TCP through a ring of "
-                                 "emulated long-haul hops: the baseline of tools/demo_coll.py")
+def ring_options(ap, budget_help):
+    """The options of a ring of emulated hops, shared with tools/demo_coll.py."""
     ap.add_argument("--build", default=os.path.join(SRC, "build"), help="build directory")
     ap.add_argument("--ranks", type=int, default=4, help="datacenters in the ring (4)")
-    ap.add_argument("--rtt", type=parse_time, default=0.025, help="round-trip time of a hop")
-    ap.add_argument("--loss", type=parse_prob, default=1e-3, help="packet loss each way")
-    ap.add_argument("--rate", type=parse_rate, default=2e9, help="rate of a hop")
+    ap.add_argument("--rtt", type=parse_time, default=0.025, help="round-trip time of a hop "
+                    "(25ms)")
+    ap.add_argument("--loss", type=parse_prob, default=1e-3, help="packet loss each way (1e-3)")
+    ap.add_argument("--rate", type=parse_rate, default=2e9, help="rate of a hop (2G)")
     ap.add_argument("--sizes", default="1MiB,16MiB,64MiB", help="Allreduce sizes")
     ap.add_argument("--iters", type=int, default=0, help="operations per size (default: as "
                     "many as fit --budget, 5 to 200)")
-    ap.add_argument("--budget", type=float, default=12.0, help="seconds per size")
+    ap.add_argument("--budget", type=float, default=12.0, help=budget_help)
     ap.add_argument("--json", help="also write the results to this file")
+
+
+def ring_check(ap, a):
+    """--sizes parsed, --ranks in range (after --quick set what it sets)."""
+    if isinstance(a.sizes, str):
+        try:
+            a.sizes = [parse_size(x) for x in a.sizes.split(",")]
+        except argparse.ArgumentTypeError as e:
+            ap.error(str(e))
+    if not 2 <= a.ranks <= 16:
+        ap.error("--ranks: 2 to 16")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="MPI_Allreduce over TCP through a ring of "
+                                 "emulated long-haul hops: the baseline of tools/demo_coll.py")
+    ring_options(ap, "seconds per size")
     ap.add_argument("--quick", action="store_true", help="3 ranks, 64KiB, 3 operations, 2 ms "
                     "RTT (what the tests run)")
     a = ap.parse_args()
-    try:
-        a.sizes = [parse_size(x) for x in a.sizes.split(",")]
-    except argparse.ArgumentTypeError as e:
-        ap.error(str(e))
     if a.quick:
         a.ranks, a.sizes, a.iters, a.rtt = 3, [64 << 10], 3, 0.002
-    if not 2 <= a.ranks <= 16:
-        ap.error("--ranks: 2 to 16")
+    ring_check(ap, a)
     why = missing(a.build)
     if why:
         print("mpi_coll: skipped: %s" % why)
