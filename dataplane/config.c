@@ -745,7 +745,7 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	c->ep.rel.scheme_may_change = 0;
 	c->ep.attr.parity_cap_chunks = 0;
 	c->ep.switch_max_m = 0;
-	if (c->scheme_auto && c->ep.attr.dir != SDR_DIR_BOTH && auto_can_change(c)) {
+	if (c->scheme_auto && auto_can_change(c)) {
 		/* online auto: the scheme changes with the link; with no hint it starts from
 		 * SR-NACK, the best on a clean link */
 		c->ep.rel.scheme_may_change = 1;

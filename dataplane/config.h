@@ -150,12 +150,12 @@ int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const 
 /** Entry @p c is connection @p name or one of its stripes ("NAME/s"). */
 int dp_config_conn_is(const struct dp_conn_cfg *c, const char *name);
 
-/** scheme = auto changing its scheme with the link: the sending end of a one-way
- * connection that config.c gave room for every candidate code. */
+/** scheme = auto changing its scheme with the link: an end that sends (dir = send or
+ * both) of a connection that config.c gave room for every candidate code. */
 static inline int
 dp_conn_auto_changes(const struct dp_conn_cfg *c)
 {
-	return c->scheme_auto && c->ep.rel.scheme_may_change && c->ep.attr.dir == SDR_DIR_SEND;
+	return c->scheme_auto && c->ep.rel.scheme_may_change && (c->ep.attr.dir & SDR_DIR_SEND);
 }
 
 /** The model's point for connection @p c's path and largest message (drop left at its

@@ -247,8 +247,9 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 		return;
 	}
 	if (!online) {
-		put(o, "auto (advice only: a connection in both directions keeps its scheme): "
-		    "%s\n  path: %s\n", d.why, path);
+		put(o, "auto (advice only: %s): %s\n  path: %s\n", cc->ep.attr.dir == SDR_DIR_RECV ?
+		    "this end only receives; the sending end chooses" :
+		    "the connection has no room for other codes", d.why, path);
 		return;
 	}
 	put(o, "auto: %s%s, %" PRIu64 " changes (%" PRIu64 " refused by the peer); %s\n", cur,

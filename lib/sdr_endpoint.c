@@ -68,6 +68,13 @@ struct sdr_fec_job {
 	uint32_t next_free;
 };
 
+/* One direction's code. */
+struct ep_code {
+	int ec;
+	uint32_t k, m;
+	struct ec_codec *codec;
+};
+
 enum { SW_NONE, SW_DRAIN, SW_ASK };	/* a scheme change of ours: none, waiting for the
 					 * messages in flight, asking the peer */
 
@@ -78,9 +85,13 @@ struct sdr_ep {
 	struct sdr_rx *rx;
 	struct rel_tx *rtx;
 	struct rel_rx *rrx;
-	struct ec_codec *codec;
-	int ec;
-	uint32_t k, m, chunk;
+	/* the code of each direction: what our sends are encoded with (txc: cfg.rel.scheme)
+	 * and what the peer's are decoded with (rxc: rx_scheme); the same but while a change
+	 * of one direction is under way with both directions in use (dir = both) */
+	struct ep_code txc, rxc;
+	struct sdr_scheme rx_scheme;
+	uint32_t chunk;
+	uint32_t enc_jobs_out, dec_jobs_out;	/* offloaded encodes / decodes out */
 	struct ep_send *sends;		/* by rel_tx context */
 	uint8_t *tx_par;		/* tx_parity_bufs x m chunks */
 	int16_t *tx_par_free;
@@ -198,7 +209,8 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	sdr_rx_destroy(ep->rx);
 	rel_tx_destroy(ep->rtx);
 	rel_rx_destroy(ep->rrx);
-	ec_codec_destroy(ep->codec);
+	ec_codec_destroy(ep->txc.codec);
+	ec_codec_destroy(ep->rxc.codec);
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
 	sdr_mac_fini(&ep->mac);
@@ -221,10 +233,8 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	    !ep->rx_par_orphan || !ep->dec_wait)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
-		ep->jobs[i].ep = ep;
-		ep->jobs[i].codec = ep->codec;
+		ep->jobs[i].ep = ep;	/* (codec and k: the direction's, when handed out) */
 		ep->jobs[i].len = ep->chunk;
-		ep->jobs[i].k = ep->k;
 		ep->jobs[i].stage = malloc((uint64_t)(ep->max_m + 1) * ep->chunk);
 		if (ep->jobs[i].stage == NULL)
 			return -1;
@@ -255,10 +265,12 @@ alloc_ec(struct sdr_ep *ep)
 	/* a scheme that may change: for any k (a submessage per chunk at most) and up to
 	 * switch_max_m parity chunks per submessage */
 	ep->max_sub = c->rel.scheme_may_change ? ep->geom.max_data_chunks :
-		      (ep->geom.max_data_chunks + ep->k - 1) / ep->k;
-	ep->max_m = c->rel.scheme_may_change && c->switch_max_m > ep->m ? c->switch_max_m : ep->m;
+		      (ep->geom.max_data_chunks + ep->txc.k - 1) / ep->txc.k;
+	ep->max_m = c->rel.scheme_may_change && c->switch_max_m > ep->txc.m ? c->switch_max_m :
+		    ep->txc.m;
 	max_sub = ep->max_sub;
-	if (ep->ec && make_codec(&c->rel.scheme, &ep->codec) != 0)
+	if (ep->txc.ec && (make_codec(&c->rel.scheme, &ep->txc.codec) != 0 ||
+			   make_codec(&c->rel.scheme, &ep->rxc.codec) != 0))
 		return -1;
 	ep->tx_par = malloc((uint64_t)nbuf * ep->max_m * ep->chunk);
 	ep->tx_par_free = calloc(nbuf, sizeof(int16_t));
@@ -294,9 +306,11 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	ep->cfg = *cfg;
 	if (sdr_conn_geometry(&cfg->attr, &ep->geom) != 0)
 		goto fail;
-	ep->ec = sdr_scheme_is_ec(&cfg->rel.scheme);
-	ep->k = cfg->rel.scheme.k;
-	ep->m = cfg->rel.scheme.m;
+	ep->txc.ec = sdr_scheme_is_ec(&cfg->rel.scheme);
+	ep->txc.k = cfg->rel.scheme.k;
+	ep->txc.m = cfg->rel.scheme.m;
+	ep->rxc = ep->txc;		/* (its codec made apart: alloc_ec()) */
+	ep->rx_scheme = cfg->rel.scheme;
 	ep->chunk = cfg->attr.chunk_size;
 	ep->scheme0 = cfg->rel.scheme;
 	ep->tx = sdr_tx_create(&cfg->attr, &cfg->path);
@@ -314,11 +328,11 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	    !ep->done || !ep->rx_out || !ep->held_rx || !ep->abort_slots)
 		goto fail;
 	memset(ep->rx_par_of_slot, 0xFF, ep->geom.nslots * sizeof(int32_t));
-	if ((ep->ec || cfg->rel.scheme_may_change) && alloc_ec(ep) != 0)
+	if ((ep->txc.ec || cfg->rel.scheme_may_change) && alloc_ec(ep) != 0)
 		goto fail;
 	/* a connection that may change to a code starts with its parity region unused */
 	if (cfg->rel.scheme_may_change &&
-	    sdr_rx_set_code(ep->rx, ep->ec ? ep->k : 0, ep->ec ? ep->m : 0) != 0)
+	    sdr_rx_set_code(ep->rx, ep->rxc.ec ? ep->rxc.k : 0, ep->rxc.ec ? ep->rxc.m : 0) != 0)
 		goto fail;
 	if (cfg->steer_queues) {
 		uint32_t cq = sdr_conn_remote_ctrl_qpn(&cfg->attr);
@@ -661,57 +675,79 @@ scheme_of_value(uint64_t v, struct sdr_scheme *s)
 static int
 scheme_runs_here(const struct sdr_ep *ep, const struct sdr_scheme *s)
 {
-	return ep->cfg.rel.scheme_may_change && ep->cfg.attr.dir != SDR_DIR_BOTH &&
-	       sdr_rel_code_fits(&ep->geom, s) &&
+	return ep->cfg.rel.scheme_may_change && sdr_rel_code_fits(&ep->geom, s) &&
 	       (!sdr_scheme_is_ec(s) || s->m <= ep->max_m);
 }
 
+/* A direction's code to scheme @p s, its old codec freed. */
+static void
+set_code(struct ep_code *c, const struct sdr_scheme *s, struct ec_codec *codec)
+{
+	ec_codec_destroy(c->codec);
+	c->codec = codec;
+	c->ec = sdr_scheme_is_ec(s);
+	c->k = c->ec ? s->k : 0;
+	c->m = c->ec ? s->m : 0;
+}
+
 /*
- * Both halves to scheme @p s, here and now: only between messages (no message in flight or
- * arriving, no FEC work out); the receives posted ahead take the new code. @return 0,
- * -EBUSY (nothing changed), -ENOMEM.
+ * Our sends to scheme @p s, here and now: only between messages (none in flight, no encode
+ * out or waiting). The receive half is apply_rx_scheme()'s: with data both ways each
+ * direction changes on its own, when its sender asks. @return 0, -EBUSY (nothing
+ * changed), -ENOMEM.
  */
 static int
-apply_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
+apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 {
-	struct sdr_scheme old = ep->cfg.rel.scheme;
 	struct ec_codec *codec = NULL;
 	int rc;
 
-	if (ep->jobs_out || ep->n_enc_wait || ep->n_dec_wait || ep->held || ep->job_active)
+	if (ep->enc_jobs_out || ep->n_enc_wait || ep->held || ep->job_active)
+		return -EBUSY;
+	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
+		return -ENOMEM;
+	rc = rel_tx_set_scheme(ep->rtx, s);
+	if (rc != 0) {
+		ec_codec_destroy(codec);
+		return rc;
+	}
+	set_code(&ep->txc, s, codec);
+	ep->cfg.rel.scheme = *s;
+	return 0;
+}
+
+/*
+ * The peer's sends to us to scheme @p s: only while nothing is arriving (no message in
+ * progress, no decode out or waiting); the receives posted ahead take the new code.
+ * @return 0, -EBUSY (nothing changed), -ENOMEM.
+ */
+static int
+apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
+{
+	struct ec_codec *codec = NULL;
+	int rc;
+
+	if (ep->dec_jobs_out || ep->n_dec_wait)
 		return -EBUSY;
 	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
 		return -ENOMEM;
 	rc = rel_rx_set_scheme(ep->rrx, s);
 	if (rc == 0 && (rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
 					     sdr_scheme_is_ec(s) ? s->m : 0)) != 0)
-		rel_rx_set_scheme(ep->rrx, &old);
-	if (rc == 0 && (rc = rel_tx_set_scheme(ep->rtx, s)) != 0) {
-		rel_rx_set_scheme(ep->rrx, &old);
-		sdr_rx_set_code(ep->rx, ep->ec ? ep->k : 0, ep->ec ? ep->m : 0);
-	}
+		rel_rx_set_scheme(ep->rrx, &ep->rx_scheme);
 	if (rc != 0) {
 		ec_codec_destroy(codec);
 		return rc;
 	}
-	ec_codec_destroy(ep->codec);
-	ep->codec = codec;
-	ep->cfg.rel.scheme = *s;
-	ep->ec = sdr_scheme_is_ec(s);
-	ep->k = ep->ec ? s->k : 0;
-	ep->m = ep->ec ? s->m : 0;
-	for (uint32_t i = 0; ep->jobs != NULL && i < ep->cfg.fec_jobs; i++) {
-		ep->jobs[i].codec = ep->codec;
-		ep->jobs[i].k = ep->k;
-	}
-	ep->counters[SDR_EP_SCHEME_CHANGES]++;
+	set_code(&ep->rxc, s, codec);
+	ep->rx_scheme = *s;
 	return 0;
 }
 
 int
 sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now)
 {
-	if (ep->cfg.attr.dir != SDR_DIR_SEND || !scheme_runs_here(ep, s))
+	if (!(ep->cfg.attr.dir & SDR_DIR_SEND) || !scheme_runs_here(ep, s))
 		return -EINVAL;
 	if (ep->sw_state != SW_NONE)
 		return -EBUSY;
@@ -745,7 +781,7 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 		ep->sw_owed = 0;
 		return 1;
 	}
-	if (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 && !ep->jobs_out &&
+	if (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 && !ep->enc_jobs_out &&
 	    !ep->n_enc_wait && !ep->held && !ep->job_active) {
 		ep->sw_state = SW_ASK;
 		ep->sw_seq = rel_tx_next_seq(ep->rtx);
@@ -776,9 +812,11 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 		if (ep->sw_state != SW_ASK || c->value != scheme_value(&ep->sw_want) ||
 		    c->cum != (uint32_t)ep->sw_seq)
 			return;		/* not about our question: stale or forged */
-		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_scheme(ep, &ep->sw_want) != 0)
+		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_tx_scheme(ep, &ep->sw_want) != 0)
 			ep->counters[SDR_EP_SCHEME_REFUSED]++;
-		/* (nothing was in flight since we asked: apply_scheme() cannot find it busy) */
+		else
+			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+		/* (nothing was in flight since we asked: apply_tx_scheme() cannot find it busy) */
 		ep->sw_state = SW_NONE;
 		return;
 	}
@@ -786,10 +824,15 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->sw_owed_value = c->value;
 	ep->sw_owed_cum = c->cum;
 	ep->sw_owed_flags = SDR_CTRL_F_ANSWER;
-	if (scheme_of_value(c->value, &s) == 0 && ep->cfg.attr.dir == SDR_DIR_RECV &&
-	    scheme_runs_here(ep, &s) &&
-	    (scheme_value(&s) == scheme_value(&ep->cfg.rel.scheme) || apply_scheme(ep, &s) == 0))
-		return;
+	if (scheme_of_value(c->value, &s) == 0 && (ep->cfg.attr.dir & SDR_DIR_RECV) &&
+	    scheme_runs_here(ep, &s)) {
+		if (scheme_value(&s) == scheme_value(&ep->rx_scheme))
+			return;
+		if (apply_rx_scheme(ep, &s) == 0) {
+			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+			return;
+		}
+	}
 	ep->sw_owed_flags |= SDR_CTRL_F_REFUSED;
 	ep->counters[SDR_EP_SCHEME_REFUSALS]++;
 }
@@ -871,8 +914,14 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	/* and starts from the configured scheme: so do we (nothing is in flight any more) */
 	ep->sw_state = SW_NONE;
 	ep->sw_owed = 0;
-	if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme))
-		apply_scheme(ep, &ep->scheme0);
+	if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme) ||
+	    scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme)) {
+		if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme))
+			apply_tx_scheme(ep, &ep->scheme0);
+		if (scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme))
+			apply_rx_scheme(ep, &ep->scheme0);
+		ep->counters[SDR_EP_SCHEME_CHANGES]++;
+	}
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
 	sdr_peer_restart(&ep->hs, peer_tag, now);
@@ -1068,7 +1117,7 @@ chunk_ptr(struct sdr_ep *ep, const uint8_t *base, uint64_t len, uint32_t c, uint
 static uint8_t *
 tx_par_chunk(struct sdr_ep *ep, int16_t buf, uint32_t j)
 {
-	return ep->tx_par + ((uint64_t)buf * ep->m + j) * ep->chunk;
+	return ep->tx_par + ((uint64_t)buf * ep->txc.m + j) * ep->chunk;
 }
 
 static struct sdr_fec_job *
@@ -1116,12 +1165,15 @@ encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 	b = ep->tx_par_free[--ep->n_tx_par_free];
 	s->par_buf[sub] = b;
 	if (job != NULL) {
-		for (uint32_t j = 0; j < ep->k; j++)
-			job->ptr[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j,
+		for (uint32_t j = 0; j < ep->txc.k; j++)
+			job->ptr[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->txc.k + j,
 						job->stage);
-		for (uint32_t j = 0; j < ep->m; j++)
-			job->ptr[ep->k + j] = tx_par_chunk(ep, b, j);
+		for (uint32_t j = 0; j < ep->txc.m; j++)
+			job->ptr[ep->txc.k + j] = tx_par_chunk(ep, b, j);
 		job->kind = FEC_ENCODE;
+		job->codec = ep->txc.codec;
+		job->k = ep->txc.k;
+		ep->enc_jobs_out++;
 		job->ctx = ctx;
 		job->seq = seq;
 		job->sub = sub;
@@ -1131,11 +1183,11 @@ encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 		job_ready(ep, job);
 		return 0;
 	}
-	for (uint32_t j = 0; j < ep->k; j++)
-		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->k + j, ep->scratch);
-	for (uint32_t j = 0; j < ep->m; j++)
+	for (uint32_t j = 0; j < ep->txc.k; j++)
+		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->txc.k + j, ep->scratch);
+	for (uint32_t j = 0; j < ep->txc.m; j++)
 		par[j] = tx_par_chunk(ep, b, j);
-	ec_encode(ep->codec, data, par, ep->chunk);
+	ec_encode(ep->txc.codec, data, par, ep->chunk);
 	ep->counters[SDR_EP_ENCODES]++;
 	rel_tx_parity_ready(ep->rtx, ctx, seq, sub);
 	return 0;
@@ -1210,7 +1262,7 @@ decode_setup(struct sdr_ep *ep, const struct rel_rx_decode *d, uint8_t **ptr,
 		return -1;
 	ec_mask_zero(mask);
 	*nmiss = 0;
-	for (uint32_t j = 0; j < ep->k; j++) {
+	for (uint32_t j = 0; j < ep->rxc.k; j++) {
 		uint32_t c = d->first + j, len;
 		uint8_t *p;
 		int have;
@@ -1229,7 +1281,7 @@ decode_setup(struct sdr_ep *ep, const struct rel_rx_decode *d, uint8_t **ptr,
 			if (have)
 				memcpy(pad, p, len);
 		} else if (!have && stage != NULL) {
-			if (*nmiss == ep->m)
+			if (*nmiss == ep->rxc.m)
 				return -2;	/* more lost than any code of m parity rebuilds */
 			ptr[j] = stage + (uint64_t)*nmiss * ep->chunk;
 			miss[(*nmiss)++] = c;
@@ -1237,13 +1289,13 @@ decode_setup(struct sdr_ep *ep, const struct rel_rx_decode *d, uint8_t **ptr,
 		if (have)
 			ec_mask_set(mask, j);
 	}
-	for (uint32_t i = 0; i < ep->m; i++) {
-		uint32_t pc = d->sub * ep->m + i, len;
+	for (uint32_t i = 0; i < ep->rxc.m; i++) {
+		uint32_t pc = d->sub * ep->rxc.m + i, len;
 
-		ptr[ep->k + i] = NULL;
+		ptr[ep->rxc.k + i] = NULL;
 		if (sdr_bit_test(bits, info->nchunks + pc)) {
-			sdr_rx_parity_span(ep->rx, d->slot, pc, &ptr[ep->k + i], &len);
-			ec_mask_set(mask, ep->k + i);
+			sdr_rx_parity_span(ep->rx, d->slot, pc, &ptr[ep->rxc.k + i], &len);
+			ec_mask_set(mask, ep->rxc.k + i);
 		}
 	}
 	return 0;
@@ -1278,11 +1330,11 @@ decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
 
 	if (decode_setup(ep, d, ptr, &mask, ep->scratch, NULL, &nmiss, NULL, &info) != 0)
 		return;
-	if (ec_decode(ep->codec, &mask, ptr, ep->chunk) < 0) {
+	if (ec_decode(ep->rxc.codec, &mask, ptr, ep->chunk) < 0) {
 		ep->counters[SDR_EP_DECODE_FAILED]++;
 		return;
 	}
-	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++)
+	for (uint32_t j = 0; j < ep->rxc.k && d->first + j < info.nchunks; j++)
 		recovered(ep, d->slot, d->first + j, ptr[j]);
 	ep->counters[SDR_EP_DECODES]++;
 	rel_rx_decoded(ep->rrx, d->ctx, d->seq, d->sub, now);
@@ -1303,7 +1355,7 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	if (job == NULL)
 		return -1;
 	/* the short chunk's padded copy sits after the m staging chunks */
-	rc = decode_setup(ep, d, job->ptr, &job->mask, job->stage + (uint64_t)ep->m * ep->chunk,
+	rc = decode_setup(ep, d, job->ptr, &job->mask, job->stage + (uint64_t)ep->rxc.m * ep->chunk,
 			  job->stage, &job->nmiss, job->miss, &info);
 	if (rc != 0) {
 		/* the receive is gone (as decode() ignores it), or the loss is beyond the code */
@@ -1313,6 +1365,9 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 		return 0;
 	}
 	job->kind = FEC_DECODE;
+	job->codec = ep->rxc.codec;
+	job->k = ep->rxc.k;
+	ep->dec_jobs_out++;
 	job->d = *d;
 	job->rx_seq = info.seq;
 	job->region = ep->rx_par_of_slot[d->slot];
@@ -1392,6 +1447,7 @@ encode_done(struct sdr_ep *ep, struct sdr_fec_job *job)
 	int16_t b = job->par_buf;
 
 	ep->enc_out[job->ctx]--;
+	ep->enc_jobs_out--;
 	if (ep->tx_par_busy[b] == 2) {		/* the message ended meanwhile */
 		ep->tx_par_busy[b] = 0;
 		ep->tx_par_free[ep->n_tx_par_free++] = b;
@@ -1419,6 +1475,7 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 		ep->rx_par_free[ep->n_rx_par_free++] = r;
 	}
 	ep->rx_out[d->slot]--;
+	ep->dec_jobs_out--;
 	/* the receive may have completed, failed or been released meanwhile */
 	if (!rel_rx_decode_wanted(ep->rrx, d->ctx, d->seq, d->sub) ||
 	    sdr_rx_msg_info(ep->rx, d->slot, &info) != 0 || info.seq != job->rx_seq ||
@@ -1433,8 +1490,8 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 	for (uint32_t i = 0; i < job->nmiss; i++)
 		recovered(ep, d->slot, job->miss[i], job->stage + (uint64_t)i * ep->chunk);
 	/* the short last chunk, when it was the one missing */
-	for (uint32_t j = 0; j < ep->k && d->first + j < info.nchunks; j++)
-		if (job->ptr[j] == job->stage + (uint64_t)ep->m * ep->chunk)
+	for (uint32_t j = 0; j < ep->rxc.k && d->first + j < info.nchunks; j++)
+		if (job->ptr[j] == job->stage + (uint64_t)ep->rxc.m * ep->chunk)
 			recovered(ep, d->slot, d->first + j, job->ptr[j]);
 	ep->counters[SDR_EP_DECODES]++;
 	rel_rx_decoded(ep->rrx, d->ctx, d->seq, d->sub, now);
@@ -1508,8 +1565,8 @@ collect_done(struct sdr_ep *ep)
 	while (next_tx_done(ep, &d)) {
 		struct ep_send *s = &ep->sends[d.ctx];
 
-		if (ep->ec)
-			for (uint32_t sub = 0; sub * ep->k < s->msg.nchunks; sub++)
+		if (ep->txc.ec)
+			for (uint32_t sub = 0; sub * ep->txc.k < s->msg.nchunks; sub++)
 				release_par(ep, d.ctx, sub);
 		if (ep->job_active && ep->job_seq == d.seq)
 			ep->job_active = 0;	/* nothing more of it needs to go out */
@@ -1576,9 +1633,9 @@ job_parity_index(const struct sdr_ep *ep)
 static uint32_t
 sub_data_chunks(const struct sdr_ep *ep)
 {
-	uint32_t first = ep->job_sub * ep->k, n = ep->sends[ep->job_ctx].msg.nchunks;
+	uint32_t first = ep->job_sub * ep->txc.k, n = ep->sends[ep->job_ctx].msg.nchunks;
 
-	return n - first < ep->k ? n - first : ep->k;
+	return n - first < ep->txc.k ? n - first : ep->txc.k;
 }
 
 /* Start packetizing a unit the sender state machine chose. */
@@ -1600,7 +1657,7 @@ start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 	ep->job_seq = u->seq;
 	ep->job_parity = u->kind == REL_UNIT_PARITY;
 	if (ep->job_parity) {
-		uint32_t sub = u->index / ep->m, j = u->index % ep->m;
+		uint32_t sub = u->index / ep->txc.m, j = u->index % ep->txc.m;
 
 		ep->job_sub = sub;
 		if (s->par_buf[sub] < 0 ||
@@ -1646,10 +1703,10 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 	if (sg != NULL)
 		for (uint32_t i = 0; i < out; i++)
 			sg[i].ext = NULL;
-	if (ep->ec)
+	if (ep->rxc.ec)
 		run_decodes(ep, now);
 	collect_done(ep);
-	if (ep->ec)
+	if (ep->txc.ec)
 		retry_encodes(ep);
 	while (out < n) {
 		if (ep->job_active) {
@@ -1681,7 +1738,7 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 			if (sdr_tx_job_left(&ep->job) == 0 || got == 0) {
 				ep->job_active = 0;
 				/* the last parity chunk of a submessage is out: recycle its buffer */
-				if (ep->job_parity && job_parity_index(ep) % ep->m + 1 ==
+				if (ep->job_parity && job_parity_index(ep) % ep->txc.m + 1 ==
 				    sdr_rel_sub_parity(&ep->cfg.rel.scheme, sub_data_chunks(ep)))
 					release_par(ep, ep->job_ctx, ep->job_sub);
 			}

@@ -343,20 +343,21 @@ const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
 
 /**
- * Change the connection's scheme to @p s for the messages sent from now on
- * (rel.scheme_may_change, a connection in one direction: the side that sends data asks).
+ * Change the scheme of this side's sends to @p s for the messages sent from now on
+ * (rel.scheme_may_change; the side that sends data asks; with data both ways each side
+ * changes its own direction, the other direction running on).
  * New sends wait (-EAGAIN) while the messages in flight finish under the current scheme;
  * then a SCHEME control message asks the peer, repeated every RTO (doubling to 64 RTO)
  * until it answers; the peer changes too (its receives posted ahead take the new code)
  * and says so, or refuses (it is not set up for changes, or a message is arriving there),
  * and both keep the current scheme (counted: scheme_changes_refused_by_peer). Nothing in
  * flight ever sees two schemes. @return 0 (asked, or the scheme already), -EINVAL for a
- * scheme this connection cannot run (its parity region, switch_max_m, a receive-only or
- * two-way connection), -EBUSY while another change is under way.
+ * scheme this connection cannot run (its parity region, switch_max_m, a receive-only
+ * connection), -EBUSY while another change is under way.
  */
 int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now);
 
-/** The scheme in force now; *@p changing set while a change is under way. */
+/** The scheme of this side's sends now; *@p changing set while a change is under way. */
 struct sdr_scheme sdr_ep_scheme(const struct sdr_ep *ep, int *changing);
 
 /** A scheme change was asked at @p now (on the estimator's clock): its dwell time starts. */

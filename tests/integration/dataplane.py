@@ -298,6 +298,31 @@ def case_auto_online():
             print("ok: %s: sr-nack -> %s (%d change(s), both sides), 1500 messages verified" %
                   (name, ab["auto"]["scheme"], ab["scheme_changes"]))
 
+        # data both ways (dir = both on both ends): each end changes its own direction
+        open(ini, "w").write(open(os.path.join(CFG, "loopback.ini")).read().replace(
+            "scheme = sr", "scheme = auto").replace("dir = send", "dir = both").replace(
+            "dir = recv", "dir = both"))
+        name = "online auto, data both ways [loss 1e-2]"
+        rc, s, err = run("sdrt-ao2", ["-f", ini, "--traffic", "size=1MiB,count=800",
+                                      "--link", "wan=loss 1e-2", "--exit-when-done", "--json"])
+        if not verified(name, rc, s, 1600):
+            print(err[-2000:])
+            return
+        ab, ba = s["conns"]["ab"], s["conns"]["ba"]
+        # each end asked for its own sends and answered the other's: as many changes
+        # made on each side as asked on both
+        check(ab["scheme_changes_asked"] >= 1 and ba["scheme_changes_asked"] >= 1 and
+              ab["scheme_changes"] == ba["scheme_changes"] ==
+              ab["scheme_changes_asked"] + ba["scheme_changes_asked"] and
+              ab["scheme_changes_refused_by_peer"] == ba["scheme_changes_refused_by_peer"] == 0,
+              "%s: changes %s / %s" % (name, ab, ba))
+        check(ab["auto"]["scheme"].startswith("ec-") and ba["auto"]["scheme"].startswith("ec-"),
+              "%s: ends on %s / %s" % (name, ab["auto"]["scheme"], ba["auto"]["scheme"]))
+        if not failures:
+            print("ok: %s: ab sr-nack -> %s, ba sr-nack -> %s (%d + %d asked), 1600 messages "
+                  "verified" % (name, ab["auto"]["scheme"], ba["auto"]["scheme"],
+                                ab["scheme_changes_asked"], ba["scheme_changes_asked"]))
+
 
 def memif_ini(d, side, sock):
     """memif-<side>.ini with its own socket, so runs never meet another's."""

@@ -1076,6 +1076,159 @@ test_scheme_change(void **state)
 	switch_plan = NULL;
 }
 
+/*
+ * scheme auto with data both ways (dir = both): each side changes the scheme of its own
+ * sends, on its own schedule and plan, while the other direction keeps running (A every 5
+ * of its messages through ec-mds:4,2, sr, ec-xor:4,2, sr-nack; B every 7 through sr-nack,
+ * ec-xor:4,2, ec-mds:4,2, sr), under 3 % loss, reordering and duplication, with the FEC
+ * work offloaded and late. Every message both ways arrives intact; each side made and
+ * answered its changes (nothing in flight ever saw two schemes: a wrong code would corrupt
+ * a decode or stall a message).
+ */
+static void
+test_scheme_change_both(void **state)
+{
+	static const struct sdr_scheme plan[2][4] = {
+		{ { SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
+		  { SDR_SCHEME_SR_NACK, 0, 0 } },
+		{ { SDR_SCHEME_SR_NACK, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
+		  { SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 } },
+	};
+	static const uint32_t every[2] = { 5, 7 };
+	enum { N = 40 };
+	struct fec_thread *fec = calloc(1, sizeof(*fec));
+	struct wire w = { .loss = 0.03, .dup = 0.02, .reorder = 0.05, .delay = 200000 };
+	uint8_t *src[2][N], *dst[2][N], *fr[32];
+	uint64_t lens[2][N], now = 0;
+	uint32_t sent[2] = { 0 }, posted[2] = { 0 }, sdone[2] = { 0 }, rdone[2] = { 0 };
+	uint32_t slots[2][N], asks[2] = { 0 };
+	struct sdr_ep *ep[2];
+	struct side_cfg c;
+
+	(void)state;
+	switch_plan = plan[0];
+	switch_n = 4;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 2 * w.delay);
+	switch_plan = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
+
+		e->attr.dir = SDR_DIR_BOTH;
+		e->rel.scheme_may_change = 1;
+		e->fec_jobs = 4;
+	}
+	ep[0] = sdr_ep_create(&c.a);
+	ep[1] = sdr_ep_create(&c.b);
+	assert_non_null(ep[0]);
+	assert_non_null(ep[1]);
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, 41);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (int d = 0; d < 2; d++)
+		for (uint32_t i = 0; i < N; i++) {
+			lens[d][i] = sdr_rng_next(&w.rng) % (48 * 1024 + 1);
+			src[d][i] = malloc(lens[d][i] + 1);
+			dst[d][i] = malloc(lens[d][i] + 1);
+			pattern(src[d][i], lens[d][i], (uint64_t)d * 1000 + i);
+			memset(dst[d][i], 0xEE, lens[d][i]);
+		}
+	for (;;) {
+		struct sdr_ep_done dd;
+		uint64_t t, tb;
+		int ch0, ch1;
+
+		/* until every message is in and the last changes asked are answered */
+		sdr_ep_scheme(ep[0], &ch0);
+		sdr_ep_scheme(ep[1], &ch1);
+		if ((sdone[0] == N && sdone[1] == N && rdone[0] == N && rdone[1] == N && !ch0 &&
+		     !ch1) || now >= 60ull * 1000000000)
+			break;
+
+		for (int d = 0; d < 2; d++) {
+			struct sdr_ep *me = ep[d], *peer = ep[!d];
+
+			/* d sends src[d] to !d, which posts dst[d] */
+			while (posted[d] < N && sdr_ep_recv(peer, dst[d][posted[d]], lens[d][posted[d]],
+							    NULL, posted[d], now,
+							    &slots[d][posted[d]]) == 0)
+				posted[d]++;
+			while (sent[d] < N && sdr_ep_send(me, src[d][sent[d]], lens[d][sent[d]],
+							  0xC0DE0000u + sent[d], sent[d], now) == 0) {
+				sent[d]++;
+				if (sent[d] % every[d] == 0 &&
+				    sdr_ep_change_scheme(me, &plan[d][asks[d] % 4], now) == 0)
+					asks[d]++;
+			}
+		}
+		outputs(&w, ep[0], ep[1], fr, now);
+		fec_take(fec, ep[0], &w.rng, now, 2 * w.delay);
+		fec_take(fec, ep[1], &w.rng, now, 2 * w.delay);
+		for (int d = 0; d < 2; d++)
+			while (sdr_ep_poll(ep[d], &dd)) {
+				assert_int_equal(dd.status, SDR_DONE_OK);
+				if (!dd.is_recv) {
+					sdone[d]++;
+					continue;
+				}
+				/* ep[d] received a message of !d */
+				assert_memory_equal(dst[!d][dd.cookie], src[!d][dd.cookie],
+						    lens[!d][dd.cookie] ? lens[!d][dd.cookie] : 1);
+				assert_int_equal(sdr_ep_recv_release(ep[d], dd.slot), 0);
+				rdone[d]++;
+			}
+		t = sdr_ep_next_time(ep[0], now);
+		tb = sdr_ep_next_time(ep[1], now);
+		if (tb < t)
+			t = tb;
+		tb = fec_step(fec, now);
+		if (tb < t)
+			t = tb;
+		for (uint32_t i = 0; i < w.n; i++)
+			if (w.f[i].t < t)
+				t = w.f[i].t;
+		if (t == UINT64_MAX)
+			break;
+		now = t > now ? t : now;
+		arrivals(&w, ep[0], ep[1], &c, now);
+	}
+	for (int d = 0; d < 2; d++) {
+		const uint64_t *cn = sdr_ep_counters(ep[d]);
+		char nm[SDR_SCHEME_NAME_MAX];
+		struct sdr_scheme now_s = sdr_ep_scheme(ep[d], NULL);
+
+		print_message("both ways, side %c: %u/%u sent, %u/%u received; asked %u, changes %"
+			      PRIu64 " (made and answered), refused by the peer %" PRIu64 ", decodes %"
+			      PRIu64 "; now sending %s\n", d ? 'B' : 'A', sdone[d], N, rdone[d], N,
+			      asks[d], cn[SDR_EP_SCHEME_CHANGES], cn[SDR_EP_SCHEME_REFUSED],
+			      cn[SDR_EP_DECODES], sdr_scheme_format(&now_s, nm, sizeof(nm)));
+		assert_int_equal(sdone[d], N);
+		assert_int_equal(rdone[d], N);
+		assert_int_equal(cn[SDR_EP_DECODE_FAILED], 0);
+		assert_true(asks[d] >= 4);
+	}
+	/* each side's changes: its own asks that went through, and the peer's it answered */
+	assert_int_equal(sdr_ep_counters(ep[0])[SDR_EP_SCHEME_CHANGES] +
+			 sdr_ep_counters(ep[1])[SDR_EP_SCHEME_CHANGES],
+			 2 * (asks[0] + asks[1]) - 2 * (sdr_ep_counters(ep[0])[SDR_EP_SCHEME_REFUSED] +
+							sdr_ep_counters(ep[1])[SDR_EP_SCHEME_REFUSED]));
+	assert_true(sdr_ep_counters(ep[0])[SDR_EP_DECODES] > 0 &&
+		    sdr_ep_counters(ep[1])[SDR_EP_DECODES] > 0);
+	while (fec->n)
+		fec_step(fec, UINT64_MAX);
+	for (int d = 0; d < 2; d++) {
+		for (uint32_t i = 0; i < N; i++) {
+			free(src[d][i]);
+			free(dst[d][i]);
+		}
+		sdr_ep_destroy(ep[d]);
+	}
+	for (int i = 0; i < 32; i++)
+		free(fr[i]);
+	free(w.f);
+	free(fec);
+}
+
 static void
 test_ec_mds(void **state)
 {
@@ -2063,6 +2216,7 @@ main(void)
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_loss_reports),
 		cmocka_unit_test(test_scheme_change),
+		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),
