@@ -164,6 +164,34 @@ def run_scheme(a, scheme, d, name):
     return res
 
 
+def run_priority(a, scheme, d, name):
+    """Two operations at once: the smallest size issued right behind the largest, at the
+    same priority and at priority 2, against the smallest alone (scheme @p scheme).
+    @return {"alone"|"fifo"|"prio": rank 0's row or an error}, or None with one size."""
+    if len(a.sizes) < 2:
+        return None
+    small, big = min(a.sizes), max(a.sizes)
+    ini = os.path.join(d, "prio.ini")
+    rf = os.path.join(d, "prio.ranks")
+    ring_ini(ini, name, a.ranks, a.rtt, a.loss, a.rate, scheme, big // a.ranks + 4096)
+    rank_file(rf, name, a.ranks)
+    dp = start_dataplane(a.build, ini, name)
+    iters = a.iters or 10
+    base = ["-b", str(small), "-e", str(small), "-n", str(iters), "-w", "1", "--barrier",
+            "--timeout", "60s"]
+    res = {}
+    try:
+        for case, extra in (("alone", []), ("fifo", ["--behind", str(big)]),
+                            ("prio", ["--behind", str(big), "--priority", "2"])):
+            res[case] = run_ranks(a.build, rf, a.ranks, base + extra)
+            print("  %-12s %8s %s: %s" % (scheme, fmt_size(small), case, "%.1f ms mean" %
+                                         (res[case]["time_us"] / 1e3) if "error" not in
+                                         res[case] else res[case]["error"]), flush=True)
+    finally:
+        stop(dp)
+    return res
+
+
 def est(a, size):
     """A rough time of one operation, to size the iterations to the budget."""
     return 2 * (a.ranks - 1) * a.rtt / 2 + 2 * size / a.ranks * 8 / (0.95 * a.rate) + a.rtt
@@ -203,6 +231,11 @@ def main():
             except RuntimeError as e:
                 print("demo_coll: %s: %s" % (scheme, e), file=sys.stderr)
                 return 1
+        try:
+            prio = run_priority(a, a.schemes[0], d, name)
+        except RuntimeError as e:
+            print("demo_coll: priorities: %s" % e, file=sys.stderr)
+            return 1
     mpi = None
     why = "--no-mpi" if a.no_mpi else mpi_coll.missing(a.build)
     if why:
@@ -250,6 +283,22 @@ def main():
             print("  %-12s %s" % (scheme, "  ".join(
                 "%s %.2f" % (fmt_size(z), mpi[z]["time_us"] / results[scheme][z]["time_us"])
                 for z in a.sizes if "error" not in mpi[z] and "error" not in results[scheme][z])))
+    if prio:
+        small, big = fmt_size(min(a.sizes)), fmt_size(max(a.sizes))
+        print("\ntwo operations at once (%s): a %s Allreduce issued right behind a %s one" %
+              (a.schemes[0], small, big))
+        for case, what in (("alone", "alone"), ("fifo", "behind, same priority"),
+                           ("prio", "behind, priority 2")):
+            r = prio[case]
+            if "error" in r:
+                ok = False
+                print("  %-24s failed: %s" % (what, r["error"]))
+                continue
+            ok &= r["wrong"] == 0
+            print("  %-24s %8.1f ms mean %8.1f ms p99%s" % (
+                what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if case == "alone" or
+                "error" in prio["alone"] else "   %.2f x alone" %
+                (r["time_us"] / prio["alone"]["time_us"])))
     print("\np99.9 of fewer than 1000 operations is the largest one measured. The bound is "
           "for a ring whose steps wait for whole messages; forwarding chunks as they arrive "
           "can beat it. mpi/tcp: Open MPI's own Allreduce algorithm over kernel TCP (MTU 1500, "
@@ -261,7 +310,7 @@ def main():
                        "results": [dict(results[s][z], scheme=s, size=z, bound_s=bounds[(s, z)])
                                    for s in a.schemes for z in a.sizes] +
                        [dict(mpi[z], scheme="mpi/tcp", size=z) for z in (a.sizes if mpi else [])],
-                       "mpi_left_out": why},
+                       "mpi_left_out": why, "priority": prio},
                       f, indent=1)
     return 0 if ok else 1
 

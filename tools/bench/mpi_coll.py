@@ -63,7 +63,7 @@ def missing(build):
     if not os.path.exists(os.path.join(build, "tools", "bench", "mpi-allreduce-perf")):
         return ("mpi-allreduce-perf is not built (Open MPI was not installed when the build "
                 "was configured: install openmpi-bin libopenmpi-dev, then meson setup "
-                "--reconfigure)")
+                "--reconfigure; or this is a sanitizer build, which leaves it out)")
     return None
 
 
