@@ -222,6 +222,20 @@ arrivals(struct wire *w, struct sdr_ep *a, struct sdr_ep *b, const struct side_c
 	}
 }
 
+/* The next event of the virtual clock: a timer of either endpoint, or a frame arriving. */
+static uint64_t
+next_event(struct sdr_ep *a, struct sdr_ep *b, const struct wire *w, uint64_t now)
+{
+	uint64_t t = sdr_ep_next_time(a, now), tb = sdr_ep_next_time(b, now);
+
+	if (tb < t)
+		t = tb;
+	for (uint32_t i = 0; i < w->n; i++)
+		if (w->f[i].t < t)
+			t = w->f[i].t;
+	return t;
+}
+
 /*
  * Streamed sends: the application writes a message chunk by chunk in a random order and
  * declares each chunk ready as it writes it, sometimes declaring a chunk again (a resend).
@@ -524,20 +538,14 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
 			recv_done++;
 		}
-		/* next event: a frame arriving or a timer */
-		t = sdr_ep_next_time(a, now);
-		tb = sdr_ep_next_time(b, now);
-		if (tb < t)
-			t = tb;
+		/* next event: a frame arriving, a timer, an offloaded job or a copy back */
+		t = next_event(a, b, &w, now);
 		tb = fec_step(fec, now);
 		if (tb < t)
 			t = tb;
 		tb = copies ? copy_step(&ct, b, now) : UINT64_MAX;
 		if (tb < t)
 			t = tb;
-		for (uint32_t i = 0; i < w.n; i++)
-			if (w.f[i].t < t)
-				t = w.f[i].t;
 		if (stream && sm.open > 0 && now + 5000 < t)
 			t = now + 5000;		/* the application writes the next chunks */
 		if (t == UINT64_MAX)
@@ -1177,16 +1185,10 @@ test_scheme_change_both(void **state)
 				assert_int_equal(sdr_ep_recv_release(ep[d], dd.slot), 0);
 				rdone[d]++;
 			}
-		t = sdr_ep_next_time(ep[0], now);
-		tb = sdr_ep_next_time(ep[1], now);
-		if (tb < t)
-			t = tb;
+		t = next_event(ep[0], ep[1], &w, now);
 		tb = fec_step(fec, now);
 		if (tb < t)
 			t = tb;
-		for (uint32_t i = 0; i < w.n; i++)
-			if (w.f[i].t < t)
-				t = w.f[i].t;
 		if (t == UINT64_MAX)
 			break;
 		now = t > now ? t : now;
@@ -1411,16 +1413,10 @@ run_abort(struct sdr_scheme scheme, double loss, uint64_t seed, int abort_a, int
 			break;
 		if (polled)
 			continue;	/* room for more sends and receives now */
-		t = sdr_ep_next_time(a, now);
-		tb = sdr_ep_next_time(b, now);
-		if (tb < t)
-			t = tb;
+		t = next_event(a, b, &w, now);
 		tb = copy_step(&ct, b, now);
 		if (tb < t)
 			t = tb;
-		for (uint32_t i = 0; i < w.n; i++)
-			if (w.f[i].t < t)
-				t = w.f[i].t;
 		if (t == UINT64_MAX)
 			break;
 		now = t > now ? t : now;
