@@ -947,9 +947,17 @@ mod(int a, int n)
  * segment r reduced; Allgather step s sends segment r - s and places segment r - s - 1.
  * Each send after the first is fed by the previous step's receive: the segment it sends is
  * the one that step was receiving.
+ *
+ * With both (the ring Allreduce) the Allgather works on a second copy of the segments, at
+ * @p ag_base: the last Reduce-Scatter step reduces segment r there. An Allgather step places
+ * segment r - s - 1 while the Reduce-Scatter send of that segment may still be in flight
+ * (its peer has every chunk the Allgather needs, but the sender computes a submessage's
+ * parity only when the submessage's last chunk goes out, and resends from the buffer): a
+ * send's bytes stay as they were until it completes (steps_safe() checks it).
  */
 static void
-ring_steps(struct op *o, const uint64_t *off, const uint64_t *len, int rs, int ag)
+ring_steps(struct op *o, const uint64_t *off, const uint64_t *len, int rs, int ag,
+	   uint64_t ag_base)
 {
 	int r = o->c->rank, n = o->c->size, t = 0;
 	uint64_t scratch = 0;
@@ -958,20 +966,53 @@ ring_steps(struct op *o, const uint64_t *off, const uint64_t *len, int rs, int a
 		int sj = mod(r - s - 1, n), rj = mod(r - s - 2, n);
 
 		o->s[t] = (struct step){ .send_off = off[sj], .send_len = len[sj],
-					 .recv_off = off[rj], .recv_len = len[rj],
-					 .scratch_off = scratch, .reduce = 1, .fed_by = t - 1 };
+					 .recv_off = off[rj] + (s == n - 2 ? ag_base : 0),
+					 .recv_len = len[rj], .scratch_off = scratch, .reduce = 1,
+					 .fed_by = t - 1 };
 		scratch += (len[rj] + 63) & ~(uint64_t)63;
 	}
 	for (int s = 0; ag && s < n - 1; s++, t++) {
 		int sj = mod(r - s, n), rj = mod(r - s - 1, n);
 
-		o->s[t] = (struct step){ .send_off = off[sj], .send_len = len[sj],
-					 .recv_off = off[rj], .recv_len = len[rj],
+		o->s[t] = (struct step){ .send_off = off[sj] + ag_base, .send_len = len[sj],
+					 .recv_off = off[rj] + ag_base, .recv_len = len[rj],
 					 .fed_by = t - 1 };
 	}
 	/* the first step's send has its bytes already: the rank's own data (Allgather alone:
 	 * its own block) */
 	o->s[0].fed_by = -1;
+}
+
+/*
+ * No step writes bytes of the working buffer (places its receive there, or reduces into it)
+ * that another step's send reads, but the one that feeds that send, over the same bytes:
+ * a send's bytes must not change until it completes (libsdr.h). A schedule that breaks
+ * this would deliver wrong results now and then (under loss, with erasure coding), so it
+ * is refused every time instead. @return 0 or SDR_COLL_E_INTERNAL.
+ */
+static int
+steps_safe(const struct op *o)
+{
+	for (int w = 0; w < o->n; w++) {
+		const struct step *a = &o->s[w];
+
+		if (a->recv_len == 0)
+			continue;
+		for (int t = 0; t < o->n; t++) {
+			const struct step *b = &o->s[t];
+
+			if (b->send_len == 0 || a->recv_off >= b->send_off + b->send_len ||
+			    b->send_off >= a->recv_off + a->recv_len)
+				continue;
+			if (b->fed_by == w && b->send_off == a->recv_off &&
+			    b->send_len == a->recv_len)
+				continue;
+			return fail(o->c, SDR_COLL_E_INTERNAL, "internal: step %d writes bytes "
+				    "[%" PRIu64 ", +%" PRIu64 ") that step %d sends from", w,
+				    a->recv_off, a->recv_len, t);
+		}
+	}
+	return 0;
 }
 
 /*
@@ -986,6 +1027,8 @@ launch(struct op *o, struct sdr_coll_req **req)
 
 	for (int t = 0; t < o->n && rc == 0; t++)
 		rc = step_ready(o, t);
+	if (rc == 0)
+		rc = steps_safe(o);
 	if (rc) {
 		op_free(o);
 		return rc;
@@ -1060,15 +1103,26 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	rc = gather ? blocks(c, bytes, &off, &len) : segments(c, count, esz, &off, &len, &scratch);
 	if (rc != 0)
 		return rc;
+	/* ring: the Reduce-Scatter's segments, then the Allgather's (ring_steps()) */
 	rc = op_new(&o, c, KIND_ALLREDUCE, gather ? c->size - 1 : 2 * (c->size - 1),
-		    gather ? bytes * (size_t)c->size : bytes, scratch, type, op, count);
+		    bytes * (gather ? (size_t)c->size : 2), scratch, type, op, count);
 	if (rc == 0) {
+		int r = c->rank;
+
 		o->gather = gather;
 		o->st.algo = gather ? SDR_COLL_ALGO_GATHER : SDR_COLL_ALGO_RING;
 		op_imm(o);
-		memcpy(o->work + (gather ? (size_t)c->rank * bytes : 0), sendbuf, bytes);
+		if (gather) {
+			memcpy(o->work + (size_t)r * bytes, sendbuf, bytes);
+		} else {	/* segment r is reduced where the Allgather sends it from */
+			memcpy(o->work, sendbuf, off[r]);
+			memcpy(o->work + bytes + off[r], (const uint8_t *)sendbuf + off[r], len[r]);
+			memcpy(o->work + off[r] + len[r], (const uint8_t *)sendbuf + off[r] + len[r],
+			       bytes - off[r] - len[r]);
+			o->result_off = bytes;
+		}
 		if (o->n)
-			ring_steps(o, off, len, !gather, 1);
+			ring_steps(o, off, len, !gather, 1, gather ? 0 : bytes);
 		o->result = recvbuf;
 		o->result_len = bytes;
 		rc = launch(o, req);
@@ -1113,7 +1167,7 @@ sdr_ireduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size
 		    ((block + 63) & ~(size_t)63) * (size_t)(c->size - 1), type, op, recvcount);
 	if (rc == 0) {
 		memcpy(o->work, sendbuf, block * (size_t)c->size);
-		ring_steps(o, off, len, 1, 0);
+		ring_steps(o, off, len, 1, 0, 0);
 		o->result = recvbuf;
 		o->result_off = (size_t)c->rank * block;
 		o->result_len = block;
@@ -1142,7 +1196,7 @@ sdr_iallgather(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t se
 		    SDR_COLL_SUM, sendcount);
 	if (rc == 0) {
 		memcpy(o->work + (size_t)c->rank * block, sendbuf, block);
-		ring_steps(o, off, len, 0, 1);
+		ring_steps(o, off, len, 0, 1, 0);
 		o->result = recvbuf;
 		o->result_len = block * (size_t)c->size;
 		rc = launch(o, req);

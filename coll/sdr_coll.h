@@ -60,6 +60,7 @@ enum sdr_coll_op {
 #define SDR_COLL_E_FAILED	(-5)	/**< a send or receive failed in the dataplane */
 #define SDR_COLL_E_NOMEM	(-6)
 #define SDR_COLL_E_RANKFILE	(-7)	/**< the rank file or the environment is wrong */
+#define SDR_COLL_E_INTERNAL	(-8)	/**< the library built an unsafe schedule (a bug) */
 
 struct sdr_comm;
 

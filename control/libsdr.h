@@ -148,6 +148,9 @@ int sdr_send_stream_start(struct sdr_qp *qp, const void *buf, uint64_t len, uint
  * Bytes [@p offset, @p offset + @p len) of the message are written and may go out. Pieces
  * may come in any order (they are sent in order as the ready prefix grows); a piece that
  * went out already is sent again, for an application that drives its own retransmission.
+ * Declared bytes stay as they are until the send completes, as a one-shot send's: on an
+ * erasure-coded connection a submessage's parity is computed from them when its last chunk
+ * goes out, and a retransmission reads them again.
  * @p offset must be a multiple of the chunk size, and @p len too unless the piece reaches
  * the end of the message.
  * @return SDR_SUCCESS, SDR_RETRY (queue full: poll and retry), SDR_ERROR.

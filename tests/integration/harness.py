@@ -33,6 +33,13 @@ def check(cond, msg):
     return cond
 
 
+def sanitized(exe):
+    """Whether the program @p exe is built with a sanitizer (ASan, UBSan or TSan)."""
+    with open(exe, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__ubsan_handle" in data or b"__tsan_init" in data
+
+
 def spawn(cmd, **kw):
     """Popen with text pipes for stdout and stderr; cleanup() kills it if it still runs."""
     kw.setdefault("stdout", subprocess.PIPE)

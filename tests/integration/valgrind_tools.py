@@ -21,14 +21,10 @@ import sys
 import tempfile
 import time
 
+from harness import sanitized
+
 SKIP = 77
 VG_ERROR = 99
-
-
-def sanitized(exe):
-    with open(exe, "rb") as f:
-        data = f.read()
-    return b"__asan_init" in data or b"__ubsan_handle" in data or b"__tsan_init" in data
 
 
 def main():

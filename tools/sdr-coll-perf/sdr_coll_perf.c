@@ -272,6 +272,10 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 			break;
 		}
 		/* check every element against the result computed here */
+		int64_t had = wrong;
+		size_t first_bad = 0, last_bad = 0;
+		double got_bad = 0, want_bad = 0;
+
 		for (size_t i = 0; i < out_n; i++) {
 			const void *res = o->coll == C_BROADCAST || o->inplace ? in : out;
 			double want;
@@ -282,9 +286,20 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 			case C_ALLGATHER: want = value((int)(i / count), i, seed); break;
 			default: want = value(o->root, i, seed); break;
 			}
-			if (load(res, i, o->type) != want)
-				wrong++;
+			if (load(res, i, o->type) != want) {
+				if (wrong++ == had) {
+					first_bad = i;
+					got_bad = load(res, i, o->type);
+					want_bad = want;
+				}
+				last_bad = i;
+			}
 		}
+		if (wrong > had)	/* where, so a failure can be told from another */
+			fprintf(stderr, "sdr-coll-perf: rank %d: %s of %" PRIu64 " bytes, iteration "
+				"%u: %" PRId64 " wrong elements in [%zu, %zu]; element %zu is %g, "
+				"not %g\n", r, coll_names[o->coll], size, it, wrong - had, first_bad,
+				last_bad, first_bad, got_bad, want_bad);
 		if (it >= o->warmup) {
 			struct sdr_coll_stats st;
 
