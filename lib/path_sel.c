@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Paths: placement of data QPNs, what the sender learns of each path, the decision. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "path_sel.h"
+
+#define PSN_MASK 0xFFFFFFu
+
+static const char *const policy_names[] = { "hash", "spray", "optimise" };
+
+const char *
+path_policy_name(enum path_policy p)
+{
+	return (unsigned int)p < 3 ? policy_names[p] : NULL;
+}
+
+int
+path_policy_parse(const char *name, enum path_policy *out)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		if (strcmp(name, policy_names[i]) == 0) {
+			*out = (enum path_policy)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+path_sel_verdict_name(enum path_sel_verdict v)
+{
+	switch (v) {
+	case PATH_SEL_MOVE: return "move";
+	case PATH_SEL_KEEP_POLICY: return "keep: policy";
+	case PATH_SEL_KEEP_BEST: return "keep: best";
+	case PATH_SEL_KEEP_MARGIN: return "keep: margin";
+	case PATH_SEL_KEEP_MODEL: return "keep: model";
+	case PATH_SEL_KEEP_NONE: return "keep: every path failed";
+	}
+	return "?";
+}
+
+void
+path_sel_cfg_default(struct path_sel_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->npaths = 1;
+	c->channels = 1;
+	c->nqp = 1;
+	c->policy = PATH_POLICY_OPTIMISE;
+	c->hysteresis = 0.1;
+	c->fail_ns = 100000000ull;
+}
+
+int
+path_sel_init(struct path_sel *s, const struct path_sel_cfg *cfg)
+{
+	struct sdr_auto_cfg ac;
+
+	memset(s, 0, sizeof(*s));
+	if (cfg->npaths == 0 || cfg->npaths > PATH_SEL_MAX_PATHS || cfg->channels == 0 ||
+	    cfg->nqp == 0 || cfg->nqp > PATH_SEL_MAX_QPS || cfg->nqp % cfg->channels != 0 ||
+	    (cfg->policy != PATH_POLICY_HASH && cfg->npaths > cfg->channels) ||
+	    path_policy_name(cfg->policy) == NULL || !(cfg->hysteresis >= 0) ||
+	    !(cfg->path_rate_bps >= 0) || cfg->fail_ns == 0)
+		return -EINVAL;
+	s->cfg = *cfg;
+	s->qp = calloc(cfg->nqp, sizeof(*s->qp));
+	if (s->qp == NULL)
+		return -ENOMEM;
+	sdr_auto_cfg_default(&ac);
+	ac.halflife_pkts = 65536;	/* a path's changes matter sooner than a scheme's */
+	for (unsigned int p = 0; p < cfg->npaths; p++)
+		sdr_auto_init(&s->path[p].est, &ac);
+	s->path[0].nqp = cfg->nqp;
+	return 0;
+}
+
+void
+path_sel_free(struct path_sel *s)
+{
+	free(s->qp);
+	s->qp = NULL;
+}
+
+unsigned int
+path_sel_spray(const struct path_sel_cfg *c, unsigned int ch)
+{
+	return ch % c->npaths;
+}
+
+void
+path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t psn, uint64_t now)
+{
+	struct path_sel_qp *e;
+
+	if (q >= s->cfg.nqp || path >= s->cfg.npaths)
+		return;
+	e = &s->qp[q];
+	s->path[e->path].nqp--;	/* every QPN is on a path, path 0 at first */
+	if (e->moved_ns != 0)		/* (placed before: its frames since the last look) */
+		s->path[e->path].frames += (psn - e->psn_seen) & PSN_MASK;
+	*e = (struct path_sel_qp){ .path = (uint8_t)path, .psn_at_move = psn & PSN_MASK,
+				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1 };
+	s->path[path].nqp++;
+}
+
+void
+path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint16_t pkts,
+		uint16_t lost, uint32_t psn, uint64_t now)
+{
+	struct path_sel_qp *e;
+
+	if (q >= s->cfg.nqp)
+		return;
+	e = &s->qp[q];
+	s->reports++;
+	if (seen && (!e->have_report || (hi & PSN_MASK) != e->peer_hi)) {
+		e->peer_hi = hi & PSN_MASK;
+		e->moved_ns = now ? now : 1;
+		e->psn_at_move = psn & PSN_MASK;
+		e->sent_ns = 0;
+	}
+	if (e->have_report) {
+		uint16_t dp = (uint16_t)(pkts - e->peer_pkts), dl = (uint16_t)(lost - e->peer_lost);
+
+		if (dl > dp || dp > 0x8000u) {
+			s->reports_bad++;
+		} else if (dp) {
+			sdr_auto_observe(&s->path[e->path].est, dp, dl);
+			s->path[e->path].reported += dp;
+		}
+	}
+	e->have_report = 1;
+	e->peer_pkts = pkts;
+	e->peer_lost = lost;
+}
+
+void
+path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
+{
+	unsigned int stalled[PATH_SEL_MAX_PATHS] = { 0 }, alive[PATH_SEL_MAX_PATHS] = { 0 };
+
+	for (unsigned int q = 0; q < s->cfg.nqp; q++) {
+		struct path_sel_qp *e = &s->qp[q];
+		uint32_t cur = psn[q] & PSN_MASK;
+
+		s->path[e->path].frames += (cur - e->psn_seen) & PSN_MASK;
+		e->psn_seen = cur;
+		if (cur != e->psn_at_move && e->sent_ns == 0)
+			e->sent_ns = now ? now : 1;
+		if (e->sent_ns != 0 && now > e->sent_ns && now - e->sent_ns > s->cfg.fail_ns)
+			stalled[e->path]++;
+		else if (e->have_report && now >= e->moved_ns && now - e->moved_ns <= s->cfg.fail_ns)
+			alive[e->path]++;
+	}
+	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
+		struct path_sel_path *pp = &s->path[p];
+		int failed = stalled[p] > 0 && alive[p] == 0;
+
+		if (failed && !pp->failed)
+			pp->failed_since_ns = now;
+		/* a path no QPN is on keeps what was last known of it */
+		if (pp->nqp > 0 || failed)
+			pp->failed = (uint8_t)failed;
+	}
+}
+
+/* Modelled mean time with a share of the channels on each path (shares sum to 1). */
+static double
+modelled(const struct path_sel *s, const struct sdr_model_params *base,
+	 const struct sdr_scheme *scheme, const double *share, const double *loss)
+{
+	struct sdr_model_params p = *base;
+	struct sdr_model_choice ch;
+	double drop = 0, bw = base->bandwidth_bps;
+
+	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
+		if (share[i] <= 0)
+			continue;
+		drop += share[i] * loss[i];
+		if (s->cfg.path_rate_bps > 0 && s->cfg.path_rate_bps / share[i] < bw)
+			bw = s->cfg.path_rate_bps / share[i];
+	}
+	p.drop = drop;
+	p.drop_unit = SDR_MODEL_DROP_PACKET;
+	p.bandwidth_bps = bw;
+	p.candidates = NULL;
+	p.n_candidates = 0;
+	if (sdr_model_eval(&p, scheme, &ch) != 0 || !isfinite(ch.mean_s))
+		return INFINITY;
+	return ch.mean_s;
+}
+
+/* The placement of d->use_mask that moves the fewest channels: even shares, the extra
+ * channels to the paths that hold the most already. */
+static void
+place(const struct path_sel *s, struct path_sel_decision *d)
+{
+	unsigned int nch = s->cfg.channels, n = (unsigned int)__builtin_popcount(d->use_mask);
+	unsigned int have[PATH_SEL_MAX_PATHS] = { 0 }, quota[PATH_SEL_MAX_PATHS] = { 0 };
+	unsigned int extra = nch % n, order[PATH_SEL_MAX_PATHS], no = 0;
+	uint8_t chp[PATH_SEL_MAX_QPS];
+	int8_t kept[PATH_SEL_MAX_QPS];
+
+	for (unsigned int c = 0; c < nch; c++)
+		if (d->use_mask >> s->qp[c].path & 1)
+			have[s->qp[c].path]++;
+	for (unsigned int p = 0; p < s->cfg.npaths; p++)
+		if (d->use_mask >> p & 1) {
+			unsigned int i = no++;
+
+			while (i > 0 && have[order[i - 1]] < have[p]) {
+				order[i] = order[i - 1];
+				i--;
+			}
+			order[i] = p;
+		}
+	for (unsigned int i = 0; i < no; i++)
+		quota[order[i]] = nch / n + (i < extra);
+	for (unsigned int c = 0; c < nch; c++) {
+		unsigned int p = s->qp[c].path;
+
+		kept[c] = (d->use_mask >> p & 1) && quota[p] > 0;
+		if (kept[c]) {
+			quota[p]--;
+			chp[c] = (uint8_t)p;
+		}
+	}
+	d->moved = 0;
+	for (unsigned int c = 0, i = 0; c < nch; c++) {
+		if (kept[c])
+			continue;
+		while (quota[order[i]] == 0)
+			i++;
+		quota[order[i]]--;
+		chp[c] = (uint8_t)order[i];
+		d->moved++;
+	}
+	for (unsigned int q = 0; q < s->cfg.nqp; q++)
+		d->want[q] = chp[q % nch];
+}
+
+/*
+ * The loss the model is given per path: its estimate, except that the paths that cannot be
+ * told apart from the least lossy working one (their 95 % intervals overlap its) all get
+ * their pooled rate, so noise between equally good paths never decides a move.
+ */
+static void
+pool_estimates(const struct path_sel *s, double *loss)
+{
+	struct sdr_auto_estimate e[PATH_SEL_MAX_PATHS];
+	double lost = 0, pkts = 0;
+	int b = -1;
+
+	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
+		sdr_auto_estimate(&s->path[i].est, &e[i]);
+		loss[i] = e[i].p;
+		if (!s->path[i].failed && (b < 0 || e[i].p < e[b].p))
+			b = (int)i;
+	}
+	if (b < 0)
+		return;
+	for (unsigned int i = 0; i < s->cfg.npaths; i++)
+		if (!s->path[i].failed && e[i].lo <= e[b].hi && e[b].lo <= e[i].hi) {
+			lost += e[i].lost;
+			pkts += e[i].pkts;
+		}
+	for (unsigned int i = 0; i < s->cfg.npaths; i++)
+		if (!s->path[i].failed && e[i].lo <= e[b].hi && e[b].lo <= e[i].hi)
+			loss[i] = pkts > 0 ? lost / pkts : 0;
+}
+
+enum path_sel_verdict
+path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
+		const struct sdr_scheme *scheme, struct path_sel_decision *d)
+{
+	unsigned int np = s->cfg.npaths, ok[PATH_SEL_MAX_PATHS], nok = 0, best_k = 0;
+	double share[PATH_SEL_MAX_PATHS] = { 0 }, t[PATH_SEL_MAX_PATHS + 1], best = INFINITY;
+	int cur_failed = 0, even = 1;
+	unsigned int lo = ~0u, hi = 0;
+
+	memset(d, 0, sizeof(*d));
+	pool_estimates(s, d->loss);
+	for (unsigned int i = 0; i < np; i++) {
+		if (s->path[i].nqp > 0) {
+			d->cur_mask |= 1u << i;
+			share[i] = (double)s->path[i].nqp / s->cfg.nqp;
+			cur_failed |= s->path[i].failed;
+			lo = s->path[i].nqp < lo ? s->path[i].nqp : lo;
+			hi = s->path[i].nqp > hi ? s->path[i].nqp : hi;
+		}
+		if (!s->path[i].failed) {	/* by loss, then by number */
+			unsigned int j = nok++;
+
+			while (j > 0 && d->loss[ok[j - 1]] > d->loss[i]) {
+				ok[j] = ok[j - 1];
+				j--;
+			}
+			ok[j] = i;
+		}
+	}
+	/* an even spread differs by at most one channel, in QPNs: one per generation */
+	even = hi - lo <= s->cfg.nqp / s->cfg.channels;
+	d->cur_s = modelled(s, p, scheme, share, d->loss);
+	if (s->cfg.policy != PATH_POLICY_OPTIMISE) {
+		d->verdict = PATH_SEL_KEEP_POLICY;
+		d->use_mask = d->cur_mask;
+		snprintf(d->why, sizeof(d->why), "policy %s: the channels stay where they are",
+			 path_policy_name(s->cfg.policy));
+		return d->verdict;
+	}
+	if (nok == 0) {
+		d->verdict = PATH_SEL_KEEP_NONE;
+		d->use_mask = d->cur_mask;
+		snprintf(d->why, sizeof(d->why), "every path failed: the channels stay");
+		return d->verdict;
+	}
+	for (unsigned int k = 1; k <= nok; k++) {
+		double sh[PATH_SEL_MAX_PATHS] = { 0 };
+
+		for (unsigned int i = 0; i < k; i++)
+			sh[ok[i]] = 1.0 / k;
+		t[k] = modelled(s, p, scheme, sh, d->loss);
+		if (t[k] < best)
+			best = t[k];
+	}
+	if (!isfinite(best)) {
+		d->verdict = PATH_SEL_KEEP_MODEL;
+		d->use_mask = d->cur_mask;
+		snprintf(d->why, sizeof(d->why), "the model cannot evaluate these paths: the "
+			 "channels stay");
+		return d->verdict;
+	}
+	for (unsigned int k = 1; k <= nok; k++)	/* the model's own tie rule: 1 % */
+		if (t[k] <= best * 1.01)
+			best_k = k;
+	for (unsigned int i = 0; i < best_k; i++)
+		d->use_mask |= 1u << ok[i];
+	d->best_s = t[best_k];
+	if (!cur_failed && d->use_mask == d->cur_mask && even) {
+		d->verdict = PATH_SEL_KEEP_BEST;
+		snprintf(d->why, sizeof(d->why), "keep: the channels are on the best paths "
+			 "(0x%x, %.3f ms modelled)", d->use_mask, d->best_s * 1e3);
+		return d->verdict;
+	}
+	if (!cur_failed && d->cur_s <= d->best_s * (1 + s->cfg.hysteresis)) {
+		d->verdict = PATH_SEL_KEEP_MARGIN;
+		snprintf(d->why, sizeof(d->why), "keep: paths 0x%x model %.3f ms, the current "
+			 "0x%x %.3f ms: less than %.0f %% faster", d->use_mask, d->best_s * 1e3,
+			 d->cur_mask, d->cur_s * 1e3, s->cfg.hysteresis * 100);
+		return d->verdict;
+	}
+	place(s, d);
+	d->verdict = PATH_SEL_MOVE;
+	snprintf(d->why, sizeof(d->why), "move %u channels: paths 0x%x -> 0x%x (%s%.3f ms "
+		 "modelled against %.3f ms)", d->moved, d->cur_mask, d->use_mask,
+		 cur_failed ? "a path failed; " : "", d->best_s * 1e3, d->cur_s * 1e3);
+	return d->verdict;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Paths: which of several long-haul paths each data QPN of a connection takes, what the
+ * sender learns of every path, and the periodic decision where the channels go.
+ *
+ * The network picks a path per frame from its UDP source port (ECMP); a connection's
+ * frames of one data QPN share a source port, so the QPN is what is placed on a path, and
+ * the sender places it by choosing its source port (the endpoint does: sdr_ep_set_paths()).
+ * All generations of a channel are placed alike, since a message's packets go round-robin
+ * over its generation's channels: a path's share of the traffic is its share of channels.
+ *
+ * What the sender learns. The receiver reports, per data QPN, the highest PSN it saw and
+ * its PSN-judged counts (psn_loss.h: packets judged, and lost among them). Each report
+ * moves the path's loss estimator (sdr_auto.h's, so a path that changes is followed within
+ * a few thousand packets) by the counts' differences, for the path the QPN was on. A QPN
+ * whose highest PSN stands still while the sender has sent on it for longer than fail_ns
+ * is stalled; a path whose QPNs with traffic are all stalled has failed (nothing it carries
+ * arrives), and stays so until one of its QPNs moves again.
+ *
+ * The decision (policy optimise). The objective is the expected completion time of the
+ * connection's messages (sdr_model_eval() of its scheme) when its channels are spread evenly
+ * over a set S of paths: per-packet loss the mean of the paths' estimates (those that cannot
+ * be told from the best path's, their 95 % intervals overlapping, at their pooled rate), rate the
+ * connection's, but at most |S| times path_rate when each path carries at most that.
+ * Candidates are the k paths with the least loss (failed ones never), k = 1 .. npaths; among
+ * those within 1 % of the best time the one with the most paths is taken (the same time, more
+ * capacity and less exposure to one path). The channels move only when the current placement
+ * uses a failed path, or is modelled slower than the choice by more than the hysteresis; a
+ * move keeps every channel that may stay where it is. The other policies never move: hash
+ * leaves each QPN on the path its default source port hashes to, spray puts channel c on
+ * path c mod npaths.
+ *
+ * Nothing here reads a clock or allocates after path_sel_init(); the model takes
+ * milliseconds, so path_sel_decide() runs off the packet path, on a copy.
+ */
+#ifndef SDR_PATH_SEL_H
+#define SDR_PATH_SEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdr_auto.h"
+#include "sdr_model.h"
+
+#define PATH_SEL_MAX_PATHS 8		/**< as the link emulator's (LINK_EMU_MAX_PATHS) */
+#define PATH_SEL_MAX_QPS 1024		/**< data QPNs of a connection the selector tracks */
+
+enum path_policy {
+	PATH_POLICY_HASH = 0,		/**< each QPN where its default source port hashes */
+	PATH_POLICY_SPRAY = 1,		/**< channel c on path c mod npaths, fixed */
+	PATH_POLICY_OPTIMISE = 2,	/**< spray first, then the periodic decision */
+};
+
+struct path_sel_cfg {
+	unsigned int npaths;		/**< 1 .. PATH_SEL_MAX_PATHS */
+	unsigned int channels;		/**< data QPNs per generation */
+	unsigned int nqp;		/**< channels x generations, <= PATH_SEL_MAX_QPS */
+	enum path_policy policy;
+	double path_rate_bps;		/**< what one path carries at most; 0: unlimited */
+	double hysteresis;		/**< modelled gain a move needs (default 0.1) */
+	uint64_t fail_ns;		/**< no arrival for this long after sending: stalled */
+};
+
+/** One path as the sender sees it. */
+struct path_sel_path {
+	struct sdr_auto est;		/**< loss, from the receiver's PSN counts */
+	uint64_t frames;		/**< frames sent on it (PSNs used by its QPNs) */
+	uint64_t reported;		/**< packets the receiver judged on it */
+	uint32_t nqp;			/**< data QPNs on it now */
+	uint8_t failed;			/**< as of the last path_sel_update() */
+	uint64_t failed_since_ns;
+};
+
+/** Per data QPN. */
+struct path_sel_qp {
+	uint8_t path;
+	uint8_t have_report;		/**< a report for it came since it was placed */
+	uint16_t peer_pkts, peer_lost;	/**< the last report's running counts */
+	uint32_t peer_hi;		/**< highest PSN the receiver saw (24 bits) */
+	uint32_t psn_at_move;		/**< our PSN when peer_hi last moved (or it was placed) */
+	uint32_t psn_seen;		/**< our PSN at the last path_sel_update() */
+	uint64_t moved_ns;		/**< when peer_hi last moved (or it was placed) */
+	uint64_t sent_ns;		/**< when we were first seen sending past psn_at_move */
+};
+
+struct path_sel {
+	struct path_sel_cfg cfg;
+	struct path_sel_path path[PATH_SEL_MAX_PATHS];
+	struct path_sel_qp *qp;		/**< cfg.nqp entries */
+	uint64_t reports, reports_bad;	/**< per-QPN entries taken; ignored (implausible) */
+	uint64_t moves;			/**< placements changed by decisions */
+};
+
+/** Defaults: 1 path, policy optimise, unlimited path rate, hysteresis 0.1, fail 100 ms. */
+void path_sel_cfg_default(struct path_sel_cfg *c);
+
+/** @return 0, -EINVAL (a field out of range: more paths than channels too), -ENOMEM. */
+int path_sel_init(struct path_sel *s, const struct path_sel_cfg *cfg);
+
+void path_sel_free(struct path_sel *s);
+
+/** Channel @p ch's path under a fixed policy (spray: ch mod npaths). */
+unsigned int path_sel_spray(const struct path_sel_cfg *c, unsigned int ch);
+
+/**
+ * Place data QPN @p qp on @p path at @p now (its frames go there from now on; @p psn is its
+ * next PSN). Its evidence starts afresh: a report must come before it can be stalled.
+ */
+void path_sel_place(struct path_sel *s, unsigned int qp, unsigned int path, uint32_t psn,
+		    uint64_t now);
+
+/**
+ * The receiver's report for data QPN @p qp: highest PSN seen @p hi (24 bits; @p seen 0: none
+ * yet), judged packets @p pkts and lost @p lost (running counts mod 2^16), at @p now with our
+ * next PSN on it @p psn. Counts that go back more than they move forward, or lose more than
+ * they judge, only move the baseline (reports_bad).
+ */
+void path_sel_report(struct path_sel *s, unsigned int qp, int seen, uint32_t hi, uint16_t pkts,
+		     uint16_t lost, uint32_t psn, uint64_t now);
+
+/**
+ * Bring frame counts and the failed flags up to @p now; @p psn[q] is QPN q's next PSN.
+ * Cheap (a pass over the QPNs): call it before reading the paths or deciding.
+ */
+void path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now);
+
+enum path_sel_verdict {
+	PATH_SEL_MOVE,		/**< move to d->want */
+	PATH_SEL_KEEP_POLICY,	/**< the policy does not move channels */
+	PATH_SEL_KEEP_BEST,	/**< the placement is the choice */
+	PATH_SEL_KEEP_MARGIN,	/**< the choice is not faster by the hysteresis */
+	PATH_SEL_KEEP_MODEL,	/**< the model could not evaluate a placement */
+	PATH_SEL_KEEP_NONE,	/**< every path failed: nowhere better to go */
+};
+
+/** A decision and what it rests on. */
+struct path_sel_decision {
+	enum path_sel_verdict verdict;
+	uint32_t use_mask;		/**< the chosen set of paths (bit p) */
+	uint32_t cur_mask;		/**< paths the channels are on now */
+	double cur_s, best_s;		/**< modelled mean time, now and of the choice */
+	double loss[PATH_SEL_MAX_PATHS];	/**< the estimates used */
+	uint8_t want[PATH_SEL_MAX_QPS];	/**< on PATH_SEL_MOVE: every QPN's path */
+	unsigned int moved;		/**< channels that move */
+	char why[200];			/**< one line: the verdict and its numbers */
+};
+
+/**
+ * Decide where the channels go, for messages of the model point @p p (its drop, rate and
+ * drop unit are replaced; its scheme is @p scheme). Reads @p s as path_sel_update() left it.
+ * @return d->verdict.
+ */
+enum path_sel_verdict path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
+				      const struct sdr_scheme *scheme,
+				      struct path_sel_decision *d);
+
+/** Short name of a verdict ("move", "keep: best", ...). */
+const char *path_sel_verdict_name(enum path_sel_verdict v);
+
+/** Name of a policy ("hash", "spray", "optimise"); NULL for none. */
+const char *path_policy_name(enum path_policy p);
+
+/** Policy by name. @return 0 or -EINVAL. */
+int path_policy_parse(const char *name, enum path_policy *out);
+
+#endif /* SDR_PATH_SEL_H */

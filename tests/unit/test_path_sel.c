@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Paths (lib/path_sel.h): placement, the per-path estimates from seeded reports, failure
+ * detection and the decision on synthetic paths. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "path_sel.h"
+
+#define CH 8
+#define GENS 2
+#define NQP (CH * GENS)
+#define MS 1000000ull
+
+static uint64_t rng = 88172645463325252ull;
+
+static double
+uni(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* The sender and the receiver of one connection over paths with the given loss rates. */
+struct sim {
+	struct path_sel s;
+	double loss[PATH_SEL_MAX_PATHS];
+	uint32_t psn[NQP];		/* the sender's next PSN per QPN */
+	uint32_t hi[NQP];		/* the receiver's highest PSN seen */
+	int seen[NQP];
+	uint16_t pkts[NQP], lost[NQP];	/* its judged counts */
+	uint64_t now;
+};
+
+static void
+sim_init(struct sim *m, unsigned int npaths, enum path_policy pol, const double *loss)
+{
+	struct path_sel_cfg c;
+
+	memset(m, 0, sizeof(*m));
+	path_sel_cfg_default(&c);
+	c.npaths = npaths;
+	c.channels = CH;
+	c.nqp = NQP;
+	c.policy = pol;
+	assert_int_equal(path_sel_init(&m->s, &c), 0);
+	memcpy(m->loss, loss, npaths * sizeof(double));
+	m->now = 1000 * MS;
+	for (unsigned int q = 0; q < NQP; q++) {
+		m->psn[q] = 0xFFFF00u + q * 1000;	/* some wrap past 2^24 */
+		path_sel_place(&m->s, q, path_sel_spray(&c, q % CH), m->psn[q], m->now);
+	}
+}
+
+/*
+ * @p ms milliseconds of traffic: every QPN sends 10 frames per ms on its path, each lost
+ * with the path's rate (judged at once here: the window's delay does not matter to the
+ * selector); a report per QPN every ms; path_sel_update() every ms.
+ */
+static void
+sim_run(struct sim *m, unsigned int ms)
+{
+	for (unsigned int t = 0; t < ms; t++) {
+		m->now += MS;
+		for (unsigned int q = 0; q < NQP; q++) {
+			unsigned int p = m->s.qp[q].path;
+
+			for (int f = 0; f < 10; f++) {
+				int gone = uni() < m->loss[p];
+
+				if (!gone) {
+					m->hi[q] = m->psn[q];
+					m->seen[q] = 1;
+				}
+				m->psn[q] = (m->psn[q] + 1) & 0xFFFFFF;
+				if (m->loss[p] < 1) {	/* a dead path judges nothing */
+					m->pkts[q]++;
+					m->lost[q] += (uint16_t)gone;
+				}
+			}
+			path_sel_report(&m->s, q, m->seen[q], m->hi[q], m->pkts[q], m->lost[q],
+					m->psn[q], m->now);
+		}
+		path_sel_update(&m->s, m->psn, m->now);
+	}
+}
+
+static void
+model_point(struct sdr_model_params *p, struct sdr_scheme *sc)
+{
+	sdr_model_params_init(p);
+	p->msg_bytes = 1 << 20;
+	p->chunk_bytes = 65536;
+	p->bandwidth_bps = 10e9;
+	p->rtt_s = 0.01;
+	assert_int_equal(sdr_scheme_parse("sr", sc), 0);
+}
+
+static void
+apply(struct sim *m, const struct path_sel_decision *d)
+{
+	for (unsigned int q = 0; q < NQP; q++)
+		if (m->s.qp[q].path != d->want[q])
+			path_sel_place(&m->s, q, d->want[q], m->psn[q], m->now);
+}
+
+static void
+test_config(void **state)
+{
+	struct path_sel_cfg c;
+	struct path_sel s;
+	enum path_policy p;
+
+	(void)state;
+	path_sel_cfg_default(&c);
+	c.channels = 4;
+	c.nqp = 8;
+	c.npaths = 5;		/* more paths than channels reach */
+	assert_int_equal(path_sel_init(&s, &c), -EINVAL);
+	c.policy = PATH_POLICY_HASH;	/* ... but hashing needs no spread */
+	assert_int_equal(path_sel_init(&s, &c), 0);
+	path_sel_free(&s);
+	c.npaths = PATH_SEL_MAX_PATHS + 1;
+	assert_int_equal(path_sel_init(&s, &c), -EINVAL);
+	c.npaths = 2;
+	c.nqp = 7;		/* not whole generations */
+	assert_int_equal(path_sel_init(&s, &c), -EINVAL);
+	c.nqp = 8;
+	c.npaths = 0;
+	assert_int_equal(path_sel_init(&s, &c), -EINVAL);
+	assert_int_equal(path_policy_parse("spray", &p), 0);
+	assert_int_equal(p, PATH_POLICY_SPRAY);
+	assert_int_equal(path_policy_parse("ecmp", &p), -EINVAL);
+	assert_string_equal(path_policy_name(PATH_POLICY_OPTIMISE), "optimise");
+	c.npaths = 2;
+	assert_int_equal(path_sel_spray(&c, 5), 1);
+}
+
+/* Three clean paths under spray: every path gets its share of frames, nothing fails, the
+ * decision keeps the spread; hash and spray never move. */
+static void
+test_clean_paths_stay(void **state)
+{
+	static const double loss[3] = { 0, 0, 0 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+
+	(void)state;
+	model_point(&p, &sc);
+	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
+	sim_run(&m, 200);
+	/* channels 0,3,6 / 1,4,7 / 2,5 of 8, two generations each, 10 frames a ms */
+	assert_int_equal(m.s.path[0].nqp, 6);
+	assert_int_equal(m.s.path[2].nqp, 4);
+	assert_int_equal(m.s.path[0].frames, 6 * 10 * 200);
+	assert_int_equal(m.s.path[2].frames, 4 * 10 * 200);
+	assert_int_equal(m.s.path[1].reported, 6 * 10 * 199);	/* the first report sets the base */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(m.s.path[i].failed, 0);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_BEST);
+	assert_int_equal(d.use_mask, 0x7);
+	assert_int_equal(d.cur_mask, 0x7);
+	path_sel_free(&m.s);
+
+	sim_init(&m, 3, PATH_POLICY_SPRAY, loss);
+	sim_run(&m, 10);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_POLICY);
+	path_sel_free(&m.s);
+}
+
+/*
+ * A path that stops delivering: failed once its QPNs sent for longer than fail_ns (100 ms)
+ * with no arrival, not before; the decision moves its channels, and only those, to the
+ * others, evenly; after the move nothing fails any more.
+ */
+static void
+test_dead_path_is_left(void **state)
+{
+	static const double loss[3] = { 0, 0, 0 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+	uint8_t before[NQP];
+
+	(void)state;
+	model_point(&p, &sc);
+	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
+	sim_run(&m, 50);
+	m.loss[2] = 1;		/* path 2 dies */
+	sim_run(&m, 95);
+	assert_int_equal(m.s.path[2].failed, 0);	/* 95 ms: not yet */
+	sim_run(&m, 10);
+	assert_int_equal(m.s.path[2].failed, 1);
+	assert_int_equal(m.s.path[0].failed, 0);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(d.use_mask, 0x3);
+	assert_int_equal(d.moved, 2);			/* channels 2 and 5 */
+	for (unsigned int q = 0; q < NQP; q++) {
+		before[q] = m.s.qp[q].path;
+		assert_true(d.want[q] < 2);
+		assert_int_equal(d.want[q], d.want[q % CH]);	/* generations alike */
+		if (before[q] != 2)
+			assert_int_equal(d.want[q], before[q]);
+	}
+	assert_non_null(strstr(d.why, "a path failed"));
+	apply(&m, &d);
+	assert_int_equal(m.s.path[0].nqp, 8);
+	assert_int_equal(m.s.path[1].nqp, 8);
+	assert_int_equal(m.s.path[2].nqp, 0);
+	sim_run(&m, 300);
+	assert_int_equal(m.s.path[0].failed + m.s.path[1].failed, 0);
+	assert_int_equal(m.s.path[2].failed, 1);	/* as last known: no traffic there */
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_BEST);
+	path_sel_free(&m.s);
+}
+
+/*
+ * Seeded loss 1e-3, 1e-3, 5e-2: each path's estimate within 25 % of its rate (or, for the
+ * clean ones, under 3e-3) after 2 s; the decision leaves the lossy path. A path only a
+ * little lossier is left or kept as the paths' capacity makes it worth.
+ */
+static void
+test_lossy_path(void **state)
+{
+	static const double loss[3] = { 1e-3, 1e-3, 5e-2 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+
+	(void)state;
+	model_point(&p, &sc);
+	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
+	sim_run(&m, 2000);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_true(fabs(d.loss[2] - 5e-2) < 0.25 * 5e-2);
+	assert_true(d.loss[0] < 3e-3 && d.loss[1] < 3e-3);
+	assert_int_equal(d.use_mask, 0x3);
+	assert_true(d.best_s < d.cur_s);
+	path_sel_free(&m.s);
+
+	/* 64 MiB messages, the third path at 6e-3: leaving it is modelled a little faster
+	 * with paths that carry the whole rate (not by the hysteresis: kept), and slower when
+	 * each path carries a third of it (the placement is the best) */
+	p.msg_bytes = 64u << 20;
+	for (int lim = 0; lim < 2; lim++) {
+		sim_init(&m, 3, PATH_POLICY_OPTIMISE, (const double[]){ 1e-3, 1e-3, 6e-3 });
+		m.s.cfg.path_rate_bps = lim ? 10e9 / 3 : 0;
+		sim_run(&m, 2000);
+		assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d),
+				 lim ? PATH_SEL_KEEP_BEST : PATH_SEL_KEEP_MARGIN);
+		assert_int_equal(d.use_mask, lim ? 0x7 : 0x3);
+		assert_int_equal(d.loss[0], d.loss[1]);		/* pooled: told apart from none */
+		assert_true(d.loss[2] > 4e-3 && d.loss[2] < 8e-3);
+		path_sel_free(&m.s);
+	}
+}
+
+/* Every path dead: nowhere to go, the channels stay; counts that go back are ignored. */
+static void
+test_all_dead_and_bad_reports(void **state)
+{
+	static const double loss[2] = { 1, 1 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+
+	(void)state;
+	model_point(&p, &sc);
+	sim_init(&m, 2, PATH_POLICY_OPTIMISE, loss);
+	sim_run(&m, 200);
+	assert_int_equal(m.s.path[0].failed & m.s.path[1].failed, 1);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_NONE);
+	path_sel_free(&m.s);
+
+	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
+	path_sel_report(&m.s, 0, 1, 5, 100, 0, 10, m.now);
+	path_sel_report(&m.s, 0, 1, 6, 90, 0, 10, m.now);	/* back by 10 */
+	path_sel_report(&m.s, 0, 1, 7, 95, 20, 10, m.now);	/* 20 lost of 5 */
+	assert_int_equal(m.s.reports_bad, 2);
+	assert_int_equal(m.s.path[0].reported, 0);
+	path_sel_report(&m.s, 0, 1, 8, 105, 21, 10, m.now);
+	assert_int_equal(m.s.path[0].reported, 10);
+	path_sel_free(&m.s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_clean_paths_stay),
+		cmocka_unit_test(test_dead_path_is_left),
+		cmocka_unit_test(test_lossy_path),
+		cmocka_unit_test(test_all_dead_and_bad_reports),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
