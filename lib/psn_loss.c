@@ -76,8 +76,12 @@ advance(struct psn_loss *l, struct psn_loss_qp *q, uint32_t d)
 		if (q->skip) {
 			q->skip--;
 		} else {
+			uint32_t gone = !test_bit(q, old);
+
 			l->pkts++;
-			l->lost += !test_bit(q, old);
+			l->lost += gone;
+			q->pkts++;
+			q->lost += gone;
 		}
 		clear_bit(q, old);
 	}
@@ -85,6 +89,8 @@ advance(struct psn_loss *l, struct psn_loss_qp *q, uint32_t d)
 	if (d > PSN_LOSS_WINDOW) {
 		l->pkts += d - PSN_LOSS_WINDOW;
 		l->lost += d - PSN_LOSS_WINDOW;
+		q->pkts += d - PSN_LOSS_WINDOW;
+		q->lost += d - PSN_LOSS_WINDOW;
 	}
 	q->hi = (q->hi + d) & PSN_MASK;
 }

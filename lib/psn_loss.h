@@ -29,6 +29,7 @@ struct psn_loss_qp {
 	uint16_t skip;			/**< PSNs before the first frame, still in the window:
 					 *   not judged */
 	uint8_t started;
+	uint32_t pkts, lost;		/**< this QPN's judged and lost PSNs (running) */
 	uint64_t seen[PSN_LOSS_WINDOW / 64];	/**< bit (psn % WINDOW): arrived */
 };
 

@@ -48,6 +48,7 @@ sdr_ctrl_type_name(uint8_t type)
 	case SDR_CTRL_HELLO: return "HELLO";
 	case SDR_CTRL_REPORT: return "REPORT";
 	case SDR_CTRL_SCHEME: return "SCHEME";
+	case SDR_CTRL_PATHS: return "PATHS";
 	default: return "?";
 	}
 }
@@ -99,7 +100,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_SHORT;
 	if (buf[0] != SDR_CTRL_VERSION)
 		return -SDR_CTRL_E_VERSION;
-	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_SCHEME)
+	if (buf[1] < SDR_CTRL_ACK || buf[1] > SDR_CTRL_PATHS)
 		return -SDR_CTRL_E_TYPE;
 	if (buf[3] > SDR_CTRL_MAX_WORDS)
 		return -SDR_CTRL_E_WORDS;
@@ -125,7 +126,8 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
 	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
 	      c->type == SDR_CTRL_HELLO || c->type == SDR_CTRL_REPORT ||
-	      c->type == SDR_CTRL_SCHEME) && c->nwords))
+	      c->type == SDR_CTRL_SCHEME) && c->nwords) ||
+	    (c->type == SDR_CTRL_PATHS && (c->nwords == 0 || c->nwords % 2 != 0)))
 		return -SDR_CTRL_E_VALUE;
 	if (c->src_tag == 0)
 		return -SDR_CTRL_E_TAG;

@@ -43,6 +43,14 @@
  *            (sdr_auto.h) takes the differences; a lost REPORT costs nothing. Sent when the
  *            counts moved, at most every quarter RTT (at least 1 ms apart).
  *
+ * For a connection over several paths ([conn] paths), the receiver of data also sends
+ *
+ *   PATHS    per data QPN, what arrived on it: window start = the first QPN's index (its
+ *            offset from the connection's first data QPN), two window words per QPN: word 0
+ *            = SEEN (bit 31, a frame arrived on it) | the highest PSN seen; word 1 = lost
+ *            << 16 | packets, its PSN-judged running counts modulo 2^16 (psn_loss.h). Up to
+ *            16 QPNs a message; sent when something arrived, at most every quarter RTT.
+ *
  * and the sender of data, to change the scheme between messages (sdr_ep_change_scheme()):
  *
  *   SCHEME   "from message cumulative on (low 32 bits), scheme value": value = kind << 32 |
@@ -101,7 +109,12 @@ enum sdr_ctrl_type {
 	SDR_CTRL_HELLO = 8,
 	SDR_CTRL_REPORT = 9,
 	SDR_CTRL_SCHEME = 10,
+	SDR_CTRL_PATHS = 11,
 };
+
+/* PATHS: per data QPN two window words, from QPN index window start on */
+#define SDR_CTRL_PATHS_PER_MSG	(SDR_CTRL_MAX_WORDS / 2)
+#define SDR_CTRL_PATHS_SEEN	0x80000000u	/**< word 0: a frame arrived on the QPN */
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */
@@ -134,7 +147,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, or window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME, or a PATHS window of an odd or zero number of words") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {
@@ -177,7 +190,7 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
 }
 
 /** Name of a type ("ACK", "NACK", "EC-NACK", "CTS", "SKIP", "WITHDRAW", "SYNC", "HELLO",
- * "REPORT", "SCHEME"). */
+ * "REPORT", "SCHEME", "PATHS"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
 #endif /* SDR_CTRL_H */

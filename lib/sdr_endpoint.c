@@ -13,6 +13,7 @@
 #include "sdr_ctrl.h"
 #include "sdr_endpoint.h"
 #include "sdr_keys.h"
+#include "link_emu.h"
 #include "psn_loss.h"
 #include "sdr_peer.h"
 #include "sdr_tx.h"
@@ -169,6 +170,12 @@ struct sdr_ep {
 	uint32_t peer_rep_pkts, peer_rep_lost;	/* ... and in the last one received */
 	uint64_t peer_rep_seen;			/* packets taken from REPORTs so far */
 	struct sdr_auto autoe;
+	/* several paths (cfg.paths): the send side's selector, the receive side's reports */
+	struct path_sel psel;
+	uint8_t psel_on;
+	uint8_t pth_dirty;			/* a data frame arrived since the last round */
+	uint32_t pth_cursor;			/* next QPN of the round being sent; 0: none */
+	uint64_t pth_next_ns;
 	uint64_t counters[SDR_EP_NCOUNTERS];
 	uint64_t ctrl_err[SDR_CTRL_E_COUNT];
 };
@@ -204,6 +211,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->held_rx);
 	free(ep->abort_slots);
 	psn_loss_free(&ep->loss);
+	path_sel_free(&ep->psel);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -296,6 +304,88 @@ alloc_ec(struct sdr_ep *ep)
 	return 0;
 }
 
+/*
+ * The first UDP source port from data QPN index @p q's default on that the network hashes
+ * to @p path (as link_emu_path_of()) and, steered, the peer's RSS puts on its queue; 0 if
+ * none of RoCEv2's 16384 does.
+ */
+static uint16_t
+path_sport(const struct sdr_ep *ep, uint32_t q, unsigned int path)
+{
+	const struct sdr_ep_cfg *c = &ep->cfg;
+	uint32_t s = c->path.udp_sport ? c->path.udp_sport :
+		     roce_qpn_sport(c->attr.remote_qpn + q);
+
+	for (uint32_t n = 0; n < 0x4000; n++, s = s >= 0xFFFF ? 0xC000 : s + 1) {
+		if (s < 0xC000)
+			s = 0xC000;
+		if (c->steer_queues &&
+		    (rss_hash_udp(c->steer_key, c->path.ip_version, c->path.src_ip,
+				  c->path.dst_ip, (uint16_t)s, ROCE_UDP_PORT) &
+		     (c->steer_queues - 1u)) != c->steer_queue)
+			continue;
+		if (link_emu_path_of((uint16_t)s, c->paths.npaths) == path)
+			return (uint16_t)s;
+	}
+	return 0;
+}
+
+int
+sdr_ep_set_paths(struct sdr_ep *ep, const uint8_t *want, uint64_t now)
+{
+	const uint32_t *psn = sdr_tx_psns(ep->tx);
+	int rc = 0;
+
+	if (!ep->psel_on)
+		return -EINVAL;
+	for (uint32_t q = 0; q < ep->psel.cfg.nqp; q++)
+		if (want[q] >= ep->psel.cfg.npaths)
+			return -EINVAL;
+	for (uint32_t q = 0; q < ep->psel.cfg.nqp; q++) {
+		uint16_t sp;
+		int r;
+
+		if (ep->psel.qp[q].path == want[q] && ep->psel.qp[q].moved_ns != 0)
+			continue;
+		sp = path_sport(ep, q, want[q]);
+		r = sp ? sdr_tx_set_sport(ep->tx, q, sp) : -EADDRNOTAVAIL;
+		if (r != 0) {
+			rc = r;
+			continue;
+		}
+		path_sel_place(&ep->psel, q, want[q], psn[q], now);
+		ep->counters[SDR_EP_PATH_MOVES]++;
+	}
+	return rc;
+}
+
+/* The paths of a new endpoint: hash leaves each QPN on its port's path, the others spray. */
+static int
+paths_init(struct sdr_ep *ep, const struct sdr_ep_cfg *cfg)
+{
+	struct path_sel_cfg pc = cfg->paths;
+	uint8_t want[PATH_SEL_MAX_QPS];
+
+	pc.channels = cfg->attr.channels;
+	pc.nqp = ep->geom.ndata_qpns;
+	if (path_sel_init(&ep->psel, &pc) != 0)
+		return -1;
+	ep->psel_on = 1;
+	for (uint32_t q = 0; q < pc.nqp; q++) {
+		if (pc.policy == PATH_POLICY_HASH) {
+			path_sel_place(&ep->psel, q, link_emu_path_of(sdr_tx_sport(ep->tx, q),
+								      pc.npaths),
+				       sdr_tx_psns(ep->tx)[q], 0);
+			continue;
+		}
+		want[q] = (uint8_t)path_sel_spray(&pc, q % pc.channels);
+	}
+	if (pc.policy != PATH_POLICY_HASH && sdr_ep_set_paths(ep, want, 0) != 0)
+		return -1;
+	ep->counters[SDR_EP_PATH_MOVES] = 0;	/* the first placement is no move */
+	return 0;
+}
+
 struct sdr_ep *
 sdr_ep_create(const struct sdr_ep_cfg *cfg)
 {
@@ -348,11 +438,14 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	if (ep->cfg.tag == 0)
 		goto fail;	/* no entropy */
 	sdr_peer_init(&ep->hs, ep->cfg.tag, sdr_rel_rto(&cfg->rel));
+	if ((cfg->auto_report || cfg->paths.npaths > 1) &&
+	    psn_loss_init(&ep->loss, ep->geom.ndata_qpns) != 0)
+		goto fail;
+	if (cfg->paths.npaths > 1 && paths_init(ep, cfg) != 0)
+		goto fail;
 	if (cfg->auto_report) {
 		struct sdr_auto_cfg ac;
 
-		if (psn_loss_init(&ep->loss, ep->geom.ndata_qpns) != 0)
-			goto fail;
 		sdr_auto_cfg_default(&ac);
 		if (cfg->auto_cfg.halflife_pkts > 0)
 			ac.halflife_pkts = cfg->auto_cfg.halflife_pkts;
@@ -616,6 +709,63 @@ next_report(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	c->value = (ep->rep_lost & 0xFFFFFFFFull) << 32 | (ep->rep_pkts & 0xFFFFFFFFull);
 	ep->counters[SDR_EP_REPORTS_OUT]++;
 	return 1;
+}
+
+/*
+ * Several paths, receive side: a round of PATHS (every data QPN's highest PSN and judged
+ * counts, 16 QPNs a message) when a data frame arrived since the last round, rounds at
+ * most every quarter RTT (at least 1 ms apart). @return 1 if one was built.
+ */
+static int
+next_paths(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
+{
+	uint64_t gap = ep->cfg.rel.rtt_ns / 4 > 1000000 ? ep->cfg.rel.rtt_ns / 4 : 1000000;
+	uint32_t nqp = ep->geom.ndata_qpns, n;
+
+	if (!ep->psel_on)
+		return 0;
+	if (ep->pth_cursor == 0) {
+		if (!ep->pth_dirty || now < ep->pth_next_ns)
+			return 0;
+		ep->pth_dirty = 0;
+		ep->pth_next_ns = now + gap;
+	}
+	n = nqp - ep->pth_cursor < SDR_CTRL_PATHS_PER_MSG ? nqp - ep->pth_cursor :
+							     SDR_CTRL_PATHS_PER_MSG;
+	memset(c, 0, sizeof(*c));
+	c->type = SDR_CTRL_PATHS;
+	c->win_start = ep->pth_cursor;
+	c->nwords = (uint8_t)(2 * n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct psn_loss_qp *q = &ep->loss.qp[ep->pth_cursor + i];
+
+		c->win[2 * i] = (q->started ? SDR_CTRL_PATHS_SEEN : 0) | (q->hi & 0xFFFFFFu);
+		c->win[2 * i + 1] = (q->lost & 0xFFFFu) << 16 | (q->pkts & 0xFFFFu);
+	}
+	ep->pth_cursor = ep->pth_cursor + n == nqp ? 0 : ep->pth_cursor + n;
+	ep->counters[SDR_EP_PATHS_OUT]++;
+	return 1;
+}
+
+/* Several paths, send side: the receiver's view of each data QPN, to the selector. */
+static void
+on_paths(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
+{
+	const uint32_t *psn = sdr_tx_psns(ep->tx);
+
+	ep->counters[SDR_EP_PATHS_IN]++;
+	if (!ep->psel_on)
+		return;
+	for (uint32_t i = 0; i < c->nwords / 2u; i++) {
+		uint64_t q = (uint64_t)c->win_start + i;
+		uint32_t w0 = c->win[2 * i], w1 = c->win[2 * i + 1];
+
+		if (q >= ep->psel.cfg.nqp)
+			break;
+		path_sel_report(&ep->psel, (unsigned int)q, (w0 & SDR_CTRL_PATHS_SEEN) != 0,
+				w0 & 0xFFFFFFu, (uint16_t)w1, (uint16_t)(w1 >> 16), psn[q], now);
+	}
+	path_sel_update(&ep->psel, psn, now);
 }
 
 /*
@@ -992,6 +1142,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		on_report(ep, &c);
 		return;
 	}
+	if (c.type == SDR_CTRL_PATHS) {
+		on_paths(ep, &c, now);
+		return;
+	}
 	if (c.type == SDR_CTRL_SCHEME) {
 		on_scheme(ep, &c);
 		return;
@@ -1020,6 +1174,7 @@ static void
 count_psn(struct sdr_ep *ep, const struct roce_view *v)
 {
 	psn_loss_seen(&ep->loss, v->dqpn - ep->cfg.attr.local_qpn, v->psn);
+	ep->pth_dirty = 1;
 	ep->counters[SDR_EP_WIRE_PKTS] = ep->loss.pkts;
 	ep->counters[SDR_EP_WIRE_LOST] = ep->loss.lost;
 	ep->counters[SDR_EP_WIRE_DUPS] = ep->loss.dups;
@@ -1061,7 +1216,7 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 		return 0;
 	}
 	ep->counters[SDR_EP_DATA_PKTS_IN]++;
-	if (ep->cfg.auto_report)
+	if (ep->cfg.auto_report || ep->psel_on)
 		count_psn(ep, v);
 	r = sdr_rx_claim(ep->rx, v, gen, cl);
 	if (r != SDR_RX_PLACED) {
@@ -1698,6 +1853,8 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (out < n && sdr_peer_ready(&ep->hs) && next_report(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+	while (out < n && sdr_peer_ready(&ep->hs) && next_paths(ep, now, &c))
+		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (out < n && sdr_peer_ready(&ep->hs) && next_scheme(ep, now, &c))
 		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
 	if (sg != NULL)
@@ -1867,6 +2024,18 @@ uint64_t
 sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt)
 {
 	return rel_tx_rto(ep->rtx, rtt);
+}
+
+const struct path_sel *
+sdr_ep_paths(const struct sdr_ep *ep)
+{
+	return ep->psel_on ? &ep->psel : NULL;
+}
+
+const uint32_t *
+sdr_ep_tx_psns(const struct sdr_ep *ep)
+{
+	return sdr_tx_psns(ep->tx);
 }
 
 const struct path_est *

@@ -17,6 +17,7 @@
 
 #include "roce_build.h"
 #include "roce_parse.h"
+#include "path_sel.h"
 #include "rss.h"
 #include "sdr_auto.h"
 #include "sdr_conn.h"
@@ -77,6 +78,15 @@ struct sdr_ep_cfg {
 	 * them at the start (sdr_ep_change_scheme()).
 	 */
 	uint16_t switch_max_m;
+	/**
+	 * Several paths (path_sel.h): with paths.npaths > 1 the receive side reports per data
+	 * QPN what arrived (PATHS, sdr_ctrl.h) and the send side places its data QPNs on
+	 * paths by their UDP source port — the network taken to hash the port as the link
+	 * emulator does (link_emu_path_of()) — keeps per-path estimates (sdr_ep_paths()) and
+	 * moves QPNs when told (sdr_ep_set_paths()). channels and nqp are the connection's
+	 * (filled in here); npaths 0 or 1: none of it.
+	 */
+	struct path_sel_cfg paths;
 };
 
 #define SDR_EP_COUNTERS(X) \
@@ -116,7 +126,10 @@ struct sdr_ep_cfg {
 	X(SCHEME_REFUSALS,	"scheme_changes_refused") \
 	X(REPORTS_OUT,		"loss_reports_sent") \
 	X(REPORTS_IN,		"loss_reports_received") \
-	X(REPORTS_IMPLAUSIBLE,	"loss_reports_implausible")
+	X(REPORTS_IMPLAUSIBLE,	"loss_reports_implausible") \
+	X(PATHS_OUT,		"path_reports_sent") \
+	X(PATHS_IN,		"path_reports_received") \
+	X(PATH_MOVES,		"path_qpn_moves")
 
 enum sdr_ep_counter {
 #define X(sym, name) SDR_EP_##sym,
@@ -365,6 +378,21 @@ void sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now);
 
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
+
+/** The send side's paths (cfg.paths), or NULL for a connection on one path. */
+const struct path_sel *sdr_ep_paths(const struct sdr_ep *ep);
+
+/** Each data QPN index's next PSN on the send side (geom.ndata_qpns entries). */
+const uint32_t *sdr_ep_tx_psns(const struct sdr_ep *ep);
+
+/**
+ * Place every data QPN index q on path @p want[q] (cfg.paths; a decision of
+ * path_sel_decide()) from its next frame on, at @p now: each QPN that moves gets the first
+ * UDP source port from its default on that hashes to its path (and, when steered, still
+ * lands on the peer's queue). @return 0, -EINVAL (no paths, or a path out of range; nothing
+ * moved), -EADDRNOTAVAIL (no port reaches a path: that QPN stays), -ENOMEM.
+ */
+int sdr_ep_set_paths(struct sdr_ep *ep, const uint8_t *want, uint64_t now);
 
 /** The send side's RTT and delivery rate from its acknowledgements (path_est.h). */
 const struct path_est *sdr_ep_path(const struct sdr_ep *ep);

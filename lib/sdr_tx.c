@@ -89,6 +89,31 @@ sdr_tx_steer(struct sdr_tx *tx, const uint8_t key[RSS_KEY_LEN], unsigned int que
 	return 0;
 }
 
+int
+sdr_tx_set_sport(struct sdr_tx *tx, uint32_t q, uint16_t sport)
+{
+	if (q >= tx->geom.ndata_qpns)
+		return -EINVAL;
+	if (tx->sport == NULL && (tx->sport = calloc(tx->geom.ndata_qpns, sizeof(uint16_t))) == NULL)
+		return -ENOMEM;
+	tx->sport[q] = sport;
+	return 0;
+}
+
+uint16_t
+sdr_tx_sport(const struct sdr_tx *tx, uint32_t q)
+{
+	if (tx->sport != NULL && q < tx->geom.ndata_qpns && tx->sport[q] != 0)
+		return tx->sport[q];
+	return tx->path.udp_sport ? tx->path.udp_sport : roce_qpn_sport(tx->attr.remote_qpn + q);
+}
+
+const uint32_t *
+sdr_tx_psns(const struct sdr_tx *tx)
+{
+	return tx->psn;
+}
+
 const struct sdr_conn_geom *
 sdr_tx_geom(const struct sdr_tx *tx)
 {

@@ -82,6 +82,19 @@ int sdr_tx_steer(struct sdr_tx *tx, const uint8_t key[RSS_KEY_LEN], unsigned int
 		 unsigned int queue);
 void sdr_tx_destroy(struct sdr_tx *tx);
 
+/**
+ * Data QPN index @p q (generation * channels + channel) leaves with UDP source port
+ * @p sport from its next frame on (0: its default again). Allocates the table the first
+ * time. @return 0, -EINVAL (@p q out of range), -ENOMEM.
+ */
+int sdr_tx_set_sport(struct sdr_tx *tx, uint32_t q, uint16_t sport);
+
+/** The source port data QPN index @p q leaves with now (its default: roce_qpn_sport()). */
+uint16_t sdr_tx_sport(const struct sdr_tx *tx, uint32_t q);
+
+/** Each data QPN index's next PSN (geom.ndata_qpns entries). */
+const uint32_t *sdr_tx_psns(const struct sdr_tx *tx);
+
 const struct sdr_conn_geom *sdr_tx_geom(const struct sdr_tx *tx);
 
 /**

@@ -249,7 +249,7 @@ forge_ctrl(struct pair *x, struct input *in, int knows_tags)
 	uint32_t tagsel;
 	int n, l;
 
-	c.type = (uint8_t)(1 + take(in, 1) % SDR_CTRL_SCHEME);
+	c.type = (uint8_t)(1 + take(in, 1) % SDR_CTRL_PATHS);
 	c.flags = (uint16_t)(take(in, 1) & SDR_CTRL_F_KNOWN);
 	c.gen = (uint8_t)(take(in, 1) % 3);
 	c.msg_id = (uint16_t)(take(in, 1) % 17);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "link_emu.h"
 #include "rel_rx.h"
 #include "roce_build.h"
 #include "rel_tx.h"
@@ -47,10 +48,22 @@ struct wire {
 	uint64_t lost;
 };
 
+/* A path A's frames to B never cross (-1: none), of dead_npaths: the network hashes their
+ * UDP source port as the link emulator does */
+static int dead_path = -1;
+static unsigned int dead_npaths;
+static uint64_t dead_frames;
+
 static void
 wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 {
 	int copies = sdr_rng_unit(&w->rng) < w->loss ? 0 : 1;
+
+	if (to_b && dead_path >= 0 &&
+	    link_emu_path_of((uint16_t)(b[34] << 8 | b[35]), dead_npaths) == (unsigned)dead_path) {
+		dead_frames++;		/* (IPv4: the UDP source port at 14 + 20) */
+		copies = 0;
+	}
 
 	if (copies && sdr_rng_unit(&w->rng) < w->dup)
 		copies = 2;
@@ -1057,6 +1070,128 @@ test_loss_reports(void **state)
 	/* the copies made later, elsewhere: the PSNs are counted as frames arrive */
 	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.05, 60, 23, 0, 0, 1);
 	auto_report = 0;
+}
+
+/*
+ * Three paths, A's six channels sprayed over them (two each), 1 % loss, reordering and
+ * duplication, paced at 500 Mbit/s. After 5 ms every frame A sends on path 2 is lost:
+ * within the 20 ms fail_ns (and a decision period) of the last arrival there, A's selector sees path 2 failed from B's PATHS
+ * reports, the decision (every 2 ms, as the management thread would) moves the two
+ * channels off it and no more of A's frames take it; every message arrives intact.
+ */
+static void
+test_paths(void **state)
+{
+	enum { N = 64 };
+	struct wire w = { .loss = 0.01, .dup = 0.01, .reorder = 0.05, .delay = 200000 };
+	uint8_t *src[N], *dst[N], *fr[32];
+	uint64_t lens[N], now = 0, moved_at = 0, dead_after_move = 0, next_decide = 0;
+	uint32_t sent = 0, posted = 0, sdone = 0, rdone = 0, slots[N];
+	struct sdr_model_params mp;
+	struct sdr_scheme sc = { SDR_SCHEME_SR_NACK, 0, 0 };
+	struct side_cfg c;
+	struct sdr_ep *a, *b;
+	const struct path_sel *ps;
+
+	(void)state;
+	make_cfgs(&c, sc, 2 * w.delay);
+	for (int i = 0; i < 2; i++) {
+		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
+
+		e->attr.channels = 6;
+		e->rel.rate_bps = 500e6;	/* the transfer lasts about 60 ms */
+		path_sel_cfg_default(&e->paths);
+		e->paths.npaths = 3;
+		e->paths.fail_ns = 20000000;
+	}
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	assert_non_null(a);
+	assert_non_null(b);
+	ps = sdr_ep_paths(a);
+	assert_non_null(ps);
+	for (unsigned int p = 0; p < 3; p++)		/* sprayed: 2 channels x 2 generations */
+		assert_int_equal(ps->path[p].nqp, 4);
+	assert_int_equal(sdr_ep_counters(a)[SDR_EP_PATH_MOVES], 0);
+	sdr_model_params_init(&mp);
+	mp.msg_bytes = 32 * 1024;
+	mp.chunk_bytes = 4096;
+	mp.mtu_bytes = 1024;
+	mp.bandwidth_bps = 10e9;
+	mp.rtt_s = 400e-6;
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, 51);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (uint32_t i = 0; i < N; i++) {
+		lens[i] = 16 * 1024 + sdr_rng_next(&w.rng) % (48 * 1024 + 1);
+		src[i] = malloc(lens[i]);
+		dst[i] = malloc(lens[i]);
+		pattern(src[i], lens[i], i);
+	}
+	dead_npaths = 3;
+	while ((sdone < N || rdone < N) && now < 10ull * 1000000000) {
+		struct sdr_ep_done d;
+		uint64_t t;
+
+		if (now >= 5000000 && dead_path < 0)
+			dead_path = 2;
+		if (now >= next_decide) {	/* the management thread's round */
+			struct path_sel_decision dec;
+
+			next_decide = now + 2000000;
+			if (path_sel_decide(ps, &mp, &sc, &dec) == PATH_SEL_MOVE) {
+				assert_true(dead_path == 2 && moved_at == 0);
+				assert_int_equal(dec.use_mask, 0x3);
+				assert_int_equal(sdr_ep_set_paths(a, dec.want, now), 0);
+				moved_at = now;
+				dead_after_move = dead_frames;
+			}
+		}
+		while (posted < N && sdr_ep_recv(b, dst[posted], lens[posted], NULL, posted, now,
+						    &slots[posted]) == 0)
+			posted++;
+		while (sent < N && sdr_ep_send(a, src[sent], lens[sent], 0, sent, now) == 0)
+			sent++;
+		outputs(&w, a, b, fr, now);
+		while (sdr_ep_poll(a, &d)) {
+			assert_int_equal(d.status, SDR_DONE_OK);
+			sdone++;
+		}
+		while (sdr_ep_poll(b, &d)) {
+			assert_int_equal(d.status, SDR_DONE_OK);
+			assert_memory_equal(dst[d.cookie], src[d.cookie], lens[d.cookie]);
+			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
+			rdone++;
+		}
+		t = next_event(a, b, &w, now);
+		if (next_decide < t)
+			t = next_decide;
+		now = t > now ? t : now;
+		arrivals(&w, a, b, &c, now);
+	}
+	assert_int_equal(rdone, N);
+	assert_int_equal(sdone, N);
+	print_message("path 2 dead at 5 ms, failed at %.1f ms, channels moved at %.1f ms; "
+		      "the transfer took %.1f ms; frames lost there %llu (%llu after the move)\n",
+		      ps->path[2].failed_since_ns / 1e6, moved_at / 1e6, now / 1e6,
+		      (unsigned long long)dead_frames,
+		      (unsigned long long)(dead_frames - dead_after_move));
+	assert_true(moved_at > 5000000 && moved_at <= 5000000 + 20000000 + 6000000);
+	assert_int_equal(dead_frames, dead_after_move);	/* nothing took path 2 after */
+	assert_true(dead_frames > 0);
+	assert_int_equal(ps->path[2].nqp, 0);
+	assert_int_equal(ps->path[0].nqp + ps->path[1].nqp, 12);
+	assert_true(ps->path[2].failed);
+	assert_int_equal(sdr_ep_counters(a)[SDR_EP_PATH_MOVES], 4);	/* 2 channels x 2 gens */
+	assert_true(sdr_ep_counters(b)[SDR_EP_PATHS_OUT] > 0);
+	assert_true(sdr_ep_counters(a)[SDR_EP_PATHS_IN] > 0);
+	for (uint32_t i = 0; i < N; i++) {
+		free(src[i]);
+		free(dst[i]);
+	}
+	dead_path = -1;
+	teardown(&w, fr, a, b);
 }
 
 /*
@@ -2212,6 +2347,7 @@ main(void)
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_loss_reports),
 		cmocka_unit_test(test_scheme_change),
+		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_stream),

@@ -72,11 +72,18 @@ test_counts_the_wire(void **state)
 	}
 	for (uint32_t j = 0; j < nlate; j++)
 		psn_loss_seen(&l, late[j].qp, late[j].psn);
-	for (uint32_t qp = 0; qp < NQP; qp++)
+	for (uint32_t qp = 0; qp < NQP; qp++) {
+		uint32_t qp_pkts = 0, qp_lost = 0;	/* and each QPN's own */
+
 		for (uint32_t i = first[qp]; i + PSN_LOSS_WINDOW <= hi[qp]; i++) {
 			want_pkts++;
 			want_lost += dropped[qp][i];
+			qp_pkts++;
+			qp_lost += dropped[qp][i];
 		}
+		assert_int_equal(l.qp[qp].pkts, qp_pkts);
+		assert_int_equal(l.qp[qp].lost, qp_lost);
+	}
 	print_message("judged %llu, lost %llu (%.4f), duplicates %llu, too late %llu\n",
 		      (unsigned long long)l.pkts, (unsigned long long)l.lost,
 		      (double)l.lost / (double)l.pkts, (unsigned long long)l.dups,

@@ -463,7 +463,9 @@ test_ctrl_round_trip_and_rejects(void **state)
 	buf[0] = 1;			/* the tagless version 1 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
 	buf[0] = 2;
-	buf[1] = 11;
+	buf[1] = 12;
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
+	buf[1] = 0;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
 	buf[1] = SDR_CTRL_NACK;		/* flags only on ACK */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
@@ -517,6 +519,28 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_REPORT), "REPORT");
+	/* PATHS: two words per data QPN, no value, no flags */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_PATHS, .win_start = 16, .nwords = 4,
+			       .win = { SDR_CTRL_PATHS_SEEN | 0xABCDEF, 5u << 16 | 900 },
+			       .src_tag = 7 };
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+	assert_true(d.win[0] == (SDR_CTRL_PATHS_SEEN | 0xABCDEF) && d.win[1] == (5u << 16 | 900) &&
+		    d.win_start == 16 && d.nwords == 4);
+	for (uint8_t w = 0; w <= 3; w += 3) {	/* an empty or odd window */
+		c.nwords = w;
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+	}
+	c.nwords = 2;
+	c.value = 1;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+	c.value = 0;
+	c.flags = SDR_CTRL_F_ANSWER;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
+	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_PATHS), "PATHS");
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER, .src_tag = 7 };
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
