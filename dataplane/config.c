@@ -563,6 +563,29 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		r->rto_measured = v[0] == 'm';
 		return 0;
 	}
+	if (strcmp(k, "paths") == 0) {
+		if (get_u32(w, k, v, 1, PATH_SEL_MAX_PATHS, &u) != 0)
+			return -1;
+		c->ep.paths.npaths = u;
+		return 0;
+	}
+	if (strcmp(k, "path_policy") == 0) {
+		if (path_policy_parse(v, &c->ep.paths.policy) != 0)
+			return fail(w, k, "'%s' is not hash (each channel where its source port "
+				    "hashes), spray (channels evenly over the paths) or optimise", v);
+		return 0;
+	}
+	if (strcmp(k, "path_rate") == 0) {
+		if (units_parse_rate(v, &d) != 0 || d > 10e12)
+			return fail(w, k, "'%s' is not a rate such as 10G (0: a path carries the "
+				    "connection's whole rate)", v);
+		c->ep.paths.path_rate_bps = d;
+		return 0;
+	}
+	if (strcmp(k, "path_fail") == 0)
+		return get_time_ns(w, k, v, &c->ep.paths.fail_ns);
+	if (strcmp(k, "path_period") == 0)
+		return get_time_ns(w, k, v, &c->path_period_ns);
 	if (strcmp(k, "expected_drop") == 0) {
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
@@ -585,7 +608,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
 		    "nack_allowance, global_timeout, fallback, rto, expected_drop, tclass, pkey, peer_check, "
-		    "peer_udp_sport)");
+		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period)");
 }
 
 static void
@@ -598,6 +621,9 @@ conn_defaults(struct dp_conn_cfg *c)
 	c->ep.rel.global_timeout_ns = 60ull * 1000000000;
 	memset(c->peer_mac, 0xFF, 6);
 	c->peer_check = 1;
+	path_sel_cfg_default(&c->ep.paths);
+	c->ep.paths.fail_ns = 0;		/* conn_finish(): from the RTT */
+	c->path_period_ns = 1000000000ull;
 	c->sport_hi = 65535;
 	c->engine = -1;
 	c->stripes = 1;
@@ -719,6 +745,28 @@ geometry_values(const struct dp_conn_cfg *c, int rc)
 	return buf;
 }
 
+/* paths = N: a policy the channels can follow, a failure time from the RTT. */
+static int
+conn_paths(struct dp_conn_cfg *c, const struct where *w)
+{
+	struct path_sel_cfg *p = &c->ep.paths;
+
+	if (p->npaths <= 1)
+		return 0;
+	if (p->policy != PATH_POLICY_HASH && p->npaths > c->ep.attr.channels)
+		return fail(w, "paths", "%u paths but %u channels: each channel takes one path, "
+			    "so at most %u are reachable (raise channels, or path_policy = hash)",
+			    p->npaths, c->ep.attr.channels, c->ep.attr.channels);
+	if (c->ep.attr.remote_ctrl_qpn != 0)
+		return fail(w, "paths", "%u with remote_ctrl_qpn: a verbs peer sends no path "
+			    "reports", p->npaths);
+	if (c->path_period_ns == 0)
+		return fail(w, "path_period", "must be more than 0");
+	if (p->fail_ns == 0)	/* three round trips without an arrival, at least 10 ms */
+		p->fail_ns = 3 * c->ep.rel.rtt_ns > 10000000 ? 3 * c->ep.rel.rtt_ns : 10000000;
+	return 0;
+}
+
 static int
 conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, double drop)
 {
@@ -740,6 +788,8 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	if (!c->nack_allowance_set)	/* RTT/100, at least 20 us; the model reads it too */
 		c->ep.rel.nack_allowance_ns = c->ep.rel.rtt_ns / 100 > 20000 ?
 					      c->ep.rel.rtt_ns / 100 : 20000;
+	if (conn_paths(c, w) != 0)
+		return -1;
 	/* auto on both ends: the receive side reports its loss, the send side estimates it */
 	c->ep.auto_report = c->scheme_auto;
 	c->ep.rel.scheme_may_change = 0;

@@ -97,6 +97,7 @@ struct dp_conn_cfg {
 	 */
 	uint8_t stripes;		/**< 1..DP_MAX_ENGINES */
 	uint8_t stripe;			/**< which one this entry is: 0..stripes - 1 */
+	uint64_t path_period_ns;	/**< paths: the management thread decides this often */
 	struct sdr_ep_cfg ep;		/**< path addresses filled in from the port at start */
 };
 

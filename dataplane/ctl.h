@@ -197,6 +197,20 @@ unsigned int ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsign
 void ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c,
 		     struct sdr_model_params *p, struct sdr_auto_path *u);
 
+/* ctl_paths.c */
+
+/** Several paths: for every connection with [conn] paths whose period is up, bring its
+ * estimates up to date, decide where its channels go and hand a move to its engine.
+ * Management thread. */
+void ctl_paths_sweep(struct dp_ctx *ctx, uint64_t now);
+
+/** Connection @p c's paths as of the last decision (@p paths, PATH_SEL_MAX_PATHS entries),
+ * that decision, and the moves asked, oldest first (up to @p max). @return how many moves;
+ * -1 when the connection has one path. Any thread. */
+int ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths,
+		    struct path_sel_decision *last, uint64_t *decisions,
+		    struct dp_paths_rec *out, unsigned int max);
+
 /* ctl_cli.c */
 
 /**

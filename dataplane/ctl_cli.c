@@ -659,6 +659,98 @@ link_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	return SDR_CTL_OK;
 }
 
+/* One connection's paths ([conn] paths), as text or a JSON object. */
+static void
+path_conn(struct dp_conn *c, int json, int first, struct out *o)
+{
+	static struct path_sel_decision last;	/* (one management thread) */
+	const struct path_sel_cfg *pc = &sdr_ep_paths(c->ep)->cfg;
+	struct path_sel_path ps[PATH_SEL_MAX_PATHS];
+	struct dp_paths_rec rec[DP_PATHS_HIST];
+	uint64_t decisions;
+	int n = ctl_paths_state(c, ps, &last, &decisions, rec, DP_PATHS_HIST);
+	char use[32], from[32], to[32];
+
+	path_sel_mask_str(last.use_mask, use, sizeof(use));
+	if (json)
+		put(o, "%s{\"name\":\"%s\",\"paths\":%u,\"policy\":\"%s\",\"channels\":%u,"
+		    "\"qpns\":%u,\"period_s\":%.3f,\"fail_s\":%.3f,\"path_rate_bps\":%.0f,"
+		    "\"decisions\":%" PRIu64 ",\"path\":[", first ? "" : ",", c->cfg->name,
+		    pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
+		    c->cfg->path_period_ns / 1e9, pc->fail_ns / 1e9, pc->path_rate_bps, decisions);
+	else
+		put(o, "conn %s: %u paths, policy %s, %u channels (%u data QPNs), decided every "
+		    "%.3g s (%" PRIu64 " so far), failed after %.3g s without an arrival\n"
+		    "  path   qpns        frames    judged      loss  (95 %% interval)      state\n",
+		    c->cfg->name, pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
+		    c->cfg->path_period_ns / 1e9, decisions, pc->fail_ns / 1e9);
+	for (unsigned int k = 0; k < pc->npaths; k++) {
+		struct sdr_auto_estimate e;
+		const char *state = ps[k].failed ? "failed" : ps[k].nqp == 0 ? "unused" : "ok";
+
+		sdr_auto_estimate(&ps[k].est, &e);
+		if (json)
+			put(o, "%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"judged\":%" PRIu64
+			    ",\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,\"state\":\"%s\"}",
+			    k ? "," : "", k + 1, ps[k].nqp, ps[k].frames, ps[k].reported, e.p, e.lo,
+			    e.hi, state);
+		else
+			put(o, "  %4u %6u %13" PRIu64 " %9" PRIu64 " %9.2e  [%.1e, %.1e]  %s\n", k + 1,
+			    ps[k].nqp, ps[k].frames, ps[k].reported, e.p, e.lo, e.hi, state);
+	}
+	if (json)
+		put(o, "],\"last\":{\"verdict\":\"%s\",\"use\":\"%s\",\"current_ms\":%.4f,"
+		    "\"best_ms\":%.4f,\"why\":\"%s\"},\"moves_total\":%u,\"moves\":[",
+		    decisions ? path_sel_verdict_name(last.verdict) : "none", use, last.cur_s * 1e3,
+		    last.best_s * 1e3, last.why, c->pathd.moves);
+	else
+		put(o, "  last decision: %s\n  moves: %u%s\n", decisions ? last.why : "none yet",
+		    c->pathd.moves, c->pathd.moves > (uint32_t)n ? " (the last ones below)" : "");
+	for (int i = 0; i < n; i++) {
+		path_sel_mask_str(rec[i].from_mask, from, sizeof(from));
+		path_sel_mask_str(rec[i].to_mask, to, sizeof(to));
+		if (json)
+			put(o, "%s{\"t_s\":%.3f,\"from\":\"%s\",\"to\":\"%s\",\"why\":\"%s\"}",
+			    i ? "," : "", rec[i].t_ns / 1e9, from, to, rec[i].why);
+		else
+			put(o, "    at %.3f s: paths %s -> %s: %s\n", rec[i].t_ns / 1e9, from, to,
+			    rec[i].why);
+	}
+	if (json)
+		put(o, "]}");
+}
+
+static int
+path_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
+{
+	char names[256];
+	int only = -1, first = 1;
+
+	if (argc > 3)
+		return bad(o, "path show: unexpected '%s' (expected: path show [CONN])", argv[3]);
+	if (argc == 3 && (only = ctl_find_conn(ctx, argv[2])) < 0)
+		return bad(o, "path show: no connection '%s' (there are: %s)", argv[2],
+			   conn_names(ctx, names, sizeof(names)));
+	if (only >= 0 && sdr_ep_paths(ctx->conns[only].ep) == NULL)
+		return bad(o, "path show: connection '%s' is on one path (no [conn] paths)",
+			   argv[2]);
+	if (json)
+		put(o, "{\"conns\":[");
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		struct dp_conn *c = &ctx->conns[i];
+
+		if ((only >= 0 && (int)i != only) || c->ep == NULL || sdr_ep_paths(c->ep) == NULL)
+			continue;
+		path_conn(c, json, first, o);
+		first = 0;
+	}
+	if (json)
+		put(o, "]}\n");
+	else if (first)
+		put(o, "no connection has several paths ([conn] paths)\n");
+	return SDR_CTL_OK;
+}
+
 /*
  * Engine (j->engine, on its lcore): its emulator of port j->conn, path j->u32, gets config
  * j->p, or becomes emulator j->q.
@@ -997,6 +1089,7 @@ help(struct out *o)
 	       "  link show [PORT]                     link emulators and their counters\n"
 	       "  link set PORT [path N] WORDS         delay T rate R loss P burst ... reorder\n"
 	       "                                       P,T dup P corrupt P seed N off\n"
+	       "  path show [CONN]                     paths of connections: estimates, moves\n"
 	       "  pipeline show                        stages, lcores, cycles per packet\n"
 	       "  client show                          attached sdrctl and SDK clients\n"
 	       "  stats [--watch [SECONDS]]            counters (read from shared memory)\n"
@@ -1018,6 +1111,7 @@ static const struct {
 	{ "port", "show", port_show },
 	{ "link", "show", link_show },
 	{ "link", "set", link_set },
+	{ "path", "show", path_show },
 	{ "pipeline", "show", pipeline_show },
 	{ "client", "show", client_show },
 };
@@ -1041,8 +1135,8 @@ exec_words(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		n++;
 	}
 	if (n == 0)
-		return bad(o, "unknown command '%s' (expected conn, port, link, pipeline, client, "
-			   "stats or help)", w0);
+		return bad(o, "unknown command '%s' (expected conn, port, link, path, pipeline, "
+			   "client, stats or help)", w0);
 	/* "expected show, add, set or del": the second words of the first */
 	for (size_t i = 0, k = 0; i < NCMDS; i++)
 		if (strcmp(w0, cmds[i].w0) == 0)

@@ -570,6 +570,7 @@ mgmt_thread(void *arg)
 		}
 		refused_sweep(ctl, now);
 		ctl_auto_sweep(ctx, now);
+		ctl_paths_sweep(ctx, now);
 		for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++) {
 			struct ctl_slot *s = &ctl->slots[i];
 

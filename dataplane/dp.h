@@ -157,8 +157,27 @@ struct dp_auto {
 	struct dp_auto_rec hist[DP_AUTO_HIST];	/* the last changes asked, a ring */
 };
 
+/* Several paths ([conn] paths): what the management thread last saw and decided. */
+#define DP_PATHS_HIST 16
+struct dp_paths_rec {
+	uint64_t t_ns;			/* since the dataplane started */
+	uint32_t from_mask, to_mask;	/* paths the channels were on, and go to */
+	char why[200];
+};
+struct dp_paths {
+	rte_spinlock_t lock;		/* the management thread writes, sdrctl reads */
+	const struct sdr_ep *ep;	/* the endpoint this is about (a rebuilt one starts over) */
+	uint64_t next_ns;		/* the next decision */
+	uint64_t decisions;
+	struct path_sel_path path[PATH_SEL_MAX_PATHS];	/* as of the last decision */
+	struct path_sel_decision last;
+	uint32_t moves;			/* moves asked of the endpoint */
+	struct dp_paths_rec hist[DP_PATHS_HIST];	/* the last moves, a ring */
+};
+
 struct dp_conn {
 	struct dp_auto autod;
+	struct dp_paths pathd;
 	struct dp_conn_cfg *cfg;
 	unsigned int port;
 	struct sdr_ep *ep;		/* NULL: no connection in this entry (deleted) */

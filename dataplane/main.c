@@ -368,6 +368,9 @@ check_only(const struct app_opts *o)
 		       cfg.conns[i].scheme_auto ? " (auto)" : "");
 		if (cfg.conns[i].stripes > 1)
 			printf(", %u stripes", cfg.conns[i].stripes);
+		if (cfg.conns[i].ep.paths.npaths > 1)
+			printf(", %u paths (%s)", cfg.conns[i].ep.paths.npaths,
+			       path_policy_name(cfg.conns[i].ep.paths.policy));
 		printf("\n");
 	}
 	return 0;

@@ -309,6 +309,29 @@ json_drops(const struct dp_ctx *ctx)
 	printf("}");
 }
 
+/* A connection's paths in the JSON summary: each path as its sender saw it at the end,
+ * and the moves the management thread made (engines stopped: read as they are). */
+static void
+summary_paths(const struct dp_conn *c)
+{
+	const struct path_sel *ps = sdr_ep_paths(c->ep);
+	const struct dp_paths *d = &c->pathd;
+
+	printf(",\"paths\":{\"policy\":\"%s\",\"decisions\":%" PRIu64 ",\"moves\":%u,"
+	       "\"last\":\"%s\",\"path\":[", path_policy_name(ps->cfg.policy), d->decisions,
+	       d->moves, d->decisions ? d->last.why : "");
+	for (unsigned int k = 0; k < ps->cfg.npaths; k++) {
+		struct sdr_auto_estimate e;
+
+		sdr_auto_estimate(&ps->path[k].est, &e);
+		printf("%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"judged\":%" PRIu64
+		       ",\"loss\":%.6g,\"failed\":%s}", k ? "," : "", k + 1, ps->path[k].nqp,
+		       ps->path[k].frames, ps->path[k].reported, e.p,
+		       ps->path[k].failed ? "true" : "false");
+	}
+	printf("]}");
+}
+
 void
 dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 {
@@ -442,6 +465,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				       pe->srtt_ns * 1e-9, pe->rtt_samples, path_est_max_rate(pe, t),
 				       pe->rate_samples);
 			}
+			if (sdr_ep_paths(ctx->conns[i].ep) != NULL)
+				summary_paths(&ctx->conns[i]);
 			printf("}");
 			first = 0;
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "path_sel.h"
+#include "psn_loss.h"
 
 #define PSN_MASK 0xFFFFFFu
 
@@ -104,7 +105,9 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 	if (e->moved_ns != 0)		/* (placed before: its frames since the last look) */
 		s->path[e->path].frames += (psn - e->psn_seen) & PSN_MASK;
 	*e = (struct path_sel_qp){ .path = (uint8_t)path, .psn_at_move = psn & PSN_MASK,
-				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1 };
+				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1,
+				   .settling = 1,
+				   .settle_psn = (psn + PSN_LOSS_WINDOW) & PSN_MASK };
 	s->path[path].nqp++;
 }
 
@@ -124,7 +127,9 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint1
 		e->psn_at_move = psn & PSN_MASK;
 		e->sent_ns = 0;
 	}
-	if (e->have_report) {
+	if (e->settling && seen && ((hi - e->settle_psn) & PSN_MASK) < 0x800000u)
+		e->settling = 0;	/* this report's counts are the baseline */
+	else if (!e->settling && e->have_base) {
 		uint16_t dp = (uint16_t)(pkts - e->peer_pkts), dl = (uint16_t)(lost - e->peer_lost);
 
 		if (dl > dp || dp > 0x8000u) {
@@ -135,6 +140,7 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint1
 		}
 	}
 	e->have_report = 1;
+	e->have_base = !e->settling;
 	e->peer_pkts = pkts;
 	e->peer_lost = lost;
 }
@@ -274,6 +280,19 @@ pool_estimates(const struct path_sel *s, double *loss)
 			loss[i] = pkts > 0 ? lost / pkts : 0;
 }
 
+void
+path_sel_mask_str(uint32_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int p = 0; p < PATH_SEL_MAX_PATHS && n < len; p++)
+		if (mask >> p & 1)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? "," : "", p + 1);
+	if (n == 0)
+		snprintf(buf, len, "none");
+}
+
 enum path_sel_verdict
 path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 		const struct sdr_scheme *scheme, struct path_sel_decision *d)
@@ -282,6 +301,7 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 	double share[PATH_SEL_MAX_PATHS] = { 0 }, t[PATH_SEL_MAX_PATHS + 1], best = INFINITY;
 	int cur_failed = 0, even = 1;
 	unsigned int lo = ~0u, hi = 0;
+	char u[32], c[32];
 
 	memset(d, 0, sizeof(*d));
 	pool_estimates(s, d->loss);
@@ -343,21 +363,37 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 	d->best_s = t[best_k];
 	if (!cur_failed && d->use_mask == d->cur_mask && even) {
 		d->verdict = PATH_SEL_KEEP_BEST;
+		path_sel_mask_str(d->use_mask, u, sizeof(u));
 		snprintf(d->why, sizeof(d->why), "keep: the channels are on the best paths "
-			 "(0x%x, %.3f ms modelled)", d->use_mask, d->best_s * 1e3);
+			 "(%s, %.3f ms modelled)", u, d->best_s * 1e3);
 		return d->verdict;
 	}
 	if (!cur_failed && d->cur_s <= d->best_s * (1 + s->cfg.hysteresis)) {
 		d->verdict = PATH_SEL_KEEP_MARGIN;
-		snprintf(d->why, sizeof(d->why), "keep: paths 0x%x model %.3f ms, the current "
-			 "0x%x %.3f ms: less than %.0f %% faster", d->use_mask, d->best_s * 1e3,
-			 d->cur_mask, d->cur_s * 1e3, s->cfg.hysteresis * 100);
+		path_sel_mask_str(d->use_mask, u, sizeof(u));
+		path_sel_mask_str(d->cur_mask, c, sizeof(c));
+		snprintf(d->why, sizeof(d->why), "keep: paths %s model %.3f ms, the current %s "
+			 "%.3f ms: less than %.0f %% faster", u, d->best_s * 1e3, c, d->cur_s * 1e3,
+			 s->cfg.hysteresis * 100);
 		return d->verdict;
 	}
 	place(s, d);
 	d->verdict = PATH_SEL_MOVE;
-	snprintf(d->why, sizeof(d->why), "move %u channels: paths 0x%x -> 0x%x (%s%.3f ms "
-		 "modelled against %.3f ms)", d->moved, d->cur_mask, d->use_mask,
-		 cur_failed ? "a path failed; " : "", d->best_s * 1e3, d->cur_s * 1e3);
+	path_sel_mask_str(d->use_mask, u, sizeof(u));
+	path_sel_mask_str(d->cur_mask, c, sizeof(c));
+	if (cur_failed) {
+		uint32_t fm = 0;
+		char f[32];
+
+		for (unsigned int i = 0; i < np; i++)
+			fm |= (uint32_t)(s->path[i].failed && s->path[i].nqp > 0) << i;
+		path_sel_mask_str(fm, f, sizeof(f));
+		snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (%s failed; "
+			 "%.3f ms modelled)", d->moved, c, u, f, d->best_s * 1e3);
+	} else {
+		snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (%.3f ms "
+			 "modelled against %.3f ms)", d->moved, c, u, d->best_s * 1e3,
+			 d->cur_s * 1e3);
+	}
 	return d->verdict;
 }

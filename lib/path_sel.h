@@ -12,7 +12,10 @@
  * What the sender learns. The receiver reports, per data QPN, the highest PSN it saw and
  * its PSN-judged counts (psn_loss.h: packets judged, and lost among them). Each report
  * moves the path's loss estimator (sdr_auto.h's, so a path that changes is followed within
- * a few thousand packets) by the counts' differences, for the path the QPN was on. A QPN
+ * a few thousand packets) by the counts' differences, for the path the QPN was on — once the
+ * frames it sent before it was last placed are all judged (its highest PSN seen is a
+ * window past the placement: frames still in flight on the old path, overtaken on a
+ * shorter new one, are not the new path's loss). A QPN
  * whose highest PSN stands still while the sender has sent on it for longer than fail_ns
  * is stalled; a path whose QPNs with traffic are all stalled has failed (nothing it carries
  * arrives), and stays so until one of its QPNs moves again.
@@ -75,6 +78,9 @@ struct path_sel_path {
 struct path_sel_qp {
 	uint8_t path;
 	uint8_t have_report;		/**< a report for it came since it was placed */
+	uint8_t settling;		/**< frames sent before it was placed are still judged */
+	uint8_t have_base;		/**< peer_pkts/lost are a baseline to count from */
+	uint32_t settle_psn;		/**< ... until the receiver's highest PSN passes this */
 	uint16_t peer_pkts, peer_lost;	/**< the last report's running counts */
 	uint32_t peer_hi;		/**< highest PSN the receiver saw (24 bits) */
 	uint32_t psn_at_move;		/**< our PSN when peer_hi last moved (or it was placed) */
@@ -153,6 +159,9 @@ struct path_sel_decision {
 enum path_sel_verdict path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 				      const struct sdr_scheme *scheme,
 				      struct path_sel_decision *d);
+
+/** Paths of @p mask as the operator numbers them, from 1: "1,2,3" ("none" for 0). */
+void path_sel_mask_str(uint32_t mask, char *buf, size_t len);
 
 /** Short name of a verdict ("move", "keep: best", ...). */
 const char *path_sel_verdict_name(enum path_sel_verdict v);

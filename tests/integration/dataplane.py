@@ -50,10 +50,12 @@ import sys
 import tempfile
 import time
 
-from harness import check, cleanup, engines_ini, failures, finish, run_case, skip, spawn
+from harness import (check, cleanup, engines_ini, failures, finish, run_case, skip, spawn,
+                     start_dataplane, stop_dataplane)
 
 DP, DUMP, SRC, CASE = sys.argv[1:5]
 CFG = os.path.join(SRC, "pmd-configs")
+CTL = os.path.join(os.path.dirname(os.path.dirname(DP)), "tools", "sdrctl")
 EAL = ["-l", "0-1", "--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
 
 
@@ -268,6 +270,111 @@ def case_link_paths():
                   "frames' ports says the same), lost per path %s; mean %.1f ms" %
                   (name, len(used), got, [p["dropped_loss"] for p in paths],
                    1e3 * s["mean_s"]))
+
+
+def paths_ini(d, name, path3, policy="optimise"):
+    """pmd-configs/paths.ini with path 3's words and connection ab's policy replaced."""
+    text = open(os.path.join(CFG, "paths.ini")).read()
+    text = re.sub(r"(?m)^path3 = .*$", "path3 = " + path3, text)
+    text = text.replace("path_rate = 4G\n", "path_rate = 4G\npath_policy = %s\n" % policy, 1)
+    path = os.path.join(d, name)
+    open(path, "w").write(text)
+    return path
+
+
+def case_paths():
+    """Three paths (pmd-configs/paths.ini), connection ab's 8 channels sprayed over them.
+    * Path 3 at 1e-2 loss: spray keeps a third of the channels there; optimise learns each
+      path's loss from the receiver's PATHS reports (path 3's estimate within a factor 2 of
+      1e-2, the others under 1e-3) and moves every channel off path 3.
+    * Path 3 dead from the start (loss 1): optimise finds it failed and leaves it; with
+      every message verified either way.
+    * Live: path 3 fails in the middle of a run (sdrctl link set a path 3 loss 1); sdrctl
+      path show (text and --json) shows it failed, empty, and the move."""
+    with tempfile.TemporaryDirectory() as d:
+        runs = [("spray", "delay 12ms rate 4G loss 1e-2", 300),
+                ("optimise", "delay 12ms rate 4G loss 1e-2", 300),
+                ("optimise", "delay 12ms rate 4G loss 1", 100)]
+        for policy, path3, count in runs:
+            ini = paths_ini(d, "p-%s.ini" % policy, path3, policy)
+            name = "3 paths, path 3 [%s], %s" % (path3, policy)
+            rc, s, err = run("sdrt-pa", ["-f", ini, "--traffic", "size=1MiB,count=%d" % count,
+                                         "--exit-when-done", "--json"], timeout=180)
+            if not verified(name, rc, s, count):
+                print(err[-2000:])
+                continue
+            ps = s["conns"]["ab"].get("paths", {})
+            path = ps.get("path", [])
+            link = s["ports"]["a"]["link"]["paths"]
+            if not check(len(path) == 3 and ps.get("policy") == policy,
+                         "%s: summary paths %s" % (name, ps)):
+                continue
+            qpns = [x["qpns"] for x in path]
+            if policy == "spray":
+                check(qpns == [12, 12, 8] and ps["moves"] == 0,
+                      "%s: spray moved: qpns %s, moves %d" % (name, qpns, ps["moves"]))
+                check(link[2]["packets_in"] > 0.15 * sum(x["packets_in"] for x in link),
+                      "%s: path 3 carried %s" % (name, [x["packets_in"] for x in link]))
+            else:
+                check(qpns[2] == 0 and qpns[0] + qpns[1] == 32 and ps["moves"] >= 1,
+                      "%s: qpns %s, moves %d, last %s" % (name, qpns, ps["moves"],
+                                                          ps["last"]))
+            if "loss 1e-2" in path3:
+                check(5e-3 <= path[2]["loss"] <= 2e-2 and path[0]["loss"] < 1e-3 and
+                      path[1]["loss"] < 1e-3 and path[2]["judged"] > 1000,
+                      "%s: estimates %s" % (name, path))
+            else:
+                check(path[2]["failed"] and not path[0]["failed"] and not path[1]["failed"],
+                      "%s: failed flags %s" % (name, path))
+            if not failures:
+                print("ok: %s: %d messages verified, mean %.1f ms, p99 %.1f ms; per path "
+                      "qpns %s, frames into the emulator %s, loss estimates %s, moves %d (%s)" %
+                      (name, count, 1e3 * s["mean_s"], 1e3 * s["p99_s"], qpns,
+                       [x["packets_in"] for x in link], ["%.2g" % x["loss"] for x in path],
+                       ps["moves"], ps["last"]))
+
+        # live: path 3 fails during a run
+        ini = paths_ini(d, "p-live.ini", "delay 12ms rate 4G loss 1e-5")
+        inst = "sdrt-pl-%d" % os.getpid()
+        p = start_dataplane(DP, CTL, ini, inst, EAL[2:], args=["--traffic", "size=1MiB,count=0"])
+        if p is None:
+            return
+        time.sleep(1.0)
+        r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "3", "loss", "1"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "link set a path 3 loss 1: %s %s" % (r.stdout, r.stderr))
+        t0 = time.time()
+        j = {}
+        while time.time() - t0 < 10:
+            r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
+                               capture_output=True, text=True)
+            try:
+                j = json.loads(r.stdout)["conns"][0]
+            except (ValueError, KeyError, IndexError):
+                j = {}
+            if j and j["path"][2]["state"] == "failed" and j["path"][2]["qpns"] == 0:
+                break
+            time.sleep(0.1)
+        took = time.time() - t0
+        ok = check(j and j["path"][2]["state"] == "failed" and j["path"][2]["qpns"] == 0 and
+                   len(j["moves"]) >= 1 and j["moves"][-1]["to"] == "1,2",
+                   "live: path show after path 3 failed: %s" % j)
+        text = subprocess.run([CTL, "-n", inst, "path", "show", "ab"], capture_output=True,
+                              text=True).stdout
+        check(re.search(r"(?m)^ +3 +0 +\d+ +\d+ .* failed$", text) is not None and
+              "paths 1,2,3 -> 1,2" in text, "live: path show text: %s" % text)
+        r = subprocess.run([CTL, "-n", inst, "path", "show", "ba", "extra"], capture_output=True,
+                           text=True)
+        check(r.returncode == 2 and "path show: unexpected 'extra'" in r.stderr,
+              "path show with a word too many: %d %r" % (r.returncode, r.stderr))
+        r = subprocess.run([CTL, "-n", inst, "path", "show", "nope"], capture_output=True,
+                           text=True)
+        check(r.returncode == 2 and "no connection 'nope'" in r.stderr,
+              "path show of no connection: %d %r" % (r.returncode, r.stderr))
+        stop_dataplane(p)
+        if ok and not failures:
+            print("ok: live: path 3 failed at 1.0 s, seen failed and left within %.2f s:\n%s" %
+                  (took, text))
 
 
 def case_auto_online():
@@ -1534,7 +1641,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "paths": case_paths, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,

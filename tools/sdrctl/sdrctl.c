@@ -58,6 +58,8 @@ usage(FILE *f)
 "  link set PORT [path N] WORDS         emulator (one path of it): delay T, rate R,\n"
 "                                       loss P, burst PGB,PBG[,LG,LB], reorder P[,T],\n"
 "                                       dup P, corrupt P, seed N, off\n"
+"  path show [CONN]                     paths of connections with [conn] paths: each\n"
+"                                       path's QPNs, frames, loss, state; decisions\n"
 "  pipeline show                        stages, lcores, cycles per packet\n"
 "  client show                          attached sdrctl and SDK clients: pid and uid\n"
 "                                       (from the kernel), operations in flight,\n"
@@ -297,6 +299,7 @@ W0(t_port, "port");
 W1(t_show, "show");
 W0(t_link, "link");
 W1(t_link_sub, "show#set");
+W0(t_path, "path");
 W0(t_pipe, "pipeline");
 W0(t_client, "client");
 W0(t_stats, "stats");
@@ -318,6 +321,8 @@ INST(i_port, 2, "port show", (void *)&t_port, (void *)&t_show);
 INST(i_link_rest, 3, "link show|set PORT [words]", (void *)&t_link, (void *)&t_link_sub,
      (void *)&t_rest);
 INST(i_link, 2, "link show", (void *)&t_link, (void *)&t_link_sub);
+INST(i_path_rest, 3, "path show CONN", (void *)&t_path, (void *)&t_show, (void *)&t_rest);
+INST(i_path, 2, "path show", (void *)&t_path, (void *)&t_show);
 INST(i_pipe, 2, "pipeline show", (void *)&t_pipe, (void *)&t_show);
 INST(i_client, 2, "client show", (void *)&t_client, (void *)&t_show);
 INST(i_stats_rest, 3, "stats --watch SECONDS", (void *)&t_stats, (void *)&t_stats_opt,
@@ -329,7 +334,8 @@ static cmdline_parse_inst_t i_quit = { .f = cb_quit, .help_str = "quit",
 				       .tokens = { (void *)&t_quit, NULL } };
 
 static cmdline_parse_ctx_t ctx[] = {
-	&i_conn_rest, &i_conn, &i_port_rest, &i_port, &i_link_rest, &i_link, &i_pipe, &i_client,
+	&i_conn_rest, &i_conn, &i_port_rest, &i_port, &i_link_rest, &i_link, &i_path_rest,
+	&i_path, &i_pipe, &i_client,
 	&i_stats_rest, &i_stats_opt, &i_stats, &i_help, &i_quit, NULL,
 };
 
