@@ -2,6 +2,7 @@
 # Thin wrapper over meson/ninja. Each target installs missing Debian packages first.
 #   make demo    the main job on its default settings (make demo ARGS="--rtt 50ms --loss 1e-2")
 #   make demo-coll  Allreduce across 4 datacenters in a ring, every scheme (docs/collectives.md)
+#   make demo-paths three long-haul paths: hashing, spraying, the optimiser (docs/multipath.md)
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make test-asan  the test suite again on an ASan + UBSan build (build-asan/)
 #   make bench-scaling  goodput against engine lcores, 1, 2, 4, 8 as the CPUs allow
@@ -12,7 +13,7 @@
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build test test-asan unit demo demo-coll bench bench-scaling fuzz clean arm64 test-arm64
+.PHONY: all deps build test test-asan unit demo demo-coll demo-paths bench bench-scaling fuzz clean arm64 test-arm64
 
 all: build
 
@@ -86,6 +87,9 @@ demo: build
 
 demo-coll: build
 	@$(PYTHON) tools/demo_coll.py --build $(BUILD) $(ARGS)
+
+demo-paths: build
+	@$(PYTHON) tools/demo_paths.py --build $(BUILD) $(ARGS)
 
 bench-scaling: build
 	$(PYTHON) tools/bench/scaling.py --build $(BUILD)

@@ -377,6 +377,32 @@ def case_paths():
                   (took, text))
 
 
+def case_paths_demo():
+    """make demo-paths, short (tools/demo_paths.py --quick): a row per policy and phase,
+    every message verified, the optimiser off both bad paths, nothing left running."""
+    build = os.path.dirname(os.path.dirname(DP))
+    r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "demo_paths.py"), "--build",
+                        build, "--quick"], capture_output=True, text=True, timeout=240)
+    rows = [x.split() for x in r.stdout.splitlines()
+            if x.split()[:1] in (["hash"], ["spray"], ["optimise"])]
+    check(r.returncode == 0 and len(rows) == 9 and
+          "result: every message completed was verified; none failed" in r.stdout and
+          "path 2 degraded: its channels had left it" in r.stdout and
+          "path 3 failed: its channels had left it" in r.stdout and
+          "not within the phase" not in r.stdout,
+          "demo_paths --quick: rc %d %r %r" % (r.returncode, r.stdout[-2000:], r.stderr[-500:]))
+    # the optimiser keeps its goodput where the others lose most of it
+    good = {(x[0], " ".join(x[1:-3])): float(x[-2]) for x in rows}
+    check(good.get(("optimise", "path 3 failed too"), 0) >
+          2 * max(good.get(("hash", "path 3 failed too"), 0),
+                  good.get(("spray", "path 3 failed too"), 0)),
+          "demo_paths --quick: goodput with path 3 failed %s" % good)
+    left = subprocess.run(["pgrep", "-f", "sdr-paths-"], capture_output=True, text=True)
+    check(left.stdout.strip() == "", "demo_paths left processes behind: %s" % left.stdout)
+    if not failures:
+        print("ok: demo_paths --quick:\n" + r.stdout)
+
+
 def case_auto_online():
     """Online auto: scheme = auto with no expected_drop starts from SR-NACK; under the
     emulator's 1e-2 loss the sending node's estimate moves the model's choice to erasure
@@ -1641,7 +1667,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "paths": case_paths, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "paths": case_paths, "paths_demo": case_paths_demo, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,
