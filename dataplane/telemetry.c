@@ -178,6 +178,55 @@ add_auto(struct rte_tel_data *d, struct dp_conn *c)
 	rte_tel_data_add_dict_container(d, "auto", ad, 0);
 }
 
+/* Several paths: each path as the last decision saw it, that decision, the moves made. */
+static void
+add_paths(struct rte_tel_data *d, struct dp_conn *c)
+{
+	static struct path_sel_decision last;	/* (telemetry runs one request at a time) */
+	struct rte_tel_data *pd = rte_tel_data_alloc(), *ld = rte_tel_data_alloc(),
+			    *hd = rte_tel_data_alloc();
+	struct path_sel_path ps[PATH_SEL_MAX_PATHS];
+	struct dp_paths_rec h[DP_PATHS_HIST];
+	char line[RTE_TEL_MAX_STRING_LEN], from[32], to[32];
+	uint64_t decisions;
+	int n = ctl_paths_state(c, ps, &last, &decisions, h, DP_PATHS_HIST);
+
+	if (pd == NULL || ld == NULL || hd == NULL || n < 0) {
+		rte_tel_data_free(pd);
+		rte_tel_data_free(ld);
+		rte_tel_data_free(hd);
+		return;
+	}
+	rte_tel_data_start_dict(pd);
+	rte_tel_data_add_dict_string(pd, "policy",
+				     path_policy_name(sdr_ep_paths(c->ep)->cfg.policy));
+	rte_tel_data_add_dict_u64(pd, "decisions", decisions);
+	rte_tel_data_add_dict_u64(pd, "moves", c->pathd.moves);
+	rte_tel_data_start_array(ld, RTE_TEL_STRING_VAL);
+	for (unsigned int k = 0; k < sdr_ep_paths(c->ep)->cfg.npaths; k++) {
+		struct sdr_auto_estimate e;
+
+		sdr_auto_estimate(&ps[k].est, &e);
+		snprintf(line, sizeof(line), "path %u: %u qpns, %" PRIu64 " frames, loss %.3g "
+			 "[%.3g, %.3g], %s", k + 1, ps[k].nqp, ps[k].frames, e.p, e.lo, e.hi,
+			 ps[k].failed ? "failed" : ps[k].nqp ? "ok" : "unused");
+		rte_tel_data_add_array_string(ld, line);
+	}
+	rte_tel_data_add_dict_container(pd, "path", ld, 0);
+	snprintf(line, sizeof(line), "%.*s", (int)sizeof(line) - 1, last.why);
+	rte_tel_data_add_dict_string(pd, "why", line);
+	rte_tel_data_start_array(hd, RTE_TEL_STRING_VAL);
+	for (int k = 0; k < n; k++) {
+		path_sel_mask_str(h[k].from_mask, from, sizeof(from));
+		path_sel_mask_str(h[k].to_mask, to, sizeof(to));
+		snprintf(line, sizeof(line), "%.3f s: paths %s -> %s", (double)h[k].t_ns * 1e-9,
+			 from, to);
+		rte_tel_data_add_array_string(hd, line);
+	}
+	rte_tel_data_add_dict_container(pd, "history", hd, 0);
+	rte_tel_data_add_dict_container(d, "paths", pd, 0);
+}
+
 static int
 tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -197,6 +246,8 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (c->cfg->scheme_auto)
 		add_auto(d, (struct dp_conn *)(uintptr_t)c);
+	if (sdr_ep_paths(c->ep) != NULL)
+		add_paths(d, (struct dp_conn *)(uintptr_t)c);
 	rte_tel_data_add_dict_string(d, "port", c->cfg->port);
 	rte_tel_data_add_dict_u64(d, "local_qpn", a->local_qpn);
 	rte_tel_data_add_dict_u64(d, "remote_qpn", a->remote_qpn);

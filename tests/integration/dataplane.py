@@ -363,6 +363,16 @@ def case_paths():
                               text=True).stdout
         check(re.search(r"(?m)^ +3 +0 +\d+ +\d+ .* failed$", text) is not None and
               "paths 1,2,3 -> 1,2" in text, "live: path show text: %s" % text)
+        tool = shutil.which("dpdk-telemetry.py")
+        if tool is not None:	# the same in telemetry: /sdr/conn,ab's paths
+            out = subprocess.run(["/usr/bin/python3", tool, "-f", inst], input="/sdr/conn,ab\n",
+                                 capture_output=True, text=True, timeout=20).stdout
+            tel = [json.loads(x.strip()) for x in out.splitlines() if x.strip().startswith("{")]
+            tp = tel[0]["/sdr/conn"].get("paths", {}) if tel else {}
+            check(tp.get("policy") == "optimise" and tp.get("moves", 0) >= 1 and
+                  len(tp.get("path", [])) == 3 and tp["path"][2].endswith("failed") and
+                  tp.get("history", [""])[-1].endswith("paths 1,2,3 -> 1,2"),
+                  "live: telemetry /sdr/conn,ab paths: %s" % tp)
         r = subprocess.run([CTL, "-n", inst, "path", "show", "ba", "extra"], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "path show: unexpected 'extra'" in r.stderr,
