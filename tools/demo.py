@@ -245,6 +245,28 @@ PHASES = [("1e-5", "loss 1e-5"), ("1e-2", "loss 1e-2"),
           ("bursts", "burst 0.0004,0.1,0,1"), ("1e-4", "loss 1e-4")]
 
 
+def wait_answer(ctl, p):
+    """Wait until the dataplane @p p answers sdrctl (the command line @p ctl names it).
+    @return time.time() then, or None if it exited first."""
+    while p.poll() is None:
+        if subprocess.run(ctl + ["help"], capture_output=True).returncode == 0:
+            return time.time()
+        time.sleep(0.05)
+    return None
+
+
+def read_times(log):
+    """The --traffic log=FILE of a run: [(seconds since the start when a message completed,
+    its completion time in seconds)]; [] when there is none."""
+    times = []
+    if os.path.exists(log):
+        for line in open(log):
+            if not line.startswith("#"):
+                e, c = line.split()
+                times.append((float(e), float(c)))
+    return times
+
+
 def changing_run(a, scheme, idx, total):
     """Both nodes of loopback.ini in one dataplane, 1 MiB messages 8 in flight for
     len(PHASES) x a.phase seconds while the link's loss steps through PHASES; @p scheme
@@ -269,13 +291,9 @@ def changing_run(a, scheme, idx, total):
                                     a.rtt / 2 * 1e3, a.rate, PHASES[0][1]),
                                 "--duration", "%gs" % total_s, "-q", "--json"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    hist, t0 = [], None
+    hist = []
     try:
-        while t0 is None and p.poll() is None:
-            if subprocess.run(ctl + ["help"], capture_output=True).returncode == 0:
-                t0 = time.time()
-            else:
-                time.sleep(0.05)
+        t0 = wait_answer(ctl, p)
         for k in range(1, len(PHASES) + 1):
             while p.poll() is None and time.time() < t0 + k * a.phase - (0.5 if k ==
                                                                           len(PHASES) else 0):
@@ -305,12 +323,7 @@ def changing_run(a, scheme, idx, total):
         shutil.rmtree(tmp, ignore_errors=True)
         raise RuntimeError("changing %s: the dataplane said %s" % (scheme, err.strip()[-600:]))
     s = json.loads(rows[-1])
-    times = []
-    if os.path.exists(log):
-        for line in open(log):
-            if not line.startswith("#"):
-                e, c = line.split()
-                times.append((float(e), float(c)))
+    times = read_times(log)
     shutil.rmtree(tmp, ignore_errors=True)
     return {"scheme": scheme, "summary": s, "times": times, "history": hist,
             "final": s["conns"]["ab"].get("auto", {}).get("scheme", scheme)}

@@ -29,18 +29,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from demo import EAL  # noqa: E402
+from demo import EAL, pct, read_times, wait_answer  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHASES = [("clean", None), ("path 2 at 1e-2", ["path", "2", "loss", "1e-2"]),
           ("path 3 failed too", ["path", "3", "loss", "1"])]
 POLICIES = ["hash", "spray", "optimise"]
 MSG = 1 << 20
-
-
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
 
 
 def run_policy(a, policy, idx):
@@ -60,13 +55,9 @@ def run_policy(a, policy, idx):
                                 "size=%d,count=0,inflight=8,log=%s" % (MSG, log),
                                 "--duration", "%gs" % (total + 2), "-q", "--json"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    load, moves, left, t0, ev = [], [], {}, None, [0.0]
+    load, moves, left, ev = [], [], {}, [0.0]
     try:
-        while t0 is None and p.poll() is None:
-            if subprocess.run(ctl + ["help"], capture_output=True).returncode == 0:
-                t0 = time.time()
-            else:
-                time.sleep(0.05)
+        t0 = wait_answer(ctl, p)
         if t0 is None:
             raise RuntimeError("%s: the dataplane did not start: %s" %
                                (policy, p.stderr.read()[-600:]))
@@ -107,12 +98,7 @@ def run_policy(a, policy, idx):
     sys.stderr.write("\r\033[K" if sys.stderr.isatty() else "")
     rows = [x for x in out.splitlines() if x.startswith("{")]
     s = json.loads(rows[-1]) if rows else {}
-    times = []
-    if os.path.exists(log):
-        for line in open(log):
-            if not line.startswith("#"):
-                e, c = line.split()
-                times.append((float(e), float(c)))
+    times = read_times(log)
     shutil.rmtree(tmp, ignore_errors=True)
     if not s:
         raise RuntimeError("%s: the dataplane said %s" % (policy, err.strip()[-600:]))

@@ -11,22 +11,14 @@
 #include <cmocka.h>
 
 #include "path_sel.h"
+#include "sdr_sim.h"
 
 #define CH 8
 #define GENS 2
 #define NQP (CH * GENS)
 #define MS 1000000ull
 
-static uint64_t rng = 88172645463325252ull;
-
-static double
-uni(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
-}
+static struct sdr_rng rng;
 
 /* The sender and the receiver of one connection over paths with the given loss rates. */
 struct sim {
@@ -51,6 +43,7 @@ sim_init(struct sim *m, unsigned int npaths, enum path_policy pol, const double 
 	c.nqp = NQP;
 	c.policy = pol;
 	assert_int_equal(path_sel_init(&m->s, &c), 0);
+	sdr_rng_seed(&rng, 7);
 	memcpy(m->loss, loss, npaths * sizeof(double));
 	m->now = 1000 * MS;
 	for (unsigned int q = 0; q < NQP; q++) {
@@ -73,7 +66,7 @@ sim_run(struct sim *m, unsigned int ms)
 			unsigned int p = m->s.qp[q].path;
 
 			for (int f = 0; f < 10; f++) {
-				int gone = uni() < m->loss[p];
+				int gone = sdr_rng_unit(&rng) < m->loss[p];
 
 				if (!gone) {
 					m->hi[q] = m->psn[q];
@@ -101,6 +94,20 @@ model_point(struct sdr_model_params *p, struct sdr_scheme *sc)
 	p->bandwidth_bps = 10e9;
 	p->rtt_s = 0.01;
 	assert_int_equal(sdr_scheme_parse("sr", sc), 0);
+}
+
+/* A run under @p pol over paths of the given loss rates for @p ms, then the decision. */
+static enum path_sel_verdict
+run_decide(struct sim *m, unsigned int npaths, enum path_policy pol, const double *loss,
+	   unsigned int ms, struct path_sel_decision *d)
+{
+	struct sdr_model_params p;
+	struct sdr_scheme sc;
+
+	model_point(&p, &sc);
+	sim_init(m, npaths, pol, loss);
+	sim_run(m, ms);
+	return path_sel_decide(&m->s, &p, &sc, d);
 }
 
 static void
@@ -149,15 +156,11 @@ static void
 test_clean_paths_stay(void **state)
 {
 	static const double loss[3] = { 0, 0, 0 };
-	struct sdr_model_params p;
 	struct path_sel_decision d;
-	struct sdr_scheme sc;
 	struct sim m;
 
 	(void)state;
-	model_point(&p, &sc);
-	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
-	sim_run(&m, 200);
+	assert_int_equal(run_decide(&m, 3, PATH_POLICY_OPTIMISE, loss, 200, &d), PATH_SEL_KEEP_BEST);
 	/* channels 0,3,6 / 1,4,7 / 2,5 of 8, two generations each, 10 frames a ms */
 	assert_int_equal(m.s.path[0].nqp, 6);
 	assert_int_equal(m.s.path[2].nqp, 4);
@@ -168,14 +171,11 @@ test_clean_paths_stay(void **state)
 	assert_int_equal(m.s.path[1].reported, 6 * 10 * (200 - 26));
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(m.s.path[i].failed, 0);
-	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_BEST);
 	assert_int_equal(d.use_mask, 0x7);
 	assert_int_equal(d.cur_mask, 0x7);
 	path_sel_free(&m.s);
 
-	sim_init(&m, 3, PATH_POLICY_SPRAY, loss);
-	sim_run(&m, 10);
-	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_POLICY);
+	assert_int_equal(run_decide(&m, 3, PATH_POLICY_SPRAY, loss, 10, &d), PATH_SEL_KEEP_POLICY);
 	path_sel_free(&m.s);
 }
 
@@ -241,16 +241,14 @@ test_lossy_path(void **state)
 	struct sim m;
 
 	(void)state;
-	model_point(&p, &sc);
-	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
-	sim_run(&m, 2000);
-	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(run_decide(&m, 3, PATH_POLICY_OPTIMISE, loss, 2000, &d), PATH_SEL_MOVE);
 	assert_true(fabs(d.loss[2] - 5e-2) < 0.25 * 5e-2);
 	assert_true(d.loss[0] < 3e-3 && d.loss[1] < 3e-3);
 	assert_int_equal(d.use_mask, 0x3);
 	assert_true(d.best_s < d.cur_s);
 	path_sel_free(&m.s);
 
+	model_point(&p, &sc);
 	/* 64 MiB messages, the third path at 6e-3: leaving it is modelled a little faster
 	 * with paths that carry the whole rate (not by the hysteresis: kept), and slower when
 	 * each path carries a third of it (the placement is the best) */
@@ -273,17 +271,12 @@ static void
 test_all_dead_and_bad_reports(void **state)
 {
 	static const double loss[2] = { 1, 1 };
-	struct sdr_model_params p;
 	struct path_sel_decision d;
-	struct sdr_scheme sc;
 	struct sim m;
 
 	(void)state;
-	model_point(&p, &sc);
-	sim_init(&m, 2, PATH_POLICY_OPTIMISE, loss);
-	sim_run(&m, 200);
+	assert_int_equal(run_decide(&m, 2, PATH_POLICY_OPTIMISE, loss, 200, &d), PATH_SEL_KEEP_NONE);
 	assert_int_equal(m.s.path[0].failed & m.s.path[1].failed, 1);
-	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_NONE);
 	path_sel_free(&m.s);
 
 	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
