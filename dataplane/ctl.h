@@ -205,9 +205,10 @@ void ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c,
 void ctl_paths_sweep(struct dp_ctx *ctx, uint64_t now);
 
 /** Connection @p c's paths as of the last decision (@p paths, PATH_SEL_MAX_PATHS entries),
- * that decision, and the moves asked, oldest first (up to @p max). @return how many moves;
+ * the frames per second sent on each over the period before it (@p fps, as many), that
+ * decision, and the moves asked, oldest first (up to @p max). @return how many moves;
  * -1 when the connection has one path. Any thread. */
-int ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths,
+int ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths, double *fps,
 		    struct path_sel_decision *last, uint64_t *decisions,
 		    struct dp_paths_rec *out, unsigned int max);
 

@@ -667,8 +667,9 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 	const struct path_sel_cfg *pc = &sdr_ep_paths(c->ep)->cfg;
 	struct path_sel_path ps[PATH_SEL_MAX_PATHS];
 	struct dp_paths_rec rec[DP_PATHS_HIST];
+	double fps[PATH_SEL_MAX_PATHS];
 	uint64_t decisions;
-	int n = ctl_paths_state(c, ps, &last, &decisions, rec, DP_PATHS_HIST);
+	int n = ctl_paths_state(c, ps, fps, &last, &decisions, rec, DP_PATHS_HIST);
 	char use[32], from[32], to[32];
 
 	path_sel_mask_str(last.use_mask, use, sizeof(use));
@@ -681,7 +682,8 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 	else
 		put(o, "conn %s: %u paths, policy %s, %u channels (%u data QPNs), decided every "
 		    "%.3g s (%" PRIu64 " so far), failed after %.3g s without an arrival\n"
-		    "  path   qpns        frames    judged      loss  (95 %% interval)      state\n",
+		    "  path   qpns        frames  frames/s    judged      loss  (95 %% interval)      "
+		    "state\n",
 		    c->cfg->name, pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
 		    c->cfg->path_period_ns / 1e9, decisions, pc->fail_ns / 1e9);
 	for (unsigned int k = 0; k < pc->npaths; k++) {
@@ -690,13 +692,14 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 
 		sdr_auto_estimate(&ps[k].est, &e);
 		if (json)
-			put(o, "%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"judged\":%" PRIu64
-			    ",\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,\"state\":\"%s\"}",
-			    k ? "," : "", k + 1, ps[k].nqp, ps[k].frames, ps[k].reported, e.p, e.lo,
-			    e.hi, state);
+			put(o, "%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"frames_per_s\":"
+			    "%.0f,\"judged\":%" PRIu64 ",\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":"
+			    "%.6g,\"state\":\"%s\"}", k ? "," : "", k + 1, ps[k].nqp, ps[k].frames,
+			    fps[k], ps[k].reported, e.p, e.lo, e.hi, state);
 		else
-			put(o, "  %4u %6u %13" PRIu64 " %9" PRIu64 " %9.2e  [%.1e, %.1e]  %s\n", k + 1,
-			    ps[k].nqp, ps[k].frames, ps[k].reported, e.p, e.lo, e.hi, state);
+			put(o, "  %4u %6u %13" PRIu64 " %9.0f %9" PRIu64 " %9.2e  [%.1e, %.1e]  %s\n",
+			    k + 1, ps[k].nqp, ps[k].frames, fps[k], ps[k].reported, e.p, e.lo, e.hi,
+			    state);
 	}
 	if (json)
 		put(o, "],\"last\":{\"verdict\":\"%s\",\"use\":\"%s\",\"current_ms\":%.4f,"

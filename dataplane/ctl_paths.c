@@ -39,6 +39,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	struct sdr_auto_path used;
 	struct sdr_scheme cur;
 	struct path_sel s;
+	uint64_t t;
 	int changing;
 
 	if (d->ep != c->ep) {		/* a new or rebuilt connection: a fresh record */
@@ -47,6 +48,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 		memset(d->path, 0, sizeof(d->path));
 		d->moves = 0;
 		d->decisions = 0;
+		d->prev_ns = 0;
 		d->ep = c->ep;
 		d->next_ns = 0;
 		rte_spinlock_unlock(&d->lock);
@@ -60,7 +62,8 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	memcpy(qp, live->qp, s.cfg.nqp * sizeof(qp[0]));
 	memcpy(psn, sdr_ep_tx_psns(c->ep), s.cfg.nqp * sizeof(psn[0]));
 	s.qp = qp;
-	path_sel_update(&s, psn, dp_now_ns(ctx));
+	t = dp_now_ns(ctx);
+	path_sel_update(&s, psn, t);
 	cur = sdr_ep_scheme(c->ep, &changing);
 	ctl_auto_params(ctx, c, &p, &used);
 	path_sel_decide(&s, &p, &cur, &dec);
@@ -87,6 +90,11 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 				s.path[k].nqp += dec.want[q] == k;
 		}
 	rte_spinlock_lock(&d->lock);
+	for (unsigned int k = 0; k < s.cfg.npaths; k++)	/* the load since the last look */
+		d->fps[k] = d->prev_ns && t > d->prev_ns ?
+			    (double)(s.path[k].frames - d->path[k].frames) * 1e9 /
+			    (double)(t - d->prev_ns) : 0;
+	d->prev_ns = t;
 	memcpy(d->path, s.path, sizeof(d->path));
 	d->last = dec;
 	d->decisions++;
@@ -102,7 +110,7 @@ ctl_paths_sweep(struct dp_ctx *ctx, uint64_t now)
 }
 
 int
-ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths,
+ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths, double *fps,
 		struct path_sel_decision *last, uint64_t *decisions, struct dp_paths_rec *out,
 		unsigned int max)
 {
@@ -118,10 +126,12 @@ ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths,
 		for (uint32_t k = first; k < d->moves && (unsigned int)n < max; k++)
 			out[n++] = d->hist[k % DP_PATHS_HIST];
 		memcpy(paths, d->path, sizeof(d->path));
+		memcpy(fps, d->fps, sizeof(d->fps));
 		*last = d->last;
 		*decisions = d->decisions;
 	} else {
 		memset(paths, 0, PATH_SEL_MAX_PATHS * sizeof(*paths));
+		memset(fps, 0, PATH_SEL_MAX_PATHS * sizeof(*fps));
 		memset(last, 0, sizeof(*last));
 		*decisions = 0;
 	}

@@ -170,6 +170,8 @@ struct dp_paths {
 	uint64_t next_ns;		/* the next decision */
 	uint64_t decisions;
 	struct path_sel_path path[PATH_SEL_MAX_PATHS];	/* as of the last decision */
+	double fps[PATH_SEL_MAX_PATHS];	/* frames per second sent on each, the last period */
+	uint64_t prev_ns;		/* the engine clock at the last decision */
 	struct path_sel_decision last;
 	uint32_t moves;			/* moves asked of the endpoint */
 	struct dp_paths_rec hist[DP_PATHS_HIST];	/* the last moves, a ring */

@@ -188,8 +188,9 @@ add_paths(struct rte_tel_data *d, struct dp_conn *c)
 	struct path_sel_path ps[PATH_SEL_MAX_PATHS];
 	struct dp_paths_rec h[DP_PATHS_HIST];
 	char line[RTE_TEL_MAX_STRING_LEN], from[32], to[32];
+	double fps[PATH_SEL_MAX_PATHS];
 	uint64_t decisions;
-	int n = ctl_paths_state(c, ps, &last, &decisions, h, DP_PATHS_HIST);
+	int n = ctl_paths_state(c, ps, fps, &last, &decisions, h, DP_PATHS_HIST);
 
 	if (pd == NULL || ld == NULL || hd == NULL || n < 0) {
 		rte_tel_data_free(pd);
@@ -207,9 +208,9 @@ add_paths(struct rte_tel_data *d, struct dp_conn *c)
 		struct sdr_auto_estimate e;
 
 		sdr_auto_estimate(&ps[k].est, &e);
-		snprintf(line, sizeof(line), "path %u: %u qpns, %" PRIu64 " frames, loss %.3g "
-			 "[%.3g, %.3g], %s", k + 1, ps[k].nqp, ps[k].frames, e.p, e.lo, e.hi,
-			 ps[k].failed ? "failed" : ps[k].nqp ? "ok" : "unused");
+		snprintf(line, sizeof(line), "path %u: %u qpns, %" PRIu64 " frames (%.0f/s), loss "
+			 "%.3g [%.3g, %.3g], %s", k + 1, ps[k].nqp, ps[k].frames, fps[k], e.p, e.lo,
+			 e.hi, ps[k].failed ? "failed" : ps[k].nqp ? "ok" : "unused");
 		rte_tel_data_add_array_string(ld, line);
 	}
 	rte_tel_data_add_dict_container(pd, "path", ld, 0);

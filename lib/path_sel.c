@@ -165,7 +165,8 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 	}
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
 		struct path_sel_path *pp = &s->path[p];
-		int failed = stalled[p] > 0 && alive[p] == 0;
+		/* (a peer that never reported — not set up for paths — fails no path) */
+		int failed = stalled[p] > 0 && alive[p] == 0 && s->reports > 0;
 
 		if (failed && !pp->failed)
 			pp->failed_since_ns = now;

@@ -18,7 +18,8 @@
  * shorter new one, are not the new path's loss). A QPN
  * whose highest PSN stands still while the sender has sent on it for longer than fail_ns
  * is stalled; a path whose QPNs with traffic are all stalled has failed (nothing it carries
- * arrives), and stays so until one of its QPNs moves again.
+ * arrives), and stays so until one of its QPNs moves again. Before the first report (a
+ * peer not set up for paths sends none) no path fails.
  *
  * The decision (policy optimise). The objective is the expected completion time of the
  * connection's messages (sdr_model_eval() of its scheme) when its channels are spread evenly

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the dataplane's command decoder — dp_control_exec(), what runs every
  * command line an sdrctl client sends (tokenizer, dispatcher, every command:
- * conn add/set/del/show, port, link, pipeline, client, stats, help) — on a real dataplane:
+ * conn add/set/del/show, port, link, path, pipeline, client, stats, help) — on a real dataplane:
  * EAL (no hugepages, no PCI), the two net_ring ports and two connections of
  * pmd-configs/loopback.ini, its link emulators and its control service (no engine lcore runs:
  * the changes it would make as jobs are made on the fuzzer's thread).

@@ -279,7 +279,14 @@ test_all_dead_and_bad_reports(void **state)
 	assert_int_equal(m.s.path[0].failed & m.s.path[1].failed, 1);
 	path_sel_free(&m.s);
 
+	/* a peer that never reports: nothing fails, however long we send */
 	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
+	for (unsigned int q = 0; q < NQP; q++)
+		m.psn[q] += 1000;
+	path_sel_update(&m.s, m.psn, m.now);
+	path_sel_update(&m.s, m.psn, m.now + 1000 * MS);
+	assert_int_equal(m.s.path[0].failed + m.s.path[1].failed, 0);
+	assert_int_equal(m.s.path[0].frames, 8 * 1000);
 	path_sel_report(&m.s, 0, 1, 5, 100, 0, 10, m.now);
 	path_sel_report(&m.s, 0, 1, 6, 90, 0, 10, m.now);	/* back by 10 */
 	path_sel_report(&m.s, 0, 1, 7, 95, 20, 10, m.now);	/* 20 lost of 5 */

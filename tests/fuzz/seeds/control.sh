@@ -20,6 +20,8 @@ link show
 {link show a
 pipeline show
 {pipeline show
+path show
+{path show ab
 client show
 stats
 
@@ -29,6 +31,14 @@ conn set cx scheme ec-mds:32,8 chunk 32KiB
 conn set cx scheme auto rtt 25ms rate 10G
 conn del cx
 conn del cx
+
+conn add cp port a peer-ip 10.0.0.9 local-qpn 0x400 remote-qpn 0x401 paths 3 path-policy spray
+path show cp
+{path show cp
+conn set cp paths 4 path-rate 2G path-fail 20ms path-period 100ms path-policy optimise
+conn set cp paths 9
+path show ab
+conn del cp
 
 conn add c6 port b peer-ip fd00::2 local-qpn 0x2000 remote-qpn 0x3000 dir recv
 conn add c7 port a peer-ip 10.0.0.2 local-qpn 0x100 remote-qpn 0x900
