@@ -682,8 +682,8 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 	else
 		put(o, "conn %s: %u paths, policy %s, %u channels (%u data QPNs), decided every "
 		    "%.3g s (%" PRIu64 " so far), failed after %.3g s without an arrival\n"
-		    "  path   qpns        frames  frames/s    judged      loss  (95 %% interval)      "
-		    "state\n",
+		    "  path   qpns        frames  frames/s   rtt ms    judged      loss  (95 %% "
+		    "interval)      state\n",
 		    c->cfg->name, pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
 		    c->cfg->path_period_ns / 1e9, decisions, pc->fail_ns / 1e9);
 	for (unsigned int k = 0; k < pc->npaths; k++) {
@@ -693,13 +693,19 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 		sdr_auto_estimate(&ps[k].est, &e);
 		if (json)
 			put(o, "%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"frames_per_s\":"
-			    "%.0f,\"judged\":%" PRIu64 ",\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":"
-			    "%.6g,\"state\":\"%s\"}", k ? "," : "", k + 1, ps[k].nqp, ps[k].frames,
-			    fps[k], ps[k].reported, e.p, e.lo, e.hi, state);
-		else
-			put(o, "  %4u %6u %13" PRIu64 " %9.0f %9" PRIu64 " %9.2e  [%.1e, %.1e]  %s\n",
-			    k + 1, ps[k].nqp, ps[k].frames, fps[k], ps[k].reported, e.p, e.lo, e.hi,
-			    state);
+			    "%.0f,\"rtt_s\":%.6g,\"rtt_samples\":%" PRIu64 ",\"judged\":%" PRIu64
+			    ",\"loss\":%.6g,\"loss_lo\":%.6g,\"loss_hi\":%.6g,\"state\":\"%s\"}",
+			    k ? "," : "", k + 1, ps[k].nqp, ps[k].frames, fps[k],
+			    ps[k].rtt_min_ns * 1e-9, ps[k].rtt.rtt_samples, ps[k].reported, e.p, e.lo,
+			    e.hi, state);
+		else if (ps[k].rtt_min_ns)
+			put(o, "  %4u %6u %13" PRIu64 " %9.0f %8.2f %9" PRIu64 " %9.2e  [%.1e, %.1e]  "
+			    "%s\n", k + 1, ps[k].nqp, ps[k].frames, fps[k], ps[k].rtt_min_ns * 1e-6,
+			    ps[k].reported, e.p, e.lo, e.hi, state);
+		else		/* too few round trips timed yet */
+			put(o, "  %4u %6u %13" PRIu64 " %9.0f %8s %9" PRIu64 " %9.2e  [%.1e, %.1e]  "
+			    "%s\n", k + 1, ps[k].nqp, ps[k].frames, fps[k], "-", ps[k].reported, e.p,
+			    e.lo, e.hi, state);
 	}
 	if (json)
 		put(o, "],\"last\":{\"verdict\":\"%s\",\"use\":\"%s\",\"current_ms\":%.4f,"
@@ -735,8 +741,8 @@ path_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		return bad(o, "path show: no connection '%s' (there are: %s)", argv[2],
 			   conn_names(ctx, names, sizeof(names)));
 	if (only >= 0 && sdr_ep_paths(ctx->conns[only].ep) == NULL)
-		return bad(o, "path show: connection '%s' is on one path (no [conn] paths)",
-			   argv[2]);
+		return bad(o, "path show: connection '%s' chooses no paths (one path, or it only "
+			   "receives: its peer chooses)", argv[2]);
 	if (json)
 		put(o, "{\"conns\":[");
 	for (unsigned int i = 0; i < ctx->nconns; i++) {

@@ -325,9 +325,10 @@ summary_paths(const struct dp_conn *c)
 
 		sdr_auto_estimate(&ps->path[k].est, &e);
 		printf("%s{\"path\":%u,\"qpns\":%u,\"frames\":%" PRIu64 ",\"judged\":%" PRIu64
-		       ",\"loss\":%.6g,\"failed\":%s}", k ? "," : "", k + 1, ps->path[k].nqp,
-		       ps->path[k].frames, ps->path[k].reported, e.p,
-		       ps->path[k].failed ? "true" : "false");
+		       ",\"loss\":%.6g,\"rtt_s\":%.6g,\"rtt_samples\":%" PRIu64 ",\"failed\":%s}",
+		       k ? "," : "", k + 1, ps->path[k].nqp, ps->path[k].frames,
+		       ps->path[k].reported, e.p, ps->path[k].rtt_min_ns * 1e-9,
+		       ps->path[k].rtt.rtt_samples, ps->path[k].failed ? "true" : "false");
 	}
 	printf("]}");
 }

@@ -208,9 +208,10 @@ add_paths(struct rte_tel_data *d, struct dp_conn *c)
 		struct sdr_auto_estimate e;
 
 		sdr_auto_estimate(&ps[k].est, &e);
-		snprintf(line, sizeof(line), "path %u: %u qpns, %" PRIu64 " frames (%.0f/s), loss "
-			 "%.3g [%.3g, %.3g], %s", k + 1, ps[k].nqp, ps[k].frames, fps[k], e.p, e.lo,
-			 e.hi, ps[k].failed ? "failed" : ps[k].nqp ? "ok" : "unused");
+		snprintf(line, sizeof(line), "path %u: %u qpns, %" PRIu64 " frames (%.0f/s), rtt "
+			 "%.3g ms, loss %.3g [%.3g, %.3g], %s", k + 1, ps[k].nqp, ps[k].frames, fps[k],
+			 ps[k].rtt_min_ns * 1e-6, e.p, e.lo, e.hi,
+			 ps[k].failed ? "failed" : ps[k].nqp ? "ok" : "unused");
 		rte_tel_data_add_array_string(ld, line);
 	}
 	rte_tel_data_add_dict_container(pd, "path", ld, 0);

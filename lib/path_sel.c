@@ -70,12 +70,17 @@ path_sel_init(struct path_sel *s, const struct path_sel_cfg *cfg)
 		return -EINVAL;
 	s->cfg = *cfg;
 	s->qp = calloc(cfg->nqp, sizeof(*s->qp));
-	if (s->qp == NULL)
+	s->sent = calloc((size_t)cfg->nqp * PATH_SEL_SENT_RING, sizeof(*s->sent));
+	if (s->qp == NULL || s->sent == NULL) {
+		path_sel_free(s);
 		return -ENOMEM;
+	}
 	sdr_auto_cfg_default(&ac);
 	ac.halflife_pkts = 65536;	/* a path's changes matter sooner than a scheme's */
-	for (unsigned int p = 0; p < cfg->npaths; p++)
+	for (unsigned int p = 0; p < cfg->npaths; p++) {
 		sdr_auto_init(&s->path[p].est, &ac);
+		path_est_init(&s->path[p].rtt, 0);
+	}
 	s->path[0].nqp = cfg->nqp;
 	return 0;
 }
@@ -84,7 +89,9 @@ void
 path_sel_free(struct path_sel *s)
 {
 	free(s->qp);
+	free(s->sent);
 	s->qp = NULL;
+	s->sent = NULL;
 }
 
 unsigned int
@@ -106,14 +113,37 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 		s->path[e->path].frames += (psn - e->psn_seen) & PSN_MASK;
 	*e = (struct path_sel_qp){ .path = (uint8_t)path, .psn_at_move = psn & PSN_MASK,
 				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1,
+				   .psn_probe_seen = psn & PSN_MASK,
 				   .settling = 1,
 				   .settle_psn = (psn + PSN_LOSS_WINDOW) & PSN_MASK };
+	/* round trips from here on are the new path's */
+	memset(s->sent + (size_t)q * PATH_SEL_SENT_RING, 0, PATH_SEL_SENT_RING * sizeof(*s->sent));
 	s->path[path].nqp++;
 }
 
+/* PSN @p hi of QPN @p q arrived @p hold_ns before a report we have at @p now: a round trip
+ * from the newest kept frame at or below it (built no later than it). */
+static void
+rtt_sample(struct path_sel *s, unsigned int q, uint32_t hi, uint64_t hold_ns, uint64_t now)
+{
+	const struct path_sel_sent *r = s->sent + (size_t)q * PATH_SEL_SENT_RING, *best = NULL;
+	uint32_t dist = 0;
+
+	for (unsigned int k = 0; k < PATH_SEL_SENT_RING; k++) {
+		uint32_t d = (hi - r[k].psn) & PSN_MASK;	/* how far below hi */
+
+		if (r[k].ns != 0 && d < 0x800000u && (best == NULL || d < dist)) {
+			best = &r[k];
+			dist = d;
+		}
+	}
+	if (best != NULL && now > best->ns + hold_ns)
+		path_est_rtt(&s->path[s->qp[q].path].rtt, now - best->ns - hold_ns, now);
+}
+
 void
-path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint16_t pkts,
-		uint16_t lost, uint32_t psn, uint64_t now)
+path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint64_t hold_ns,
+		uint16_t pkts, uint16_t lost, uint32_t psn, uint64_t now)
 {
 	struct path_sel_qp *e;
 
@@ -121,6 +151,8 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint1
 		return;
 	e = &s->qp[q];
 	s->reports++;
+	if (seen)
+		rtt_sample(s, q, hi & PSN_MASK, hold_ns, now);
 	if (seen && (!e->have_report || (hi & PSN_MASK) != e->peer_hi)) {
 		e->peer_hi = hi & PSN_MASK;
 		e->moved_ns = now ? now : 1;
@@ -146,6 +178,29 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint1
 }
 
 void
+path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now)
+{
+	uint64_t gap = (s->cfg.rtt_ns ? s->cfg.rtt_ns : 1000000) / 16;
+
+	for (unsigned int q = 0; q < s->cfg.nqp; q++) {
+		struct path_sel_qp *e = &s->qp[q];
+		uint32_t cur = psn[q] & PSN_MASK;
+
+		struct path_sel_sent *r = s->sent + (size_t)q * PATH_SEL_SENT_RING;
+
+		if (cur == e->psn_probe_seen)
+			continue;
+		e->psn_probe_seen = cur;
+		if (e->sent_last_ns != 0 && now - e->sent_last_ns < gap)
+			continue;
+		r[e->sent_head] = (struct path_sel_sent){ .psn = (cur - 1) & PSN_MASK,
+							  .ns = now ? now : 1 };
+		e->sent_head = (uint8_t)((e->sent_head + 1) % PATH_SEL_SENT_RING);
+		e->sent_last_ns = now ? now : 1;
+	}
+}
+
+void
 path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 {
 	unsigned int stalled[PATH_SEL_MAX_PATHS] = { 0 }, alive[PATH_SEL_MAX_PATHS] = { 0 };
@@ -162,6 +217,12 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 			stalled[e->path]++;
 		else if (e->have_report && now >= e->moved_ns && now - e->moved_ns <= s->cfg.fail_ns)
 			alive[e->path]++;
+	}
+	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
+		struct path_sel_path *pp = &s->path[p];
+
+		pp->rtt_min_ns = pp->rtt.rtt_samples >= PATH_SEL_MIN_RTT_SAMPLES ?
+				 path_est_min_rtt(&pp->rtt, now) : 0;
 	}
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
 		struct path_sel_path *pp = &s->path[p];
@@ -183,14 +244,26 @@ modelled(const struct path_sel *s, const struct sdr_model_params *base,
 {
 	struct sdr_model_params p = *base;
 	struct sdr_model_choice ch;
-	double drop = 0, bw = base->bandwidth_bps;
+	double drop = 0, bw = base->bandwidth_bps, rtt = 0, rto = base->rtt_s * (1 + base->alpha);
 
 	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
+		double r = s->path[i].rtt_min_ns ? (double)s->path[i].rtt_min_ns * 1e-9 :
+			   base->rtt_s;
+
 		if (share[i] <= 0)
 			continue;
 		drop += share[i] * loss[i];
 		if (s->cfg.path_rate_bps > 0 && s->cfg.path_rate_bps / share[i] < bw)
 			bw = s->cfg.path_rate_bps / share[i];
+		if (r > rtt)	/* a message waits for its chunks on the longest path */
+			rtt = r;
+	}
+	if (rtt > 0) {		/* the timers stay what they are: RTO, the receiver's slack */
+		double slack = (isnan(base->beta) ? base->alpha / 2 : base->beta) * base->rtt_s;
+
+		p.rtt_s = rtt;
+		p.alpha = rto / rtt - 1 > 0 ? rto / rtt - 1 : 0;
+		p.beta = slack / rtt;
 	}
 	p.drop = drop;
 	p.drop_unit = SDR_MODEL_DROP_PACKET;
@@ -386,7 +459,7 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 		uint32_t fm = 0;
 		char f[32];
 
-		for (unsigned int i = 0; i < np; i++)
+		for (unsigned int i = 0; i < np && i < PATH_SEL_MAX_PATHS; i++)
 			fm |= (uint32_t)(s->path[i].failed && s->path[i].nqp > 0) << i;
 		path_sel_mask_str(fm, f, sizeof(f));
 		snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (%s failed; "

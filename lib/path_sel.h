@@ -21,9 +21,19 @@
  * arrives), and stays so until one of its QPNs moves again. Before the first report (a
  * peer not set up for paths sends none) no path fails.
  *
+ * Each path's round trip, from the same reports: each data QPN keeps, one every RTT/16,
+ * the last frame of a burst and when it was built (path_sel_sent(), after every burst); a
+ * report's highest PSN was built no earlier than the newest kept frame at or below it, so
+ * the time since then, less the time the PSN waited at the receiver for the report (its
+ * hold, told in the report, rounded down), is a sample never shorter than the path's round
+ * trip, and longer by at most the spacing. The smallest sample of a window (path_est.h) is
+ * the path's.
+ *
  * The decision (policy optimise). The objective is the expected completion time of the
  * connection's messages (sdr_model_eval() of its scheme) when its channels are spread evenly
- * over a set S of paths: per-packet loss the mean of the paths' estimates (those that cannot
+ * over a set S of paths — a message completes with its slowest chunk, so at the RTT of the
+ * longest path of S (each path's own once it has PATH_SEL_MIN_RTT_SAMPLES, the connection's
+ * before; the RTO kept as long as the connection's really is): per-packet loss the mean of the paths' estimates (those that cannot
  * be told from the best path's, their 95 % intervals overlapping, at their pooled rate), rate the
  * connection's, but at most |S| times path_rate when each path carries at most that.
  * Candidates are the k paths with the least loss (failed ones never), k = 1 .. npaths; among
@@ -43,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "path_est.h"
 #include "sdr_auto.h"
 #include "sdr_model.h"
 
@@ -63,11 +74,20 @@ struct path_sel_cfg {
 	double path_rate_bps;		/**< what one path carries at most; 0: unlimited */
 	double hysteresis;		/**< modelled gain a move needs (default 0.1) */
 	uint64_t fail_ns;		/**< no arrival for this long after sending: stalled */
+	uint64_t rtt_ns;		/**< the connection's RTT, as configured (0: 1 ms) */
 };
+
+/** Frames per data QPN kept with the time they were built, one per rtt/16: two RTTs. */
+#define PATH_SEL_SENT_RING 32
+
+/** RTT samples of a path before the decision models it at its own RTT. */
+#define PATH_SEL_MIN_RTT_SAMPLES 16
 
 /** One path as the sender sees it. */
 struct path_sel_path {
 	struct sdr_auto est;		/**< loss, from the receiver's PSN counts */
+	struct path_est rtt;		/**< round trips of its probes (path_est.h, 10 s windows) */
+	uint64_t rtt_min_ns;		/**< the smallest of the last window, as of path_sel_update() */
 	uint64_t frames;		/**< frames sent on it (PSNs used by its QPNs) */
 	uint64_t reported;		/**< packets the receiver judged on it */
 	uint32_t nqp;			/**< data QPNs on it now */
@@ -88,12 +108,23 @@ struct path_sel_qp {
 	uint32_t psn_seen;		/**< our PSN at the last path_sel_update() */
 	uint64_t moved_ns;		/**< when peer_hi last moved (or it was placed) */
 	uint64_t sent_ns;		/**< when we were first seen sending past psn_at_move */
+	uint32_t psn_probe_seen;	/**< our PSN at the last path_sel_sent() */
+	uint8_t sent_head;		/**< next entry of its sent ring to write */
+	uint64_t sent_last_ns;		/**< when it last wrote one */
+};
+
+/** A frame of a data QPN and when it was built (path_sel_sent()). */
+struct path_sel_sent {
+	uint32_t psn;
+	uint64_t ns;			/**< 0: none */
 };
 
 struct path_sel {
 	struct path_sel_cfg cfg;
 	struct path_sel_path path[PATH_SEL_MAX_PATHS];
 	struct path_sel_qp *qp;		/**< cfg.nqp entries */
+	struct path_sel_sent *sent;	/**< cfg.nqp rings of PATH_SEL_SENT_RING (sender only:
+					 *   path_sel_update() and _decide() never read them) */
 	uint64_t reports, reports_bad;	/**< per-QPN entries taken; ignored (implausible) */
 	uint64_t moves;			/**< placements changed by decisions */
 };
@@ -118,15 +149,21 @@ void path_sel_place(struct path_sel *s, unsigned int qp, unsigned int path, uint
 
 /**
  * The receiver's report for data QPN @p qp: highest PSN seen @p hi (24 bits; @p seen 0: none
- * yet), judged packets @p pkts and lost @p lost (running counts mod 2^16), at @p now with our
+ * yet) @p hold_ns before it sent the report, judged packets @p pkts and lost @p lost (running counts mod 2^16), at @p now with our
  * next PSN on it @p psn. Counts that go back more than they move forward, or lose more than
  * they judge, only move the baseline (reports_bad).
  */
-void path_sel_report(struct path_sel *s, unsigned int qp, int seen, uint32_t hi, uint16_t pkts,
-		     uint16_t lost, uint32_t psn, uint64_t now);
+void path_sel_report(struct path_sel *s, unsigned int qp, int seen, uint32_t hi,
+		     uint64_t hold_ns, uint16_t pkts, uint16_t lost, uint32_t psn, uint64_t now);
 
 /**
- * Bring frame counts and the failed flags up to @p now; @p psn[q] is QPN q's next PSN.
+ * Frames went out at @p now (a burst): every data QPN that sent since the last call keeps
+ * its last frame (@p psn[q] - 1) and @p now, if its last kept one is RTT/16 old.
+ */
+void path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now);
+
+/**
+ * Bring frame counts, RTTs and the failed flags up to @p now; @p psn[q] is QPN q's next PSN.
  * Cheap (a pass over the QPNs): call it before reading the paths or deciding.
  */
 void path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now);

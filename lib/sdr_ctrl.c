@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* SDR control messages: encode and validating decode. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "roce_hdr.h"
@@ -91,6 +92,25 @@ type_flags(uint8_t type)
 	case SDR_CTRL_SCHEME: return SDR_CTRL_F_ANSWER | SDR_CTRL_F_REFUSED;
 	default: return 0;
 	}
+}
+
+unsigned int
+sdr_ctrl_hold_code(uint64_t ns)
+{
+	double c;
+
+	if (ns < 1000)
+		return 0;
+	c = 1 + floor(8 * log2((double)ns / 1000));
+	return c > 127 ? 127 : (unsigned int)c;
+}
+
+uint64_t
+sdr_ctrl_hold_ns(unsigned int code)
+{
+	if (code == 0)
+		return 0;
+	return (uint64_t)(1000 * exp2((double)((code > 127 ? 127 : code) - 1) / 8));
 }
 
 int

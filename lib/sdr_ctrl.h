@@ -47,9 +47,11 @@
  *
  *   PATHS    per data QPN, what arrived on it: window start = the first QPN's index (its
  *            offset from the connection's first data QPN), two window words per QPN: word 0
- *            = SEEN (bit 31, a frame arrived on it) | the highest PSN seen; word 1 = lost
- *            << 16 | packets, its PSN-judged running counts modulo 2^16 (psn_loss.h). Up to
- *            16 QPNs a message; sent when something arrived, at most every quarter RTT.
+ *            = SEEN (bit 31, a frame arrived on it) | hold code (bits 30..24: how long ago
+ *            its highest PSN arrived, sdr_ctrl_hold_code()) | the highest PSN seen; word 1 =
+ *            lost << 16 | packets, its PSN-judged running counts modulo 2^16 (psn_loss.h).
+ *            Up to 16 QPNs a message; sent when something arrived, at most every quarter
+ *            RTT. The sender times a path's round trip from them, less the hold.
  *
  * and the sender of data, to change the scheme between messages (sdr_ep_change_scheme()):
  *
@@ -115,6 +117,14 @@ enum sdr_ctrl_type {
 /* PATHS: per data QPN two window words, from QPN index window start on */
 #define SDR_CTRL_PATHS_PER_MSG	(SDR_CTRL_MAX_WORDS / 2)
 #define SDR_CTRL_PATHS_SEEN	0x80000000u	/**< word 0: a frame arrived on the QPN */
+#define SDR_CTRL_PATHS_HOLD_SHIFT 24		/**< word 0: bits 30..24, the hold code */
+
+/** PATHS hold code of @p ns (how long the highest PSN waited for the report): 0 under 1 us,
+ * else 1 + floor(8 log2(us)), at most 127 (about 55 ms and more). */
+unsigned int sdr_ctrl_hold_code(uint64_t ns);
+
+/** The least hold a code stands for, in ns (0 for code 0): never more than the real one. */
+uint64_t sdr_ctrl_hold_ns(unsigned int code);
 
 #define SDR_CTRL_F_COMPLETE	0x0001u	/**< ACK: every data chunk is in */
 #define SDR_CTRL_F_FAILED	0x0002u	/**< ACK: the receiver gave the message up */

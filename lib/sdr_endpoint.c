@@ -175,6 +175,7 @@ struct sdr_ep {
 	uint8_t psel_on;
 	uint8_t pth_dirty;			/* a data frame arrived since the last round */
 	uint32_t pth_cursor;			/* next QPN of the round being sent; 0: none */
+	uint64_t *pth_hi_ns;			/* per data QPN: when its highest PSN arrived */
 	uint64_t pth_next_ns;
 	uint64_t counters[SDR_EP_NCOUNTERS];
 	uint64_t ctrl_err[SDR_CTRL_E_COUNT];
@@ -212,6 +213,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->abort_slots);
 	psn_loss_free(&ep->loss);
 	path_sel_free(&ep->psel);
+	free(ep->pth_hi_ns);
 	free(ep->done);
 	sdr_tx_destroy(ep->tx);
 	sdr_rx_destroy(ep->rx);
@@ -368,7 +370,10 @@ paths_init(struct sdr_ep *ep, const struct sdr_ep_cfg *cfg)
 
 	pc.channels = cfg->attr.channels;
 	pc.nqp = ep->geom.ndata_qpns;
-	if (path_sel_init(&ep->psel, &pc) != 0)
+	if (pc.rtt_ns == 0)
+		pc.rtt_ns = cfg->rel.rtt_ns;
+	if (path_sel_init(&ep->psel, &pc) != 0 ||
+	    (ep->pth_hi_ns = calloc(pc.nqp, sizeof(uint64_t))) == NULL)
 		return -1;
 	ep->psel_on = 1;
 	for (uint32_t q = 0; q < pc.nqp; q++) {
@@ -738,8 +743,11 @@ next_paths(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	c->nwords = (uint8_t)(2 * n);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct psn_loss_qp *q = &ep->loss.qp[ep->pth_cursor + i];
+		uint64_t at = ep->pth_hi_ns[ep->pth_cursor + i];
 
-		c->win[2 * i] = (q->started ? SDR_CTRL_PATHS_SEEN : 0) | (q->hi & 0xFFFFFFu);
+		c->win[2 * i] = (q->started ? SDR_CTRL_PATHS_SEEN : 0) | (q->hi & 0xFFFFFFu) |
+				(uint32_t)sdr_ctrl_hold_code(now > at ? now - at : 0)
+					<< SDR_CTRL_PATHS_HOLD_SHIFT;
 		c->win[2 * i + 1] = (q->lost & 0xFFFFu) << 16 | (q->pkts & 0xFFFFu);
 	}
 	ep->pth_cursor = ep->pth_cursor + n == nqp ? 0 : ep->pth_cursor + n;
@@ -763,7 +771,9 @@ on_paths(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		if (q >= ep->psel.cfg.nqp)
 			break;
 		path_sel_report(&ep->psel, (unsigned int)q, (w0 & SDR_CTRL_PATHS_SEEN) != 0,
-				w0 & 0xFFFFFFu, (uint16_t)w1, (uint16_t)(w1 >> 16), psn[q], now);
+				w0 & 0xFFFFFFu,
+				sdr_ctrl_hold_ns(w0 >> SDR_CTRL_PATHS_HOLD_SHIFT & 0x7F),
+				(uint16_t)w1, (uint16_t)(w1 >> 16), psn[q], now);
 	}
 	path_sel_update(&ep->psel, psn, now);
 }
@@ -1171,10 +1181,21 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
  * copies are not losses). The counts go to the sender in REPORTs.
  */
 static void
-count_psn(struct sdr_ep *ep, const struct roce_view *v)
+count_psn(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 {
-	psn_loss_seen(&ep->loss, v->dqpn - ep->cfg.attr.local_qpn, v->psn);
-	ep->pth_dirty = 1;
+	uint32_t q = v->dqpn - ep->cfg.attr.local_qpn;
+
+	if (ep->psel_on && q < ep->loss.nqp) {	/* its highest PSN: when it arrived */
+		uint32_t hi = ep->loss.qp[q].hi;
+		uint8_t started = ep->loss.qp[q].started;
+
+		psn_loss_seen(&ep->loss, q, v->psn);
+		if (!started || ep->loss.qp[q].hi != hi)
+			ep->pth_hi_ns[q] = now;
+		ep->pth_dirty = 1;
+	} else {
+		psn_loss_seen(&ep->loss, q, v->psn);
+	}
 	ep->counters[SDR_EP_WIRE_PKTS] = ep->loss.pkts;
 	ep->counters[SDR_EP_WIRE_LOST] = ep->loss.lost;
 	ep->counters[SDR_EP_WIRE_DUPS] = ep->loss.dups;
@@ -1217,7 +1238,7 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 	}
 	ep->counters[SDR_EP_DATA_PKTS_IN]++;
 	if (ep->cfg.auto_report || ep->psel_on)
-		count_psn(ep, v);
+		count_psn(ep, v, now);
 	r = sdr_rx_claim(ep->rx, v, gen, cl);
 	if (r != SDR_RX_PLACED) {
 		on_not_placed(ep, v, gen, r, now);
@@ -1905,6 +1926,8 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 			break;
 		start_unit(ep, &u);
 	}
+	if (ep->psel_on && out)	/* round-trip probes of the paths: frames built now */
+		path_sel_sent(&ep->psel, sdr_tx_psns(ep->tx), now);
 	collect_done(ep);
 	return out;
 }
@@ -2029,7 +2052,8 @@ sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt)
 const struct path_sel *
 sdr_ep_paths(const struct sdr_ep *ep)
 {
-	return ep->psel_on ? &ep->psel : NULL;
+	/* a connection that only receives reports what arrives; its peer chooses */
+	return ep->psel_on && ep->cfg.attr.dir != SDR_DIR_RECV ? &ep->psel : NULL;
 }
 
 const uint32_t *

@@ -379,7 +379,8 @@ void sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now);
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
 
-/** The send side's paths (cfg.paths), or NULL for a connection on one path. */
+/** The send side's paths (cfg.paths), or NULL for a connection on one path or one that
+ * only receives (dir = recv: it reports, its peer chooses). */
 const struct path_sel *sdr_ep_paths(const struct sdr_ep *ep);
 
 /** Each data QPN index's next PSN on the send side (geom.ndata_qpns entries). */

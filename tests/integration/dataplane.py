@@ -289,8 +289,10 @@ def case_paths():
       1e-2, the others under 1e-3) and moves every channel off path 3.
     * Path 3 dead from the start (loss 1): optimise finds it failed and leaves it; with
       every message verified either way.
-    * Live: path 3 fails in the middle of a run (sdrctl link set a path 3 loss 1); sdrctl
-      path show (text and --json) shows it failed, empty, and the move."""
+    * Live: every path's RTT is measured (10, 13 and 17 ms round trip), and the optimiser
+      leaves the longest path, whose capacity it does not need; then path 2 fails in the
+      middle of the run (sdrctl link set a path 2 loss 1): sdrctl path show (text and
+      --json) and telemetry show it failed, empty, and the move to paths 1 and 3."""
     with tempfile.TemporaryDirectory() as d:
         runs = [("spray", "delay 12ms rate 4G loss 1e-2", 300),
                 ("optimise", "delay 12ms rate 4G loss 1e-2", 300),
@@ -333,16 +335,24 @@ def case_paths():
                        [x["packets_in"] for x in link], ["%.2g" % x["loss"] for x in path],
                        ps["moves"], ps["last"]))
 
-        # live: path 3 fails during a run
+        # live: path 2 fails during a run
         ini = paths_ini(d, "p-live.ini", "delay 12ms rate 4G loss 1e-5")
         inst = "sdrt-pl-%d" % os.getpid()
         p = start_dataplane(DP, CTL, ini, inst, EAL[2:], args=["--traffic", "size=1MiB,count=0"])
         if p is None:
             return
         time.sleep(1.0)
-        r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "3", "loss", "1"],
+        r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
                            capture_output=True, text=True)
-        check(r.returncode == 0, "link set a path 3 loss 1: %s %s" % (r.stdout, r.stderr))
+        j = json.loads(r.stdout)["conns"][0] if r.returncode == 0 else {}
+        rtt = [x["rtt_s"] for x in j.get("path", [])]
+        check(len(rtt) == 3 and all(w <= g <= w + 1.5e-3 for w, g in
+                                    zip((10e-3, 13e-3, 17e-3), rtt)) and
+              [x["qpns"] for x in j["path"]] == [16, 16, 0],
+              "live: before the failure: RTTs %s (want 10, 13, 17 ms), %s" % (rtt, j))
+        r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "2", "loss", "1"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "link set a path 2 loss 1: %s %s" % (r.stdout, r.stderr))
         t0 = time.time()
         j = {}
         while time.time() - t0 < 10:
@@ -352,28 +362,31 @@ def case_paths():
                 j = json.loads(r.stdout)["conns"][0]
             except (ValueError, KeyError, IndexError):
                 j = {}
-            if j and j["path"][2]["state"] == "failed" and j["path"][2]["qpns"] == 0:
+            if j and j["path"][1]["state"] == "failed" and j["path"][1]["qpns"] == 0:
                 break
             time.sleep(0.1)
         took = time.time() - t0
-        ok = check(j and j["path"][2]["state"] == "failed" and j["path"][2]["qpns"] == 0 and
-                   len(j["moves"]) >= 1 and j["moves"][-1]["to"] == "1,2",
-                   "live: path show after path 3 failed: %s" % j)
-        time.sleep(0.3)		# a decision period with path 3 empty: no load there
+        ok = check(j and j["path"][1]["state"] == "failed" and j["path"][1]["qpns"] == 0 and
+                   len(j["moves"]) >= 2 and j["moves"][-1]["to"] == "1,3",
+                   "live: path show after path 2 failed: %s" % j)
         text = subprocess.run([CTL, "-n", inst, "path", "show", "ab"], capture_output=True,
                               text=True).stdout
-        check(re.search(r"(?m)^ +3 +0 +\d+ +0 +\d+ .* failed$", text) is not None and
-              "paths 1,2,3 -> 1,2" in text, "live: path show text: %s" % text)
+        check(re.search(r"(?m)^ +2 +0 +\d+ +\d+ +[\d.]+ +\d+ .* failed$", text) is not None and
+              "paths 1,2 -> 1,3" in text, "live: path show text: %s" % text)
         tool = shutil.which("dpdk-telemetry.py")
         if tool is not None:	# the same in telemetry: /sdr/conn,ab's paths
             out = subprocess.run(["/usr/bin/python3", tool, "-f", inst], input="/sdr/conn,ab\n",
                                  capture_output=True, text=True, timeout=20).stdout
             tel = [json.loads(x.strip()) for x in out.splitlines() if x.strip().startswith("{")]
             tp = tel[0]["/sdr/conn"].get("paths", {}) if tel else {}
-            check(tp.get("policy") == "optimise" and tp.get("moves", 0) >= 1 and
-                  len(tp.get("path", [])) == 3 and tp["path"][2].endswith("failed") and
-                  tp.get("history", [""])[-1].endswith("paths 1,2,3 -> 1,2"),
+            check(tp.get("policy") == "optimise" and tp.get("moves", 0) >= 2 and
+                  len(tp.get("path", [])) == 3 and tp["path"][1].endswith("failed") and
+                  tp.get("history", [""])[-1].endswith("paths 1,2 -> 1,3"),
                   "live: telemetry /sdr/conn,ab paths: %s" % tp)
+        r = subprocess.run([CTL, "-n", inst, "path", "show", "ba"], capture_output=True,
+                           text=True)
+        check(r.returncode == 2 and "connection 'ba' chooses no paths" in r.stderr,
+              "path show of a connection that only receives: %d %r" % (r.returncode, r.stderr))
         r = subprocess.run([CTL, "-n", inst, "path", "show", "ba", "extra"], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "path show: unexpected 'extra'" in r.stderr,
@@ -384,7 +397,7 @@ def case_paths():
               "path show of no connection: %d %r" % (r.returncode, r.stderr))
         stop_dataplane(p)
         if ok and not failures:
-            print("ok: live: path 3 failed at 1.0 s, seen failed and left within %.2f s:\n%s" %
+            print("ok: live: path 2 failed at 1.0 s, seen failed and left within %.2f s:\n%s" %
                   (took, text))
 
 

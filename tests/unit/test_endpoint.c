@@ -73,6 +73,9 @@ wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 		struct wire_frame *f = &w->f[w->n++];
 
 		f->t = now + w->delay;
+		if (to_b && dead_npaths)	/* paths of different lengths: +100 us each */
+			f->t += 100000ull * link_emu_path_of((uint16_t)(b[34] << 8 | b[35]),
+							    dead_npaths);
 		if (sdr_rng_unit(&w->rng) < w->reorder)
 			f->t += (uint64_t)(sdr_rng_unit(&w->rng) * 50000);
 		f->len = len;
@@ -1072,12 +1075,24 @@ test_loss_reports(void **state)
 	auto_report = 0;
 }
 
+/* The wire as the other tests want it, even after a failure of test_paths. */
+static int
+paths_off(void **state)
+{
+	(void)state;
+	dead_path = -1;
+	dead_npaths = 0;
+	return 0;
+}
+
 /*
  * Three paths, A's six channels sprayed over them (two each), 1 % loss, reordering and
- * duplication, paced at 500 Mbit/s. After 5 ms every frame A sends on path 2 is lost:
- * within the 20 ms fail_ns (and a decision period) of the last arrival there, A's selector sees path 2 failed from B's PATHS
- * reports, the decision (every 2 ms, as the management thread would) moves the two
- * channels off it and no more of A's frames take it; every message arrives intact.
+ * duplication, paced at 500 Mbit/s, each path a third of that and 100 us longer one way than
+ * the one before (so the decision keeps all three). After 5 ms every frame A sends on path 2
+ * is lost: within the 20 ms fail_ns (and a decision period) of the last arrival there, A's
+ * selector sees path 2 failed from B's PATHS reports, the decision (every 2 ms, as the
+ * management thread would) moves the two channels off it and no more of A's frames take it;
+ * every message arrives intact. Each path's RTT, from its probes, is the wire's.
  */
 static void
 test_paths(void **state)
@@ -1102,6 +1117,7 @@ test_paths(void **state)
 		e->rel.rate_bps = 500e6;	/* the transfer lasts about 60 ms */
 		path_sel_cfg_default(&e->paths);
 		e->paths.npaths = 3;
+		e->paths.path_rate_bps = 500e6 / 3;	/* the connection needs all three */
 		e->paths.fail_ns = 20000000;
 	}
 	a = sdr_ep_create(&c.a);
@@ -1186,11 +1202,20 @@ test_paths(void **state)
 	assert_int_equal(sdr_ep_counters(a)[SDR_EP_PATH_MOVES], 4);	/* 2 channels x 2 gens */
 	assert_true(sdr_ep_counters(b)[SDR_EP_PATHS_OUT] > 0);
 	assert_true(sdr_ep_counters(a)[SDR_EP_PATHS_IN] > 0);
+	/* each path's round trip, 400 us and 100 us more per path: from its probes, longer
+	 * by at most a report's wait (1 ms) each, the smallest of them close to it */
+	for (unsigned int p = 0; p < 3; p++) {
+		uint64_t want = 400000 + 100000ull * p, got = path_est_min_rtt(&ps->path[p].rtt, now);
+
+		print_message("path %u: RTT %.3f ms from %llu probes (the wire's %.3f ms)\n", p + 1,
+			      got / 1e6, (unsigned long long)ps->path[p].rtt.rtt_samples, want / 1e6);
+		assert_true(ps->path[p].rtt.rtt_samples >= 8);
+		assert_true(got >= want && got <= want + 150000);
+	}
 	for (uint32_t i = 0; i < N; i++) {
 		free(src[i]);
 		free(dst[i]);
 	}
-	dead_path = -1;
 	teardown(&w, fr, a, b);
 }
 
@@ -2347,7 +2372,7 @@ main(void)
 		cmocka_unit_test(test_ec_mds),
 		cmocka_unit_test(test_loss_reports),
 		cmocka_unit_test(test_scheme_change),
-		cmocka_unit_test(test_paths),
+		cmocka_unit_test_teardown(test_paths, paths_off),
 		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_stream),

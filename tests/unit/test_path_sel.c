@@ -29,6 +29,8 @@ struct sim {
 	int seen[NQP];
 	uint16_t pkts[NQP], lost[NQP];	/* its judged counts */
 	uint64_t now;
+	unsigned int rtt_ms[PATH_SEL_MAX_PATHS];	/* 0: reports see frames at once */
+	uint32_t last[NQP][64];		/* clean paths with an RTT: each ms's last frame */
 };
 
 static void
@@ -42,6 +44,7 @@ sim_init(struct sim *m, unsigned int npaths, enum path_policy pol, const double 
 	c.channels = CH;
 	c.nqp = NQP;
 	c.policy = pol;
+	c.rtt_ns = 16 * MS;	/* a frame kept for round trips every ms */
 	assert_int_equal(path_sel_init(&m->s, &c), 0);
 	sdr_rng_seed(&rng, 7);
 	memcpy(m->loss, loss, npaths * sizeof(double));
@@ -55,7 +58,8 @@ sim_init(struct sim *m, unsigned int npaths, enum path_policy pol, const double 
 /*
  * @p ms milliseconds of traffic: every QPN sends 10 frames per ms on its path, each lost
  * with the path's rate (judged at once here: the window's delay does not matter to the
- * selector); a report per QPN every ms; path_sel_update() every ms.
+ * selector); a report per QPN every ms; path_sel_update() every ms. A clean path with an
+ * RTT of r ms: the report (sent at once) has the last frame sent r ms before.
  */
 static void
 sim_run(struct sim *m, unsigned int ms)
@@ -63,8 +67,16 @@ sim_run(struct sim *m, unsigned int ms)
 	for (unsigned int t = 0; t < ms; t++) {
 		m->now += MS;
 		for (unsigned int q = 0; q < NQP; q++) {
-			unsigned int p = m->s.qp[q].path;
+			unsigned int p = m->s.qp[q].path, r = m->rtt_ms[p];
+			uint64_t ms_now = m->now / MS;
 
+			if (r) {
+				m->psn[q] = (m->psn[q] + 10) & 0xFFFFFF;
+				m->last[q][ms_now % 64] = (m->psn[q] - 1) & 0xFFFFFF;
+				path_sel_report(&m->s, q, 1, m->last[q][(ms_now - r) % 64], 0,
+						(uint16_t)(ms_now * 10), 0, m->psn[q], m->now);
+				continue;
+			}
 			for (int f = 0; f < 10; f++) {
 				int gone = sdr_rng_unit(&rng) < m->loss[p];
 
@@ -78,9 +90,10 @@ sim_run(struct sim *m, unsigned int ms)
 					m->lost[q] += (uint16_t)gone;
 				}
 			}
-			path_sel_report(&m->s, q, m->seen[q], m->hi[q], m->pkts[q], m->lost[q],
+			path_sel_report(&m->s, q, m->seen[q], m->hi[q], 0, m->pkts[q], m->lost[q],
 					m->psn[q], m->now);
 		}
+		path_sel_sent(&m->s, m->psn, m->now);	/* the burst of this ms */
 		path_sel_update(&m->s, m->psn, m->now);
 	}
 }
@@ -266,6 +279,45 @@ test_lossy_path(void **state)
 	}
 }
 
+/*
+ * Clean paths of 10, 13 and 17 ms round trip: each path's RTT from the reports is exact;
+ * for 8 MiB messages at 10 Gbit/s the longest path costs more than its capacity gives
+ * when every path carries the whole rate (all go to the shortest), and less when each
+ * carries half of it (the two shortest).
+ */
+static void
+test_path_rtt(void **state)
+{
+	static const double loss[3] = { 0, 0, 0 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+
+	(void)state;
+	model_point(&p, &sc);
+	p.msg_bytes = 8u << 20;
+	for (int lim = 0; lim < 2; lim++) {
+		sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
+		m.rtt_ms[0] = 10;
+		m.rtt_ms[1] = 13;
+		m.rtt_ms[2] = 17;
+		m.s.cfg.path_rate_bps = lim ? 5e9 : 0;
+		/* the ring of each ms's last frame fills before the first report reads it */
+		for (unsigned int q = 0; q < NQP; q++)
+			for (int k = 0; k < 64; k++)
+				m.last[q][k] = (m.psn[q] - 1) & 0xFFFFFF;
+		sim_run(&m, 200);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(m.s.path[i].rtt_min_ns, m.rtt_ms[i] * MS);
+			assert_true(m.s.path[i].rtt.rtt_samples >= PATH_SEL_MIN_RTT_SAMPLES);
+		}
+		assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+		assert_int_equal(d.use_mask, lim ? 0x3 : 0x1);
+		path_sel_free(&m.s);
+	}
+}
+
 /* Every path dead: nowhere to go, the channels stay; counts that go back are ignored. */
 static void
 test_all_dead_and_bad_reports(void **state)
@@ -287,12 +339,12 @@ test_all_dead_and_bad_reports(void **state)
 	path_sel_update(&m.s, m.psn, m.now + 1000 * MS);
 	assert_int_equal(m.s.path[0].failed + m.s.path[1].failed, 0);
 	assert_int_equal(m.s.path[0].frames, 8 * 1000);
-	path_sel_report(&m.s, 0, 1, 5, 100, 0, 10, m.now);
-	path_sel_report(&m.s, 0, 1, 6, 90, 0, 10, m.now);	/* back by 10 */
-	path_sel_report(&m.s, 0, 1, 7, 95, 20, 10, m.now);	/* 20 lost of 5 */
+	path_sel_report(&m.s, 0, 1, 5, 0, 100, 0, 10, m.now);
+	path_sel_report(&m.s, 0, 1, 6, 0, 90, 0, 10, m.now);	/* back by 10 */
+	path_sel_report(&m.s, 0, 1, 7, 0, 95, 20, 10, m.now);	/* 20 lost of 5 */
 	assert_int_equal(m.s.reports_bad, 2);
 	assert_int_equal(m.s.path[0].reported, 0);
-	path_sel_report(&m.s, 0, 1, 8, 105, 21, 10, m.now);
+	path_sel_report(&m.s, 0, 1, 8, 0, 105, 21, 10, m.now);
 	assert_int_equal(m.s.path[0].reported, 10);
 	path_sel_free(&m.s);
 }
@@ -305,6 +357,7 @@ main(void)
 		cmocka_unit_test(test_clean_paths_stay),
 		cmocka_unit_test(test_dead_path_is_left),
 		cmocka_unit_test(test_lossy_path),
+		cmocka_unit_test(test_path_rtt),
 		cmocka_unit_test(test_all_dead_and_bad_reports),
 	};
 
