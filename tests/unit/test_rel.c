@@ -541,6 +541,17 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
 	assert_string_equal(sdr_ctrl_type_name(SDR_CTRL_PATHS), "PATHS");
+	/* the hold code: 7 bits, never standing for more than the hold, within 9 % below it */
+	assert_int_equal(sdr_ctrl_hold_code(0), 0);
+	assert_int_equal(sdr_ctrl_hold_code(999), 0);
+	assert_int_equal(sdr_ctrl_hold_code(1000), 1);
+	assert_int_equal(sdr_ctrl_hold_code(3600ull * 1000000000), 127);
+	assert_int_equal(sdr_ctrl_hold_ns(0), 0);
+	for (uint64_t ns = 1000; ns < 50000000; ns = ns * 21 / 20 + 7) {
+		uint64_t back = sdr_ctrl_hold_ns(sdr_ctrl_hold_code(ns));
+
+		assert_true(back <= ns && (double)back >= (double)ns / 1.0906);
+	}
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .flags = SDR_CTRL_F_ANSWER, .src_tag = 7 };
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_FLAGS);
