@@ -586,6 +586,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return get_time_ns(w, k, v, &c->ep.paths.fail_ns);
 	if (strcmp(k, "path_period") == 0)
 		return get_time_ns(w, k, v, &c->path_period_ns);
+	if (strcmp(k, "path_probe") == 0)
+		return get_time_ns(w, k, v, &c->ep.paths.probe_ns);
 	if (strcmp(k, "expected_drop") == 0) {
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
@@ -608,7 +610,7 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
 		    "nack_allowance, global_timeout, fallback, rto, expected_drop, tclass, pkey, peer_check, "
-		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period)");
+		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period, path_probe)");
 }
 
 static void

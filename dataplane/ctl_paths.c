@@ -67,7 +67,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	cur = sdr_ep_scheme(c->ep, &changing);
 	ctl_auto_params(ctx, c, &p, &used);
 	path_sel_decide(&s, &p, &cur, &dec);
-	if (dec.verdict == PATH_SEL_MOVE) {
+	if (dec.verdict == PATH_SEL_MOVE || dec.verdict == PATH_SEL_PROBE) {
 		struct ctl_job j = { .fn = move_job, .conn = i, .engine = c->engine, .p = c->ep,
 				     .q = dec.want };
 
@@ -83,7 +83,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 			rte_spinlock_unlock(&d->lock);
 		}
 	}
-	if (dec.verdict == PATH_SEL_MOVE)	/* where the QPNs are now */
+	if (dec.verdict == PATH_SEL_MOVE || dec.verdict == PATH_SEL_PROBE)	/* where they are now */
 		for (unsigned int k = 0; k < s.cfg.npaths; k++) {
 			s.path[k].nqp = 0;
 			for (unsigned int q = 0; q < s.cfg.nqp; q++)

@@ -40,6 +40,7 @@ path_sel_verdict_name(enum path_sel_verdict v)
 	case PATH_SEL_KEEP_MARGIN: return "keep: margin";
 	case PATH_SEL_KEEP_MODEL: return "keep: model";
 	case PATH_SEL_KEEP_NONE: return "keep: every path failed";
+	case PATH_SEL_PROBE: return "probe";
 	}
 	return "?";
 }
@@ -54,6 +55,7 @@ path_sel_cfg_default(struct path_sel_cfg *c)
 	c->policy = PATH_POLICY_OPTIMISE;
 	c->hysteresis = 0.1;
 	c->fail_ns = 100000000ull;
+	c->probe_ns = 10000000000ull;
 }
 
 int
@@ -112,6 +114,7 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 	if (e->moved_ns != 0)		/* (placed before: its frames since the last look) */
 		s->path[e->path].frames += (psn - e->psn_seen) & PSN_MASK;
 	*e = (struct path_sel_qp){ .path = (uint8_t)path, .psn_at_move = psn & PSN_MASK,
+				   .placed_psn = psn & PSN_MASK,
 				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1,
 				   .psn_probe_seen = psn & PSN_MASK,
 				   .settling = 1,
@@ -119,6 +122,8 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 	/* round trips from here on are the new path's */
 	memset(s->sent + (size_t)q * PATH_SEL_SENT_RING, 0, PATH_SEL_SENT_RING * sizeof(*s->sent));
 	s->path[path].nqp++;
+	if (s->path[path].failed)	/* a probe: is it repaired? */
+		s->path[path].probed_ns = now ? now : 1;
 }
 
 /* PSN @p hi of QPN @p q arrived @p hold_ns before a report we have at @p now: a round trip
@@ -153,7 +158,10 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint6
 	s->reports++;
 	if (seen)
 		rtt_sample(s, q, hi & PSN_MASK, hold_ns, now);
-	if (seen && (!e->have_report || (hi & PSN_MASK) != e->peer_hi)) {
+	/* its highest PSN moved, to a frame sent since it was placed: it is alive there */
+	if (seen && ((hi - e->placed_psn) & PSN_MASK) < 0x800000u &&
+	    (!e->have_hi || (hi & PSN_MASK) != e->peer_hi)) {
+		e->have_hi = 1;
 		e->peer_hi = hi & PSN_MASK;
 		e->moved_ns = now ? now : 1;
 		e->psn_at_move = psn & PSN_MASK;
@@ -205,6 +213,8 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 {
 	unsigned int stalled[PATH_SEL_MAX_PATHS] = { 0 }, alive[PATH_SEL_MAX_PATHS] = { 0 };
 
+	s->now = now;
+
 	for (unsigned int q = 0; q < s->cfg.nqp; q++) {
 		struct path_sel_qp *e = &s->qp[q];
 		uint32_t cur = psn[q] & PSN_MASK;
@@ -215,7 +225,7 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 			e->sent_ns = now ? now : 1;
 		if (e->sent_ns != 0 && now > e->sent_ns && now - e->sent_ns > s->cfg.fail_ns)
 			stalled[e->path]++;
-		else if (e->have_report && now >= e->moved_ns && now - e->moved_ns <= s->cfg.fail_ns)
+		else if (e->have_hi && now >= e->moved_ns && now - e->moved_ns <= s->cfg.fail_ns)
 			alive[e->path]++;
 	}
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
@@ -226,14 +236,16 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 	}
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
 		struct path_sel_path *pp = &s->path[p];
-		/* (a peer that never reported — not set up for paths — fails no path) */
-		int failed = stalled[p] > 0 && alive[p] == 0 && s->reports > 0;
-
-		if (failed && !pp->failed)
-			pp->failed_since_ns = now;
-		/* a path no QPN is on keeps what was last known of it */
-		if (pp->nqp > 0 || failed)
-			pp->failed = (uint8_t)failed;
+		/* (a peer that never reported — not set up for paths — fails no path); a path
+		 * neither stalled nor alive (no QPN there, or a probe not judged yet) keeps what
+		 * was last known of it */
+		if (stalled[p] > 0 && alive[p] == 0 && s->reports > 0) {
+			if (!pp->failed)
+				pp->failed_since_ns = now;
+			pp->failed = 1;
+		} else if (alive[p] > 0) {
+			pp->failed = 0;
+		}
 	}
 }
 
@@ -325,6 +337,53 @@ place(const struct path_sel *s, struct path_sel_decision *d)
 }
 
 /*
+ * A failed path with no channel, probe_ns after it failed or was last probed, while another
+ * path has two channels or more: one of them (of the path with the most) goes there.
+ * @return 1 with d filled (PATH_SEL_PROBE), 0 for none due.
+ */
+static int
+probe(const struct path_sel *s, struct path_sel_decision *d)
+{
+	unsigned int nch = s->cfg.channels, have[PATH_SEL_MAX_PATHS] = { 0 }, from = 0;
+	char f[32];
+
+	if (s->cfg.probe_ns == 0)
+		return 0;
+	for (unsigned int c = 0; c < nch; c++)
+		have[s->qp[c].path]++;
+	for (unsigned int p = 0; p < s->cfg.npaths && p < PATH_SEL_MAX_PATHS; p++)
+		if (have[p] > have[from])
+			from = p;
+	if (have[from] < 2)
+		return 0;
+	for (unsigned int p = 0; p < s->cfg.npaths && p < PATH_SEL_MAX_PATHS; p++) {
+		const struct path_sel_path *pp = &s->path[p];
+		uint64_t since = pp->probed_ns > pp->failed_since_ns ? pp->probed_ns :
+				 pp->failed_since_ns;
+		unsigned int moved = 0;
+
+		if (!pp->failed || have[p] != 0 || s->now < since + s->cfg.probe_ns)
+			continue;
+		for (unsigned int q = 0; q < s->cfg.nqp; q++)
+			d->want[q] = s->qp[q % nch].path;
+		for (unsigned int c = nch; c-- > 0 && !moved;)	/* the last channel of it */
+			if (s->qp[c].path == from) {
+				for (unsigned int q = c; q < s->cfg.nqp; q += nch)
+					d->want[q] = (uint8_t)p;
+				moved = 1;
+			}
+		d->verdict = PATH_SEL_PROBE;
+		d->moved = 1;
+		d->use_mask = d->cur_mask | 1u << p;
+		path_sel_mask_str(1u << p, f, sizeof(f));
+		snprintf(d->why, sizeof(d->why), "probe: a channel to path %s (failed %.1f s ago): "
+			 "is it repaired?", f, (double)(s->now - pp->failed_since_ns) * 1e-9);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The loss the model is given per path: its estimate, except that the paths that cannot be
  * told apart from the least lossy working one (their 95 % intervals overlap its) all get
  * their pooled rate, so noise between equally good paths never decides a move.
@@ -383,7 +442,10 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 		if (s->path[i].nqp > 0) {
 			d->cur_mask |= 1u << i;
 			share[i] = (double)s->path[i].nqp / s->cfg.nqp;
-			cur_failed |= s->path[i].failed;
+			/* (a probe there has fail_ns to show it works again) */
+			cur_failed |= s->path[i].failed &&
+				      !(s->path[i].probed_ns > s->path[i].failed_since_ns &&
+					s->now < s->path[i].probed_ns + s->cfg.fail_ns);
 			lo = s->path[i].nqp < lo ? s->path[i].nqp : lo;
 			hi = s->path[i].nqp > hi ? s->path[i].nqp : hi;
 		}
@@ -407,6 +469,8 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 			 path_policy_name(s->cfg.policy));
 		return d->verdict;
 	}
+	if (probe(s, d))
+		return d->verdict;
 	if (nok == 0) {
 		d->verdict = PATH_SEL_KEEP_NONE;
 		d->use_mask = d->cur_mask;

@@ -40,7 +40,10 @@
  * those within 1 % of the best time the one with the most paths is taken (the same time, more
  * capacity and less exposure to one path). The channels move only when the current placement
  * uses a failed path, or is modelled slower than the choice by more than the hysteresis; a
- * move keeps every channel that may stay where it is. The other policies never move: hash
+ * move keeps every channel that may stay where it is. A failed path that no channel is on
+ * gets one back every probe_ns (taken from the path with the most), for fail_ns: if
+ * something arrives there it is no longer failed and the decisions may use it again; if
+ * not, the next decision takes the channel away. The other policies never move: hash
  * leaves each QPN on the path its default source port hashes to, spray puts channel c on
  * path c mod npaths.
  *
@@ -75,6 +78,8 @@ struct path_sel_cfg {
 	double hysteresis;		/**< modelled gain a move needs (default 0.1) */
 	uint64_t fail_ns;		/**< no arrival for this long after sending: stalled */
 	uint64_t rtt_ns;		/**< the connection's RTT, as configured (0: 1 ms) */
+	uint64_t probe_ns;		/**< a failed path gets a channel back this often, to see
+					 *   whether it was repaired (0: never) */
 };
 
 /** Frames per data QPN kept with the time they were built, one per rtt/16: two RTTs. */
@@ -93,12 +98,15 @@ struct path_sel_path {
 	uint32_t nqp;			/**< data QPNs on it now */
 	uint8_t failed;			/**< as of the last path_sel_update() */
 	uint64_t failed_since_ns;
+	uint64_t probed_ns;		/**< when a channel was last placed on it while failed */
 };
 
 /** Per data QPN. */
 struct path_sel_qp {
 	uint8_t path;
 	uint8_t have_report;		/**< a report for it came since it was placed */
+	uint8_t have_hi;		/**< ... with a highest PSN sent since (peer_hi) */
+	uint32_t placed_psn;		/**< our next PSN when it was placed */
 	uint8_t settling;		/**< frames sent before it was placed are still judged */
 	uint8_t have_base;		/**< peer_pkts/lost are a baseline to count from */
 	uint32_t settle_psn;		/**< ... until the receiver's highest PSN passes this */
@@ -127,9 +135,11 @@ struct path_sel {
 					 *   path_sel_update() and _decide() never read them) */
 	uint64_t reports, reports_bad;	/**< per-QPN entries taken; ignored (implausible) */
 	uint64_t moves;			/**< placements changed by decisions */
+	uint64_t now;			/**< the time of the last path_sel_update() */
 };
 
-/** Defaults: 1 path, policy optimise, unlimited path rate, hysteresis 0.1, fail 100 ms. */
+/** Defaults: 1 path, policy optimise, unlimited path rate, hysteresis 0.1, fail 100 ms,
+ * probe every 10 s. */
 void path_sel_cfg_default(struct path_sel_cfg *c);
 
 /** @return 0, -EINVAL (a field out of range: more paths than channels too), -ENOMEM. */
@@ -175,6 +185,7 @@ enum path_sel_verdict {
 	PATH_SEL_KEEP_MARGIN,	/**< the choice is not faster by the hysteresis */
 	PATH_SEL_KEEP_MODEL,	/**< the model could not evaluate a placement */
 	PATH_SEL_KEEP_NONE,	/**< every path failed: nowhere better to go */
+	PATH_SEL_PROBE,		/**< one channel to a failed path, to see whether it works again */
 };
 
 /** A decision and what it rests on. */

@@ -292,7 +292,8 @@ def case_paths():
     * Live: every path's RTT is measured (10, 13 and 17 ms round trip), and the optimiser
       leaves the longest path, whose capacity it does not need; then path 2 fails in the
       middle of the run (sdrctl link set a path 2 loss 1): sdrctl path show (text and
-      --json) and telemetry show it failed, empty, and the move to paths 1 and 3."""
+      --json) and telemetry show it failed, empty, and the move to paths 1 and 3; repaired,
+      a probe (path_probe) finds it working and the channels go back to paths 1 and 2."""
     with tempfile.TemporaryDirectory() as d:
         runs = [("spray", "delay 12ms rate 4G loss 1e-2", 300),
                 ("optimise", "delay 12ms rate 4G loss 1e-2", 300),
@@ -335,8 +336,11 @@ def case_paths():
                        [x["packets_in"] for x in link], ["%.2g" % x["loss"] for x in path],
                        ps["moves"], ps["last"]))
 
-        # live: path 2 fails during a run
+        # live: path 2 fails during a run, and is repaired
         ini = paths_ini(d, "p-live.ini", "delay 12ms rate 4G loss 1e-5")
+        text = open(ini).read().replace("path_period = 200ms\n",
+                                        "path_period = 200ms\npath_probe = 1s\n", 1)
+        open(ini, "w").write(text)
         inst = "sdrt-pl-%d" % os.getpid()
         p = start_dataplane(DP, CTL, ini, inst, EAL[2:], args=["--traffic", "size=1MiB,count=0"])
         if p is None:
@@ -395,10 +399,32 @@ def case_paths():
                            text=True)
         check(r.returncode == 2 and "no connection 'nope'" in r.stderr,
               "path show of no connection: %d %r" % (r.returncode, r.stderr))
+        # repaired: a probe (path_probe 1 s) finds it works, the channels go back to 1 and 2
+        r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "2", "loss", "0"],
+                           capture_output=True, text=True)
+        t0 = time.time()
+        while time.time() - t0 < 10:
+            r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
+                               capture_output=True, text=True)
+            try:
+                j = json.loads(r.stdout)["conns"][0]
+            except (ValueError, KeyError, IndexError):
+                j = {}
+            if j and j["moves"] and j["moves"][-1]["to"] == "1,2" and \
+                    j["path"][1]["state"] == "ok":
+                break
+            time.sleep(0.1)
+        back = time.time() - t0
+        hist = [(m["from"], m["to"], m["why"].split(":")[0]) for m in j.get("moves", [])]
+        check(j and j["path"][1]["state"] == "ok" and [x["qpns"] for x in j["path"]] ==
+              [16, 16, 0] and any(w == "probe" for _, _, w in hist),
+              "live: after path 2 was repaired: %s" % j)
         stop_dataplane(p)
         if ok and not failures:
             print("ok: live: path 2 failed at 1.0 s, seen failed and left within %.2f s:\n%s" %
                   (took, text))
+            print("ok: live: path 2 repaired, probed and back in use within %.2f s: moves %s" %
+                  (back, hist))
 
 
 def case_paths_demo():

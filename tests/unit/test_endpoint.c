@@ -1207,7 +1207,7 @@ test_paths(void **state)
 	for (unsigned int p = 0; p < 3; p++) {
 		uint64_t want = 400000 + 100000ull * p, got = path_est_min_rtt(&ps->path[p].rtt, now);
 
-		print_message("path %u: RTT %.3f ms from %llu probes (the wire's %.3f ms)\n", p + 1,
+		print_message("path %u: RTT %.3f ms from %llu samples (the wire's %.3f ms)\n", p + 1,
 			      got / 1e6, (unsigned long long)ps->path[p].rtt.rtt_samples, want / 1e6);
 		assert_true(ps->path[p].rtt.rtt_samples >= 8);
 		assert_true(got >= want && got <= want + 150000);

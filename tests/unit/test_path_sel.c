@@ -280,6 +280,61 @@ test_lossy_path(void **state)
 }
 
 /*
+ * Probing a failed path every 200 ms: path 3 dies and is left; no probe before 200 ms, then
+ * one channel goes back. Still dead: failed again and left at the next decision after
+ * fail_ns. Repaired before the next probe: it works again, and the channels spread over
+ * all three paths again (each carries a third of the rate: all are worth having).
+ */
+static void
+test_probe(void **state)
+{
+	static const double loss[3] = { 0, 0, 0 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim m;
+
+	(void)state;
+	model_point(&p, &sc);
+	sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
+	m.s.cfg.probe_ns = 200 * MS;
+	m.s.cfg.path_rate_bps = 10e9 / 3;	/* all three are worth having */
+	sim_run(&m, 50);
+	m.loss[2] = 1;
+	sim_run(&m, 150);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	apply(&m, &d);
+	sim_run(&m, 150);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_KEEP_BEST);	/* not yet */
+	sim_run(&m, 60);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_PROBE);
+	assert_int_equal(d.moved, 1);
+	assert_non_null(strstr(d.why, "probe: a channel to path 3"));
+	apply(&m, &d);
+	assert_int_equal(m.s.path[2].nqp, GENS);		/* one channel, every generation */
+	assert_int_equal(m.s.path[0].nqp + m.s.path[1].nqp, NQP - GENS);
+	/* a decision while the probe has its fail_ns leaves it alone */
+	sim_run(&m, 20);
+	assert_int_not_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	sim_run(&m, 90);		/* still dead: failed again, left */
+	assert_int_equal(m.s.path[2].failed, 1);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_non_null(strstr(d.why, "(3 failed;"));
+	apply(&m, &d);
+	m.loss[2] = 0;		/* repaired */
+	sim_run(&m, 210);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_PROBE);
+	apply(&m, &d);
+	sim_run(&m, 30);
+	assert_int_equal(m.s.path[2].failed, 0);
+	assert_int_equal(path_sel_decide(&m.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(d.use_mask, 0x7);
+	apply(&m, &d);
+	assert_int_equal(m.s.path[2].nqp, 4);		/* 8 channels over 3: 3, 3, 2 */
+	path_sel_free(&m.s);
+}
+
+/*
  * Clean paths of 10, 13 and 17 ms round trip: each path's RTT from the reports is exact;
  * for 8 MiB messages at 10 Gbit/s the longest path costs more than its capacity gives
  * when every path carries the whole rate (all go to the shortest), and less when each
@@ -358,6 +413,7 @@ main(void)
 		cmocka_unit_test(test_dead_path_is_left),
 		cmocka_unit_test(test_lossy_path),
 		cmocka_unit_test(test_path_rtt),
+		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_all_dead_and_bad_reports),
 	};
 
