@@ -282,6 +282,23 @@ def paths_ini(d, name, path3, policy="optimise"):
     return path
 
 
+def path_show_until(inst, cond, timeout=10):
+    """sdrctl --json path show ab of instance @p inst every 0.1 s until @p cond(its object)
+    holds, at most @p timeout s. @return (the last object, or {}; seconds it took)."""
+    t0, j = time.time(), {}
+    while time.time() - t0 < timeout:
+        r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
+                           capture_output=True, text=True)
+        try:
+            j = json.loads(r.stdout)["conns"][0]
+        except (ValueError, KeyError, IndexError):
+            j = {}
+        if j and cond(j):
+            break
+        time.sleep(0.1)
+    return j, time.time() - t0
+
+
 def case_paths():
     """Three paths (pmd-configs/paths.ini), connection ab's 8 channels sprayed over them.
     * Path 3 at 1e-2 loss: spray keeps a third of the channels there; optimise learns each
@@ -357,19 +374,8 @@ def case_paths():
         r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "2", "loss", "1"],
                            capture_output=True, text=True)
         check(r.returncode == 0, "link set a path 2 loss 1: %s %s" % (r.stdout, r.stderr))
-        t0 = time.time()
-        j = {}
-        while time.time() - t0 < 10:
-            r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
-                               capture_output=True, text=True)
-            try:
-                j = json.loads(r.stdout)["conns"][0]
-            except (ValueError, KeyError, IndexError):
-                j = {}
-            if j and j["path"][1]["state"] == "failed" and j["path"][1]["qpns"] == 0:
-                break
-            time.sleep(0.1)
-        took = time.time() - t0
+        j, took = path_show_until(inst, lambda j: j["path"][1]["state"] == "failed" and
+                                  j["path"][1]["qpns"] == 0)
         ok = check(j and j["path"][1]["state"] == "failed" and j["path"][1]["qpns"] == 0 and
                    len(j["moves"]) >= 2 and j["moves"][-1]["to"] == "1,3",
                    "live: path show after path 2 failed: %s" % j)
@@ -402,19 +408,8 @@ def case_paths():
         # repaired: a probe (path_probe 1 s) finds it works, the channels go back to 1 and 2
         r = subprocess.run([CTL, "-n", inst, "link", "set", "a", "path", "2", "loss", "0"],
                            capture_output=True, text=True)
-        t0 = time.time()
-        while time.time() - t0 < 10:
-            r = subprocess.run([CTL, "-n", inst, "--json", "path", "show", "ab"],
-                               capture_output=True, text=True)
-            try:
-                j = json.loads(r.stdout)["conns"][0]
-            except (ValueError, KeyError, IndexError):
-                j = {}
-            if j and j["moves"] and j["moves"][-1]["to"] == "1,2" and \
-                    j["path"][1]["state"] == "ok":
-                break
-            time.sleep(0.1)
-        back = time.time() - t0
+        j, back = path_show_until(inst, lambda j: j["moves"] and j["moves"][-1]["to"] == "1,2"
+                                  and j["path"][1]["state"] == "ok")
         hist = [(m["from"], m["to"], m["why"].split(":")[0]) for m in j.get("moves", [])]
         check(j and j["path"][1]["state"] == "ok" and [x["qpns"] for x in j["path"]] ==
               [16, 16, 0] and any(w == "probe" for _, _, w in hist),
