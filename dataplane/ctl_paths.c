@@ -3,8 +3,9 @@
  * Several paths on the management thread: every path_period, each connection with
  * [conn] paths has its selector copied from its engine (path_sel.h: the per-path loss
  * estimates and the QPNs' evidence, kept by the engine from the receiver's PATHS reports),
- * brought up to the engine's clock, and put to path_sel_decide() — the model takes
- * milliseconds, so never on an engine. A move it advises is handed to the engine that owns
+ * brought up to the engine's clock, given what the other connections on its port take of
+ * each path, and put to path_sel_decide() — the model takes milliseconds, so never on an
+ * engine. A move it advises is handed to the engine that owns
  * the connection (sdr_ep_set_paths(), an engine job). What was seen and decided is kept for
  * sdrctl path show.
  */
@@ -23,6 +24,40 @@ move_job(struct dp_ctx *ctx, struct ctl_job *j)
 	if (c->ep != j->p)
 		return -ESTALE;		/* rebuilt or deleted meanwhile */
 	return sdr_ep_set_paths(c->ep, j->q, dp_now_ns(ctx));
+}
+
+/*
+ * The connections that share connection @p i's port (its link's paths) take a share of
+ * each path: what the others' channels there send (each at its paced rate, spread as its
+ * channels are) is taken off path_rate, so they spread instead of all crowding onto the
+ * same best path. Nothing when path_rate is unlimited or no other connection has paths.
+ */
+static void
+others_load(const struct dp_ctx *ctx, unsigned int i, struct path_sel *s)
+{
+	const struct dp_conn *c = &ctx->conns[i];
+	double cap = s->cfg.path_rate_bps;
+
+	if (cap <= 0)
+		return;
+	for (unsigned int k = 0; k < PATH_SEL_MAX_PATHS; k++)
+		s->avail_bps[k] = cap;
+	for (unsigned int j = 0; j < ctx->nconns; j++) {
+		const struct dp_conn *o = &ctx->conns[j];
+		const struct path_sel *os;
+		double rate;
+
+		if (j == i || o->ep == NULL || o->port != c->port ||
+		    (os = sdr_ep_paths(o->ep)) == NULL || os->cfg.npaths != s->cfg.npaths)
+			continue;
+		rate = o->cfg->ep.rel.rate_bps > 0 ? o->cfg->ep.rel.rate_bps : cap;
+		for (unsigned int k = 0; k < s->cfg.npaths && k < PATH_SEL_MAX_PATHS; k++)
+			s->avail_bps[k] -= rate * os->path[k].nqp / os->cfg.nqp;
+		s->have_avail = 1;
+	}
+	for (unsigned int k = 0; k < PATH_SEL_MAX_PATHS; k++)
+		if (s->avail_bps[k] < 0)
+			s->avail_bps[k] = 0;
 }
 
 static void
@@ -64,6 +99,7 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	s.qp = qp;
 	t = dp_now_ns(ctx);
 	path_sel_update(&s, psn, t);
+	others_load(ctx, i, &s);
 	cur = sdr_ep_scheme(c->ep, &changing);
 	ctl_auto_params(ctx, c, &p, &used);
 	path_sel_decide(&s, &p, &cur, &dec);

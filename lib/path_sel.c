@@ -249,6 +249,40 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 	}
 }
 
+/* What path @p i can carry for this connection: what others leave of it, or path_rate
+ * (0: unlimited); nothing left counts as 1 Mbit/s, so the model still ranks it (last). */
+static double
+cap_of(const struct path_sel *s, unsigned int i)
+{
+	if (!s->have_avail)
+		return s->cfg.path_rate_bps;
+	return s->avail_bps[i] > 1e6 ? s->avail_bps[i] : 1e6;
+}
+
+/* The RTT a decision takes for path @p i: its own once timed enough, else the base's. */
+static double
+rtt_of(const struct path_sel *s, unsigned int i, double base)
+{
+	return s->path[i].rtt_min_ns ? (double)s->path[i].rtt_min_ns * 1e-9 : base;
+}
+
+/* Whether path @p a is a better candidate than @p b: less loss; then more capacity left
+ * for this connection (others' load taken off: full paths last); then shorter; then the
+ * lower number. */
+static int
+before(const struct path_sel *s, const double *loss, unsigned int a, unsigned int b)
+{
+	double ca = cap_of(s, a), cb = cap_of(s, b);
+
+	if (loss[a] != loss[b])
+		return loss[a] < loss[b];
+	if (s->have_avail && (ca <= 1e6) != (cb <= 1e6))
+		return cb <= 1e6;
+	if (rtt_of(s, a, 0) != rtt_of(s, b, 0))
+		return rtt_of(s, a, 0) < rtt_of(s, b, 0);
+	return a < b;
+}
+
 /* Modelled mean time with a share of the channels on each path (shares sum to 1). */
 static double
 modelled(const struct path_sel *s, const struct sdr_model_params *base,
@@ -259,14 +293,13 @@ modelled(const struct path_sel *s, const struct sdr_model_params *base,
 	double drop = 0, bw = base->bandwidth_bps, rtt = 0, rto = base->rtt_s * (1 + base->alpha);
 
 	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
-		double r = s->path[i].rtt_min_ns ? (double)s->path[i].rtt_min_ns * 1e-9 :
-			   base->rtt_s;
+		double r = rtt_of(s, i, base->rtt_s), cap = cap_of(s, i);
 
 		if (share[i] <= 0)
 			continue;
 		drop += share[i] * loss[i];
-		if (s->cfg.path_rate_bps > 0 && s->cfg.path_rate_bps / share[i] < bw)
-			bw = s->cfg.path_rate_bps / share[i];
+		if (cap > 0 && cap / share[i] < bw)	/* the path that fills first */
+			bw = cap / share[i];
 		if (r > rtt)	/* a message waits for its chunks on the longest path */
 			rtt = r;
 	}
@@ -449,10 +482,10 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 			lo = s->path[i].nqp < lo ? s->path[i].nqp : lo;
 			hi = s->path[i].nqp > hi ? s->path[i].nqp : hi;
 		}
-		if (!s->path[i].failed) {	/* by loss, then by number */
+		if (!s->path[i].failed) {	/* best first (before()) */
 			unsigned int j = nok++;
 
-			while (j > 0 && d->loss[ok[j - 1]] > d->loss[i]) {
+			while (j > 0 && before(s, d->loss, i, ok[j - 1])) {
 				ok[j] = ok[j - 1];
 				j--;
 			}

@@ -36,7 +36,10 @@
  * before; the RTO kept as long as the connection's really is): per-packet loss the mean of the paths' estimates (those that cannot
  * be told from the best path's, their 95 % intervals overlapping, at their pooled rate), rate the
  * connection's, but at most |S| times path_rate when each path carries at most that.
- * Candidates are the k paths with the least loss (failed ones never), k = 1 .. npaths; among
+ * Candidates are the k best paths (failed ones never), k = 1 .. npaths — the least lossy
+ * first, then those with capacity left for this connection (avail_bps: connections that
+ * share the paths see each other's load, so they spread instead of all taking the same
+ * best path), then the shorter; among
  * those within 1 % of the best time the one with the most paths is taken (the same time, more
  * capacity and less exposure to one path). The channels move only when the current placement
  * uses a failed path, or is modelled slower than the choice by more than the hysteresis; a
@@ -136,6 +139,13 @@ struct path_sel {
 	uint64_t reports, reports_bad;	/**< per-QPN entries taken; ignored (implausible) */
 	uint64_t moves;			/**< placements changed by decisions */
 	uint64_t now;			/**< the time of the last path_sel_update() */
+	/**
+	 * Set by the caller of path_sel_decide() (on its copy) when other connections share
+	 * the paths: what each path has left for this one — path_rate less the others' load
+	 * there (have_avail 1); else every path carries path_rate.
+	 */
+	uint8_t have_avail;
+	double avail_bps[PATH_SEL_MAX_PATHS];
 };
 
 /** Defaults: 1 path, policy optimise, unlimited path rate, hysteresis 0.1, fail 100 ms,

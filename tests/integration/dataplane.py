@@ -353,6 +353,30 @@ def case_paths():
                        [x["packets_in"] for x in link], ["%.2g" % x["loss"] for x in path],
                        ps["moves"], ps["last"]))
 
+        # two connections sharing the paths, each paced at a path's 4 Gbit/s: alone each
+        # would take the shortest path (both on path 1: 8 Gbit/s into 4); seeing each
+        # other's load, no path is given more than it carries
+        text = open(os.path.join(CFG, "paths.ini")).read().replace("rate = 8G", "rate = 4G")
+        a = text.index("[conn ab]")
+        pair = text[a:].replace("[conn ab]", "[conn cd]").replace("[conn ba]", "[conn dc]")
+        pair = pair.replace("0x100", "0x300").replace("0x900", "0xb00")
+        ini = os.path.join(d, "p-shared.ini")
+        open(ini, "w").write(text + "\n" + pair)
+        name = "3 paths shared by two connections"
+        rc, s, err = run("sdrt-ps", ["-f", ini, "--traffic", "size=1MiB,count=200",
+                                     "--exit-when-done", "--json"], timeout=180)
+        if verified(name, rc, s, 400):
+            q = {c: [x["qpns"] for x in s["conns"][c]["paths"]["path"]] for c in ("ab", "cd")}
+            load = [4e9 * (q["ab"][k] + q["cd"][k]) / 32 for k in range(3)]
+            check(all(sum(v) == 32 for v in q.values()) and max(load) <= 4e9 and
+                  s["conns"]["ab"]["paths"]["moves"] >= 1,
+                  "%s: placements %s: paced load per path %s over 4 Gbit/s" % (name, q, load))
+            if not failures:
+                print("ok: %s: placements %s (QPNs per path), paced load per path %s Gbit/s, "
+                      "frames into the paths %s" % (
+                          name, q, [x / 1e9 for x in load],
+                          [x["packets_in"] for x in s["ports"]["a"]["link"]["paths"]]))
+
         # live: path 2 fails during a run, and is repaired
         ini = paths_ini(d, "p-live.ini", "delay 12ms rate 4G loss 1e-5")
         text = open(ini).read().replace("path_period = 200ms\n",

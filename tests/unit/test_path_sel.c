@@ -373,6 +373,53 @@ test_path_rtt(void **state)
 	}
 }
 
+/*
+ * Two connections over the same clean paths of 10, 13 and 17 ms, 5 Gbit/s each, every
+ * connection paced at 5 Gbit/s: alone, each would take the shortest path; the second one,
+ * shown what the first sends there (its rate on its share of channels), takes the next.
+ */
+static void
+test_shared_paths(void **state)
+{
+	static const double loss[3] = { 0, 0, 0 };
+	struct sdr_model_params p;
+	struct path_sel_decision d;
+	struct sdr_scheme sc;
+	struct sim a, b;
+
+	(void)state;
+	model_point(&p, &sc);
+	p.msg_bytes = 8u << 20;
+	p.bandwidth_bps = 5e9;
+	for (int k = 0; k < 2; k++) {
+		struct sim *m = k ? &b : &a;
+
+		sim_init(m, 3, PATH_POLICY_OPTIMISE, loss);
+		m->rtt_ms[0] = 10;
+		m->rtt_ms[1] = 13;
+		m->rtt_ms[2] = 17;
+		m->s.cfg.path_rate_bps = 5e9;
+		for (unsigned int q = 0; q < NQP; q++)
+			for (int i = 0; i < 64; i++)
+				m->last[q][i] = (m->psn[q] - 1) & 0xFFFFFF;
+		sim_run(m, 100);
+	}
+	assert_int_equal(path_sel_decide(&a.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(d.use_mask, 0x1);
+	apply(&a, &d);
+	/* b alone would do the same; shown a's load it goes to path 2 */
+	assert_int_equal(path_sel_decide(&b.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(d.use_mask, 0x1);
+	b.s.have_avail = 1;
+	for (unsigned int k = 0; k < 3; k++)
+		b.s.avail_bps[k] = 5e9 - 5e9 * a.s.path[k].nqp / NQP;
+	assert_true(b.s.avail_bps[0] == 0 && b.s.avail_bps[1] == 5e9);
+	assert_int_equal(path_sel_decide(&b.s, &p, &sc, &d), PATH_SEL_MOVE);
+	assert_int_equal(d.use_mask, 0x2);
+	path_sel_free(&a.s);
+	path_sel_free(&b.s);
+}
+
 /* Every path dead: nowhere to go, the channels stay; counts that go back are ignored. */
 static void
 test_all_dead_and_bad_reports(void **state)
@@ -414,6 +461,7 @@ main(void)
 		cmocka_unit_test(test_lossy_path),
 		cmocka_unit_test(test_path_rtt),
 		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_shared_paths),
 		cmocka_unit_test(test_all_dead_and_bad_reports),
 	};
 
