@@ -336,6 +336,29 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 
 /* ---- [link NAME]: the keys are the emulator's own words ---- */
 
+/* path_sports = P1,P2,...: a UDP source port per path (0 for none yet: checked against
+ * paths in conn_paths()). */
+static int
+get_path_sports(const struct where *w, const char *k, const char *v, struct dp_conn_cfg *c)
+{
+	char buf[128], *save = NULL, *tok;
+	unsigned int n = 0;
+	uint64_t x;
+
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		return fail(w, k, "'%s' is too long", v);
+	memset(c->ep.paths.sport, 0, sizeof(c->ep.paths.sport));
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == PATH_SEL_MAX_PATHS || units_parse_u64(tok, 65535, &x) != 0 || x == 0)
+			return fail(w, k, "'%s' is not a list of up to %d UDP ports (1..65535), one "
+				    "per path", v, PATH_SEL_MAX_PATHS);
+		c->ep.paths.sport[n++] = (uint16_t)x;
+	}
+	if (n == 0)
+		return fail(w, k, "'%s' is not a list of UDP ports, one per path", v);
+	return 0;
+}
+
 static int
 link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char *v)
 {
@@ -588,6 +611,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		return get_time_ns(w, k, v, &c->path_period_ns);
 	if (strcmp(k, "path_probe") == 0)
 		return get_time_ns(w, k, v, &c->ep.paths.probe_ns);
+	if (strcmp(k, "path_sports") == 0)
+		return get_path_sports(w, k, v, c);
 	if (strcmp(k, "expected_drop") == 0) {
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
@@ -610,7 +635,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
 		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
 		    "nack_allowance, global_timeout, fallback, rto, expected_drop, tclass, pkey, peer_check, "
-		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period, path_probe)");
+		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period, path_probe, "
+		    "path_sports)");
 }
 
 static void
@@ -764,6 +790,24 @@ conn_paths(struct dp_conn_cfg *c, const struct where *w)
 			    "reports", p->npaths);
 	if (c->path_period_ns == 0)
 		return fail(w, "path_period", "must be more than 0");
+	if (p->sport[0] != 0) {		/* the operator's ports: one per path, all different */
+		unsigned int n = 0;
+
+		while (n < PATH_SEL_MAX_PATHS && p->sport[n] != 0)
+			n++;
+		if (n != p->npaths)
+			return fail(w, "path_sports", "%u ports for %u paths: give one per path", n,
+				    p->npaths);
+		for (unsigned int i = 0; i < n; i++)
+			for (unsigned int j = 0; j < i; j++)
+				if (p->sport[i] == p->sport[j])
+					return fail(w, "path_sports", "port %u given for paths %u "
+						    "and %u: a port takes one path", p->sport[i],
+						    j + 1, i + 1);
+		if (p->policy == PATH_POLICY_HASH)
+			return fail(w, "path_sports", "with path_policy = hash: hashing uses each "
+				    "channel's own port (spray or optimise use these)");
+	}
 	if (p->fail_ns == 0)	/* three round trips without an arrival, at least 10 ms */
 		p->fail_ns = 3 * c->ep.rel.rtt_ns > 10000000 ? 3 * c->ep.rel.rtt_ns : 10000000;
 	return 0;

@@ -83,6 +83,11 @@ struct path_sel_cfg {
 	uint64_t rtt_ns;		/**< the connection's RTT, as configured (0: 1 ms) */
 	uint64_t probe_ns;		/**< a failed path gets a channel back this often, to see
 					 *   whether it was repaired (0: never) */
+	/**
+	 * Per path, a UDP source port the operator knows takes it (all 0: the network hashes
+	 * ports as the link emulator does). Every channel on a path then leaves with it.
+	 */
+	uint16_t sport[PATH_SEL_MAX_PATHS];
 };
 
 /** Frames per data QPN kept with the time they were built, one per rtt/16: two RTTs. */

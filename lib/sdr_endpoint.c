@@ -307,9 +307,9 @@ alloc_ec(struct sdr_ep *ep)
 }
 
 /*
- * The first UDP source port from data QPN index @p q's default on that the network hashes
- * to @p path (as link_emu_path_of()) and, steered, the peer's RSS puts on its queue; 0 if
- * none of RoCEv2's 16384 does.
+ * The UDP source port of data QPN index @p q on @p path: the operator's for that path
+ * (cfg.paths.sport), or the first from the QPN's default on that the network hashes to it
+ * (as link_emu_path_of()); steered, one the peer's RSS puts on its queue. 0 if there is none.
  */
 static uint16_t
 path_sport(const struct sdr_ep *ep, uint32_t q, unsigned int path)
@@ -318,6 +318,15 @@ path_sport(const struct sdr_ep *ep, uint32_t q, unsigned int path)
 	uint32_t s = c->path.udp_sport ? c->path.udp_sport :
 		     roce_qpn_sport(c->attr.remote_qpn + q);
 
+	if (c->paths.sport[path] != 0) {	/* the operator's port for it */
+		s = c->paths.sport[path];
+		if (c->steer_queues &&
+		    (rss_hash_udp(c->steer_key, c->path.ip_version, c->path.src_ip,
+				  c->path.dst_ip, (uint16_t)s, ROCE_UDP_PORT) &
+		     (c->steer_queues - 1u)) != c->steer_queue)
+			return 0;	/* it would land on another engine of the peer */
+		return (uint16_t)s;
+	}
 	for (uint32_t n = 0; n < 0x4000; n++, s = s >= 0xFFFF ? 0xC000 : s + 1) {
 		if (s < 0xC000)
 			s = 0xC000;

@@ -207,9 +207,8 @@ def path_of(sport, npaths):
     return h % npaths if npaths > 1 else 0
 
 
-def egress_sports(pcap, mac):
-    """The UDP source port of every frame port MAC sent (None: not UDP over IPv4), from a
-    port's capture (classic pcap, little-endian, as the dataplane writes it)."""
+def egress_frames(pcap, mac):
+    """(UDP source port or None, length) of every frame port MAC sent, from its capture."""
     d = open(pcap, "rb").read()
     off, out = 24, []
     src = bytes(int(x, 16) for x in mac.split(":"))
@@ -220,8 +219,14 @@ def egress_sports(pcap, mac):
         if f[6:12] != src:
             continue
         udp = f[12:14] == b"\x08\x00" and len(f) > 36 and f[23] == 17
-        out.append(struct.unpack(">H", f[34:36])[0] if udp else None)
+        out.append((struct.unpack(">H", f[34:36])[0] if udp else None, incl))
     return out
+
+
+def egress_sports(pcap, mac):
+    """The UDP source port of every frame port MAC sent (None: not UDP over IPv4), from a
+    port's capture (classic pcap, little-endian, as the dataplane writes it)."""
+    return [sp for sp, _ in egress_frames(pcap, mac)]
 
 
 def case_link_paths():
@@ -352,6 +357,29 @@ def case_paths():
                       (name, count, 1e3 * s["mean_s"], 1e3 * s["p99_s"], qpns,
                        [x["packets_in"] for x in link], ["%.2g" % x["loss"] for x in path],
                        ps["moves"], ps["last"]))
+
+        # the operator's port per path (path_sports): every data frame leaves with one of
+        # them, each path's port on its share of the channels
+        ports = [next(x for x in range(50000, 60000) if path_of(x, 3) == k) for k in range(3)]
+        cap = os.path.join(d, "a.pcap")
+        text = open(paths_ini(d, "p-ports.ini", "delay 12ms rate 4G loss 1e-5", "spray")).read()
+        text = text.replace("path_period = 200ms\n", "path_period = 200ms\npath_sports = %s\n" %
+                            ",".join(str(x) for x in ports), 1)
+        text = text.replace("link = wan\n", "link = wan\ncapture = %s\n" % cap, 1)
+        ini = os.path.join(d, "p-ports.ini")
+        open(ini, "w").write(text)
+        name = "3 paths, the operator's ports %s" % ports
+        rc, s, err = run("sdrt-pp", ["-f", ini, "--traffic", "size=1MiB,count=40",
+                                     "--exit-when-done", "--json"], timeout=180)
+        if verified(name, rc, s, 40):
+            data = [sp for sp, ln in egress_frames(cap, "02:00:5d:00:00:0a") if ln > 1000]
+            per = [data.count(x) for x in ports]
+            check(set(data) == set(ports) and sum(per) == len(data) and
+                  per[0] == per[1] and abs(per[2] * 3 - per[0] * 2) <= per[0] // 10,
+                  "%s: data frames by source port %s (of %d)" % (name, per, len(data)))
+            if not failures:
+                print("ok: %s: %d data frames, %s per port (channels 3, 3, 2)" %
+                      (name, len(data), per))
 
         # two connections sharing the paths, each paced at a path's 4 Gbit/s: alone each
         # would take the shortest path (both on path 1: 8 Gbit/s into 4); seeing each

@@ -36,6 +36,8 @@ conn add cp port a peer-ip 10.0.0.9 local-qpn 0x400 remote-qpn 0x401 paths 3 pat
 path show cp
 {path show cp
 conn set cp paths 4 path-rate 2G path-fail 20ms path-period 100ms path-policy optimise
+conn set cp path-sports 50000,50001,50002,50003 path-probe 1s
+conn set cp path-sports 50000,50000,1,2
 conn set cp paths 9
 path show ab
 conn del cp
