@@ -98,6 +98,23 @@ sim_run(struct sim *m, unsigned int ms)
 	}
 }
 
+/* Three clean paths of 10, 13 and 17 ms round trip, each carrying @p path_rate. */
+static void
+sim_lengths(struct sim *m, double path_rate)
+{
+	static const double clean[3] = { 0, 0, 0 };
+
+	sim_init(m, 3, PATH_POLICY_OPTIMISE, clean);
+	m->rtt_ms[0] = 10;
+	m->rtt_ms[1] = 13;
+	m->rtt_ms[2] = 17;
+	m->s.cfg.path_rate_bps = path_rate;
+	/* the ring of each ms's last frame fills before the first report reads it */
+	for (unsigned int q = 0; q < NQP; q++)
+		for (int k = 0; k < 64; k++)
+			m->last[q][k] = (m->psn[q] - 1) & 0xFFFFFF;
+}
+
 static void
 model_point(struct sdr_model_params *p, struct sdr_scheme *sc)
 {
@@ -343,7 +360,6 @@ test_probe(void **state)
 static void
 test_path_rtt(void **state)
 {
-	static const double loss[3] = { 0, 0, 0 };
 	struct sdr_model_params p;
 	struct path_sel_decision d;
 	struct sdr_scheme sc;
@@ -353,15 +369,7 @@ test_path_rtt(void **state)
 	model_point(&p, &sc);
 	p.msg_bytes = 8u << 20;
 	for (int lim = 0; lim < 2; lim++) {
-		sim_init(&m, 3, PATH_POLICY_OPTIMISE, loss);
-		m.rtt_ms[0] = 10;
-		m.rtt_ms[1] = 13;
-		m.rtt_ms[2] = 17;
-		m.s.cfg.path_rate_bps = lim ? 5e9 : 0;
-		/* the ring of each ms's last frame fills before the first report reads it */
-		for (unsigned int q = 0; q < NQP; q++)
-			for (int k = 0; k < 64; k++)
-				m.last[q][k] = (m.psn[q] - 1) & 0xFFFFFF;
+		sim_lengths(&m, lim ? 5e9 : 0);
 		sim_run(&m, 200);
 		for (int i = 0; i < 3; i++) {
 			assert_int_equal(m.s.path[i].rtt_min_ns, m.rtt_ms[i] * MS);
@@ -381,7 +389,6 @@ test_path_rtt(void **state)
 static void
 test_shared_paths(void **state)
 {
-	static const double loss[3] = { 0, 0, 0 };
 	struct sdr_model_params p;
 	struct path_sel_decision d;
 	struct sdr_scheme sc;
@@ -391,19 +398,10 @@ test_shared_paths(void **state)
 	model_point(&p, &sc);
 	p.msg_bytes = 8u << 20;
 	p.bandwidth_bps = 5e9;
-	for (int k = 0; k < 2; k++) {
-		struct sim *m = k ? &b : &a;
-
-		sim_init(m, 3, PATH_POLICY_OPTIMISE, loss);
-		m->rtt_ms[0] = 10;
-		m->rtt_ms[1] = 13;
-		m->rtt_ms[2] = 17;
-		m->s.cfg.path_rate_bps = 5e9;
-		for (unsigned int q = 0; q < NQP; q++)
-			for (int i = 0; i < 64; i++)
-				m->last[q][i] = (m->psn[q] - 1) & 0xFFFFFF;
-		sim_run(m, 100);
-	}
+	sim_lengths(&a, 5e9);
+	sim_run(&a, 100);
+	sim_lengths(&b, 5e9);
+	sim_run(&b, 100);
 	assert_int_equal(path_sel_decide(&a.s, &p, &sc, &d), PATH_SEL_MOVE);
 	assert_int_equal(d.use_mask, 0x1);
 	apply(&a, &d);
