@@ -116,7 +116,7 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 	*e = (struct path_sel_qp){ .path = (uint8_t)path, .psn_at_move = psn & PSN_MASK,
 				   .placed_psn = psn & PSN_MASK,
 				   .psn_seen = psn & PSN_MASK, .moved_ns = now ? now : 1,
-				   .psn_probe_seen = psn & PSN_MASK,
+				   .psn_sent_seen = psn & PSN_MASK,
 				   .settling = 1,
 				   .settle_psn = (psn + PSN_LOSS_WINDOW) & PSN_MASK };
 	/* round trips from here on are the new path's */
@@ -179,7 +179,6 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint6
 			s->path[e->path].reported += dp;
 		}
 	}
-	e->have_report = 1;
 	e->have_base = !e->settling;
 	e->peer_pkts = pkts;
 	e->peer_lost = lost;
@@ -196,9 +195,9 @@ path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now)
 
 		struct path_sel_sent *r = s->sent + (size_t)q * PATH_SEL_SENT_RING;
 
-		if (cur == e->psn_probe_seen)
+		if (cur == e->psn_sent_seen)
 			continue;
-		e->psn_probe_seen = cur;
+		e->psn_sent_seen = cur;
 		if (e->sent_last_ns != 0 && now - e->sent_last_ns < gap)
 			continue;
 		r[e->sent_head] = (struct path_sel_sent){ .psn = (cur - 1) & PSN_MASK,

@@ -112,8 +112,7 @@ struct path_sel_path {
 /** Per data QPN. */
 struct path_sel_qp {
 	uint8_t path;
-	uint8_t have_report;		/**< a report for it came since it was placed */
-	uint8_t have_hi;		/**< ... with a highest PSN sent since (peer_hi) */
+	uint8_t have_hi;		/**< a report came with a highest PSN sent since it was placed */
 	uint32_t placed_psn;		/**< our next PSN when it was placed */
 	uint8_t settling;		/**< frames sent before it was placed are still judged */
 	uint8_t have_base;		/**< peer_pkts/lost are a baseline to count from */
@@ -124,7 +123,7 @@ struct path_sel_qp {
 	uint32_t psn_seen;		/**< our PSN at the last path_sel_update() */
 	uint64_t moved_ns;		/**< when peer_hi last moved (or it was placed) */
 	uint64_t sent_ns;		/**< when we were first seen sending past psn_at_move */
-	uint32_t psn_probe_seen;	/**< our PSN at the last path_sel_sent() */
+	uint32_t psn_sent_seen;	/**< our PSN at the last path_sel_sent() */
 	uint8_t sent_head;		/**< next entry of its sent ring to write */
 	uint64_t sent_last_ns;		/**< when it last wrote one */
 };
