@@ -13,7 +13,7 @@
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build test test-asan unit demo demo-coll demo-paths bench bench-scaling fuzz clean arm64 test-arm64
+.PHONY: all deps build docs test test-asan unit demo demo-coll demo-paths bench bench-scaling fuzz clean arm64 test-arm64
 
 all: build
 
@@ -78,6 +78,10 @@ test-asan: deps
 	fi; \
 	$(SKIPS) $(ASAN_BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog-preload.txt | \
 		sort -u; exit $$rc
+
+# the reference pages generated from the code's tables (the test docs_generated checks them)
+docs: build
+	$(BUILD)/dataplane/sdr-docgen counters > docs/counters.md
 
 unit: build
 	meson test -C $(BUILD) --suite unit --print-errorlogs

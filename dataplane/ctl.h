@@ -58,20 +58,7 @@ struct sdk_deferred {
 	uint32_t n;
 };
 
-/* Counters of one SDK client, in client show. */
-#define SDK_CLIENT_COUNTERS(X) \
-	X(REQUESTS,		"requests") \
-	X(REFUSED,		"requests_refused") \
-	X(STALE_HANDLES,	"stale_handles") \
-	X(LOST,			"completions_lost") \
-	X(PROTOCOL,		"protocol_errors")
-
-enum sdk_client_counter {
-#define X(sym, name) SDK_C_##sym,
-	SDK_CLIENT_COUNTERS(X)
-#undef X
-	SDK_C_NCOUNTERS
-};
+/* The SDK client counters (SDK_CLIENT_COUNTERS) and their table: dp_counters.h. */
 
 enum sdk_client_state {
 	SDK_FREE,

@@ -165,29 +165,24 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 }
 
 static void
-counters(struct out *o, int json, const char *title, const uint64_t *v, int n,
-	 const char *(*name)(int), int *first)
+counters(struct out *o, int json, const struct sdr_counter_table *t, const uint64_t *v, int *first)
 {
+	const char *title = t->group;
+
 	if (json) {
 		put(o, "%s\"%s\":{", *first ? "" : ",", title);
-		for (int i = 0; i < n; i++)
-			put(o, "%s\"%s\":%" PRIu64, i ? "," : "", name(i), v[i]);
+		for (unsigned int i = 0; i < t->n; i++)
+			put(o, "%s\"%s\":%" PRIu64, i ? "," : "", t->defs[i].name, v[i]);
 		put(o, "}");
 		*first = 0;
 		return;
 	}
 	put(o, "%s:", title);
-	for (int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < t->n; i++)
 		if (v[i])
-			put(o, " %s %" PRIu64, name(i), v[i]);
+			put(o, " %s %" PRIu64, t->defs[i].name, v[i]);
 	put(o, "\n");
 }
-
-static const char *ep_name(int i) { return sdr_ep_counter_name((enum sdr_ep_counter)i); }
-static const char *rx_name(int i) { return sdr_rx_counter_name((enum sdr_rx_counter)i); }
-static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_counter)i); }
-static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
-static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
 
 /*
  * scheme auto: the send side's loss estimate from the peer's REPORTs, the latest decision
@@ -303,14 +298,13 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		}
 		if (c->cfg->scheme_auto)
 			auto_show(ctx, &ctx->conns[i], json, o, &first);
-		counters(o, json, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name, &first);
-		counters(o, json, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name,
-			 &first);
-		counters(o, json, "send", sdr_ep_tx_counters(c->ep), SDR_TX_NCOUNTERS, tx_name, &first);
-		counters(o, json, "reliability_tx", sdr_ep_rel_tx_counters(c->ep), REL_TX_NCOUNTERS,
-			 rtx_name, &first);
-		counters(o, json, "reliability_rx", sdr_ep_rel_rx_counters(c->ep), REL_RX_NCOUNTERS,
-			 rrx_name, &first);
+		{
+			struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
+			unsigned int ng = sdr_ep_counter_groups(c->ep, g);
+
+			for (unsigned int k = 0; k < ng; k++)
+				counters(o, json, g[k].table, g[k].v, &first);
+		}
 		if (json)
 			put(o, "}}\n");
 		return SDR_CTL_OK;

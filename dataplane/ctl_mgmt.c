@@ -732,8 +732,7 @@ dp_control_tick(struct dp_ctx *ctx)
 		ec = sdr_ep_counters(c->ep);
 		rc = sdr_ep_rx_counters(c->ep);
 		rt = sdr_ep_rel_tx_counters(c->ep);
-		for (int k = 0; k < SDR_RX_DUPLICATE; k++)
-			rxd += rc[k];
+		rxd = sdr_counter_drops(&sdr_rx_counter_table, rc);
 		snprintf(cs->name, sizeof(cs->name), "%s", c->cfg->name);
 		sdr_scheme_format(&c->cfg->ep.rel.scheme, cs->scheme, sizeof(cs->scheme));
 		cs->data_pkts_in = ec[SDR_EP_DATA_PKTS_IN];

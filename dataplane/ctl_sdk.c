@@ -27,16 +27,10 @@
 #define REQ_BUDGET 64		/* requests of one client per poll: no client starves packets */
 #define MAX_WORDS 96
 
-static const char *const counter_names[SDK_C_NCOUNTERS] = {
-#define X(sym, name) [SDK_C_##sym] = name,
-	SDK_CLIENT_COUNTERS(X)
-#undef X
-};
-
 const char *
 ctl_sdk_counter_name(int c)
 {
-	return c >= 0 && c < SDK_C_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&sdk_client_counter_table, (unsigned int)c);
 }
 
 /* Engine @p e's shard of the SDK service. */

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "dp_counters.h"
 #include "link_emu.h"
 #include "qpn_table.h"
 #include "roce_parse.h"
@@ -47,36 +48,7 @@
 /* A received frame that came in several mbufs is copied whole into this much. */
 #define DP_FRAME_SCRATCH 16384
 
-/* Port counters besides the parser verdicts: symbol, name. */
-#define DP_PORT_COUNTERS(X) \
-	X(RX_PKTS,		"rx_pkts") \
-	X(RX_BYTES,		"rx_bytes") \
-	X(TX_PKTS,		"tx_pkts") \
-	X(TX_BYTES,		"tx_bytes") \
-	X(TX_FULL,		"tx_ring_full_drops") \
-	X(NO_MBUF,		"mbuf_alloc_failures") \
-	X(NOT_ROCE,		"not_roce_dropped") \
-	X(EXCEPTION,		"not_roce_to_exception_port") \
-	X(UNKNOWN_QPN,		"unknown_qpn") \
-	X(MULTISEG,		"rx_multiseg_copied") \
-	X(TOO_BIG,		"rx_too_big") \
-	X(NOT_ALLOWED,		"source_not_allowed") \
-	X(WRONG_PEER,		"wrong_peer_address") \
-	X(WRONG_PKEY,		"wrong_pkey") \
-	X(WRONG_SPORT,		"udp_sport_out_of_range") \
-	X(WRONG_ENGINE,		"wrong_engine_queue") \
-	X(TX_ZERO_COPY,		"tx_zero_copy_frames") \
-	X(TX_ZC_COPIED,		"tx_zero_copy_fallback_copies") \
-	X(LINK_RESERVE,		"link_data_drops_pool_low")
-
-enum dp_port_counter {
-#define X(sym, name) DP_PORT_##sym,
-	DP_PORT_COUNTERS(X)
-#undef X
-	DP_PORT_NCOUNTERS
-};
-
-const char *dp_port_counter_name(enum dp_port_counter c);
+/* The port counters (DP_PORT_COUNTERS) and their table: dp_counters.h. */
 
 /* One lcore's counters of one port. */
 struct dp_port_stats {

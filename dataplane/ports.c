@@ -22,18 +22,6 @@
 #define RX_DESC 1024
 #define TX_DESC 1024
 
-static const char *const port_counter_names[DP_PORT_NCOUNTERS] = {
-#define X(sym, name) [DP_PORT_##sym] = name,
-	DP_PORT_COUNTERS(X)
-#undef X
-};
-
-const char *
-dp_port_counter_name(enum dp_port_counter c)
-{
-	return (unsigned int)c < DP_PORT_NCOUNTERS ? port_counter_names[c] : "invalid";
-}
-
 /* "ring:PAIR:SIDE" into @p pair (32 bytes) and @p side. @return 0, or -1 if it is not one. */
 static int
 ring_spec(const char *device, char *pair, unsigned int *side)

@@ -52,8 +52,9 @@ sum_verdict_drops(const struct dp_port *p)
 {
 	uint64_t n = 0;
 
-	for (int v = 1; v < ROCE_V_COUNT; v++)
-		n += dp_port_verdict(p, v);
+	for (int v = 0; v < ROCE_V_COUNT; v++)
+		if (sdr_counter_is_drop(&roce_verdict_table, (unsigned int)v))
+			n += dp_port_verdict(p, v);
 	return n;
 }
 
@@ -127,8 +128,7 @@ dp_engines_json(const struct dp_ctx *ctx)
 int
 dp_port_counter_is_drop(enum dp_port_counter c)
 {
-	return c >= DP_PORT_TX_FULL && c != DP_PORT_NO_MBUF && c != DP_PORT_EXCEPTION &&
-	       c != DP_PORT_MULTISEG && c != DP_PORT_TX_ZERO_COPY && c != DP_PORT_TX_ZC_COPIED;
+	return sdr_counter_is_drop(&dp_port_counter_table, (unsigned int)c);
 }
 
 uint64_t
@@ -275,8 +275,9 @@ json_drops(const struct dp_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
 
-		for (int v = 1; v < ROCE_V_COUNT; v++) {
-			if (!dp_port_verdict(p, v))
+		for (int v = 0; v < ROCE_V_COUNT; v++) {
+			if (!dp_port_verdict(p, v) ||
+			    !sdr_counter_is_drop(&roce_verdict_table, (unsigned int)v))
 				continue;
 			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", p->cfg->name,
 			       roce_verdict_name((enum roce_verdict)v), dp_port_verdict(p, v));
@@ -298,8 +299,8 @@ json_drops(const struct dp_ctx *ctx)
 			continue;
 		rc = sdr_ep_rx_counters(ctx->conns[i].ep);
 
-		for (int c = 0; c < SDR_RX_DUPLICATE; c++) {
-			if (!rc[c])
+		for (unsigned int c = 0; c < SDR_RX_NCOUNTERS; c++) {
+			if (!rc[c] || !sdr_counter_is_drop(&sdr_rx_counter_table, c))
 				continue;
 			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", ctx->conns[i].cfg->name,
 			       sdr_rx_counter_name((enum sdr_rx_counter)c), rc[c]);
@@ -396,8 +397,9 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 					       dp_port_verdict(p, v));
 			/* how its frames went out (zero-copy or not), and events that drop nothing */
 			printf(",\"zero_copy\":%s,\"events\":{", p->zero_copy ? "true" : "false");
-			for (int c = DP_PORT_TX_FULL, first = 1; c < DP_PORT_NCOUNTERS; c++) {
-				if (dp_port_counter_is_drop((enum dp_port_counter)c))
+			for (int c = 0, first = 1; c < DP_PORT_NCOUNTERS; c++) {
+				if (dp_port_counter_table.defs[c].kind == SDR_CK_OK ||
+				    dp_port_counter_is_drop((enum dp_port_counter)c))
 					continue;
 				printf("%s\"%s\":%" PRIu64, first ? "" : ",",
 				       dp_port_counter_name((enum dp_port_counter)c),
@@ -524,12 +526,13 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 
 		printf("port %s: rx %" PRIu64 " pkts, tx %" PRIu64 " pkts", p->cfg->name,
 		       dp_port_counter(p, DP_PORT_RX_PKTS), dp_port_counter(p, DP_PORT_TX_PKTS));
-		for (int v = 1; v < ROCE_V_COUNT; v++)
-			if (dp_port_verdict(p, v))
+		for (int v = 0; v < ROCE_V_COUNT; v++)
+			if (dp_port_verdict(p, v) &&
+			    sdr_counter_is_drop(&roce_verdict_table, (unsigned int)v))
 				printf(", %s %" PRIu64, roce_verdict_name((enum roce_verdict)v),
 				       dp_port_verdict(p, v));
-		for (int c = DP_PORT_TX_FULL; c < DP_PORT_NCOUNTERS; c++)
-			if (dp_port_counter(p, c))
+		for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
+			if (dp_port_counter(p, c) && dp_port_counter_table.defs[c].kind != SDR_CK_OK)
 				printf(", %s %" PRIu64, dp_port_counter_name((enum dp_port_counter)c),
 				       dp_port_counter(p, c));
 		printf("\n");

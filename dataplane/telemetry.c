@@ -100,26 +100,19 @@ find_conn(const char *params)
 	return NULL;
 }
 
-/* Add a counter array as a nested dictionary. */
+/* Add a layer's counters as a nested dictionary under its group name. */
 static void
-add_counters(struct rte_tel_data *d, const char *title, const uint64_t *v, int n,
-	     const char *(*name)(int))
+add_counters(struct rte_tel_data *d, const struct sdr_counter_table *t, const uint64_t *v)
 {
 	struct rte_tel_data *c = rte_tel_data_alloc();
 
 	if (c == NULL)
 		return;
 	rte_tel_data_start_dict(c);
-	for (int i = 0; i < n; i++)
-		rte_tel_data_add_dict_u64(c, name(i), v[i]);
-	rte_tel_data_add_dict_container(d, title, c, 0);
+	for (unsigned int i = 0; i < t->n; i++)
+		rte_tel_data_add_dict_u64(c, t->defs[i].name, v[i]);
+	rte_tel_data_add_dict_container(d, t->group, c, 0);
 }
-
-static const char *ep_name(int i) { return sdr_ep_counter_name((enum sdr_ep_counter)i); }
-static const char *rx_name(int i) { return sdr_rx_counter_name((enum sdr_rx_counter)i); }
-static const char *tx_name(int i) { return sdr_tx_counter_name((enum sdr_tx_counter)i); }
-static const char *rtx_name(int i) { return rel_tx_counter_name((enum rel_tx_counter)i); }
-static const char *rrx_name(int i) { return rel_rx_counter_name((enum rel_rx_counter)i); }
 
 /* scheme auto: the loss estimate, the latest decision and the history of changes asked. */
 static void
@@ -258,11 +251,13 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "channels", a->channels);
 	rte_tel_data_add_dict_u64(d, "generations", a->generations);
 	rte_tel_data_add_dict_u64(d, "rtt_ns", c->cfg->ep.rel.rtt_ns);
-	add_counters(d, "endpoint", sdr_ep_counters(c->ep), SDR_EP_NCOUNTERS, ep_name);
-	add_counters(d, "receive", sdr_ep_rx_counters(c->ep), SDR_RX_NCOUNTERS, rx_name);
-	add_counters(d, "send", sdr_ep_tx_counters(c->ep), SDR_TX_NCOUNTERS, tx_name);
-	add_counters(d, "reliability_tx", sdr_ep_rel_tx_counters(c->ep), REL_TX_NCOUNTERS, rtx_name);
-	add_counters(d, "reliability_rx", sdr_ep_rel_rx_counters(c->ep), REL_RX_NCOUNTERS, rrx_name);
+	{
+		struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
+		unsigned int ng = sdr_ep_counter_groups(c->ep, g);
+
+		for (unsigned int k = 0; k < ng; k++)
+			add_counters(d, g[k].table, g[k].v);
+	}
 	return 0;
 }
 
@@ -313,9 +308,10 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (pd == NULL)
 			continue;
 		rte_tel_data_start_dict(pd);
-		for (int v = 1; v < ROCE_V_COUNT; v++)
-			rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
-						  dp_port_verdict(p, v));
+		for (int v = 0; v < ROCE_V_COUNT; v++)
+			if (sdr_counter_is_drop(&roce_verdict_table, (unsigned int)v))
+				rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
+							  dp_port_verdict(p, v));
 		for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 			if (dp_port_counter_is_drop((enum dp_port_counter)c))
 				rte_tel_data_add_dict_u64(pd,
@@ -332,8 +328,9 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 			continue;
 		rc = sdr_ep_rx_counters(c->ep);
 		rte_tel_data_start_dict(cd);
-		for (int k = 0; k < SDR_RX_DUPLICATE; k++)
-			rte_tel_data_add_dict_u64(cd, sdr_rx_counter_name((enum sdr_rx_counter)k), rc[k]);
+		for (unsigned int k = 0; k < SDR_RX_NCOUNTERS; k++)
+			if (sdr_counter_is_drop(&sdr_rx_counter_table, k))
+				rte_tel_data_add_dict_u64(cd, sdr_rx_counter_table.defs[k].name, rc[k]);
 		for (int e = 1; e < SDR_CTRL_E_COUNT; e++)
 			rte_tel_data_add_dict_u64(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
 		rte_tel_data_add_dict_u64(cd, "ctrl_bad_opcode",

@@ -178,9 +178,21 @@ static const struct {
 	const char *name;
 	size_t off;
 } counter_fields[] = {
-#define X(name, doc) { #name, offsetof(struct ec_stats, name) },
+#define X(sym, name, kind, doc) { name, offsetof(struct ec_stats, sym) },
 	EC_COUNTERS(X)
 #undef X
+};
+
+static const struct sdr_counter_def counter_defs[] = {
+	EC_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table ec_counter_table = {
+	.group = "fec",
+	.doc = "an erasure codec's decodes and its decode-table cache (ec_codec_stats(); "
+	       "bench-fec prints them)",
+	.n = sizeof(counter_defs) / sizeof(counter_defs[0]),
+	.defs = counter_defs,
 };
 
 double

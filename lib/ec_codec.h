@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
+
 /** Largest k + m (GF(2^8) has 256 elements; a Cauchy code needs k + m distinct ones). */
 #define EC_MAX_CHUNKS		255
 /** Chunk lengths must be a multiple of this (the xor code works in 64-bit words). */
@@ -171,19 +173,28 @@ ec_mask_count(const struct ec_mask *mask)
  * cache_hits / (cache_hits + cache_misses), see ec_stats_hit_rate().
  */
 #define EC_COUNTERS(X) \
-	X(decodes,		"ec_decode calls that succeeded, including those with nothing to rebuild") \
-	X(not_decodable,	"ec_decode calls refused because the pattern exceeds the code") \
-	X(rebuilt,		"data chunks rebuilt") \
-	X(cache_hits,		"mds decodes whose tables were found in the cache") \
-	X(cache_misses,		"mds decodes that inverted a matrix and built tables") \
-	X(cache_evictions,	"cache entries replaced, least recently used first")
+	X(decodes, "decodes", OK, \
+	  "ec_decode calls that succeeded, including those with nothing to rebuild") \
+	X(not_decodable, "not_decodable", ERROR, \
+	  "ec_decode calls refused because the pattern exceeds the code") \
+	X(rebuilt, "rebuilt", OK, \
+	  "data chunks rebuilt") \
+	X(cache_hits, "cache_hits", INFO, \
+	  "mds decodes whose tables were found in the cache") \
+	X(cache_misses, "cache_misses", INFO, \
+	  "mds decodes that inverted a matrix and built tables") \
+	X(cache_evictions, "cache_evictions", INFO, \
+	  "cache entries replaced, least recently used first")
 
 /** Counters of one codec (see EC_COUNTERS). */
 struct ec_stats {
-#define X(name, doc) uint64_t name;
+#define X(sym, name, kind, doc) uint64_t sym;
 	EC_COUNTERS(X)
 #undef X
 };
+
+/** The counters of struct ec_stats, in its field order, as a table (counters.h). */
+extern const struct sdr_counter_table ec_counter_table;
 
 /** cache_hits / (cache_hits + cache_misses), 0 when there was no lookup. */
 double ec_stats_hit_rate(const struct ec_stats *stats);

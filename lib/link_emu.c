@@ -11,10 +11,15 @@
 #include "sdr_sim.h"
 #include "units.h"
 
-static const char *const counter_names[LINK_EMU_NCOUNTERS] = {
-#define X(sym, name, doc) [LINK_EMU_C_##sym] = name,
-	LINK_EMU_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[LINK_EMU_NCOUNTERS] = {
+	LINK_EMU_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table link_emu_counter_table = {
+	.group = "link",
+	.doc = "the link emulator of a port (or of one of its paths), per direction it shapes",
+	.n = LINK_EMU_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 static const char *const err_names[LINK_EMU_E_COUNT] = {
@@ -68,7 +73,7 @@ struct link_emu {
 const char *
 link_emu_counter_name(enum link_emu_counter c)
 {
-	return (unsigned int)c < LINK_EMU_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&link_emu_counter_table, (unsigned int)c);
 }
 
 static int

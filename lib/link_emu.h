@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
+
 /** Largest one-way delay and largest reordering delay (10 s). */
 #define LINK_EMU_MAX_DELAY_NS	10000000000ull
 /** Rate limits in bit/s, besides 0 (unlimited). */
@@ -57,30 +59,33 @@
  * + dropped_queue_full + copies_not_enqueued + drained + link_emu_count().
  */
 #define LINK_EMU_COUNTERS(X) \
-	X(PACKETS_IN,	"packets_in",	"packets offered to link_emu_admit()") \
-	X(BYTES_IN,	"bytes_in",	"bytes of the packets offered") \
-	X(DELIVERED,	"delivered",	"copies handed back by link_emu_dequeue()") \
-	X(BYTES_OUT,	"bytes_out",	"bytes of the copies delivered") \
-	X(DROPPED_LOSS,	"dropped_loss",	"packets lost to the i.i.d. loss") \
-	X(DROPPED_BURST, "dropped_burst", "packets lost to the Gilbert-Elliott model") \
-	X(DROPPED_QUEUE_FULL, "dropped_queue_full", \
+	X(PACKETS_IN,	"packets_in", OK,	"packets offered to link_emu_admit()") \
+	X(BYTES_IN,	"bytes_in", OK,	"bytes of the packets offered") \
+	X(DELIVERED,	"delivered", OK,	"copies handed back by link_emu_dequeue()") \
+	X(BYTES_OUT,	"bytes_out", OK,	"bytes of the copies delivered") \
+	X(DROPPED_LOSS,	"dropped_loss", DROP,	"packets lost to the i.i.d. loss") \
+	X(DROPPED_BURST, "dropped_burst", DROP, "packets lost to the Gilbert-Elliott model") \
+	X(DROPPED_QUEUE_FULL, "dropped_queue_full", DROP, \
 	  "copies refused: the queue was at capacity") \
-	X(DUPLICATED,	"duplicated",	"packets admitted as two copies") \
-	X(CORRUPTED,	"corrupted",	"copies with one bit flipped") \
-	X(REORDERED,	"reordered",	"copies given an extra reordering delay") \
-	X(QUEUE_PEAK,	"queue_peak",	"most copies held at once") \
-	X(BURSTS,	"ge_bursts",	"Gilbert-Elliott transitions into the bad state") \
-	X(RATE_WAITS,	"rate_waits",	"copies that waited for the previous one's serialization") \
-	X(COPIES_NOT_ENQUEUED, "copies_not_enqueued", \
+	X(DUPLICATED,	"duplicated", INFO,	"packets admitted as two copies") \
+	X(CORRUPTED,	"corrupted", INFO,	"copies with one bit flipped") \
+	X(REORDERED,	"reordered", INFO,	"copies given an extra reordering delay") \
+	X(QUEUE_PEAK,	"queue_peak", INFO,	"most copies held at once") \
+	X(BURSTS,	"ge_bursts", INFO,	"Gilbert-Elliott transitions into the bad state") \
+	X(RATE_WAITS,	"rate_waits", INFO,	"copies that waited for the previous one's serialization") \
+	X(COPIES_NOT_ENQUEUED, "copies_not_enqueued", ERROR, \
 	  "admitted copies never enqueued (a clone the caller could not make)") \
-	X(DRAINED,	"drained",	"copies handed back by link_emu_drain()")
+	X(DRAINED,	"drained", INFO,	"copies handed back by link_emu_drain()")
 
 enum link_emu_counter {
-#define X(sym, name, doc) LINK_EMU_C_##sym,
+#define X(sym, name, kind, doc) LINK_EMU_C_##sym,
 	LINK_EMU_COUNTERS(X)
 #undef X
 	LINK_EMU_NCOUNTERS
 };
+
+/** The counters as a table (counters.h). */
+extern const struct sdr_counter_table link_emu_counter_table;
 
 /** Name of a counter ("dropped_loss"), or "invalid". */
 const char *link_emu_counter_name(enum link_emu_counter c);

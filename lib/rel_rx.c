@@ -8,16 +8,21 @@
 #include "rel_rx.h"
 #include "sdr_bitmap.h"
 
-static const char *const counter_names[REL_RX_NCOUNTERS] = {
-#define X(sym, name) [REL_RX_##sym] = name,
-	REL_RX_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[REL_RX_NCOUNTERS] = {
+	REL_RX_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table rel_rx_counter_table = {
+	.group = "reliability_rx",
+	.doc = "the receive side of the reliability layer: receives, chunks, the ACKs, NACKs and CTS it sends, control messages received",
+	.n = REL_RX_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 const char *
 rel_rx_counter_name(enum rel_rx_counter c)
 {
-	return (unsigned int)c < REL_RX_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&rel_rx_counter_table, (unsigned int)c);
 }
 
 enum rxm_state {

@@ -30,39 +30,78 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
 #include "sdr_rel.h"
 
 #define REL_RX_COUNTERS(X) \
-	X(POSTED,		"recvs_posted") \
-	X(COMPLETED,		"recvs_completed") \
-	X(TIMEOUTS,		"recvs_timed_out") \
-	X(CHUNKS,		"chunks_arrived") \
-	X(PARITY_CHUNKS,	"parity_chunks_arrived") \
-	X(DUP_CHUNKS,		"chunks_arrived_twice") \
-	X(DECODES,		"submessages_decoded") \
-	X(ACKS,			"acks_sent") \
-	X(NACKS,		"nacks_sent") \
-	X(EC_NACKS,		"ec_nacks_sent") \
-	X(CTS,			"cts_sent") \
-	X(REACKS,		"late_reacks_sent") \
-	X(FTO_FIRED,		"fallback_timeouts") \
-	X(SKIPPED,		"recvs_skipped_by_sender") \
-	X(SKIP_ANSWERS,		"skip_answers_sent") \
-	X(WITHDRAWN,		"recvs_withdrawn_incomplete") \
-	X(WITHDRAWS,		"withdraws_sent") \
-	X(WITHDRAWS_ANSWERED,	"withdraws_answered") \
-	X(PEER_RESTART,		"recvs_failed_peer_restart") \
-	X(SKIP_IMPLAUSIBLE,	"skips_implausible") \
-	X(WITHDRAW_ANSWER_IMPLAUSIBLE, "withdraw_answers_implausible")
+	X(POSTED, "recvs_posted", OK, \
+	  "receives accepted by the reliability layer, each then owes the sender a CTS") \
+	X(COMPLETED, "recvs_completed", OK, \
+	  "receives completed OK: every data chunk is in, arrived or rebuilt by EC decode") \
+	X(TIMEOUTS, "recvs_timed_out", ERROR, \
+	  "open receives that hit the global timeout; each ends timed out and a FAILED final ACK " \
+	  "is sent") \
+	X(CHUNKS, "chunks_arrived", OK, \
+	  "new data chunks arrived for an open receive (duplicates and decoded chunks not " \
+	  "counted)") \
+	X(PARITY_CHUNKS, "parity_chunks_arrived", OK, \
+	  "new EC parity chunks arrived for an open receive (duplicates not counted)") \
+	X(DUP_CHUNKS, "chunks_arrived_twice", INFO, \
+	  "data or parity chunks arriving for an open receive that already has them, decoded " \
+	  "ones included") \
+	X(DECODES, "submessages_decoded", OK, \
+	  "EC submessages whose missing data chunks were rebuilt from parity and applied to an " \
+	  "open receive") \
+	X(ACKS, "acks_sent", OK, \
+	  "aCKs sent for receives not yet released: progress ACKs and final COMPLETE or FAILED " \
+	  "ACKs, repeats included") \
+	X(NACKS, "nacks_sent", INFO, \
+	  "SR-NACK control messages sent, each naming up to one window of chunks considered lost") \
+	X(EC_NACKS, "ec_nacks_sent", INFO, \
+	  "eC-NACKs sent after the fallback timeout, naming undecodable submessages; repeated " \
+	  "every RTO") \
+	X(CTS, "cts_sent", OK, \
+	  "CTS sent for open receives; repeated every RTO until the first chunk arrives, and " \
+	  "after a handshake") \
+	X(REACKS, "late_reacks_sent", INFO, \
+	  "final ACKs sent for released receives, on a late packet or when released before the " \
+	  "final ACK went out") \
+	X(FTO_FIRED, "fallback_timeouts", INFO, \
+	  "EC receives whose fallback timer expired before completion (once per receive): SR " \
+	  "ACKs and EC-NACKs follow") \
+	X(SKIPPED, "recvs_skipped_by_sender", ERROR, \
+	  "open receives failed because a SKIP said the sender gave up their messages") \
+	X(SKIP_ANSWERS, "skip_answers_sent", OK, \
+	  "answers sent to plausible SKIPs; SKIPs arriving before it goes out share one answer") \
+	X(WITHDRAWN, "recvs_withdrawn_incomplete", ERROR, \
+	  "open receives given up by a local abort (complete or failed ones not counted); the " \
+	  "sender is told") \
+	X(WITHDRAWS, "withdraws_sent", INFO, \
+	  "WITHDRAW control messages sent, repeats included (gap doubles up to 64 RTO until " \
+	  "answered)") \
+	X(WITHDRAWS_ANSWERED, "withdraws_answered", OK, \
+	  "WITHDRAW answers received from the sender that cover no more than the WITHDRAWs this " \
+	  "end sent") \
+	X(PEER_RESTART, "recvs_failed_peer_restart", ERROR, \
+	  "open receives failed because the peer restarted (receives kept for the new peer not " \
+	  "counted)") \
+	X(SKIP_IMPLAUSIBLE, "skips_implausible", DROP, \
+	  "sKIPs ignored: range reversed or wider than the window, or ending a window past this " \
+	  "end's posted receives") \
+	X(WITHDRAW_ANSWER_IMPLAUSIBLE, "withdraw_answers_implausible", DROP, \
+	  "WITHDRAW answers ignored because they reach past the highest WITHDRAW this end sent")
 
 enum rel_rx_counter {
-#define X(sym, name) REL_RX_##sym,
+#define X(sym, name, kind, doc) REL_RX_##sym,
 	REL_RX_COUNTERS(X)
 #undef X
 	REL_RX_NCOUNTERS
 };
+
+/** The counters as a table (counters.h): name, kind, meaning. */
+extern const struct sdr_counter_table rel_rx_counter_table;
 
 const char *rel_rx_counter_name(enum rel_rx_counter c);
 

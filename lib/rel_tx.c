@@ -8,16 +8,21 @@
 #include "rel_tx.h"
 #include "sdr_bitmap.h"
 
-static const char *const counter_names[REL_TX_NCOUNTERS] = {
-#define X(sym, name) [REL_TX_##sym] = name,
-	REL_TX_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[REL_TX_NCOUNTERS] = {
+	REL_TX_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table rel_tx_counter_table = {
+	.group = "reliability_tx",
+	.doc = "the send side of the reliability layer (SR, SR-NACK, EC with fallback): messages, chunks, timers, control messages received",
+	.n = REL_TX_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 const char *
 rel_tx_counter_name(enum rel_tx_counter c)
 {
-	return (unsigned int)c < REL_TX_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&rel_tx_counter_table, (unsigned int)c);
 }
 
 enum txm_state {

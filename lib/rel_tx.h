@@ -20,50 +20,107 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "path_est.h"
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
 #include "sdr_rel.h"
 
 #define REL_TX_COUNTERS(X) \
-	X(SUBMITTED,		"msgs_submitted") \
-	X(COMPLETED,		"msgs_completed") \
-	X(FAILED,		"msgs_failed") \
-	X(TIMEOUTS,		"msgs_timed_out") \
-	X(DATA_SENT,		"data_chunks_sent") \
-	X(PARITY_SENT,		"parity_chunks_sent") \
-	X(RETRANSMITS,		"chunks_retransmitted") \
-	X(RTO_FIRED,		"rto_expired") \
-	X(RTO_BACKOFFS,		"rto_backoffs") \
-	X(NACKED,		"chunks_nacked") \
-	X(EC_NACKS,		"ec_nacks_received") \
-	X(FALLBACK_SUBS,	"submessages_fallen_back") \
-	X(SILENCE_PROBES,	"silence_fallbacks") \
-	X(ACKS,			"acks_received") \
-	X(CTS,			"cts_received") \
-	X(CTS_LEN_MISMATCH,	"cts_length_mismatch") \
-	X(CTRL_UNKNOWN_MSG,	"ctrl_for_unknown_message") \
-	X(TIMER_FULL,		"timer_ring_full") \
-	X(STREAM_RESENDS,	"stream_chunks_resent") \
-	X(NO_RECEIVE,		"no_receive_timeouts") \
-	X(SKIPS_SENT,		"skips_sent") \
-	X(SKIPS_ANSWERED,	"skips_answered") \
-	X(CANCELLED,		"msgs_cancelled") \
-	X(WITHDRAWN,		"msgs_withdrawn_by_receiver") \
-	X(WITHDRAW_ANSWERS,	"withdraw_answers_sent") \
-	X(PACED_WAITS,		"paced_waits") \
-	X(PEER_RESTART,		"msgs_failed_peer_restart") \
-	X(ACK_IMPLAUSIBLE,	"acks_implausible") \
-	X(CTS_IMPLAUSIBLE,	"cts_implausible") \
-	X(WITHDRAW_IMPLAUSIBLE,	"withdraws_implausible") \
-	X(SKIP_ANSWER_IMPLAUSIBLE, "skip_answers_implausible")
+	X(SUBMITTED, "msgs_submitted", OK, \
+	  "messages accepted for sending (submit or stream submit), each then waits for its CTS") \
+	X(COMPLETED, "msgs_completed", OK, \
+	  "messages that ended OK: the receiver's final ACK said COMPLETE") \
+	X(FAILED, "msgs_failed", ERROR, \
+	  "messages that ended failed: receiver FAILED ACK, CTS length mismatch, WITHDRAW, peer " \
+	  "restart") \
+	X(TIMEOUTS, "msgs_timed_out", ERROR, \
+	  "messages that hit the global timeout, incl. those behind one that never got a receive") \
+	X(DATA_SENT, "data_chunks_sent", OK, \
+	  "data chunks handed out to be sent for the first time") \
+	X(PARITY_SENT, "parity_chunks_sent", OK, \
+	  "EC parity chunks handed out; parity goes out once and is never retransmitted") \
+	X(RETRANSMITS, "chunks_retransmitted", INFO, \
+	  "data chunks sent again, whatever the cause: RTO, NACK, EC fallback, silence probe, " \
+	  "stream resend") \
+	X(RTO_FIRED, "rto_expired", INFO, \
+	  "timer expiries of data chunks whose latest send is unacked (per chunk per expiry); " \
+	  "each is queued to resend") \
+	X(RTO_BACKOFFS, "rto_backoffs", INFO, \
+	  "RTO doublings after a timer expiry; only with a measured RTO, at most once per RTO, " \
+	  "capped") \
+	X(NACKED, "chunks_nacked", INFO, \
+	  "data chunks named in a received NACK and not sent within the last RTT, so queued for " \
+	  "resend") \
+	X(EC_NACKS, "ec_nacks_received", INFO, \
+	  "EC-NACK control messages received for a message in flight (each may name many " \
+	  "submessages)") \
+	X(FALLBACK_SUBS, "submessages_fallen_back", INFO, \
+	  "EC submessages switched to SR retransmission by an EC-NACK, once per submessage") \
+	X(SILENCE_PROBES, "silence_fallbacks", INFO, \
+	  "EC messages with no ACK or (EC-)NACK heard by the silence timeout; the last data " \
+	  "chunk is resent under SR") \
+	X(ACKS, "acks_received", OK, \
+	  "plausible ACKs received for a message in flight, final COMPLETE and FAILED ACKs " \
+	  "included") \
+	X(CTS, "cts_received", OK, \
+	  "plausible CTS received, repeats included (a CTS is counted even if it grants no new " \
+	  "credit)") \
+	X(CTS_LEN_MISMATCH, "cts_length_mismatch", ERROR, \
+	  "messages failed because the CTS for them announced a receive length other than theirs") \
+	X(CTRL_UNKNOWN_MSG, "ctrl_for_unknown_message", DROP, \
+	  "ACK, NACK or EC-NACK ignored: no message in flight with its slot and gen, or it still " \
+	  "awaits CTS") \
+	X(TIMER_FULL, "timer_ring_full", ERROR, \
+	  "chunks denied a retransmission timer or retransmit queue entry because that ring was " \
+	  "full (timer_slots)") \
+	X(STREAM_RESENDS, "stream_chunks_resent", INFO, \
+	  "streamed chunks already sent and unacked that the application marked ready again, " \
+	  "queued for resend") \
+	X(NO_RECEIVE, "no_receive_timeouts", ERROR, \
+	  "times a message waiting for CTS hit the global timeout: it and all later ones time " \
+	  "out, SKIP follows") \
+	X(SKIPS_SENT, "skips_sent", INFO, \
+	  "SKIP control messages sent for given-up messages, repeats included (backoff doubles " \
+	  "up to 64 RTO)") \
+	X(SKIPS_ANSWERED, "skips_answered", OK, \
+	  "SKIP answers received from the receiver that cover no more than the SKIPs this end " \
+	  "sent") \
+	X(CANCELLED, "msgs_cancelled", ERROR, \
+	  "messages in flight ended as cancelled because the application aborted the connection") \
+	X(WITHDRAWN, "msgs_withdrawn_by_receiver", ERROR, \
+	  "messages in flight failed because the receiver withdrew their receives (also counted " \
+	  "in msgs_failed)") \
+	X(WITHDRAW_ANSWERS, "withdraw_answers_sent", OK, \
+	  "answers sent to plausible WITHDRAWs; WITHDRAWs arriving before it goes out share one " \
+	  "answer") \
+	X(PACED_WAITS, "paced_waits", INFO, \
+	  "sender polls that returned nothing while the pacer was out of tokens (per poll, not " \
+	  "per chunk)") \
+	X(PEER_RESTART, "msgs_failed_peer_restart", ERROR, \
+	  "messages in flight failed because the peer restarted (also in msgs_failed; kept " \
+	  "messages not counted)") \
+	X(ACK_IMPLAUSIBLE, "acks_implausible", DROP, \
+	  "aCKs ignored because they acknowledge a chunk not yet sent, or say COMPLETE before " \
+	  "all chunks went out") \
+	X(CTS_IMPLAUSIBLE, "cts_implausible", DROP, \
+	  "CTS ignored: its range is empty or wider than the slots, or its count runs a window " \
+	  "past this end's messages") \
+	X(WITHDRAW_IMPLAUSIBLE, "withdraws_implausible", DROP, \
+	  "wITHDRAWs ignored: the range is wider than the window or ends more than a window past " \
+	  "this end's messages") \
+	X(SKIP_ANSWER_IMPLAUSIBLE, "skip_answers_implausible", DROP, \
+	  "SKIP answers ignored because they reach past the highest SKIP this end sent")
 
 enum rel_tx_counter {
-#define X(sym, name) REL_TX_##sym,
+#define X(sym, name, kind, doc) REL_TX_##sym,
 	REL_TX_COUNTERS(X)
 #undef X
 	REL_TX_NCOUNTERS
 };
+
+/** The counters as a table (counters.h): name, kind, meaning. */
+extern const struct sdr_counter_table rel_tx_counter_table;
 
 const char *rel_tx_counter_name(enum rel_tx_counter c);
 

@@ -6,28 +6,27 @@
 #include "roce_hdr.h"
 #include "roce_parse.h"
 
-static const char *const verdict_names[ROCE_V_COUNT] = {
-#define X(sym, name, doc) [ROCE_V_##sym] = name,
-	ROCE_VERDICTS(X)
-#undef X
+static const struct sdr_counter_def verdict_defs[ROCE_V_COUNT] = {
+	ROCE_VERDICTS(SDR_COUNTER_DEF)
 };
 
-static const char *const verdict_docs[ROCE_V_COUNT] = {
-#define X(sym, name, doc) [ROCE_V_##sym] = doc,
-	ROCE_VERDICTS(X)
-#undef X
+const struct sdr_counter_table roce_verdict_table = {
+	.group = "verdicts",
+	.doc = "what the RoCEv2 parser says of each frame a port receives, one verdict per frame",
+	.n = ROCE_V_COUNT,
+	.defs = verdict_defs,
 };
 
 const char *
 roce_verdict_name(enum roce_verdict v)
 {
-	return (unsigned int)v < ROCE_V_COUNT ? verdict_names[v] : "invalid";
+	return sdr_counter_name(&roce_verdict_table, (unsigned int)v);
 }
 
 const char *
 roce_verdict_doc(enum roce_verdict v)
 {
-	return (unsigned int)v < ROCE_V_COUNT ? verdict_docs[v] : "invalid verdict";
+	return (unsigned int)v < ROCE_V_COUNT ? verdict_defs[v].doc : "invalid verdict";
 }
 
 /* Truncation verdict per extension header, in roce_ext bit order. */

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "counters.h"
+
 #include "roce_opcode.h"
 
 /*
@@ -16,43 +18,46 @@
  * the names in statistics and the documentation cannot drift apart.
  */
 #define ROCE_VERDICTS(X) \
-	X(OK,			"ok",			"well-formed RoCEv2 packet") \
-	X(TRUNC_ETH,		"trunc_eth",		"frame shorter than an Ethernet header") \
-	X(TRUNC_VLAN,		"trunc_vlan",		"frame ends inside the 802.1Q tag") \
-	X(NOT_IP,		"not_ip",		"EtherType is neither IPv4 nor IPv6") \
-	X(TRUNC_IP,		"trunc_ip",		"frame ends inside the IP header") \
-	X(BAD_IP_VERSION,	"bad_ip_version",	"IP version field disagrees with EtherType") \
-	X(BAD_IP_HDR_LEN,	"bad_ip_hdr_len",	"IPv4 IHL below 5 or past the frame") \
-	X(BAD_IP_LEN,		"bad_ip_len",		"IPv4 total length below the header length") \
-	X(BAD_IP_CSUM,		"bad_ip_csum",		"IPv4 header checksum wrong") \
-	X(IP_FRAGMENT,		"ip_fragment",		"IPv4 fragment (RoCEv2 is never fragmented)") \
-	X(NOT_UDP,		"not_udp",		"IP protocol / next header is not UDP") \
-	X(TRUNC_UDP,		"trunc_udp",		"IP payload ends inside the UDP header") \
-	X(BAD_UDP_LEN,		"bad_udp_len",		"UDP length disagrees with the IP length") \
-	X(NOT_ROCE_PORT,	"not_roce_port",	"UDP destination port is not 4791") \
-	X(TRUNC_BTH,		"trunc_bth",		"UDP payload ends inside the BTH") \
-	X(BAD_BTH_VERSION,	"bad_bth_version",	"BTH transport version is not 0") \
-	X(UNKNOWN_OPCODE,	"unknown_opcode",	"opcode not in the RC/UC/UD/CNP table") \
-	X(TRUNC_DETH,		"trunc_deth",		"packet ends inside the DETH") \
-	X(TRUNC_RETH,		"trunc_reth",		"packet ends inside the RETH") \
-	X(TRUNC_ATOMICETH,	"trunc_atomiceth",	"packet ends inside the AtomicETH") \
-	X(TRUNC_AETH,		"trunc_aeth",		"packet ends inside the AETH") \
-	X(TRUNC_ATOMICACKETH,	"trunc_atomicacketh",	"packet ends inside the AtomicAckETH") \
-	X(TRUNC_IMMDT,		"trunc_immdt",		"packet ends inside the ImmDt") \
-	X(TRUNC_IETH,		"trunc_ieth",		"packet ends inside the IETH") \
-	X(TRUNC_CNP,		"trunc_cnp",		"CNP shorter than its 16 reserved bytes") \
-	X(TRUNC_PAYLOAD,	"trunc_payload",	"frame ends before the length the IP header gives") \
-	X(TRUNC_ICRC,		"trunc_icrc",		"no room for the 4-byte ICRC") \
-	X(BAD_PAD,		"bad_pad",		"pad count larger than the payload, or length not 4-byte aligned") \
-	X(UNEXPECTED_PAYLOAD,	"unexpected_payload",	"payload after an opcode that carries none") \
-	X(BAD_ICRC,		"bad_icrc",		"ICRC does not match")
+	X(OK,			"ok", OK,			"well-formed RoCEv2 packet") \
+	X(TRUNC_ETH,		"trunc_eth", DROP,		"frame shorter than an Ethernet header") \
+	X(TRUNC_VLAN,		"trunc_vlan", DROP,		"frame ends inside the 802.1Q tag") \
+	X(NOT_IP,		"not_ip", DROP,		"EtherType is neither IPv4 nor IPv6") \
+	X(TRUNC_IP,		"trunc_ip", DROP,		"frame ends inside the IP header") \
+	X(BAD_IP_VERSION,	"bad_ip_version", DROP,	"IP version field disagrees with EtherType") \
+	X(BAD_IP_HDR_LEN,	"bad_ip_hdr_len", DROP,	"IPv4 IHL below 5 or past the frame") \
+	X(BAD_IP_LEN,		"bad_ip_len", DROP,		"IPv4 total length below the header length") \
+	X(BAD_IP_CSUM,		"bad_ip_csum", DROP,		"IPv4 header checksum wrong") \
+	X(IP_FRAGMENT,		"ip_fragment", DROP,		"IPv4 fragment (RoCEv2 is never fragmented)") \
+	X(NOT_UDP,		"not_udp", DROP,		"IP protocol / next header is not UDP") \
+	X(TRUNC_UDP,		"trunc_udp", DROP,		"IP payload ends inside the UDP header") \
+	X(BAD_UDP_LEN,		"bad_udp_len", DROP,		"UDP length disagrees with the IP length") \
+	X(NOT_ROCE_PORT,	"not_roce_port", DROP,	"UDP destination port is not 4791") \
+	X(TRUNC_BTH,		"trunc_bth", DROP,		"UDP payload ends inside the BTH") \
+	X(BAD_BTH_VERSION,	"bad_bth_version", DROP,	"BTH transport version is not 0") \
+	X(UNKNOWN_OPCODE,	"unknown_opcode", DROP,	"opcode not in the RC/UC/UD/CNP table") \
+	X(TRUNC_DETH,		"trunc_deth", DROP,		"packet ends inside the DETH") \
+	X(TRUNC_RETH,		"trunc_reth", DROP,		"packet ends inside the RETH") \
+	X(TRUNC_ATOMICETH,	"trunc_atomiceth", DROP,	"packet ends inside the AtomicETH") \
+	X(TRUNC_AETH,		"trunc_aeth", DROP,		"packet ends inside the AETH") \
+	X(TRUNC_ATOMICACKETH,	"trunc_atomicacketh", DROP,	"packet ends inside the AtomicAckETH") \
+	X(TRUNC_IMMDT,		"trunc_immdt", DROP,		"packet ends inside the ImmDt") \
+	X(TRUNC_IETH,		"trunc_ieth", DROP,		"packet ends inside the IETH") \
+	X(TRUNC_CNP,		"trunc_cnp", DROP,		"CNP shorter than its 16 reserved bytes") \
+	X(TRUNC_PAYLOAD,	"trunc_payload", DROP,	"frame ends before the length the IP header gives") \
+	X(TRUNC_ICRC,		"trunc_icrc", DROP,		"no room for the 4-byte ICRC") \
+	X(BAD_PAD,		"bad_pad", DROP,		"pad count larger than the payload, or length not 4-byte aligned") \
+	X(UNEXPECTED_PAYLOAD,	"unexpected_payload", DROP,	"payload after an opcode that carries none") \
+	X(BAD_ICRC,		"bad_icrc", DROP,		"ICRC does not match")
 
 enum roce_verdict {
-#define X(sym, name, doc) ROCE_V_##sym,
+#define X(sym, name, kind, doc) ROCE_V_##sym,
 	ROCE_VERDICTS(X)
 #undef X
 	ROCE_V_COUNT
 };
+
+/** The verdicts as a counter table (counters.h): "ok" is OK, every other one a drop. */
+extern const struct sdr_counter_table roce_verdict_table;
 
 /** Counter/JSON name of a verdict ("ok", "bad_icrc", ...). */
 const char *roce_verdict_name(enum roce_verdict v);

@@ -18,16 +18,21 @@
 #include "sdr_peer.h"
 #include "sdr_tx.h"
 
-static const char *const counter_names[SDR_EP_NCOUNTERS] = {
-#define X(sym, name) [SDR_EP_##sym] = name,
-	SDR_EP_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[SDR_EP_NCOUNTERS] = {
+	SDR_EP_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table sdr_ep_counter_table = {
+	.group = "endpoint",
+	.doc = "a connection's endpoint: packets in and out, control messages and their checks, FEC work, sends and receives, the handshake, loss and path reports",
+	.n = SDR_EP_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 const char *
 sdr_ep_counter_name(enum sdr_ep_counter c)
 {
-	return (unsigned int)c < SDR_EP_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&sdr_ep_counter_table, (unsigned int)c);
 }
 
 /* A send in flight, by rel_tx context. */
@@ -2099,6 +2104,17 @@ const uint64_t *
 sdr_ep_rel_rx_counters(const struct sdr_ep *ep)
 {
 	return rel_rx_counters(ep->rrx);
+}
+
+unsigned int
+sdr_ep_counter_groups(const struct sdr_ep *ep, struct sdr_ep_counter_group g[SDR_EP_NGROUPS])
+{
+	g[0] = (struct sdr_ep_counter_group){ &sdr_ep_counter_table, ep->counters };
+	g[1] = (struct sdr_ep_counter_group){ &sdr_rx_counter_table, sdr_rx_counters(ep->rx) };
+	g[2] = (struct sdr_ep_counter_group){ &sdr_tx_counter_table, sdr_tx_counters(ep->tx) };
+	g[3] = (struct sdr_ep_counter_group){ &rel_tx_counter_table, rel_tx_counters(ep->rtx) };
+	g[4] = (struct sdr_ep_counter_group){ &rel_rx_counter_table, rel_rx_counters(ep->rrx) };
+	return SDR_EP_NGROUPS;
 }
 
 uint64_t

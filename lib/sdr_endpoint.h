@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "roce_build.h"
 #include "roce_parse.h"
 #include "path_sel.h"
@@ -90,53 +91,120 @@ struct sdr_ep_cfg {
 };
 
 #define SDR_EP_COUNTERS(X) \
-	X(DATA_PKTS_OUT,	"data_pkts_out") \
-	X(PARITY_PKTS_OUT,	"parity_pkts_out") \
-	X(CTRL_PKTS_OUT,	"ctrl_pkts_out") \
-	X(DATA_PKTS_IN,		"data_pkts_in") \
-	X(CTRL_PKTS_IN,		"ctrl_pkts_in") \
-	X(CTRL_BAD,		"ctrl_rejected") \
-	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
-	X(ENCODES,		"submessages_encoded") \
-	X(DECODES,		"submessages_decoded") \
-	X(DECODE_FAILED,	"decode_failed") \
-	X(PARITY_WAITS,		"parity_buffer_waits") \
-	X(SEND_OK,		"sends_ok") \
-	X(SEND_FAILED,		"sends_failed") \
-	X(RECV_OK,		"recvs_ok") \
-	X(RECV_FAILED,		"recvs_failed") \
-	X(FEC_JOBS,		"fec_jobs_offloaded") \
-	X(FEC_JOB_WAITS,	"fec_job_waits") \
-	X(FEC_STALE,		"fec_results_discarded") \
-	X(HELLOS_IN,		"hellos_received") \
-	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
-	X(CTRL_BAD_MAC,		"ctrl_bad_mac") \
-	X(CTRL_OLD_EPOCH,	"ctrl_old_epoch") \
-	X(CTRL_EARLY,		"ctrl_before_handshake") \
-	X(CTRL_HELD,		"ctrl_not_sent_before_handshake") \
-	X(PEER_RESTARTS,	"peer_restarts") \
-	X(SEND_HELD,		"sends_held_for_frames") \
-	X(WIRE_PKTS,		"wire_pkts_judged") \
-	X(WIRE_LOST,		"wire_pkts_lost") \
-	X(WIRE_DUPS,		"wire_pkts_twice") \
-	X(WIRE_TOO_LATE,	"wire_pkts_too_late") \
-	X(SCHEME_ASKS,		"scheme_changes_asked") \
-	X(SCHEME_CHANGES,	"scheme_changes") \
-	X(SCHEME_REFUSED,	"scheme_changes_refused_by_peer") \
-	X(SCHEME_REFUSALS,	"scheme_changes_refused") \
-	X(REPORTS_OUT,		"loss_reports_sent") \
-	X(REPORTS_IN,		"loss_reports_received") \
-	X(REPORTS_IMPLAUSIBLE,	"loss_reports_implausible") \
-	X(PATHS_OUT,		"path_reports_sent") \
-	X(PATHS_IN,		"path_reports_received") \
-	X(PATH_MOVES,		"path_qpn_moves")
+	X(DATA_PKTS_OUT, "data_pkts_out", OK, \
+	  "per data frame (first send or resend) the endpoint built for its data QPNs") \
+	X(PARITY_PKTS_OUT, "parity_pkts_out", OK, \
+	  "per parity frame the endpoint built for its data QPNs") \
+	X(CTRL_PKTS_OUT, "ctrl_pkts_out", OK, \
+	  "per control frame the endpoint built (HELLO, ACK, NACK, CTS, SKIP, REPORT, PATHS, " \
+	  "SCHEME, ...)") \
+	X(DATA_PKTS_IN, "data_pkts_in", OK, \
+	  "per packet received on a data QPN of the connection, before the placement checks") \
+	X(CTRL_PKTS_IN, "ctrl_pkts_in", OK, \
+	  "per packet received on the connection's control QPN, before the endpoint's checks") \
+	X(CTRL_BAD, "ctrl_rejected", DROP, \
+	  "per received control message dropped because it did not decode (bad length, version, " \
+	  "type, flags, ...)") \
+	X(CTRL_BAD_OPCODE, "ctrl_bad_opcode", DROP, \
+	  "per packet on the control QPN dropped because its opcode is not UC SEND ONLY") \
+	X(ENCODES, "submessages_encoded", OK, \
+	  "per submessage whose parity chunks were computed, inline or by an offloaded job") \
+	X(DECODES, "submessages_decoded", OK, \
+	  "per submessage whose missing data chunks were rebuilt from parity, inline or by an " \
+	  "offloaded job") \
+	X(DECODE_FAILED, "decode_failed", ERROR, \
+	  "per submessage decode that failed: a codec error, or more chunks missing than its " \
+	  "parity rebuilds") \
+	X(PARITY_WAITS, "parity_buffer_waits", INFO, \
+	  "per parity encode of a submessage that had to wait because no parity buffer was free") \
+	X(SEND_OK, "sends_ok", OK, \
+	  "per send completion handed to the application with status OK") \
+	X(SEND_FAILED, "sends_failed", ERROR, \
+	  "per send completion handed to the application that failed (timeout, given up by peer, " \
+	  "cancelled)") \
+	X(RECV_OK, "recvs_ok", OK, \
+	  "per receive completion handed to the application with status OK") \
+	X(RECV_FAILED, "recvs_failed", ERROR, \
+	  "per receive completion handed to the application that failed (timeout, given up by " \
+	  "peer, cancelled)") \
+	X(FEC_JOBS, "fec_jobs_offloaded", INFO, \
+	  "per encode or decode of a submessage queued as a job for the FEC lcore") \
+	X(FEC_JOB_WAITS, "fec_job_waits", INFO, \
+	  "per encode or decode that had to wait because every offload job was in use") \
+	X(FEC_STALE, "fec_results_discarded", INFO, \
+	  "per offloaded encode or decode whose result was discarded: its message or receive " \
+	  "ended meanwhile") \
+	X(HELLOS_IN, "hellos_received", INFO, \
+	  "per HELLO control message received that passed the MAC and decode checks and is not " \
+	  "from an old epoch") \
+	X(CTRL_BAD_TOKEN, "ctrl_bad_token", DROP, \
+	  "per received non-HELLO control message dropped because its destination tag is not " \
+	  "this end's") \
+	X(CTRL_BAD_MAC, "ctrl_bad_mac", DROP, \
+	  "per received control message dropped because its MAC is missing or wrong (auth on)") \
+	X(CTRL_OLD_EPOCH, "ctrl_old_epoch", DROP, \
+	  "per received control message dropped because it comes from a tag the peer had before " \
+	  "a restart") \
+	X(CTRL_EARLY, "ctrl_before_handshake", DROP, \
+	  "per received proven non-HELLO control message dropped because the handshake is not " \
+	  "done yet") \
+	X(CTRL_HELD, "ctrl_not_sent_before_handshake", INFO, \
+	  "per control message (CTS, ACK, ...) due before the handshake, discarded unsent; it is " \
+	  "repeated later") \
+	X(PEER_RESTARTS, "peer_restarts", INFO, \
+	  "per peer restart detected (a proven message from a new tag): everything in flight " \
+	  "fails") \
+	X(SEND_HELD, "sends_held_for_frames", INFO, \
+	  "per send completion held back because zero-copy frames still read its buffer (once " \
+	  "per completion)") \
+	X(WIRE_PKTS, "wire_pkts_judged", INFO, \
+	  "data QPN PSNs judged once out of the 256-PSN window (tracked only with scheme auto or " \
+	  "several paths)") \
+	X(WIRE_LOST, "wire_pkts_lost", INFO, \
+	  "judged data QPN PSNs that never arrived: frames the path lost (scheme auto or several " \
+	  "paths)") \
+	X(WIRE_DUPS, "wire_pkts_twice", INFO, \
+	  "per data frame that arrived with a PSN already seen: duplicated on the path (scheme " \
+	  "auto or paths)") \
+	X(WIRE_TOO_LATE, "wire_pkts_too_late", INFO, \
+	  "per data frame older than the 256-PSN window, already judged lost (scheme auto or " \
+	  "several paths)") \
+	X(SCHEME_ASKS, "scheme_changes_asked", INFO, \
+	  "per scheme change this side starts asking the peer for, once its sends have drained") \
+	X(SCHEME_CHANGES, "scheme_changes", INFO, \
+	  "per scheme change applied: this end's agreed by the peer, the peer's asked of this " \
+	  "end, or a reset after a restart") \
+	X(SCHEME_REFUSED, "scheme_changes_refused_by_peer", INFO, \
+	  "per scheme change this end asked for that the peer refused, or that this end could " \
+	  "not apply after it agreed") \
+	X(SCHEME_REFUSALS, "scheme_changes_refused", INFO, \
+	  "per scheme change the peer asked for that this side refused (unknown, not receiving, " \
+	  "cannot run here)") \
+	X(REPORTS_OUT, "loss_reports_sent", INFO, \
+	  "per REPORT control message built with the wire loss counts (scheme auto, receive " \
+	  "side)") \
+	X(REPORTS_IN, "loss_reports_received", INFO, \
+	  "per REPORT control message received from the peer that passed the handshake checks") \
+	X(REPORTS_IMPLAUSIBLE, "loss_reports_implausible", DROP, \
+	  "per REPORT not used as a sample: counts that go back, lose more than they carry, or " \
+	  "exceed frames this end sent") \
+	X(PATHS_OUT, "path_reports_sent", INFO, \
+	  "per PATHS control message built (one per 16 data QPNs per round; several paths, " \
+	  "receive side)") \
+	X(PATHS_IN, "path_reports_received", INFO, \
+	  "per PATHS control message received from the peer that passed the handshake checks") \
+	X(PATH_MOVES, "path_qpn_moves", INFO, \
+	  "per data QPN moved onto a path by a path decision (the first placement is not counted)")
 
 enum sdr_ep_counter {
-#define X(sym, name) SDR_EP_##sym,
+#define X(sym, name, kind, doc) SDR_EP_##sym,
 	SDR_EP_COUNTERS(X)
 #undef X
 	SDR_EP_NCOUNTERS
 };
+
+/** The counters as a table (counters.h): name, kind, meaning. */
+extern const struct sdr_counter_table sdr_ep_counter_table;
 
 const char *sdr_ep_counter_name(enum sdr_ep_counter c);
 
@@ -399,6 +467,22 @@ int sdr_ep_set_paths(struct sdr_ep *ep, const uint8_t *want, uint64_t now);
 const struct path_est *sdr_ep_path(const struct sdr_ep *ep);
 /** The sender's RTO in force, and the RTT its timers derive from (rel_tx_rto()). */
 uint64_t sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt);
+/** A layer's counters: its table (counters.h) and the values, table->n of them. */
+struct sdr_ep_counter_group {
+	const struct sdr_counter_table *table;
+	const uint64_t *v;
+};
+
+#define SDR_EP_NGROUPS 5
+
+/**
+ * Every counter of the connection, layer by layer: endpoint, receive, send, reliability_tx,
+ * reliability_rx (what `sdrctl conn show`, telemetry and the statistics print, in that
+ * order). @return SDR_EP_NGROUPS
+ */
+unsigned int sdr_ep_counter_groups(const struct sdr_ep *ep,
+				   struct sdr_ep_counter_group g[SDR_EP_NGROUPS]);
+
 const uint64_t *sdr_ep_rx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_tx_counters(const struct sdr_ep *ep);
 const uint64_t *sdr_ep_rel_tx_counters(const struct sdr_ep *ep);

@@ -8,16 +8,21 @@
 #include "sdr_bitmap.h"
 #include "sdr_rx.h"
 
-static const char *const counter_names[SDR_RX_NCOUNTERS] = {
-#define X(sym, name) [SDR_RX_##sym] = name,
-	SDR_RX_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[SDR_RX_NCOUNTERS] = {
+	SDR_RX_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table sdr_rx_counter_table = {
+	.group = "receive",
+	.doc = "the receive path of a connection: every data packet it is handed is placed or dropped for exactly one reason, then its chunk and message progress",
+	.n = SDR_RX_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 const char *
 sdr_rx_counter_name(enum sdr_rx_counter c)
 {
-	return (unsigned int)c < SDR_RX_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&sdr_rx_counter_table, (unsigned int)c);
 }
 
 /* State of one posted receive; a pool of max_inflight of them is made at create time. */

@@ -22,36 +22,64 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "roce_parse.h"
 #include "sdr_conn.h"
 
 /*
- * Counters of the receive side: symbol, name. Drop reasons first; every packet handed to
- * sdr_rx_place() moves exactly one of the counters up to and including "placed".
+ * Counters of the receive side: symbol, name, kind, meaning. Every packet handed to
+ * sdr_rx_place() moves exactly one of the counters up to and including "placed": a drop
+ * reason, "duplicate" or "placed".
  */
 #define SDR_RX_COUNTERS(X) \
-	X(BAD_OPCODE,		"bad_opcode") \
-	X(SLOT_NOT_POSTED,	"slot_not_posted") \
-	X(LATE_PACKET,		"late_packet") \
-	X(STALE_GENERATION,	"stale_generation") \
-	X(MSG_COMPLETE,		"msg_already_complete") \
-	X(BAD_RKEY,		"bad_rkey") \
-	X(VA_MISMATCH,		"va_mismatch") \
-	X(DMA_LEN_MISMATCH,	"dma_len_mismatch") \
-	X(BAD_LENGTH,		"bad_payload_length") \
-	X(OUT_OF_RANGE,		"offset_out_of_range") \
-	X(NO_PARITY,		"parity_not_expected") \
-	X(DUPLICATE,		"duplicate") \
-	X(PLACED,		"placed") \
-	X(BYTES_PLACED,		"bytes_placed") \
-	X(CHUNKS_DONE,		"chunks_done") \
-	X(CHUNKS_RECOVERED,	"chunks_recovered") \
-	X(MSGS_DONE,		"msgs_done") \
-	X(POSTS,		"posts") \
-	X(COMPLETES,		"completes")
+	X(BAD_OPCODE, "bad_opcode", DROP, \
+	  "per data packet dropped because its opcode is not UC RDMA WRITE ONLY with immediate") \
+	X(SLOT_NOT_POSTED, "slot_not_posted", DROP, \
+	  "per data packet dropped because its message id names a slot never posted") \
+	X(LATE_PACKET, "late_packet", DROP, \
+	  "per data packet dropped because its message was already released (same generation)") \
+	X(STALE_GENERATION, "stale_generation", DROP, \
+	  "per data packet dropped because its QPN generation is not that of the message in its " \
+	  "slot") \
+	X(MSG_COMPLETE, "msg_already_complete", DROP, \
+	  "per data packet dropped because its message already has every data chunk") \
+	X(BAD_RKEY, "bad_rkey", DROP, \
+	  "per data packet dropped because its R_Key is not the receive's, or the receive has no " \
+	  "key yet") \
+	X(VA_MISMATCH, "va_mismatch", DROP, \
+	  "per data packet dropped because its RETH address disagrees with the immediate's " \
+	  "message and offset") \
+	X(DMA_LEN_MISMATCH, "dma_len_mismatch", DROP, \
+	  "per data packet dropped because its RETH DMA length differs from its payload length") \
+	X(BAD_LENGTH, "bad_payload_length", DROP, \
+	  "per data or parity packet dropped because its payload length is not the one its " \
+	  "offset needs") \
+	X(OUT_OF_RANGE, "offset_out_of_range", DROP, \
+	  "per packet dropped because its offset lies past the message's data and parity packets") \
+	X(NO_PARITY, "parity_not_expected", DROP, \
+	  "per parity packet dropped because its receive was posted without a parity buffer") \
+	X(DUPLICATE, "duplicate", INFO, \
+	  "per data or parity packet not placed because its offset was already received or " \
+	  "rebuilt: resends and the path make them, so not counted among the drops") \
+	X(PLACED, "placed", OK, \
+	  "per data or parity packet that passed every check and is copied into the posted " \
+	  "buffer") \
+	X(BYTES_PLACED, "bytes_placed", OK, \
+	  "payload bytes of placed packets, per byte") \
+	X(CHUNKS_DONE, "chunks_done", OK, \
+	  "per data chunk that became complete, by its packets arriving or by decoding") \
+	X(CHUNKS_RECOVERED, "chunks_recovered", OK, \
+	  "per data chunk rebuilt by erasure decoding instead of received") \
+	X(MSGS_DONE, "msgs_done", OK, \
+	  "per posted receive whose data chunks are all in, received or rebuilt") \
+	X(POSTS, "posts", INFO, \
+	  "per receive posted into a message slot") \
+	X(COMPLETES, "completes", INFO, \
+	  "per posted receive released (complete or given up): its slot discards packets until " \
+	  "posted again")
 
 enum sdr_rx_counter {
-#define X(sym, name) SDR_RX_##sym,
+#define X(sym, name, kind, doc) SDR_RX_##sym,
 	SDR_RX_COUNTERS(X)
 #undef X
 	SDR_RX_NCOUNTERS
@@ -59,6 +87,9 @@ enum sdr_rx_counter {
 
 /** Verdict of one packet: SDR_RX_PLACED or the drop counter it moved. */
 typedef enum sdr_rx_counter sdr_rx_verdict;
+
+/** The counters as a table (counters.h): name, kind, meaning. */
+extern const struct sdr_counter_table sdr_rx_counter_table;
 
 /** Counter name ("placed", "stale_generation", ...). */
 const char *sdr_rx_counter_name(enum sdr_rx_counter c);

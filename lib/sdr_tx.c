@@ -8,16 +8,21 @@
 #include "roce_opcode.h"
 #include "sdr_tx.h"
 
-static const char *const counter_names[SDR_TX_NCOUNTERS] = {
-#define X(sym, name) [SDR_TX_##sym] = name,
-	SDR_TX_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def counter_defs[SDR_TX_NCOUNTERS] = {
+	SDR_TX_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table sdr_tx_counter_table = {
+	.group = "send",
+	.doc = "the packetizer of a connection: messages started and frames built",
+	.n = SDR_TX_NCOUNTERS,
+	.defs = counter_defs,
 };
 
 const char *
 sdr_tx_counter_name(enum sdr_tx_counter c)
 {
-	return (unsigned int)c < SDR_TX_NCOUNTERS ? counter_names[c] : "invalid";
+	return sdr_counter_name(&sdr_tx_counter_table, (unsigned int)c);
 }
 
 struct sdr_tx {

@@ -20,24 +20,37 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "roce_build.h"
 #include "rss.h"
 #include "sdr_conn.h"
 
 #define SDR_TX_COUNTERS(X) \
-	X(MSGS_STARTED,		"msgs_started") \
-	X(MSGS_RETIRED,		"msgs_retired") \
-	X(PKTS_BUILT,		"pkts_built") \
-	X(BYTES_BUILT,		"payload_bytes_built") \
-	X(SLOT_BUSY,		"slot_busy") \
-	X(BUILD_ERRORS,		"build_errors")
+	X(MSGS_STARTED, "msgs_started", OK, \
+	  "per message accepted for sending: a message slot and an in-flight place taken") \
+	X(MSGS_RETIRED, "msgs_retired", INFO, \
+	  "per started message retired, freeing its slot: after its completion, or at once if " \
+	  "the sender refused it") \
+	X(PKTS_BUILT, "pkts_built", OK, \
+	  "per data or parity frame built (first sends and resends alike)") \
+	X(BYTES_BUILT, "payload_bytes_built", OK, \
+	  "payload bytes of built data and parity frames, per byte") \
+	X(SLOT_BUSY, "slot_busy", INFO, \
+	  "per message start refused for now (retried): in-flight limit reached or its slot " \
+	  "still busy") \
+	X(BUILD_ERRORS, "build_errors", ERROR, \
+	  "per frame that could not be built (too large for the frame buffer or UDP length); " \
+	  "building stops")
 
 enum sdr_tx_counter {
-#define X(sym, name) SDR_TX_##sym,
+#define X(sym, name, kind, doc) SDR_TX_##sym,
 	SDR_TX_COUNTERS(X)
 #undef X
 	SDR_TX_NCOUNTERS
 };
+
+/** The counters as a table (counters.h): name, kind, meaning. */
+extern const struct sdr_counter_table sdr_tx_counter_table;
 
 const char *sdr_tx_counter_name(enum sdr_tx_counter c);
 

@@ -369,9 +369,10 @@ print_counters(const struct peer *p)
 			       p->counters[i]);
 			any = 1;
 		}
-	/* the receive side's drop reasons: every counter before "placed" */
-	for (int i = 0; rxc && i < SDR_RX_PLACED; i++)
-		if (rxc[i]) {
+	/* the receive side's drop reasons, and its duplicates */
+	for (unsigned int i = 0; rxc && i < SDR_RX_NCOUNTERS; i++)
+		if (rxc[i] && (sdr_counter_is_drop(&sdr_rx_counter_table, i) ||
+			       i == SDR_RX_DUPLICATE)) {
 			printf("%s %s %" PRIu64, any ? "," : " counters:",
 			       sdr_rx_counter_name((enum sdr_rx_counter)i), rxc[i]);
 			any = 1;
