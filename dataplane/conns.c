@@ -26,6 +26,8 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	const struct dp_cfg *cfg = &ctx->cfg;
 	struct roce_path *path = &cc->ep.path;
 	int pi = dp_config_port(cfg, cc->port);
+	const struct roce_path ipv = { .ip_version = cc->peer_ip_version };
+	unsigned int ip_len, around;
 	const struct dp_port *p;
 
 	if (pi < 0 || (unsigned int)pi >= ctx->nports) {
@@ -34,13 +36,13 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	}
 	p = &ctx->ports[pi];
 	/* a data packet: IP, UDP, BTH, RETH, ImmDt, payload, ICRC */
-	if (cc->ep.attr.mtu + (cc->peer_ip_version == 6 ? 40u : 20u) + 8 + 12 + 16 + 4 + 4 >
-	    p->l3_mtu) {
+	ip_len = roce_build_ip_len(&ipv, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, cc->ep.attr.mtu);
+	around = ip_len - cc->ep.attr.mtu;
+	if (ip_len > p->l3_mtu) {
 		snprintf(err, errlen, "[conn %s] mtu %u makes %u-byte IP packets; port %s carries at "
 			 "most %u (set the connection's mtu to %u or less)", cc->name,
-			 cc->ep.attr.mtu, cc->ep.attr.mtu + (cc->peer_ip_version == 6 ? 40u : 20u) + 44,
-			 cc->port, p->l3_mtu, mtu_fitting(p->l3_mtu - (cc->peer_ip_version == 6 ? 40u :
-									20u) - 44));
+			 cc->ep.attr.mtu, ip_len, cc->port, p->l3_mtu,
+			 mtu_fitting(p->l3_mtu > around ? p->l3_mtu - around : 0));
 		return -1;
 	}
 	memcpy(path->src_mac, p->mac.addr_bytes, 6);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "msg_pattern.h"
+#include "quantile.h"
 #include "traffic.h"
 #include "units.h"
 
@@ -391,20 +392,10 @@ traffic_join(struct traffic *const *parts, unsigned int n)
 	return t;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 double
 traffic_percentile(const struct traffic *t, double q)
 {
-	double *v;
-	uint32_t r;
-	double res;
+	double *v, res;
 
 	if (t->ntimes == 0)
 		return 0;
@@ -412,9 +403,8 @@ traffic_percentile(const struct traffic *t, double q)
 	if (v == NULL)
 		return 0;
 	memcpy(v, t->times, t->ntimes * sizeof(double));
-	qsort(v, t->ntimes, sizeof(double), cmp_double);
-	r = (uint32_t)(q * t->ntimes + 0.999999);
-	res = v[r ? r - 1 : 0];
+	sdr_sort_doubles(v, t->ntimes);
+	res = sdr_quantile_sorted(v, t->ntimes, q);
 	free(v);
 	return res;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "link_emu.h"
-#include "sdr_sim.h"
+#include "rng.h"
 #include "units.h"
 
 static const struct sdr_counter_def counter_defs[LINK_EMU_NCOUNTERS] = {
@@ -658,17 +658,12 @@ static int
 burst_lost(struct link_emu *le)
 {
 	const struct link_emu_config *c = &le->cfg;
-	struct sdr_rng *r = &le->rng[RNG_BURST];
-	double u = sdr_rng_unit(r);
+	const struct sdr_ge ge = { c->ge_p_gb, c->ge_p_bg, c->ge_loss_good, c->ge_loss_bad };
+	int v = sdr_ge_step(&le->rng[RNG_BURST], &ge, &le->ge_bad);
 
-	if (le->ge_bad) {
-		if (u < c->ge_p_bg)
-			le->ge_bad = 0;
-	} else if (u < c->ge_p_gb) {
-		le->ge_bad = 1;
+	if (v & 2)
 		le->ctr[LINK_EMU_C_BURSTS]++;
-	}
-	return sdr_rng_unit(r) < (le->ge_bad ? c->ge_loss_bad : c->ge_loss_good);
+	return v & 1;
 }
 
 int

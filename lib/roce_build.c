@@ -40,6 +40,12 @@ roce_build_frame_len(const struct roce_path *path, uint8_t opcode, uint32_t payl
 	       ROCE_ICRC_LEN;
 }
 
+unsigned int
+roce_build_ip_len(const struct roce_path *path, uint8_t opcode, uint32_t payload_len)
+{
+	return roce_build_frame_len(path, opcode, payload_len) - l2_len(path);
+}
+
 static uint16_t
 ipv4_csum(const uint8_t *h)
 {

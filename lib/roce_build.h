@@ -66,6 +66,9 @@ unsigned int roce_build_hdr_len(const struct roce_path *path, uint8_t opcode);
 unsigned int roce_build_frame_len(const struct roce_path *path, uint8_t opcode,
 				  uint32_t payload_len);
 
+/** The IP packet of such a frame: its length without the Ethernet header and VLAN tag. */
+unsigned int roce_build_ip_len(const struct roce_path *path, uint8_t opcode, uint32_t payload_len);
+
 /**
  * Write the headers of a frame whose payload will be @p payload_len bytes.
  * The payload goes at the returned offset; call roce_build_finish() after it is in place.

@@ -10,45 +10,6 @@
 #include "sdr_bitmap.h"
 #include "sdr_sim.h"
 
-/* ---- random numbers: xoshiro256** seeded by splitmix64 ---- */
-
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-void
-sdr_rng_seed(struct sdr_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t
-sdr_rng_next(struct sdr_rng *r)
-{
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
 /* ---- in-flight chunks (min-heap on arrival time) and control messages (FIFO) ---- */
 
 #define ALL_PKTS UINT32_MAX
@@ -262,11 +223,10 @@ data_lost(struct sim *s, const struct sdr_sim_event *ev, uint32_t npkts, uint32_
 		int drop;
 
 		if (l->gilbert) {
-			double u = sdr_rng_unit(&s->rng);
+			const struct sdr_ge ge = { l->ge_p_gb, l->ge_p_bg, l->ge_loss_good,
+						   l->ge_loss_bad };
 
-			if (s->ge_bad ? u < l->ge_p_bg : u < l->ge_p_gb)
-				s->ge_bad = !s->ge_bad;
-			drop = sdr_rng_unit(&s->rng) < (s->ge_bad ? l->ge_loss_bad : l->ge_loss_good);
+			drop = sdr_ge_step(&s->rng, &ge, &s->ge_bad) & 1;
 		} else if (s->until_loss >= npkts - i) {
 			s->until_loss -= npkts - i;
 			break;

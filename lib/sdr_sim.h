@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "rng.h"
 #include "sdr_conn.h"
 #include "sdr_rel.h"
 
@@ -113,20 +114,5 @@ struct sdr_sim_result {
  */
 int sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_hooks *hooks,
 		struct sdr_sim_result *res, double *times);
-
-/** A small, fast, seedable generator (xoshiro256**), exposed for tools and tests. */
-struct sdr_rng {
-	uint64_t s[4];
-};
-
-void sdr_rng_seed(struct sdr_rng *r, uint64_t seed);
-uint64_t sdr_rng_next(struct sdr_rng *r);
-
-/** Uniform double in [0, 1). */
-static inline double
-sdr_rng_unit(struct sdr_rng *r)
-{
-	return (double)(sdr_rng_next(r) >> 11) * 0x1.0p-53;
-}
 
 #endif /* SDR_SIM_H */

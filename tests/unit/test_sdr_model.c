@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "quantile.h"
 #include "sdr_conn.h"
 #include "sdr_model.h"
 #include "sdr_rel.h"
@@ -71,14 +72,6 @@ eval(const struct sdr_model_params *p, const char *name)
 
 /* ---------------------------------------------------------------- references */
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Exact E[max_i X_i]: F is constant between the lattice points i T + j O, so integrate
  * 1 - F interval by interval, evaluating F directly in each.
@@ -96,7 +89,7 @@ sr_exact(unsigned int m, double t, double o, double p)
 	for (unsigned int i = 1; i <= m; i++)
 		for (unsigned int j = 0; j <= rounds; j++)
 			b[n++] = i * t + j * o;
-	qsort(b, n, sizeof(*b), cmp_double);
+	sdr_sort_doubles(b, n);
 	for (unsigned int a = 0; a + 1 < n; a++) {
 		double lo = fmax(b[a], m * t), hi = b[a + 1], mid, f = 1;
 

@@ -6,24 +6,15 @@
 #include <string.h>
 
 #include "perf_report.h"
+#include "quantile.h"
 
 #define RULE "---------------------------------------------------------------------------------------\n"
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The q-quantile of @p n sorted values (nearest rank). */
 static double
 pct(const double *v, uint32_t n, double q)
 {
-	uint32_t r = (uint32_t)ceil(q * n);
-
-	return n ? v[r ? r - 1 : 0] : 0;
+	return sdr_quantile_sorted(v, n, q);
 }
 
 void
@@ -32,7 +23,7 @@ perf_summarize(const double *v, uint32_t n, double *s, struct perf_summary *out)
 	double sum = 0;
 
 	memcpy(s, v, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
+	sdr_sort_doubles(s, n);
 	for (uint32_t i = 0; i < n; i++)
 		sum += v[i];
 	*out = (struct perf_summary){ .mean = n ? sum / n : 0, .p50 = pct(s, n, .5),
@@ -71,7 +62,7 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 	if (r->app_s != NULL)
 		perf_summarize(r->app_s + first, n, s, &app);
 	memcpy(s, lat, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
+	sdr_sort_doubles(s, n);
 	for (uint32_t i = 0; i < n; i++)
 		mean += lat[i];
 	mean = n ? mean / n : 0;

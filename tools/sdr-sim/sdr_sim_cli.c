@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "point_cli.h"
+#include "quantile.h"
 #include "sdr_model.h"
 #include "sdr_sim.h"
 #include "units.h"
@@ -89,23 +90,6 @@ usage(FILE *f)
 "bandwidth and the sender paces at it; control packets are not paced.\n"
 "\n"
 "Exit status: 0 on success, 1 when a trial cannot finish, 2 on bad options.\n");
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted values. */
-static double
-pct(const double *v, uint32_t n, double q)
-{
-	uint32_t r = (uint32_t)ceil(q * n);
-
-	return v[r ? r - 1 : 0];
 }
 
 static int
@@ -203,13 +187,13 @@ run_scheme(const struct point_cli *c, const struct sim_opts *o, uint64_t size, d
 		r->ctrl += (double)res.ctrl_sent;
 	}
 	r->total = k;
-	qsort(t, k, sizeof(double), cmp_double);
+	sdr_sort_doubles(t, k);
 	for (uint32_t i = 0; i < k; i++)
 		sum += t[i];
 	r->mean = sum / k;
-	r->p50 = pct(t, k, 0.50);
-	r->p99 = pct(t, k, 0.99);
-	r->p999 = pct(t, k, 0.999);
+	r->p50 = sdr_quantile_sorted(t, k, 0.50);
+	r->p99 = sdr_quantile_sorted(t, k, 0.99);
+	r->p999 = sdr_quantile_sorted(t, k, 0.999);
 	r->max = t[k - 1];
 	r->retrans /= k;
 	r->decoded /= k;

@@ -984,7 +984,20 @@ ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 		p->sync_nonce = c.value;
 		return;
 	}
-	rel_tx_on_ctrl(p->rtx, &c, now);
+	/* SKIP and the answer to a WITHDRAW are for the receive side, as in the endpoint */
+	if (p->rrx != NULL && c.type == SDR_CTRL_SKIP && !(c.flags & SDR_CTRL_F_ANSWER)) {
+		uint64_t hi = sdr_seq_near(sdr_rx_next_seq(p->rx), c.cum);
+		uint64_t lo = hi - (uint32_t)(c.cum - c.win_start);
+
+		sdr_rx_skip_to(p->rx, rel_rx_on_skip(p->rrx, lo, hi, now));
+		return;
+	}
+	if (p->rrx != NULL && c.type == SDR_CTRL_WITHDRAW && (c.flags & SDR_CTRL_F_ANSWER)) {
+		rel_rx_on_withdraw_answer(p->rrx, c.cum);
+		return;
+	}
+	if (p->rtx != NULL)
+		rel_tx_on_ctrl(p->rtx, &c, now);
 }
 
 /* @return completions handled, or -1 on a completion error (the QP is then unusable). */
