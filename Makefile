@@ -81,7 +81,7 @@ test-asan: deps
 
 # the reference pages generated from the code's tables (the test docs_generated checks them)
 docs: build
-	$(BUILD)/dataplane/sdr-docgen counters > docs/counters.md
+	$(PYTHON) tests/integration/docs_generated.py . $(BUILD) --write
 
 unit: build
 	meson test -C $(BUILD) --suite unit --print-errorlogs

@@ -13,6 +13,7 @@
 #include <rte_cfgfile.h>
 
 #include "config.h"
+#include "config_keys.h"
 #include "sdr_model.h"
 #include "units.h"
 
@@ -29,7 +30,7 @@ struct where {
 static int
 fail(const struct where *w, const char *key, const char *fmt, ...)
 {
-	char why[400];
+	char why[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -72,18 +73,6 @@ copy_name(char *dst, const char *src)
 		      src[i] == '.'))
 			return -1;
 	memcpy(dst, src, n + 1);
-	return 0;
-}
-
-static int
-get_u32(const struct where *w, const char *key, const char *v, uint64_t lo, uint64_t hi,
-	uint32_t *out)
-{
-	uint64_t x;
-
-	if (units_parse_u64(v, hi, &x) != 0 || x < lo)
-		return fail(w, key, "'%s' is not an integer in %" PRIu64 "..%" PRIu64, v, lo, hi);
-	*out = (uint32_t)x;
 	return 0;
 }
 
@@ -135,31 +124,76 @@ get_ip(const char *v, uint8_t *version, uint8_t ip[16])
 	return -1;
 }
 
+/*
+ * Key @p k of a section of kind @p s (config_keys.h): its index, its value read when the
+ * table knows how (integer, size, time or number, within the table's bounds) into @p x or
+ * @p d. @return the index, or -1 with the error line (an unknown key's names every key).
+ */
+static int
+key_read(const struct dp_key_section *s, const struct where *w, const char *k, const char *v,
+	 uint64_t *x, double *d)
+{
+	int i = dp_key_find(s, k);
+	const struct dp_key *key;
+	char list[1024];
+
+	if (i < 0)
+		return fail(w, k, "unknown key (expected %s)", dp_key_list(s, list, sizeof(list)));
+	key = &s->keys[i];
+	switch (key->kind) {
+	case DP_K_INT:
+		if (units_parse_u64(v, key->hi, x) != 0 || *x < key->lo)
+			return fail(w, k, "'%s' is not an integer in %" PRIu64 "..%" PRIu64, v,
+				    key->lo, key->hi);
+		break;
+	case DP_K_SIZE:
+		if (get_size(w, k, v, key->lo, key->hi, x) != 0)
+			return -1;
+		break;
+	case DP_K_TIME:
+		if (get_time_ns(w, k, v, x) != 0)
+			return -1;
+		break;
+	case DP_K_NUMBER:
+		if (get_number(w, k, v, (double)key->hi, d) != 0)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	return i;
+}
+
 /* ---- [dataplane] ---- */
 
 static int
 dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char *v)
 {
-	if (strcmp(k, "name") == 0) {
+	uint64_t x = 0;
+
+	switch (key_read(&dp_dataplane_keys, w, k, v, &x, NULL)) {
+	case DPK_DATAPLANE_NAME:
 		if (copy_name(c->name, v) != 0)
 			return fail(w, k, "'%s' is not a name (letters, digits, - _ ., up to 31)", v);
 		return 0;
-	}
-	if (strcmp(k, "mbufs") == 0)
-		return get_u32(w, k, v, 1024, 1u << 24, &c->mbufs);
-	if (strcmp(k, "burst") == 0)
-		return get_u32(w, k, v, 1, 256, &c->burst);
-	if (strcmp(k, "idle_sleep_us") == 0)
-		return get_u32(w, k, v, 0, 1000000, &c->idle_sleep_us);
-	if (strcmp(k, "arena") == 0)
-		return get_size(w, k, v, 16u << 20, 64ull << 30, &c->arena_bytes);
-	if (strcmp(k, "control_group") == 0) {
+	case DPK_DATAPLANE_MBUFS:
+		c->mbufs = (uint32_t)x;
+		return 0;
+	case DPK_DATAPLANE_BURST:
+		c->burst = (uint32_t)x;
+		return 0;
+	case DPK_DATAPLANE_IDLE_SLEEP_US:
+		c->idle_sleep_us = (uint32_t)x;
+		return 0;
+	case DPK_DATAPLANE_ARENA:
+		c->arena_bytes = x;
+		return 0;
+	case DPK_DATAPLANE_CONTROL_GROUP:
 		if (copy_name(c->control_group, v) != 0)
 			return fail(w, k, "'%s' is not a group name (letters, digits, - _ ., up to "
 				    "31)", v);
 		return 0;
-	}
-	if (strcmp(k, "control_dir") == 0) {
+	case DPK_DATAPLANE_CONTROL_DIR:
 		if (v[0] != '/' || strlen(v) >= sizeof(c->control_dir) || strstr(v, "..") ||
 		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_.-")
 		    != strlen(v))
@@ -167,17 +201,11 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 				    "/ _ . -, up to %zu characters)", v, sizeof(c->control_dir) - 1);
 		snprintf(c->control_dir, sizeof(c->control_dir), "%s", v);
 		return 0;
-	}
-	if (strcmp(k, "stats_period") == 0) {
-		uint64_t ns = 0;
-
-		if (get_time_ns(w, k, v, &ns) != 0)
-			return -1;
-		c->stats_period_s = (double)ns * 1e-9;
+	case DPK_DATAPLANE_STATS_PERIOD:
+		c->stats_period_s = (double)x * 1e-9;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected name, mbufs, burst, idle_sleep_us, stats_period, "
-		    "arena, control_dir, control_group)");
+	return -1;
 }
 
 /* ---- [pipeline] ---- */
@@ -185,7 +213,10 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 static int
 pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char *v)
 {
-	if (strcmp(k, "mode") == 0) {
+	uint64_t x = 0;
+
+	switch (key_read(&dp_pipeline_keys, w, k, v, &x, NULL)) {
+	case DPK_PIPELINE_MODE:
 		if (strcmp(v, "rtc") == 0)
 			c->mode = DP_PIPE_RTC;
 		else if (strcmp(v, "split") == 0)
@@ -196,8 +227,7 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 			return fail(w, k, "'%s' is not rtc (all stages on one lcore), split or engines",
 				    v);
 		return 0;
-	}
-	if (strcmp(k, "fec") == 0) {
+	case DPK_PIPELINE_FEC:
 		if (strcmp(v, "inline") == 0)
 			c->fec_lcore = 0;
 		else if (strcmp(v, "lcore") == 0)
@@ -206,14 +236,16 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 			return fail(w, k, "'%s' is not inline (in the packetizer's loop) or lcore "
 				    "(a FEC worker lcore, fed through rings)", v);
 		return 0;
-	}
-	if (strcmp(k, "fec_jobs") == 0)
-		return get_u32(w, k, v, 1, DP_MAX_FEC_JOBS, &c->fec_jobs);
-	if (strcmp(k, "rx_lcores") == 0)
-		return get_u32(w, k, v, 1, DP_MAX_RX_LCORES, &c->rx_lcores);
-	if (strcmp(k, "engines") == 0)
-		return get_u32(w, k, v, 1, DP_MAX_ENGINES, &c->engines);
-	if (strcmp(k, "placement") == 0) {
+	case DPK_PIPELINE_FEC_JOBS:
+		c->fec_jobs = (uint32_t)x;
+		return 0;
+	case DPK_PIPELINE_RX_LCORES:
+		c->rx_lcores = (uint32_t)x;
+		return 0;
+	case DPK_PIPELINE_ENGINES:
+		c->engines = (uint32_t)x;
+		return 0;
+	case DPK_PIPELINE_PLACEMENT:
 		if (strcmp(v, "main") == 0)
 			c->place_workers = 0;
 		else if (strcmp(v, "workers") == 0)
@@ -224,8 +256,7 @@ pipeline_key(struct dp_cfg *c, const struct where *w, const char *k, const char 
 		c->placement_set = 1;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected mode, engines, rx_lcores, placement, fec or "
-		    "fec_jobs)");
+	return -1;
 }
 
 /* ---- [port NAME] ---- */
@@ -271,67 +302,62 @@ parse_allow(const struct where *w, const char *k, const char *v, struct dp_port_
 static int
 port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char *v)
 {
-	uint32_t x = 0;
+	uint64_t x = 0;
 
-	if (strcmp(k, "device") == 0) {
+	switch (key_read(&dp_port_keys, w, k, v, &x, NULL)) {
+	case DPK_PORT_DEVICE:
 		if (strlen(v) == 0 || strlen(v) >= DP_DEVICE_LEN)
 			return fail(w, k, "empty or longer than %d characters", DP_DEVICE_LEN - 1);
 		strcpy(p->device, v);
 		return 0;
-	}
-	if (strcmp(k, "mac") == 0) {
+	case DPK_PORT_MAC:
 		if (dp_parse_mac(v, p->mac) != 0)
 			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
 		p->has_mac = 1;
 		return 0;
-	}
-	if (strcmp(k, "ipv4") == 0) {
+	case DPK_PORT_IPV4:
 		if (inet_pton(AF_INET, v, p->ipv4) != 1)
 			return fail(w, k, "'%s' is not an IPv4 address", v);
 		p->has_ipv4 = 1;
 		return 0;
-	}
-	if (strcmp(k, "ipv6") == 0) {
+	case DPK_PORT_IPV6:
 		if (inet_pton(AF_INET6, v, p->ipv6) != 1)
 			return fail(w, k, "'%s' is not an IPv6 address", v);
 		p->has_ipv6 = 1;
 		return 0;
-	}
-	if (strcmp(k, "mtu") == 0)
-		return get_u32(w, k, v, 576, 9600, &p->mtu);
-	if (strcmp(k, "rx_queues") == 0 || strcmp(k, "tx_queues") == 0) {
-		if (get_u32(w, k, v, 1, DP_MAX_QUEUES, &x) != 0)
-			return -1;
-		*(k[0] == 'r' ? &p->rx_queues : &p->tx_queues) = (uint16_t)x;
+	case DPK_PORT_MTU:
+		p->mtu = (uint32_t)x;
 		return 0;
-	}
-	if (strcmp(k, "capture") == 0) {
+	case DPK_PORT_RX_QUEUES:
+		p->rx_queues = (uint16_t)x;
+		return 0;
+	case DPK_PORT_TX_QUEUES:
+		p->tx_queues = (uint16_t)x;
+		return 0;
+	case DPK_PORT_CAPTURE:
 		if (strlen(v) >= sizeof(p->capture))
 			return fail(w, k, "path longer than %zu characters", sizeof(p->capture) - 1);
 		strcpy(p->capture, v);
 		return 0;
-	}
-	if (strcmp(k, "link") == 0 || strcmp(k, "exception") == 0) {
+	case DPK_PORT_LINK:
+	case DPK_PORT_EXCEPTION:
 		if (copy_name(k[0] == 'l' ? p->link : p->exception, v) != 0)
 			return fail(w, k, "'%s' is not a section name", v);
 		return 0;
-	}
-	if (strcmp(k, "allow") == 0)
+	case DPK_PORT_ALLOW:
 		return parse_allow(w, k, v, p);
-	if (strcmp(k, "zero_copy") == 0) {
+	case DPK_PORT_ZERO_COPY:
 		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
 			return fail(w, k, "'%s' is not yes or no", v);
 		p->zero_copy = v[0] == 'y' ? DP_ZC_YES : DP_ZC_NO;
 		return 0;
-	}
-	if (strcmp(k, "steering") == 0) {
+	case DPK_PORT_STEERING:
 		if (strcmp(v, "queue") != 0 && strcmp(v, "rss") != 0)
 			return fail(w, k, "'%s' is not queue or rss", v);
 		p->steering = v[0] == 'r' ? DP_STEER_RSS : DP_STEER_QUEUE;
 		return 0;
 	}
-	return fail(w, k, "unknown key (expected device, mac, ipv4, ipv6, mtu, rx_queues, "
-		    "tx_queues, link, exception, capture, allow, zero_copy, steering)");
+	return -1;
 }
 
 /* ---- [link NAME]: the keys are the emulator's own words ---- */
@@ -364,15 +390,9 @@ link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char
 {
 	char *words[2] = { (char *)(uintptr_t)k, (char *)(uintptr_t)v };
 	int bad = 0, rc;
-	uint32_t u = 1;
+	uint64_t x = 0;
 
-	/* paths = N, pathK = WORDS: parallel paths, picked per frame by its UDP source port */
-	if (strcmp(k, "paths") == 0) {
-		if (get_u32(w, k, v, 1, LINK_EMU_MAX_PATHS, &u) != 0)
-			return -1;
-		l->npaths = u;
-		return 0;
-	}
+	/* pathK = WORDS: what path K does besides the section's keys (path1 ... path8) */
 	if (strncmp(k, "path", 4) == 0 && k[4] >= '1' && k[4] <= '0' + LINK_EMU_MAX_PATHS &&
 	    k[5] == '\0') {
 		if (strlen(v) >= sizeof(l->path_words[0]) || v[0] == '\0')
@@ -381,11 +401,20 @@ link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char
 		strcpy(l->path_words[k[4] - '1'], v);
 		return 0;
 	}
-	rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
-
-	if (rc != 0)
-		return fail(w, k, "'%s': %s", v, link_emu_strerror(rc));
-	return 0;
+	switch (key_read(&dp_link_keys, w, k, v, &x, NULL)) {
+	case -1:
+		return -1;
+	case DPK_LINK_PATHS:
+		/* parallel paths, picked per frame by its UDP source port */
+		l->npaths = (unsigned int)x;
+		return 0;
+	default:
+		/* the emulator's own words */
+		rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
+		if (rc != 0)
+			return fail(w, k, "'%s': %s", v, link_emu_strerror(rc));
+		return 0;
+	}
 }
 
 /* ---- [conn NAME] ---- */
@@ -441,77 +470,68 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 {
 	struct sdr_conn_attr *a = &c->ep.attr;
 	struct sdr_rel_cfg *r = &c->ep.rel;
-	uint64_t x;
-	uint32_t u = 0;
-	double d;
+	uint64_t x = 0;
+	double d = 0;
 
-	if (strcmp(k, "port") == 0) {
+	switch (key_read(&dp_conn_keys, w, k, v, &x, &d)) {
+	case DPK_CONN_PORT:
 		if (copy_name(c->port, v) != 0)
 			return fail(w, k, "'%s' is not a section name", v);
 		return 0;
-	}
-	if (strcmp(k, "engine") == 0) {
-		if (get_u32(w, k, v, 0, DP_MAX_ENGINES - 1, &u) != 0)
-			return -1;
-		c->engine = (int16_t)u;
+	case DPK_CONN_ENGINE:
+		c->engine = (int16_t)x;
 		return 0;
-	}
-	if (strcmp(k, "stripes") == 0) {
-		if (get_u32(w, k, v, 1, DP_MAX_ENGINES, &u) != 0)
-			return -1;
-		c->stripes = (uint8_t)u;
+	case DPK_CONN_STRIPES:
+		c->stripes = (uint8_t)x;
 		return 0;
-	}
-	if (strcmp(k, "peer_mac") == 0) {
+	case DPK_CONN_PEER_MAC:
 		if (dp_parse_mac(v, c->peer_mac) != 0)
 			return fail(w, k, "'%s' is not a MAC address aa:bb:cc:dd:ee:ff", v);
 		return 0;
-	}
-	if (strcmp(k, "peer_ip") == 0) {
+	case DPK_CONN_PEER_IP:
 		if (get_ip(v, &c->peer_ip_version, c->peer_ip) != 0)
 			return fail(w, k, "'%s' is not an IPv4 or IPv6 address", v);
 		return 0;
-	}
-	if (strcmp(k, "local_qpn") == 0)
-		return get_u32(w, k, v, 1, 0xFFFFFF, &a->local_qpn);
-	if (strcmp(k, "remote_qpn") == 0)
-		return get_u32(w, k, v, 1, 0xFFFFFF, &a->remote_qpn);
-	if (strcmp(k, "local_rkey") == 0)
-		return get_u32(w, k, v, 0, UINT32_MAX, &a->local_rkey);
-	if (strcmp(k, "remote_ctrl_qpn") == 0)
-		return get_u32(w, k, v, 0, 0xFFFFFF, &a->remote_ctrl_qpn);
-	if (strcmp(k, "remote_rkey") == 0)
-		return get_u32(w, k, v, 0, UINT32_MAX, &a->remote_rkey);
-	if (strcmp(k, "auth_key") == 0)
+	case DPK_CONN_LOCAL_QPN:
+		a->local_qpn = (uint32_t)x;
+		return 0;
+	case DPK_CONN_REMOTE_QPN:
+		a->remote_qpn = (uint32_t)x;
+		return 0;
+	case DPK_CONN_LOCAL_RKEY:
+		a->local_rkey = (uint32_t)x;
+		return 0;
+	case DPK_CONN_REMOTE_CTRL_QPN:
+		a->remote_ctrl_qpn = (uint32_t)x;
+		return 0;
+	case DPK_CONN_REMOTE_RKEY:
+		a->remote_rkey = (uint32_t)x;
+		return 0;
+	case DPK_CONN_AUTH_KEY:
 		return get_auth_key(w, k, v, &c->ep);
-	if (strcmp(k, "mtu") == 0) {
-		if (get_size(w, k, v, 256, 4096, &x) != 0)
-			return -1;
+	case DPK_CONN_MTU:
 		a->mtu = (uint32_t)x;
 		return 0;
-	}
-	if (strcmp(k, "chunk") == 0) {
-		if (get_size(w, k, v, 256, 64u << 20, &x) != 0)
-			return -1;
+	case DPK_CONN_CHUNK:
 		a->chunk_size = (uint32_t)x;
 		return 0;
-	}
-	if (strcmp(k, "imm_split") == 0) {
+	case DPK_CONN_IMM_SPLIT:
 		if (sdr_imm_split_parse(v, &a->split) != 0)
 			return fail(w, k, "'%s' is not three widths summing to 32, e.g. 10,18,4", v);
 		return 0;
-	}
-	if (strcmp(k, "channels") == 0 || strcmp(k, "generations") == 0) {
-		if (get_u32(w, k, v, 1, 64, &u) != 0)
-			return -1;
-		*(k[0] == 'c' ? &a->channels : &a->generations) = (uint16_t)u;
+	case DPK_CONN_CHANNELS:
+		a->channels = (uint16_t)x;
 		return 0;
-	}
-	if (strcmp(k, "max_msg") == 0)
-		return get_size(w, k, v, 1, 1ull << 40, &a->max_msg_size);
-	if (strcmp(k, "inflight") == 0)
-		return get_u32(w, k, v, 1, 65536, &a->max_inflight);
-	if (strcmp(k, "dir") == 0) {
+	case DPK_CONN_GENERATIONS:
+		a->generations = (uint16_t)x;
+		return 0;
+	case DPK_CONN_MAX_MSG:
+		a->max_msg_size = x;
+		return 0;
+	case DPK_CONN_INFLIGHT:
+		a->max_inflight = (uint32_t)x;
+		return 0;
+	case DPK_CONN_DIR:
 		if (strcmp(v, "send") == 0)
 			a->dir = SDR_DIR_SEND;
 		else if (strcmp(v, "recv") == 0)
@@ -521,44 +541,44 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		else
 			return fail(w, k, "'%s' is not send, recv or both", v);
 		return 0;
-	}
-	if (strcmp(k, "scheme") == 0)
+	case DPK_CONN_SCHEME:
 		return conn_scheme(c, w, k, v);
-	if (strcmp(k, "rtt") == 0)
-		return get_time_ns(w, k, v, &r->rtt_ns);
-	if (strcmp(k, "alpha") == 0)
-		return get_number(w, k, v, 100, &r->alpha);
-	if (strcmp(k, "beta") == 0)
-		return get_number(w, k, v, 100, &r->beta);
-	if (strcmp(k, "rate") == 0) {
+	case DPK_CONN_RTT:
+		r->rtt_ns = x;
+		return 0;
+	case DPK_CONN_ALPHA:
+		r->alpha = d;
+		return 0;
+	case DPK_CONN_BETA:
+		r->beta = d;
+		return 0;
+	case DPK_CONN_RATE:
 		if (units_parse_rate(v, &d) != 0 || d > 10e12)
 			return fail(w, k, "'%s' is not a rate such as 10G or 400Gbit (0: unpaced)", v);
 		r->rate_bps = d;
 		return 0;
-	}
-	if (strcmp(k, "bucket") == 0) {
-		if (get_size(w, k, v, 0, 1u << 30, &x) != 0)
-			return -1;
+	case DPK_CONN_BUCKET:
 		r->bucket_bytes = (uint32_t)x;
 		return 0;
-	}
-	if (strcmp(k, "ack_every") == 0)
-		return get_u32(w, k, v, 0, 1u << 20, &r->ack_every_chunks);
-	if (strcmp(k, "ack_interval") == 0)
-		return get_time_ns(w, k, v, &r->ack_every_ns);
-	if (strcmp(k, "nack_allowance") == 0) {
+	case DPK_CONN_ACK_EVERY:
+		r->ack_every_chunks = (uint32_t)x;
+		return 0;
+	case DPK_CONN_ACK_INTERVAL:
+		r->ack_every_ns = x;
+		return 0;
+	case DPK_CONN_NACK_ALLOWANCE:
 		c->nack_allowance_set = 1;
-		return get_time_ns(w, k, v, &r->nack_allowance_ns);
-	}
-	if (strcmp(k, "global_timeout") == 0)
-		return get_time_ns(w, k, v, &r->global_timeout_ns);
-	if (strcmp(k, "peer_check") == 0) {
+		r->nack_allowance_ns = x;
+		return 0;
+	case DPK_CONN_GLOBAL_TIMEOUT:
+		r->global_timeout_ns = x;
+		return 0;
+	case DPK_CONN_PEER_CHECK:
 		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
 			return fail(w, k, "'%s' is not yes or no", v);
 		c->peer_check = v[0] == 'y';
 		return 0;
-	}
-	if (strcmp(k, "peer_udp_sport") == 0) {
+	case DPK_CONN_PEER_UDP_SPORT: {
 		uint64_t lo, hi;
 		char los[16], his[16];
 
@@ -574,69 +594,53 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		c->sport_hi = (uint16_t)hi;
 		return 0;
 	}
-	if (strcmp(k, "fallback") == 0) {
+	case DPK_CONN_FALLBACK:
 		if (strcmp(v, "holes") != 0 && strcmp(v, "whole") != 0)
 			return fail(w, k, "'%s' is not holes or whole", v);
 		r->ec_fallback_whole = v[0] == 'w';
 		return 0;
-	}
-	if (strcmp(k, "rto") == 0) {
+	case DPK_CONN_RTO:
 		if (strcmp(v, "configured") != 0 && strcmp(v, "measured") != 0)
 			return fail(w, k, "'%s' is not configured or measured", v);
 		r->rto_measured = v[0] == 'm';
 		return 0;
-	}
-	if (strcmp(k, "paths") == 0) {
-		if (get_u32(w, k, v, 1, PATH_SEL_MAX_PATHS, &u) != 0)
-			return -1;
-		c->ep.paths.npaths = u;
+	case DPK_CONN_PATHS:
+		c->ep.paths.npaths = (unsigned int)x;
 		return 0;
-	}
-	if (strcmp(k, "path_policy") == 0) {
+	case DPK_CONN_PATH_POLICY:
 		if (path_policy_parse(v, &c->ep.paths.policy) != 0)
 			return fail(w, k, "'%s' is not hash (each channel where its source port "
 				    "hashes), spray (channels evenly over the paths) or optimise", v);
 		return 0;
-	}
-	if (strcmp(k, "path_rate") == 0) {
+	case DPK_CONN_PATH_RATE:
 		if (units_parse_rate(v, &d) != 0 || d > 10e12)
 			return fail(w, k, "'%s' is not a rate such as 10G (0: a path carries the "
 				    "connection's whole rate)", v);
 		c->ep.paths.path_rate_bps = d;
 		return 0;
-	}
-	if (strcmp(k, "path_fail") == 0)
-		return get_time_ns(w, k, v, &c->ep.paths.fail_ns);
-	if (strcmp(k, "path_period") == 0)
-		return get_time_ns(w, k, v, &c->path_period_ns);
-	if (strcmp(k, "path_probe") == 0)
-		return get_time_ns(w, k, v, &c->ep.paths.probe_ns);
-	if (strcmp(k, "path_sports") == 0)
+	case DPK_CONN_PATH_FAIL:
+		c->ep.paths.fail_ns = x;
+		return 0;
+	case DPK_CONN_PATH_PERIOD:
+		c->path_period_ns = x;
+		return 0;
+	case DPK_CONN_PATH_PROBE:
+		c->ep.paths.probe_ns = x;
+		return 0;
+	case DPK_CONN_PATH_SPORTS:
 		return get_path_sports(w, k, v, c);
-	if (strcmp(k, "expected_drop") == 0) {
+	case DPK_CONN_EXPECTED_DROP:
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
 		return 0;
-	}
-	if (strcmp(k, "tclass") == 0) {
-		if (get_u32(w, k, v, 0, 255, &u) != 0)
-			return -1;
-		c->ep.path.tclass = (uint8_t)u;
+	case DPK_CONN_TCLASS:
+		c->ep.path.tclass = (uint8_t)x;
+		return 0;
+	case DPK_CONN_PKEY:
+		c->ep.path.pkey = (uint16_t)x;
 		return 0;
 	}
-	if (strcmp(k, "pkey") == 0) {
-		if (get_u32(w, k, v, 1, 0xFFFF, &u) != 0)
-			return -1;
-		c->ep.path.pkey = (uint16_t)u;
-		return 0;
-	}
-	return fail(w, k, "unknown key (expected port, engine, stripes, peer_mac, peer_ip, local_qpn, remote_qpn, "
-		    "remote_ctrl_qpn, "
-		    "local_rkey, remote_rkey, auth_key, mtu, chunk, imm_split, channels, generations, max_msg, "
-		    "inflight, dir, scheme, rtt, alpha, beta, rate, bucket, ack_every, ack_interval, "
-		    "nack_allowance, global_timeout, fallback, rto, expected_drop, tclass, pkey, peer_check, "
-		    "peer_udp_sport, paths, path_policy, path_rate, path_fail, path_period, path_probe, "
-		    "path_sports)");
+	return -1;
 }
 
 static void

@@ -343,7 +343,7 @@ warn_link_bdp(const struct dp_cfg *cfg)
 static int
 check_only(const struct app_opts *o)
 {
-	char err[512];
+	char err[1024];
 	static struct dp_cfg cfg;
 	unsigned int nconns = 0;
 
@@ -428,7 +428,7 @@ main(int argc, char **argv)
 {
 	struct app_opts o = { 0 };
 	int sep = app_args_start(argc, argv), eal_argc, rc;
-	char err[512];
+	char err[1024];
 
 	/* help and --check need no EAL */
 	for (int i = sep ? sep + 1 : 1; i < argc; i++) {

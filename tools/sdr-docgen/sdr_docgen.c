@@ -2,12 +2,15 @@
 /*
  * sdr-docgen: the reference pages that are generated from the code's own tables, so they
  * cannot drift from it. `sdr-docgen counters` prints docs/counters.md from every layer's
- * counter table (counters.h); `make docs` writes it and the test `docs_generated` fails
- * when the file in the tree differs from what this prints.
+ * counter table (counters.h); `sdr-docgen config SECTION` the key table of one section of
+ * docs/configuration.md (config_keys.h), which the page holds between markers. `make docs`
+ * writes both and the test `docs_generated` fails when the tree differs from what this
+ * prints.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "config_keys.h"
 #include "counters.h"
 #include "dp_counters.h"
 
@@ -109,11 +112,48 @@ counters_md(void)
 	return 0;
 }
 
+/* A key name as the reference writes it: `name`, or `path1` … `path8` for a family. */
+static void
+key_md(const char *name)
+{
+	const char *sep = strstr(name, " … ");
+
+	if (sep == NULL)
+		printf("`%s`", name);
+	else
+		printf("`%.*s` … `%s`", (int)(sep - name), name, sep + strlen(" … "));
+}
+
+static int
+config_md(const char *section)
+{
+	for (const struct dp_key_section *const *s = dp_key_sections; *s != NULL; s++) {
+		if (strcmp((*s)->name, section) != 0)
+			continue;
+		printf("| key | value | default | meaning |\n|---|---|---|---|\n");
+		for (unsigned int i = 0; i < (*s)->n; i++) {
+			const struct dp_key *k = &(*s)->keys[i];
+
+			printf("| ");
+			key_md(k->name);
+			printf(" | %s | %s | %s |\n", k->value, k->dflt, k->doc);
+		}
+		return 0;
+	}
+	fprintf(stderr, "sdr-docgen: no section kind '%s' (dataplane, pipeline, port, link, "
+		"conn)\n", section);
+	return 2;
+}
+
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sdr-docgen counters\n"
-		   "  counters  the counter reference (docs/counters.md), from every layer's table\n");
+	fprintf(f, "usage: sdr-docgen counters | config SECTION\n"
+		   "  counters        the counter reference (docs/counters.md), from every layer's "
+		   "table\n"
+		   "  config SECTION  the key table of one section of docs/configuration.md "
+		   "(dataplane,\n"
+		   "                  pipeline, port, link, conn), from the parser's own table\n");
 }
 
 int
@@ -125,8 +165,10 @@ main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "counters") == 0)
 		return counters_md();
-	fprintf(stderr, "sdr-docgen: %s\n", argc < 2 ? "what to generate? (counters)" :
-		"unknown page (counters)");
+	if (argc == 3 && strcmp(argv[1], "config") == 0)
+		return config_md(argv[2]);
+	fprintf(stderr, "sdr-docgen: %s\n", argc < 2 ? "what to generate? (counters, config "
+		"SECTION)" : "unknown page (counters, config SECTION)");
 	usage(stderr);
 	return 2;
 }
