@@ -50,8 +50,9 @@ import sys
 import tempfile
 import time
 
-from harness import (check, cleanup, engines_ini, failures, finish, run_case, skip, spawn,
-                     start_dataplane, stop_dataplane)
+import harness
+from harness import (Skip, check, cleanup, engines_ini, failures, finish, run_case, sh, skip,
+                     spawn, start_dataplane, stop_dataplane)
 
 DP, DUMP, SRC, CASE = sys.argv[1:5]
 CFG = os.path.join(SRC, "pmd-configs")
@@ -1353,16 +1354,6 @@ elif cmd == "echo":
 '''
 
 
-class Skip(Exception):
-    """A capability the case needs is missing: the case says so and is skipped (exit 77)."""
-
-
-def sh(*cmd, ns=None, timeout=30):
-    """Run a command (in namespace ns); return the CompletedProcess."""
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    return subprocess.run(full, capture_output=True, text=True, timeout=timeout)
-
-
 def helper(ns, *args, timeout=30):
     r = sh("/usr/bin/python3", "-c", HELPER, *args, ns=ns, timeout=timeout)
     if r.returncode != 0:
@@ -1373,8 +1364,7 @@ def helper(ns, *args, timeout=30):
 
 def netns_del():
     """Delete the namespaces, and the control segments of dataplanes that were killed."""
-    for ns in NS:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    harness.netns_del(NS)
     for prefix in ("sdrt-pa", "sdrt-na", "sdrt-nb", "sdrt-xa"):
         path = "/dev/shm/sdr-%s-%s" % (prefix, TAG)
         if os.path.exists(path):
@@ -1383,26 +1373,7 @@ def netns_del():
 
 def netns_pair(mtu, kernel_ips):
     """Namespaces NS joined by the veth pair IFS, IPv6 off, MACS set; Skip if impossible."""
-    for ns in NS:
-        r = sh("ip", "netns", "add", ns)
-        if r.returncode != 0:
-            raise Skip("cannot create network namespace %s: %s" % (ns, r.stderr.strip()))
-    r = sh("ip", "link", "add", IFS[0], "netns", NS[0], "type", "veth", "peer", "name", IFS[1],
-           "netns", NS[1])
-    if r.returncode != 0:
-        raise Skip("cannot create the veth pair %s/%s: %s" % (IFS[0], IFS[1], r.stderr.strip()))
-    for i in range(2):
-        # no IPv6: no router solicitations or neighbour discovery in the counters
-        cmds = [["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                 "net.ipv6.conf.default.disable_ipv6=1"],
-                ["ip", "link", "set", IFS[i], "address", MACS[i], "mtu", str(mtu), "up"]]
-        if kernel_ips:
-            cmds.append(["ip", "addr", "add", kernel_ips[i] + "/24", "dev", IFS[i]])
-        for cmd in cmds:
-            r = sh(*cmd, ns=NS[i])
-            if r.returncode != 0:
-                raise Skip("cannot set up %s in %s (%s): %s" % (IFS[i], NS[i], " ".join(cmd),
-                                                                 r.stderr.strip()))
+    harness.netns_pair(NS, IFS, MACS, mtu, kernel_ips)
 
 
 def ini_text(name, iface, sets=()):

@@ -67,12 +67,12 @@ signal.signal(signal.SIGTERM, lambda *a: (cleanup(), sys.exit(1)))
 
 
 def start_dataplane(dp, ctl, ini, name, eal, lcores="0-1", prefix=None, args=(),
-                    duration="150s"):
+                    duration="150s", wrap=()):
     """Start sdr-dataplane @p dp on @p ini as instance @p name (file prefix @p prefix, or the
-    name), quiet, for at most @p duration; wait until sdrctl @p ctl reaches it.
-    @return its Popen, or None (a failure recorded)."""
+    name), quiet, for at most @p duration, behind the command @p wrap (ip netns exec NS);
+    wait until sdrctl @p ctl reaches it. @return its Popen, or None (a failure recorded)."""
     leftovers.update((name, prefix or name))
-    p = spawn([dp, "-l", lcores] + list(eal) + ["--file-prefix", prefix or name, "--", "-f",
+    p = spawn(list(wrap) + [dp, "-l", lcores] + list(eal) + ["--file-prefix", prefix or name, "--", "-f",
                                                 ini, "-n", name, "-q", "--duration",
                                                 duration] + list(args))
     for _ in range(150):
@@ -118,6 +118,47 @@ def demo_left_behind():
     """tools/demo.py's dataplanes still running after it ended: a message, or None."""
     left = subprocess.run(["pgrep", "-f", "sdr-demo-[ab]-|sdr-chg-"], capture_output=True, text=True)
     return "processes left behind: %s" % left.stdout if left.stdout.strip() else None
+
+
+class Skip(Exception):
+    """A capability the case needs is missing: the case says so and is skipped (exit 77)."""
+
+
+def sh(*cmd, ns=None, timeout=30):
+    """Run a command (in network namespace ns); return the CompletedProcess."""
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    return subprocess.run(full, capture_output=True, text=True, timeout=timeout)
+
+
+def netns_pair(ns, ifs, macs, mtu, kernel_ips=None):
+    """Namespaces @p ns joined by the veth pair @p ifs, IPv6 off, @p macs set (and the
+    addresses @p kernel_ips on the interfaces); Skip if this machine cannot."""
+    for n in ns:
+        r = sh("ip", "netns", "add", n)
+        if r.returncode != 0:
+            raise Skip("cannot create network namespace %s: %s" % (n, r.stderr.strip()))
+    r = sh("ip", "link", "add", ifs[0], "netns", ns[0], "type", "veth", "peer", "name", ifs[1],
+           "netns", ns[1])
+    if r.returncode != 0:
+        raise Skip("cannot create the veth pair %s/%s: %s" % (ifs[0], ifs[1], r.stderr.strip()))
+    for i in range(2):
+        # no IPv6: no router solicitations or neighbour discovery in the counters
+        cmds = [["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                 "net.ipv6.conf.default.disable_ipv6=1"],
+                ["ip", "link", "set", ifs[i], "address", macs[i], "mtu", str(mtu), "up"]]
+        if kernel_ips:
+            cmds.append(["ip", "addr", "add", kernel_ips[i] + "/24", "dev", ifs[i]])
+        for cmd in cmds:
+            r = sh(*cmd, ns=ns[i])
+            if r.returncode != 0:
+                raise Skip("cannot set up %s in %s (%s): %s" % (ifs[i], ns[i], " ".join(cmd),
+                                                                 r.stderr.strip()))
+
+
+def netns_del(ns):
+    """Delete the namespaces @p ns (and so their interfaces)."""
+    for n in ns:
+        subprocess.run(["ip", "netns", "del", n], capture_output=True)
 
 
 def skip(reason):
