@@ -432,7 +432,7 @@ conn_scheme(struct dp_conn_cfg *c, const struct where *w, const char *k, const c
 	rc = sdr_scheme_parse(v, &s);
 	if (rc != 0)
 		return fail(w, k, "'%s': %s (sr, sr-nack, ec-xor:K,M, ec-mds:K,M or auto)", v,
-			    sdr_model_strerror(rc));
+			    sdr_scheme_strerror(rc));
 	c->scheme_auto = 0;
 	c->ep.rel.scheme = s;
 	return 0;

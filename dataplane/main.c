@@ -477,7 +477,7 @@ main(int argc, char **argv)
 			rc = sdr_scheme_parse(o.scheme, &s);
 			if (rc != 0) {
 				fprintf(stderr, "sdr-dataplane: bad --scheme '%s' (%s)\n", o.scheme,
-					sdr_model_strerror(rc));
+					sdr_scheme_strerror(rc));
 				return 2;
 			}
 			if ((rc = apply_scheme(&dp.cfg, &s)) != 0)

@@ -16,12 +16,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdr_rel.h"
+
 /*
  * Every error: symbol, name, meaning. Functions return 0 or the negated enum value
- * (-SDR_MODEL_E_BAD_BANDWIDTH, ...).
+ * (-SDR_MODEL_E_BAD_BANDWIDTH, ...). The scheme's own errors (sdr_rel.h) come first, with
+ * the same values as SDR_SCHEME_E_*.
  */
 #define SDR_MODEL_ERRORS(X) \
 	X(OK,			"ok",			"no error") \
+	SDR_SCHEME_ERRORS(X) \
 	X(BAD_SIZE,		"bad_size",		"message size is zero") \
 	X(BAD_MTU,		"bad_mtu",		"MTU is zero") \
 	X(BAD_CHUNK,		"bad_chunk",		"chunk size is zero") \
@@ -32,10 +36,6 @@
 	X(BAD_DROP_UNIT,	"bad_drop_unit",	"drop unit is neither packet nor chunk") \
 	X(BAD_ALPHA,		"bad_alpha",		"alpha is negative or not finite") \
 	X(BAD_BETA,		"bad_beta",		"beta is negative or infinite") \
-	X(BAD_SCHEME,		"bad_scheme",		"scheme is not sr, sr-nack, ec-xor:K,M or ec-mds:K,M") \
-	X(BAD_K,		"bad_k",		"k is zero or larger than 1024") \
-	X(BAD_M,		"bad_m",		"m is zero or larger than 1024") \
-	X(XOR_GROUPS,		"xor_groups",		"XOR needs m to divide k: m groups of k/m data chunks") \
 	X(BAD_RATES,		"bad_rates",		"encode rates not positive, or MDS points not ascending in m") \
 	X(BAD_CANDIDATES,	"bad_candidates",	"candidate list is empty or longer than 64") \
 	X(BAD_CHUNKS,		"bad_chunks",		"chunk count is negative or not finite") \
@@ -56,49 +56,6 @@ const char *sdr_model_err_name(int err);
 
 /** One-line description of an error; accepts the error or its negation. */
 const char *sdr_model_strerror(int err);
-
-/* Reliability schemes: symbol, name prefix, meaning. */
-#define SDR_SCHEME_KINDS(X) \
-	X(SR,		"sr",		"selective repeat, RTO = RTT + alpha * RTT") \
-	X(SR_NACK,	"sr-nack",	"selective repeat, the receiver NACKs sure holes (model: its NACK timing)") \
-	X(EC_XOR,	"ec-xor",	"XOR parity, m groups of k/m data chunks, SR fallback") \
-	X(EC_MDS,	"ec-mds",	"MDS (Reed-Solomon) code, any m of k + m lost, SR fallback")
-
-enum sdr_scheme_kind {
-#define X(sym, name, doc) SDR_SCHEME_##sym,
-	SDR_SCHEME_KINDS(X)
-#undef X
-	SDR_SCHEME_COUNT
-};
-
-#define SDR_SCHEME_MAX_KM	1024	/**< largest k and m a scheme may have */
-#define SDR_SCHEME_NAME_MAX	24	/**< buffer size that fits every scheme name */
-
-/** A reliability scheme; k and m are 0 for SR and SR-NACK. */
-struct sdr_scheme {
-	enum sdr_scheme_kind kind;
-	uint16_t k;	/**< data chunks per submessage */
-	uint16_t m;	/**< parity chunks per submessage */
-};
-
-/** Check a scheme: kind known, 1 <= k, m <= 1024 for EC, m divides k for XOR. */
-int sdr_scheme_check(const struct sdr_scheme *s);
-
-/**
- * Parse "sr", "sr-nack", "ec-xor:K,M" or "ec-mds:K,M" (decimal K and M, nothing else).
- * @return 0, -SDR_MODEL_E_BAD_SCHEME for an unknown or malformed name, -SDR_MODEL_E_BAD_K,
- *	-SDR_MODEL_E_BAD_M or -SDR_MODEL_E_XOR_GROUPS; @p out is untouched on error.
- */
-int sdr_scheme_parse(const char *name, struct sdr_scheme *out);
-
-/**
- * Print a scheme's name ("sr", "ec-mds:32,8") into @p buf; a buffer of SDR_SCHEME_NAME_MAX
- * fits every name. @return buf.
- */
-const char *sdr_scheme_format(const struct sdr_scheme *s, char *buf, size_t len);
-
-/** Fraction of the bytes on the wire that are parity: m / (k + m); 0 for SR. */
-double sdr_scheme_parity_share(const struct sdr_scheme *s);
 
 /*
  * Per-core encode rates, in bytes of data per second. XOR costs the same per data byte for

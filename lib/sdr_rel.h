@@ -10,19 +10,85 @@
 #ifndef SDR_REL_H
 #define SDR_REL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sdr_conn.h"
-#include "sdr_model.h"
 
-/* The scheme itself (struct sdr_scheme: sr, sr-nack, ec-xor:k,m, ec-mds:k,m), its names and
- * parser live with the analytic model in sdr_model.h, which also picks one for "auto". */
+/*
+ * The scheme (sr, sr-nack, ec-xor:k,m, ec-mds:k,m): its kinds, names and parser. The
+ * analytic model (sdr_model.h) models these and picks one for "auto"; the reliability
+ * layer runs them and needs nothing of the model. The kinds: symbol, name prefix, meaning.
+ */
+#define SDR_SCHEME_KINDS(X) \
+	X(SR,		"sr",		"selective repeat, RTO = RTT + alpha * RTT") \
+	X(SR_NACK,	"sr-nack",	"selective repeat, the receiver NACKs sure holes (model: its NACK timing)") \
+	X(EC_XOR,	"ec-xor",	"XOR parity, m groups of k/m data chunks, SR fallback") \
+	X(EC_MDS,	"ec-mds",	"MDS (Reed-Solomon) code, any m of k + m lost, SR fallback")
+
+enum sdr_scheme_kind {
+#define X(sym, name, doc) SDR_SCHEME_##sym,
+	SDR_SCHEME_KINDS(X)
+#undef X
+	SDR_SCHEME_COUNT
+};
+
+#define SDR_SCHEME_MAX_KM	1024	/**< largest k and m a scheme may have */
+#define SDR_SCHEME_NAME_MAX	24	/**< buffer size that fits every scheme name */
+
+/** A reliability scheme; k and m are 0 for SR and SR-NACK. */
+struct sdr_scheme {
+	enum sdr_scheme_kind kind;
+	uint16_t k;	/**< data chunks per submessage */
+	uint16_t m;	/**< parity chunks per submessage */
+};
+
+/*
+ * What a scheme can be wrong in: symbol, name, meaning. The scheme functions return 0 or a
+ * negated SDR_SCHEME_E_* value; the analytic model's errors (sdr_model.h) begin with the
+ * same ones, so sdr_model_strerror() names them too.
+ */
+#define SDR_SCHEME_ERRORS(X) \
+	X(BAD_SCHEME,		"bad_scheme",		"scheme is not sr, sr-nack, ec-xor:K,M or ec-mds:K,M") \
+	X(BAD_K,		"bad_k",		"k is zero or larger than 1024") \
+	X(BAD_M,		"bad_m",		"m is zero or larger than 1024") \
+	X(XOR_GROUPS,		"xor_groups",		"XOR needs m to divide k: m groups of k/m data chunks")
+
+enum sdr_scheme_err {
+	SDR_SCHEME_E_OK,
+#define X(sym, name, doc) SDR_SCHEME_E_##sym,
+	SDR_SCHEME_ERRORS(X)
+#undef X
+	SDR_SCHEME_E_COUNT
+};
+
+/** One-line description of a scheme error; accepts the error or its negation. */
+const char *sdr_scheme_strerror(int err);
 
 static inline int
 sdr_scheme_is_ec(const struct sdr_scheme *s)
 {
 	return s->kind == SDR_SCHEME_EC_XOR || s->kind == SDR_SCHEME_EC_MDS;
 }
+
+/** Check a scheme: kind known, 1 <= k, m <= 1024 for EC, m divides k for XOR. */
+int sdr_scheme_check(const struct sdr_scheme *s);
+
+/**
+ * Parse "sr", "sr-nack", "ec-xor:K,M" or "ec-mds:K,M" (decimal K and M, nothing else).
+ * @return 0, -SDR_SCHEME_E_BAD_SCHEME for an unknown or malformed name, -SDR_SCHEME_E_BAD_K,
+ *	-SDR_SCHEME_E_BAD_M or -SDR_SCHEME_E_XOR_GROUPS; @p out is untouched on error.
+ */
+int sdr_scheme_parse(const char *name, struct sdr_scheme *out);
+
+/**
+ * Print a scheme's name ("sr", "ec-mds:32,8") into @p buf; a buffer of SDR_SCHEME_NAME_MAX
+ * fits every name. @return buf.
+ */
+const char *sdr_scheme_format(const struct sdr_scheme *s, char *buf, size_t len);
+
+/** Fraction of the bytes on the wire that are parity: m / (k + m); 0 for SR. */
+double sdr_scheme_parity_share(const struct sdr_scheme *s);
 
 /**
  * Parity chunks sent for a submessage of @p kk data chunks (kk <= k). A full submessage gets

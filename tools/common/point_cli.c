@@ -103,7 +103,7 @@ point_cli_add_scheme(struct point_cli *c, const char *name)
 	int rc = sdr_scheme_parse(name, &s);
 
 	if (rc != 0)
-		return point_cli_bad(c, "scheme", name, sdr_model_strerror(rc));
+		return point_cli_bad(c, "scheme", name, sdr_scheme_strerror(rc));
 	for (unsigned int i = 0; i < c->n_schemes; i++)
 		if (memcmp(&c->schemes[i], &s, sizeof(s)) == 0)
 			return 0;
