@@ -3,10 +3,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "icrc.h"
 #include "roce_build.h"
+#include "roce_format.h"
 #include "roce_hdr.h"
 #include "roce_parse.h"
 #include "test_vectors.h"
@@ -328,6 +331,39 @@ test_verdict_names_unique(void **state)
 	assert_string_equal(roce_verdict_name(ROCE_V_COUNT), "invalid");
 }
 
+/* A frame as one line of text: every field where it belongs, cut short and never overrun. */
+static void
+test_format(void **state)
+{
+	const struct sdr_imm_split split = SDR_IMM_SPLIT_DEFAULT;
+	struct sdr_imm_fields imm = sdr_imm_unpack(&split, 0x89ABCDEF);
+	char line[ROCE_FORMAT_MAX], want[ROCE_FORMAT_MAX], small[24];
+	uint8_t f[8192];
+	struct roce_view v;
+	int len = build_write(f, sizeof(f), &path4, 1001);
+
+	(void)state;
+	assert_int_equal(roce_parse(f, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+	snprintf(want, sizeof(want), "10.0.0.1.%u > 10.0.0.2.4791 %s qpn 0x123456 psn 11259375 "
+		 "va 0x1122334455667788 rkey 0xcafebabe len 1001 imm 0x89abcdef [msg %u off %u "
+		 "frag 0x%x] payload 1001 icrc ok", roce_qpn_sport(0x123456),
+		 roce_opcode_name(0x2B), imm.msg_id, imm.pkt_off, imm.frag);
+	assert_string_equal(roce_format_view(line, sizeof(line), f, &v, ROCE_V_OK, &split), want);
+	/* a broken ICRC is said; a frame cut inside the UDP header has no ports to show */
+	f[len - 1] ^= 1;
+	assert_int_equal(roce_parse(f, (uint32_t)len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_BAD_ICRC);
+	assert_non_null(strstr(roce_format_view(line, sizeof(line), f, &v, ROCE_V_BAD_ICRC, &split),
+			       " icrc bad"));
+	assert_int_equal(roce_parse(f, 14 + 20 + 4, 0, &v), ROCE_V_TRUNC_UDP);
+	assert_string_equal(roce_format_view(line, sizeof(line), f, &v, ROCE_V_TRUNC_UDP, &split),
+			    "not RoCEv2: trunc_udp");
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(roce_parse(f, (uint32_t)len, 0, &v), ROCE_V_OK);
+	roce_format_view(small, sizeof(small) - 4, f, &v, ROCE_V_OK, &split);
+	assert_int_equal(strlen(small), sizeof(small) - 5);
+	assert_int_equal(small[sizeof(small) - 3], 'x');
+}
+
 int
 main(int argc, char **argv)
 {
@@ -339,6 +375,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_not_ip_and_pad),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_verdict_names_unique),
+		cmocka_unit_test(test_format),
 	};
 
 	if (load_vectors(argc > 1 ? argv[1] : "tests/data/icrc_vectors.txt") != 0)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roce_format.h"
 #include "roce_hdr.h"
 #include "roce_parse.h"
 #include "sdr_imm.h"
@@ -45,19 +46,6 @@ usage(FILE *f)
 "2 on bad options.\n");
 }
 
-static const char *
-fmt_addr(const uint8_t *frame, const struct roce_view *v, int dst, char *buf, size_t len)
-{
-	const uint8_t *ip = frame + v->l3_off;
-
-	if (v->ip_version == 4)
-		return inet_ntop(AF_INET, ip + (dst ? 16 : 12), buf, (socklen_t)len);
-	if (v->ip_version == 6)
-		return inet_ntop(AF_INET6, ip + (dst ? 24 : 8), buf, (socklen_t)len);
-	snprintf(buf, len, "-");
-	return buf;
-}
-
 /* Has the parser got far enough to know the addresses and ports? */
 static int
 has_l4(const struct roce_view *v)
@@ -69,40 +57,10 @@ static void
 print_text(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum roce_verdict r,
 	   const struct dump_opts *o)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	char line[ROCE_FORMAT_MAX];
 
-	fmt_addr(frame, v, 0, src, sizeof(src));
-	fmt_addr(frame, v, 1, dst, sizeof(dst));
-	if (v->op == NULL) {
-		if (has_l4(v))
-			printf("%6" PRIu64 " %s.%u > %s.%u not RoCEv2: %s\n", idx, src,
-			       v->udp_sport, dst, v->udp_dport, roce_verdict_name(r));
-		else
-			printf("%6" PRIu64 " not RoCEv2: %s\n", idx, roce_verdict_name(r));
-		return;
-	}
-	printf("%6" PRIu64 " %s.%u > %s.%u %s qpn 0x%06x psn %u", idx, src, v->udp_sport, dst,
-	       v->udp_dport, roce_opcode_name(v->opcode), v->dqpn, v->psn);
-	if (v->pkey != ROCE_PKEY_DEFAULT)
-		printf(" pkey 0x%04x", v->pkey);
-	if (v->reth_off)
-		printf(" va 0x%" PRIx64 " rkey 0x%08x len %u", v->va, v->rkey, v->dma_len);
-	if (v->immdt_off) {
-		struct sdr_imm_fields f = sdr_imm_unpack(&o->split, v->imm);
-
-		printf(" imm 0x%08x [msg %u off %u frag 0x%x]", v->imm, f.msg_id, f.pkt_off, f.frag);
-	}
-	if (v->deth_off)
-		printf(" qkey 0x%08x sqpn 0x%06x", v->qkey, v->sqpn);
-	if (v->aeth_off)
-		printf(" syndrome 0x%02x msn %u", v->syndrome, v->msn);
-	if (v->payload_off)
-		printf(" payload %u", v->payload_len);
-	if (r == ROCE_V_OK || r == ROCE_V_BAD_ICRC)
-		printf(" icrc %s", !v->icrc_checked ? "unchecked" : v->icrc_ok ? "ok" : "bad");
-	if (r != ROCE_V_OK && r != ROCE_V_BAD_ICRC)
-		printf(" [%s]", roce_verdict_name(r));
-	printf("\n");
+	printf("%6" PRIu64 " %s\n", idx, roce_format_view(line, sizeof(line), frame, v, r,
+							  &o->split));
 }
 
 static void
@@ -114,8 +72,8 @@ print_json(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum r
 	printf("{\"index\":%" PRIu64 ",\"roce\":%s,\"verdict\":\"%s\"", idx,
 	       v->op != NULL ? "true" : "false", roce_verdict_name(r));
 	if (v->ip_version) {
-		fmt_addr(frame, v, 0, src, sizeof(src));
-		fmt_addr(frame, v, 1, dst, sizeof(dst));
+		roce_format_addr(src, sizeof(src), frame, v, 0);
+		roce_format_addr(dst, sizeof(dst), frame, v, 1);
 		printf(",\"ip_version\":%u,\"src\":\"%s\",\"dst\":\"%s\"", v->ip_version, src, dst);
 	}
 	if (v->has_vlan)
