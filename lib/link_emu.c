@@ -393,22 +393,6 @@ fail:
 
 /* ---------------------------------------------------------------- format */
 
-__attribute__((format(printf, 4, 5)))
-static void
-append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*off += (size_t)n;
-}
-
 /* "0", "250ns", "100us", "12.5ms", "1s": the largest unit not above the value. */
 static void
 append_time(char *buf, size_t len, size_t *off, uint64_t ns)
@@ -420,12 +404,12 @@ append_time(char *buf, size_t len, size_t *off, uint64_t ns)
 	size_t i = 0;
 
 	if (ns == 0) {
-		append(buf, len, off, "0");
+		units_appendf(buf, len, off, "0");
 		return;
 	}
 	while ((double)ns < u[i].div)
 		i++;
-	append(buf, len, off, "%.15g%s", (double)ns / u[i].div, u[i].unit);
+	units_appendf(buf, len, off, "%.15g%s", (double)ns / u[i].div, u[i].unit);
 }
 
 static void
@@ -438,12 +422,12 @@ append_rate(char *buf, size_t len, size_t *off, uint64_t bps)
 	size_t i = 0;
 
 	if (bps == 0) {
-		append(buf, len, off, "unlimited");
+		units_appendf(buf, len, off, "unlimited");
 		return;
 	}
 	while ((double)bps < u[i].div)
 		i++;
-	append(buf, len, off, "%.15g%sbit/s", (double)bps / u[i].div, u[i].unit);
+	units_appendf(buf, len, off, "%.15g%sbit/s", (double)bps / u[i].div, u[i].unit);
 }
 
 const char *
@@ -454,25 +438,25 @@ link_emu_format(const struct link_emu_config *c, char *buf, size_t len)
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
-	append(buf, len, &off, "delay ");
+	units_appendf(buf, len, &off, "delay ");
 	append_time(buf, len, &off, c->delay_ns);
-	append(buf, len, &off, " rate ");
+	units_appendf(buf, len, &off, " rate ");
 	append_rate(buf, len, &off, c->rate_bps);
 	if (c->burst)
-		append(buf, len, &off, " burst %.15g,%.15g,%.15g,%.15g", c->ge_p_gb, c->ge_p_bg,
+		units_appendf(buf, len, &off, " burst %.15g,%.15g,%.15g,%.15g", c->ge_p_gb, c->ge_p_bg,
 		       c->ge_loss_good, c->ge_loss_bad);
 	else
-		append(buf, len, &off, " loss %.15g", c->loss);
-	append(buf, len, &off, " reorder %.15g", c->reorder);
+		units_appendf(buf, len, &off, " loss %.15g", c->loss);
+	units_appendf(buf, len, &off, " reorder %.15g", c->reorder);
 	if (c->reorder > 0) {
-		append(buf, len, &off, ",");
+		units_appendf(buf, len, &off, ",");
 		append_time(buf, len, &off, c->reorder_ns);
 	}
-	append(buf, len, &off, " dup %.15g corrupt %.15g", c->dup, c->corrupt);
+	units_appendf(buf, len, &off, " dup %.15g corrupt %.15g", c->dup, c->corrupt);
 	if (c->overhead != LINK_EMU_DEFAULT_OVERHEAD)
-		append(buf, len, &off, " overhead %u", c->overhead);
+		units_appendf(buf, len, &off, " overhead %u", c->overhead);
 	if (c->seed != LINK_EMU_DEFAULT_SEED)
-		append(buf, len, &off, " seed %llu", (unsigned long long)c->seed);
+		units_appendf(buf, len, &off, " seed %llu", (unsigned long long)c->seed);
 	return buf;
 }
 

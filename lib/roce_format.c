@@ -2,12 +2,12 @@
 /* A parsed frame as one line of text (roce_format.h). */
 #include <arpa/inet.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "roce_format.h"
 #include "roce_hdr.h"
 #include "roce_opcode.h"
+#include "units.h"
 
 const char *
 roce_format_addr(char *buf, size_t len, const uint8_t *frame, const struct roce_view *v,
@@ -25,22 +25,6 @@ roce_format_addr(char *buf, size_t len, const uint8_t *frame, const struct roce_
 	return buf;
 }
 
-/* Append to @p buf at *@p off, never past @p len. */
-static void
-add(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*off += (size_t)n;
-}
-
 const char *
 roce_format_view(char *buf, size_t len, const uint8_t *frame, const struct roce_view *v,
 		 enum roce_verdict r, const struct sdr_imm_split *split)
@@ -56,33 +40,33 @@ roce_format_view(char *buf, size_t len, const uint8_t *frame, const struct roce_
 	if (v->op == NULL) {
 		/* the addresses and ports only where the parser got that far */
 		if (v->l4_off != 0 && v->udp_dport != 0)
-			add(buf, len, &off, "%s.%u > %s.%u ", src, v->udp_sport, dst, v->udp_dport);
-		add(buf, len, &off, "not RoCEv2: %s", roce_verdict_name(r));
+			units_appendf(buf, len, &off, "%s.%u > %s.%u ", src, v->udp_sport, dst, v->udp_dport);
+		units_appendf(buf, len, &off, "not RoCEv2: %s", roce_verdict_name(r));
 		return buf;
 	}
-	add(buf, len, &off, "%s.%u > %s.%u %s qpn 0x%06x psn %u", src, v->udp_sport, dst,
+	units_appendf(buf, len, &off, "%s.%u > %s.%u %s qpn 0x%06x psn %u", src, v->udp_sport, dst,
 	    v->udp_dport, roce_opcode_name(v->opcode), v->dqpn, v->psn);
 	if (v->pkey != ROCE_PKEY_DEFAULT)
-		add(buf, len, &off, " pkey 0x%04x", v->pkey);
+		units_appendf(buf, len, &off, " pkey 0x%04x", v->pkey);
 	if (v->reth_off)
-		add(buf, len, &off, " va 0x%" PRIx64 " rkey 0x%08x len %u", v->va, v->rkey,
+		units_appendf(buf, len, &off, " va 0x%" PRIx64 " rkey 0x%08x len %u", v->va, v->rkey,
 		    v->dma_len);
 	if (v->immdt_off) {
 		struct sdr_imm_fields f = sdr_imm_unpack(split, v->imm);
 
-		add(buf, len, &off, " imm 0x%08x [msg %u off %u frag 0x%x]", v->imm, f.msg_id,
+		units_appendf(buf, len, &off, " imm 0x%08x [msg %u off %u frag 0x%x]", v->imm, f.msg_id,
 		    f.pkt_off, f.frag);
 	}
 	if (v->deth_off)
-		add(buf, len, &off, " qkey 0x%08x sqpn 0x%06x", v->qkey, v->sqpn);
+		units_appendf(buf, len, &off, " qkey 0x%08x sqpn 0x%06x", v->qkey, v->sqpn);
 	if (v->aeth_off)
-		add(buf, len, &off, " syndrome 0x%02x msn %u", v->syndrome, v->msn);
+		units_appendf(buf, len, &off, " syndrome 0x%02x msn %u", v->syndrome, v->msn);
 	if (v->payload_off)
-		add(buf, len, &off, " payload %u", v->payload_len);
+		units_appendf(buf, len, &off, " payload %u", v->payload_len);
 	if (r == ROCE_V_OK || r == ROCE_V_BAD_ICRC)
-		add(buf, len, &off, " icrc %s", !v->icrc_checked ? "unchecked" :
+		units_appendf(buf, len, &off, " icrc %s", !v->icrc_checked ? "unchecked" :
 		    v->icrc_ok ? "ok" : "bad");
 	else
-		add(buf, len, &off, " [%s]", roce_verdict_name(r));
+		units_appendf(buf, len, &off, " [%s]", roce_verdict_name(r));
 	return buf;
 }

@@ -32,4 +32,11 @@ const char *units_fmt_size(uint64_t bytes, char *buf, size_t len);
 /** Print a time with an adapted unit ("25.00ms", "3.1s", "812us"). @return buf. */
 const char *units_fmt_time(double seconds, char *buf, size_t len);
 
+/**
+ * printf() onto the text in @p buf (@p len bytes) at *@p off, moving *@p off on: a line
+ * built field by field, cut at the buffer's end (always terminated) and never overrun.
+ */
+__attribute__((format(printf, 4, 5)))
+void units_appendf(char *buf, size_t len, size_t *off, const char *fmt, ...);
+
 #endif /* SDR_UNITS_H */
