@@ -2,7 +2,6 @@
 /* Long-haul link emulator core: delay, rate, loss, reordering, duplication, corruption. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
