@@ -21,6 +21,43 @@ static const char *const err_docs[SDR_CTRL_E_COUNT] = {
 #undef X
 };
 
+static const char *const route_names[SDR_ROUTE_COUNT] = {
+#define X(sym, name, doc) [SDR_ROUTE_##sym] = name,
+	SDR_CTRL_ROUTES(X)
+#undef X
+};
+
+enum sdr_ctrl_route
+sdr_ctrl_route(const struct sdr_ctrl *c)
+{
+	int answer = (c->flags & SDR_CTRL_F_ANSWER) != 0;
+
+	switch (c->type) {
+	case SDR_CTRL_SKIP:
+		return answer ? SDR_ROUTE_SEND : SDR_ROUTE_SKIP;
+	case SDR_CTRL_WITHDRAW:
+		return answer ? SDR_ROUTE_WITHDRAWN : SDR_ROUTE_SEND;
+	case SDR_CTRL_REPORT:
+		return SDR_ROUTE_REPORT;
+	case SDR_CTRL_PATHS:
+		return SDR_ROUTE_PATHS;
+	case SDR_CTRL_SCHEME:
+		return SDR_ROUTE_SCHEME;
+	case SDR_CTRL_SYNC:
+		return answer ? SDR_ROUTE_SYNC_ANSWER : SDR_ROUTE_SYNC;
+	case SDR_CTRL_HELLO:
+		return SDR_ROUTE_HELLO;
+	default:	/* ACK, NACK, EC-NACK, CTS */
+		return SDR_ROUTE_SEND;
+	}
+}
+
+const char *
+sdr_ctrl_route_name(enum sdr_ctrl_route r)
+{
+	return (unsigned int)r < SDR_ROUTE_COUNT ? route_names[r] : "invalid";
+}
+
 const char *
 sdr_ctrl_err_name(int err)
 {

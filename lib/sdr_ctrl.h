@@ -203,4 +203,38 @@ sdr_ctrl_win_set(struct sdr_ctrl *c, uint32_t i)
  * "REPORT", "SCHEME", "PATHS"). */
 const char *sdr_ctrl_type_name(uint8_t type);
 
+/*
+ * Which part of a connection a control message is for, once the handshake took it
+ * (sdr_peer_input() said ACCEPT): symbol, name, what takes it. Every transport's adapter
+ * (the dataplane's endpoint, sdr-verbs-peer) routes by this one table, so a message cannot
+ * reach the send side in one and the receive side in another.
+ */
+#define SDR_CTRL_ROUTES(X) \
+	X(SEND,		"send",		"the send side's reliability (rel_tx_on_ctrl()): ACK, NACK, " \
+					"EC-NACK, CTS, WITHDRAW, the answer to a SKIP; after a " \
+					"WITHDRAW the packetizer numbers on from rel_tx_next_seq()") \
+	X(SKIP,		"skip",		"the receive side: messages the sender gave up " \
+					"(rel_rx_on_skip(), then sdr_rx_skip_to())") \
+	X(WITHDRAWN,	"withdrawn",	"the receive side: the sender's answer to its WITHDRAW " \
+					"(rel_rx_on_withdraw_answer())") \
+	X(REPORT,	"report",	"the loss estimate of scheme auto (the receiver's counts)") \
+	X(PATHS,	"paths",	"the path estimates of a connection with several paths") \
+	X(SCHEME,	"scheme",	"a scheme change asked by the peer, or its answer to ours") \
+	X(SYNC,		"sync",		"a new application at the peer: answer once its resets are done") \
+	X(SYNC_ANSWER,	"sync_answer",	"the peer's answer to our SYNC") \
+	X(HELLO,	"hello",	"the handshake: sdr_peer_input() takes it, never ACCEPTs it")
+
+enum sdr_ctrl_route {
+#define X(sym, name, doc) SDR_ROUTE_##sym,
+	SDR_CTRL_ROUTES(X)
+#undef X
+	SDR_ROUTE_COUNT
+};
+
+/** Where decoded message @p c goes (its type and flags decide). */
+enum sdr_ctrl_route sdr_ctrl_route(const struct sdr_ctrl *c);
+
+/** Name of a route ("send", "skip", ...), or "invalid". */
+const char *sdr_ctrl_route_name(enum sdr_ctrl_route r);
+
 #endif /* SDR_CTRL_H */

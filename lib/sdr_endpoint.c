@@ -1011,16 +1011,13 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->counters[SDR_EP_SCHEME_REFUSALS]++;
 }
 
-/*
- * SKIP from the sender: messages it gave up (no receive came, or cancelled). The
- * 32-bit points are taken nearest to the receive side's own count, as CTS credits are.
- */
-static void
-on_skip(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
+void
+sdr_ep_skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c, uint64_t now)
 {
-	uint64_t hi = sdr_seq_near(sdr_rx_next_seq(ep->rx), c->cum);
+	uint64_t hi = sdr_seq_near(sdr_rx_next_seq(rx), c->cum);
 	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
-	sdr_rx_skip_to(ep->rx, rel_rx_on_skip(ep->rrx, lo, hi, now));
+
+	sdr_rx_skip_to(rx, rel_rx_on_skip(rrx, lo, hi, now));
 }
 
 /*
@@ -1152,40 +1149,38 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		return;
 	}
 	rekey(ep, now);
-	/* SKIP and the answer to our WITHDRAW are for the receive side; the rest for the send
-	 * side */
-	if (c.type == SDR_CTRL_SKIP && !(c.flags & SDR_CTRL_F_ANSWER)) {
-		on_skip(ep, &c, now);
+	switch (sdr_ctrl_route(&c)) {
+	case SDR_ROUTE_SKIP:
+		sdr_ep_skip_apply(ep->rx, ep->rrx, &c, now);
 		return;
-	}
-	if (c.type == SDR_CTRL_WITHDRAW && (c.flags & SDR_CTRL_F_ANSWER)) {
+	case SDR_ROUTE_WITHDRAWN:
 		rel_rx_on_withdraw_answer(ep->rrx, c.cum);
 		return;
-	}
-	if (c.type == SDR_CTRL_REPORT) {
+	case SDR_ROUTE_REPORT:
 		on_report(ep, &c);
 		return;
-	}
-	if (c.type == SDR_CTRL_PATHS) {
+	case SDR_ROUTE_PATHS:
 		on_paths(ep, &c, now);
 		return;
-	}
-	if (c.type == SDR_CTRL_SCHEME) {
+	case SDR_ROUTE_SCHEME:
 		on_scheme(ep, &c);
 		return;
-	}
-	if (c.type == SDR_CTRL_SYNC) {
-		if (!(c.flags & SDR_CTRL_F_ANSWER)) {
-			ep->sync_owed = 1;	/* answered once our own resets are */
-			ep->sync_owed_nonce = c.value;
-		} else if (ep->sync_wait && c.value == ep->sync_nonce) {
+	case SDR_ROUTE_SYNC:
+		ep->sync_owed = 1;	/* answered once our own resets are */
+		ep->sync_owed_nonce = c.value;
+		return;
+	case SDR_ROUTE_SYNC_ANSWER:
+		if (ep->sync_wait && c.value == ep->sync_nonce)
 			ep->sync_wait = 0;
-		}
+		return;
+	case SDR_ROUTE_HELLO:	/* the handshake took it above */
+		return;
+	default:
+		rel_tx_on_ctrl(ep->rtx, &c, now);
+		if (c.type == SDR_CTRL_WITHDRAW)	/* the next message is numbered after them */
+			sdr_tx_skip_to(ep->tx, rel_tx_next_seq(ep->rtx));
 		return;
 	}
-	rel_tx_on_ctrl(ep->rtx, &c, now);
-	if (c.type == SDR_CTRL_WITHDRAW)	/* the next message is numbered after them */
-		sdr_tx_skip_to(ep->tx, rel_tx_next_seq(ep->rtx));
 }
 
 /*

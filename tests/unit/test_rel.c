@@ -1008,6 +1008,66 @@ test_priority(void **state)
 	rel_tx_destroy(tx);
 }
 
+/*
+ * Where each control message goes once the handshake took it: the one table every adapter
+ * routes by (the endpoint, sdr-verbs-peer). A SKIP is for the receive side and its answer
+ * for the send side; a WITHDRAW the other way round; every type is routed, and decoded
+ * messages of every type and answer flag land where the table says.
+ */
+static void
+test_ctrl_route(void **state)
+{
+	static const struct {
+		uint8_t type;
+		uint16_t flags;
+		enum sdr_ctrl_route route;
+	} want[] = {
+		{ SDR_CTRL_ACK, 0, SDR_ROUTE_SEND },
+		{ SDR_CTRL_ACK, SDR_CTRL_F_COMPLETE, SDR_ROUTE_SEND },
+		{ SDR_CTRL_NACK, 0, SDR_ROUTE_SEND },
+		{ SDR_CTRL_EC_NACK, 0, SDR_ROUTE_SEND },
+		{ SDR_CTRL_CTS, 0, SDR_ROUTE_SEND },
+		{ SDR_CTRL_SKIP, 0, SDR_ROUTE_SKIP },
+		{ SDR_CTRL_SKIP, SDR_CTRL_F_ANSWER, SDR_ROUTE_SEND },
+		{ SDR_CTRL_WITHDRAW, 0, SDR_ROUTE_SEND },
+		{ SDR_CTRL_WITHDRAW, SDR_CTRL_F_ANSWER, SDR_ROUTE_WITHDRAWN },
+		{ SDR_CTRL_SYNC, 0, SDR_ROUTE_SYNC },
+		{ SDR_CTRL_SYNC, SDR_CTRL_F_ANSWER, SDR_ROUTE_SYNC_ANSWER },
+		{ SDR_CTRL_HELLO, 0, SDR_ROUTE_HELLO },
+		{ SDR_CTRL_HELLO, SDR_CTRL_F_ANSWER, SDR_ROUTE_HELLO },
+		{ SDR_CTRL_REPORT, 0, SDR_ROUTE_REPORT },
+		{ SDR_CTRL_SCHEME, 0, SDR_ROUTE_SCHEME },
+		{ SDR_CTRL_SCHEME, SDR_CTRL_F_ANSWER | SDR_CTRL_F_REFUSED, SDR_ROUTE_SCHEME },
+		{ SDR_CTRL_PATHS, 0, SDR_ROUTE_PATHS },
+	};
+	unsigned int seen[SDR_ROUTE_COUNT] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct sdr_ctrl c;
+
+		memset(&c, 0, sizeof(c));
+		c.type = want[i].type;
+		c.flags = want[i].flags;
+		if (sdr_ctrl_route(&c) != want[i].route)
+			fail_msg("%s flags 0x%x: routed to %s, not %s", sdr_ctrl_type_name(c.type),
+				 c.flags, sdr_ctrl_route_name(sdr_ctrl_route(&c)),
+				 sdr_ctrl_route_name(want[i].route));
+		seen[want[i].route]++;
+	}
+	/* every route is somewhere's, and every type (1 ... PATHS) is in the table above */
+	for (unsigned int r = 0; r < SDR_ROUTE_COUNT; r++)
+		assert_true(seen[r] > 0);
+	for (uint8_t t = SDR_CTRL_ACK; t <= SDR_CTRL_PATHS; t++) {
+		int found = 0;
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			found |= want[i].type == t;
+		assert_true(found);
+	}
+	assert_string_equal(sdr_ctrl_route_name(SDR_ROUTE_COUNT), "invalid");
+}
+
 int
 main(void)
 {
@@ -1034,6 +1094,7 @@ main(void)
 		cmocka_unit_test(test_path_karn),
 		cmocka_unit_test(test_rto_measured),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_ctrl_route),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,6 +96,7 @@
 #include "roce_parse.h"
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
+#include "sdr_endpoint.h"
 #include "sdr_imm.h"
 #include "sdr_keys.h"
 #include "sdr_peer.h"
@@ -131,6 +132,7 @@
 	X(CTRL_BAD,		"ctrl_rejected") \
 	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
 	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
+	X(CTRL_IGNORED,		"ctrl_not_for_this_peer") \
 	X(IMM_MISMATCH,		"user_imm_mismatch") \
 	X(CORRUPT,		"payload_mismatch")
 
@@ -979,25 +981,37 @@ ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 		p->counters[PEER_CTRL_BAD_TOKEN]++;
 		return;
 	}
-	if (c.type == SDR_CTRL_SYNC && !(c.flags & SDR_CTRL_F_ANSWER)) {
+	switch (sdr_ctrl_route(&c)) {
+	case SDR_ROUTE_SYNC:
 		p->sync_owed = 1;	/* a new application at the dataplane: see flush_ctrl() */
 		p->sync_nonce = c.value;
 		return;
+	case SDR_ROUTE_SKIP:	/* the receive side, as in the endpoint */
+		if (p->rrx != NULL) {
+			sdr_ep_skip_apply(p->rx, p->rrx, &c, now);
+			return;
+		}
+		break;
+	case SDR_ROUTE_WITHDRAWN:
+		if (p->rrx != NULL) {
+			rel_rx_on_withdraw_answer(p->rrx, c.cum);
+			return;
+		}
+		break;
+	case SDR_ROUTE_SEND:
+		if (p->rtx != NULL) {
+			rel_tx_on_ctrl(p->rtx, &c, now);
+			if (c.type == SDR_CTRL_WITHDRAW)	/* numbered after them, as the endpoint */
+				sdr_tx_skip_to(p->tx, rel_tx_next_seq(p->rtx));
+			return;
+		}
+		break;
+	default:
+		/* REPORT, PATHS, SCHEME (scheme auto, several paths) and a SYNC answer: this
+		 * peer runs one scheme on one path and sends no SYNC */
+		break;
 	}
-	/* SKIP and the answer to a WITHDRAW are for the receive side, as in the endpoint */
-	if (p->rrx != NULL && c.type == SDR_CTRL_SKIP && !(c.flags & SDR_CTRL_F_ANSWER)) {
-		uint64_t hi = sdr_seq_near(sdr_rx_next_seq(p->rx), c.cum);
-		uint64_t lo = hi - (uint32_t)(c.cum - c.win_start);
-
-		sdr_rx_skip_to(p->rx, rel_rx_on_skip(p->rrx, lo, hi, now));
-		return;
-	}
-	if (p->rrx != NULL && c.type == SDR_CTRL_WITHDRAW && (c.flags & SDR_CTRL_F_ANSWER)) {
-		rel_rx_on_withdraw_answer(p->rrx, c.cum);
-		return;
-	}
-	if (p->rtx != NULL)
-		rel_tx_on_ctrl(p->rtx, &c, now);
+	p->counters[PEER_CTRL_IGNORED]++;
 }
 
 /* @return completions handled, or -1 on a completion error (the QP is then unusable). */
