@@ -59,9 +59,10 @@
  * + dropped_queue_full + copies_not_enqueued + drained + link_emu_count().
  */
 #define LINK_EMU_COUNTERS(X) \
-	X(PACKETS_IN,	"packets_in", OK,	"packets offered to link_emu_admit()") \
+	X(PACKETS_IN,	"packets_in", OK,	"packets offered to the emulated link") \
 	X(BYTES_IN,	"bytes_in", OK,	"bytes of the packets offered") \
-	X(DELIVERED,	"delivered", OK,	"copies handed back by link_emu_dequeue()") \
+	X(DELIVERED,	"delivered", OK, \
+	  "copies that came out of the far end of the link, after their delay") \
 	X(BYTES_OUT,	"bytes_out", OK,	"bytes of the copies delivered") \
 	X(DROPPED_LOSS,	"dropped_loss", DROP,	"packets lost to the i.i.d. loss") \
 	X(DROPPED_BURST, "dropped_burst", DROP, "packets lost to the Gilbert-Elliott model") \
@@ -75,7 +76,8 @@
 	X(RATE_WAITS,	"rate_waits", INFO,	"copies that waited for the previous one's serialization") \
 	X(COPIES_NOT_ENQUEUED, "copies_not_enqueued", ERROR, \
 	  "admitted copies never enqueued (a clone the caller could not make)") \
-	X(DRAINED,	"drained", INFO,	"copies handed back by link_emu_drain()")
+	X(DRAINED,	"drained", INFO, \
+	  "copies still on the link when it was taken down (the dataplane stopping)")
 
 enum link_emu_counter {
 #define X(sym, name, kind, doc) LINK_EMU_C_##sym,

@@ -120,33 +120,51 @@
 #define IDLE_SPIN	16	/* empty rounds before the first sleep */
 #define IDLE_MAX_US	50	/* longest idle sleep (the dataplane's idle_sleep_us) */
 
-/* The peer's own counters: symbol, name. */
+/* The peer's own counters: symbol, name, kind, meaning (counters.h). */
 #define PEER_COUNTERS(X) \
-	X(DATA_WRS,		"data_wrs_posted") \
-	X(DATA_SENT,		"data_send_completions") \
-	X(DATA_IN,		"data_pkts_in") \
-	X(DATA_BAD_OPCODE,	"data_bad_opcode") \
-	X(DATA_OUTSIDE,		"data_outside_region") \
-	X(CTRL_OUT,		"ctrl_pkts_out") \
-	X(CTRL_IN,		"ctrl_pkts_in") \
-	X(CTRL_BAD,		"ctrl_rejected") \
-	X(CTRL_BAD_OPCODE,	"ctrl_bad_opcode") \
-	X(CTRL_BAD_TOKEN,	"ctrl_bad_token") \
-	X(CTRL_IGNORED,		"ctrl_not_for_this_peer") \
-	X(IMM_MISMATCH,		"user_imm_mismatch") \
-	X(CORRUPT,		"payload_mismatch")
+	X(DATA_WRS, "data_wrs_posted", OK, \
+	  "RDMA Write with Immediate work requests posted on the data QP, one per packet") \
+	X(DATA_SENT, "data_send_completions", OK, \
+	  "signalled send completions of the data QP (each covers the work requests before it)") \
+	X(DATA_IN, "data_pkts_in", OK, \
+	  "Writes with Immediate received on the data QP (the NIC placed the payload)") \
+	X(DATA_BAD_OPCODE, "data_bad_opcode", DROP, \
+	  "receive completions on the data QP that are not a Write with Immediate") \
+	X(DATA_OUTSIDE, "data_outside_region", DROP, \
+	  "received writes whose immediate names a place outside the receive region") \
+	X(CTRL_OUT, "ctrl_pkts_out", OK, \
+	  "control messages posted as SENDs on the control QP") \
+	X(CTRL_IN, "ctrl_pkts_in", OK, \
+	  "receive completions on the control QP, before any check") \
+	X(CTRL_BAD, "ctrl_rejected", DROP, \
+	  "received control messages that did not decode") \
+	X(CTRL_BAD_OPCODE, "ctrl_bad_opcode", DROP, \
+	  "receive completions on the control QP that are not a plain SEND") \
+	X(CTRL_BAD_TOKEN, "ctrl_bad_token", DROP, \
+	  "control messages the handshake refused (a wrong or old tag, or before it is done)") \
+	X(CTRL_IGNORED, "ctrl_not_for_this_peer", INFO, \
+	  "control messages for what this peer does not run (REPORT, PATHS, SCHEME)") \
+	X(IMM_MISMATCH, "user_imm_mismatch", ERROR, \
+	  "messages whose user immediate is not the one the sender's pattern gives") \
+	X(CORRUPT, "payload_mismatch", ERROR, \
+	  "messages whose bytes are not the sender's pattern (--seed)")
 
 enum peer_counter {
-#define X(sym, name) PEER_##sym,
+#define X(sym, name, kind, doc) PEER_##sym,
 	PEER_COUNTERS(X)
 #undef X
 	PEER_NCOUNTERS
 };
 
-static const char *const peer_counter_names[PEER_NCOUNTERS] = {
-#define X(sym, name) [PEER_##sym] = name,
-	PEER_COUNTERS(X)
-#undef X
+static const struct sdr_counter_def peer_counter_defs[PEER_NCOUNTERS] = {
+	PEER_COUNTERS(SDR_COUNTER_DEF)
+};
+
+static const struct sdr_counter_table peer_counter_table = {
+	.group = "verbs_peer",
+	.doc = "sdr-verbs-peer, the SDR end on a hardware RNIC",
+	.n = PEER_NCOUNTERS,
+	.defs = peer_counter_defs,
 };
 
 struct opts {
@@ -365,10 +383,10 @@ print_counters(const struct peer *p)
 	const uint64_t *rxc = p->rx ? sdr_rx_counters(p->rx) : NULL;
 	int any = 0;
 
-	for (int i = 0; i < PEER_NCOUNTERS; i++)
+	for (unsigned int i = 0; i < PEER_NCOUNTERS; i++)
 		if (p->counters[i]) {
-			printf("%s %s %" PRIu64, any ? "," : " counters:", peer_counter_names[i],
-			       p->counters[i]);
+			printf("%s %s %" PRIu64, any ? "," : " counters:",
+			       peer_counter_table.defs[i].name, p->counters[i]);
 			any = 1;
 		}
 	/* the receive side's drop reasons, and its duplicates */
