@@ -77,10 +77,11 @@ def ok(msg, _mark=[0]):
     _mark[0] = len(failures)
 
 
-def start(ini, name, args=(), lcores="0-1", wrap=()):
+def start(ini, name, args=(), lcores="0-1", wrap=(), duration="150s"):
     """A dataplane on @ini as instance @name (and file prefix), reachable by sdrctl (or
-    None); behind @p wrap (ip netns exec NS) when given."""
-    return start_dataplane(DP, CTL, ini, name, EAL, lcores=lcores, args=args, wrap=wrap)
+    None); behind @p wrap (ip netns exec NS) when given; it exits after @p duration."""
+    return start_dataplane(DP, CTL, ini, name, EAL, lcores=lcores, args=args, wrap=wrap,
+                           duration=duration)
 
 
 stop = stop_dataplane
@@ -921,7 +922,9 @@ def random_line(rnd):
 
 def case_random_commands():
     name = TAG + "-rc"
-    p = start(LOOPBACK, name)
+    # about 3000 sdrctl runs: 25 s here, 150 s and more on a busy machine under the
+    # sanitizers; the dataplane must outlive them (it exits after its --duration)
+    p = start(LOOPBACK, name, duration="380s")
     if p is None:
         return
 
