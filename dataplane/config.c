@@ -127,7 +127,8 @@ get_ip(const char *v, uint8_t *version, uint8_t ip[16])
 /*
  * Key @p k of a section of kind @p s (config_keys.h): its index, its value read when the
  * table knows how (integer, size, time or number, within the table's bounds) into @p x or
- * @p d. @return the index, or -1 with the error line (an unknown key's names every key).
+ * @p d (NULL where the section has no number key). @return the index, or -1 with the
+ * error line (an unknown key's names every key).
  */
 static int
 key_read(const struct dp_key_section *s, const struct where *w, const char *k, const char *v,
@@ -154,10 +155,15 @@ key_read(const struct dp_key_section *s, const struct where *w, const char *k, c
 		if (get_time_ns(w, k, v, x) != 0)
 			return -1;
 		break;
-	case DP_K_NUMBER:
-		if (get_number(w, k, v, (double)key->hi, d) != 0)
+	case DP_K_NUMBER: {
+		double n;
+
+		if (get_number(w, k, v, (double)key->hi, &n) != 0)
 			return -1;
+		if (d != NULL)
+			*d = n;
 		break;
+	}
 	default:
 		break;
 	}
