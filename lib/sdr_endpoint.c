@@ -1271,7 +1271,22 @@ sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t n
 	 * sdr_ep_next_time() says it is due now) */
 }
 
-/* The same two halves with the copy between them, on this thread. */
+/* The same two halves with the copy between them, on this thread. @return the verdict. */
+static sdr_rx_verdict
+input_data(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, uint64_t now)
+{
+	struct sdr_rx_event ev;
+	sdr_rx_verdict r;
+
+	ep->counters[SDR_EP_DATA_PKTS_IN]++;
+	r = sdr_rx_place(ep->rx, v, gen, &ev);
+	if (r == SDR_RX_PLACED)
+		on_placed(ep, &ev, now);
+	else
+		on_not_placed(ep, v, gen, r, now);
+	return r;
+}
+
 void
 sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
 	     uint64_t now)
@@ -1282,6 +1297,45 @@ sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kin
 		memcpy(cl.dst, cl.src, cl.len);
 		sdr_ep_input_commit(ep, &cl, now);
 	}
+}
+
+int
+sdr_ep_input_write(struct sdr_ep *ep, uint32_t q, uint32_t imm, const uint8_t *region,
+		   uint64_t region_len, uint32_t len, uint64_t now)
+{
+	struct sdr_imm_fields f = sdr_imm_unpack(&ep->cfg.attr.split, imm);
+	uint64_t va = sdr_conn_va(&ep->geom, f.msg_id, f.pkt_off);
+	struct roce_view v;
+
+	if (va > region_len || len > region_len - va || q >= ep->geom.ndata_qpns) {
+		/* the NIC kept the write inside the region; the immediate points elsewhere */
+		ep->counters[SDR_EP_WRITE_OUTSIDE]++;
+		return -1;
+	}
+	memset(&v, 0, sizeof(v));
+	v.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
+	v.dqpn = ep->cfg.attr.local_qpn + q;
+	v.imm = imm;
+	v.va = va;
+	v.rkey = ep->cfg.attr.local_rkey;	/* the region's, which the NIC checked */
+	v.dma_len = len;
+	v.payload = region + va;
+	v.payload_len = len;
+	return (int)input_data(ep, &v, q / ep->cfg.attr.channels, now);
+}
+
+void
+sdr_ep_input_ctrl(struct sdr_ep *ep, uint8_t opcode, const uint8_t *msg, uint32_t len,
+		  uint64_t now)
+{
+	struct roce_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.opcode = opcode;
+	v.dqpn = sdr_conn_ctrl_qpn(ep->cfg.attr.local_qpn, &ep->cfg.attr);
+	v.payload = msg;
+	v.payload_len = len;
+	input_ctrl(ep, &v, now);
 }
 
 /* Data chunk c of a message: where its bytes are, padded into @p pad when short. */
@@ -1776,33 +1830,76 @@ collect_done(struct sdr_ep *ep)
 	}
 }
 
-static uint32_t
-build_ctrl(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t *frame, uint32_t cap,
-	   uint16_t *len)
+/* A control message as it goes out: stamped with both tags, encoded, with its MAC.
+ * @return its length, or -1. */
+static int
+ctrl_bytes(struct sdr_ep *ep, const struct sdr_ctrl *c, uint8_t payload[SDR_EP_CTRL_MAX])
 {
-	uint8_t payload[SDR_CTRL_MAX_LEN + SDR_MAC_LEN];
-	struct roce_pkt pkt = {
-		.opcode = ROCE_OP_UC_SEND_ONLY,
-		.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
-		.psn = ep->ctrl_psn++ & 0xFFFFFF,
-		.udp_sport = ep->ctrl_sport,
-	};
 	struct sdr_ctrl t = *c;
-	int n, l;
+	int n;
 
 	sdr_peer_stamp(&ep->hs, &t);
 	n = sdr_ctrl_encode(&t, payload, SDR_CTRL_MAX_LEN);
 	if (n < 0)
-		return 0;
+		return -1;
 	if (ep->cfg.auth) {
 		if (sdr_mac_compute(&ep->mac, payload, (size_t)n, payload + n) != 0)
-			return 0;
+			return -1;
 		n += SDR_MAC_LEN;
 	}
-	l = roce_build(frame, cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
-	if (l < 0)
-		return 0;
-	*len = (uint16_t)l;
+	return n;
+}
+
+/*
+ * Where output() puts what it makes: whole frames (sdr_ep_output()), frames whose data
+ * payloads stay in the send's buffer (sdr_ep_output_sg(): sg set) or work requests
+ * (sdr_ep_output_wr(): wr set, no frames).
+ */
+struct ep_sink {
+	uint8_t *const *frames;
+	uint32_t cap;
+	uint16_t *lens;
+	struct sdr_ep_frame *sg;
+	struct sdr_ep_wr *wr;
+};
+
+/* Control message @p c as output @p i of the sink. @return 1, or 0 if it cannot be made. */
+static uint32_t
+emit_ctrl(struct sdr_ep *ep, const struct ep_sink *k, uint32_t i, const struct sdr_ctrl *c)
+{
+	uint8_t payload[SDR_EP_CTRL_MAX];
+	int n, l;
+
+	if (k->wr != NULL) {
+		struct sdr_ep_wr *w = &k->wr[i];
+
+		n = ctrl_bytes(ep, c, w->msg);
+		if (n < 0)
+			return 0;
+		w->kind = SDR_EP_WR_SEND;
+		w->copy = 0;
+		w->dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr);
+		w->addr = w->msg;
+		w->len = (uint32_t)n;
+	} else {
+		struct roce_pkt pkt = {
+			.opcode = ROCE_OP_UC_SEND_ONLY,
+			.dqpn = sdr_conn_remote_ctrl_qpn(&ep->cfg.attr),
+			.psn = ep->ctrl_psn & 0xFFFFFF,
+			.udp_sport = ep->ctrl_sport,
+		};
+
+		n = ctrl_bytes(ep, c, payload);
+		if (n < 0)
+			return 0;
+		l = roce_build(k->frames[i], k->cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
+		if (l < 0)
+			return 0;
+		k->lens[i] = (uint16_t)l;
+		ep->ctrl_psn++;
+		if (k->sg != NULL)
+			k->sg[i].ext = NULL;
+	}
 	ep->counters[SDR_EP_CTRL_PKTS_OUT]++;
 	return 1;
 }
@@ -1859,37 +1956,79 @@ start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 	ep->job_active = 1;
 }
 
-/* Frames of sdr_ep_output() (@p sg NULL: every frame whole in @p frames) or _sg(). */
+/* Outputs [out, n) from the job being packetized, into the sink. @return how many. */
 static uint32_t
-output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, uint16_t *lens,
-       struct sdr_ep_frame *sg, uint32_t n)
+emit_job(struct sdr_ep *ep, const struct ep_sink *k, uint32_t out, uint32_t n)
+{
+	uint32_t want = n - out < 64 ? n - out : 64, got;
+
+	if (k->wr != NULL) {
+		struct sdr_tx_wr t[64];
+
+		got = sdr_tx_build_wr(ep->tx, &ep->job, t, want);
+		for (uint32_t i = 0; i < got; i++) {
+			struct sdr_ep_wr *w = &k->wr[out + i];
+
+			w->kind = SDR_EP_WR_WRITE_IMM;
+			w->copy = ep->job_parity;
+			w->hold = ep->job_ctx;
+			w->dqpn = t[i].pkt.dqpn;
+			w->imm = t[i].pkt.imm;
+			w->rkey = t[i].pkt.rkey;
+			w->va = t[i].pkt.va;
+			w->addr = t[i].payload;
+			w->len = t[i].payload_len;
+		}
+	} else if (k->sg != NULL && !ep->job_parity) {
+		struct sdr_tx_frag f[64];
+
+		got = sdr_tx_build_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
+		for (uint32_t i = 0; i < got; i++) {
+			struct sdr_ep_frame *e = &k->sg[out + i];
+
+			e->ext = f[i].payload;
+			e->ext_len = f[i].payload_len;
+			e->hold = ep->job_ctx;
+			k->lens[out + i] = f[i].hdr_len;
+			e->tail_len = f[i].tail_len;
+			memcpy(e->tail, f[i].tail, sizeof(e->tail));
+		}
+	} else {
+		got = sdr_tx_build(ep->tx, &ep->job, k->frames + out, k->cap, k->lens + out,
+				   n - out);
+		for (uint32_t i = 0; k->sg != NULL && i < got; i++)
+			k->sg[out + i].ext = NULL;
+	}
+	return got;
+}
+
+/* What sdr_ep_output(), _sg() and _wr() make, into the sink. */
+static uint32_t
+output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 {
 	struct rel_tx_unit u;
 	struct sdr_ctrl c;
 	uint32_t out = 0;
 
 	while (out < n && sdr_peer_next(&ep->hs, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	if (!sdr_peer_ready(&ep->hs)) {
 		/* nobody to tell yet: CTS repeat, and rekey() sends them again at once */
 		while (rel_rx_next_ctrl(ep->rrx, now, &c) || rel_tx_next_ctrl(ep->rtx, now, &c))
 			ep->counters[SDR_EP_CTRL_HELD]++;
 	}
 	while (out < n && rel_rx_next_ctrl(ep->rrx, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	while (out < n && rel_tx_next_ctrl(ep->rtx, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	while (out < n && sdr_peer_ready(&ep->hs) && next_sync(ep, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	if (out < n && sdr_peer_ready(&ep->hs) && next_report(ep, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	while (out < n && sdr_peer_ready(&ep->hs) && next_paths(ep, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
+		out += emit_ctrl(ep, k, out, &c);
 	if (out < n && sdr_peer_ready(&ep->hs) && next_scheme(ep, now, &c))
-		out += build_ctrl(ep, &c, frames[out], cap, &lens[out]);
-	if (sg != NULL)
-		for (uint32_t i = 0; i < out; i++)
-			sg[i].ext = NULL;
+		out += emit_ctrl(ep, k, out, &c);
 	if (ep->rxc.ec)
 		run_decodes(ep, now);
 	collect_done(ep);
@@ -1897,37 +2036,21 @@ output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap, ui
 		retry_encodes(ep);
 	while (out < n) {
 		if (ep->job_active) {
-			uint32_t got;
+			uint32_t got = emit_job(ep, k, out, n);
 
-			if (sg != NULL && !ep->job_parity) {
-				struct sdr_tx_frag f[64];
-				uint32_t want = n - out < 64 ? n - out : 64;
-
-				got = sdr_tx_build_sg(ep->tx, &ep->job, frames + out, cap, f, want);
-				for (uint32_t i = 0; i < got; i++) {
-					struct sdr_ep_frame *e = &sg[out + i];
-
-					e->ext = f[i].payload;
-					e->ext_len = f[i].payload_len;
-					e->hold = ep->job_ctx;
-					lens[out + i] = f[i].hdr_len;
-					e->tail_len = f[i].tail_len;
-					memcpy(e->tail, f[i].tail, sizeof(e->tail));
-				}
-			} else {
-				got = sdr_tx_build(ep->tx, &ep->job, frames + out, cap, lens + out,
-						   n - out);
-				for (uint32_t i = 0; sg != NULL && i < got; i++)
-					sg[out + i].ext = NULL;
-			}
 			ep->counters[ep->job_parity ? SDR_EP_PARITY_PKTS_OUT : SDR_EP_DATA_PKTS_OUT] += got;
 			out += got;
 			if (sdr_tx_job_left(&ep->job) == 0 || got == 0) {
 				ep->job_active = 0;
 				/* the last parity chunk of a submessage is out: recycle its buffer */
 				if (ep->job_parity && job_parity_index(ep) % ep->txc.m + 1 ==
-				    sdr_rel_sub_parity(&ep->cfg.rel.scheme, sub_data_chunks(ep)))
+				    sdr_rel_sub_parity(&ep->cfg.rel.scheme, sub_data_chunks(ep))) {
 					release_par(ep, ep->job_ctx, ep->job_sub);
+					/* work requests read it still: the caller copies it
+					 * before the next encode may write it (the next call) */
+					if (k->wr != NULL)
+						break;
+				}
 			}
 			continue;
 		}
@@ -1945,7 +2068,9 @@ uint32_t
 sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
 	      uint16_t *lens, uint32_t n)
 {
-	return output(ep, now, frames, cap, lens, NULL, n);
+	const struct ep_sink k = { .frames = frames, .cap = cap, .lens = lens };
+
+	return output(ep, now, &k, n);
 }
 
 uint32_t
@@ -1959,7 +2084,10 @@ sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32
 	while (total < n) {
 		uint32_t want = n - total < 256 ? n - total : 256;
 
-		got = output(ep, now, frames + total, cap, lens, out + total, want);
+		const struct ep_sink k = { .frames = frames + total, .cap = cap, .lens = lens,
+					   .sg = out + total };
+
+		got = output(ep, now, &k, want);
 		for (uint32_t i = 0; i < got; i++)
 			out[total + i].len = lens[i];
 		total += got;
@@ -1967,6 +2095,14 @@ sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32
 			break;
 	}
 	return total;
+}
+
+uint32_t
+sdr_ep_output_wr(struct sdr_ep *ep, uint64_t now, struct sdr_ep_wr *wr, uint32_t n)
+{
+	const struct ep_sink k = { .wr = wr };
+
+	return output(ep, now, &k, n);
 }
 
 uint64_t

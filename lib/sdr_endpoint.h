@@ -22,11 +22,12 @@
 #include "rss.h"
 #include "sdr_auto.h"
 #include "sdr_conn.h"
+#include "sdr_ctrl.h"
+#include "sdr_keys.h"
 #include "sdr_rel.h"
 #include "sdr_rx.h"
 
 struct rel_rx;
-struct sdr_ctrl;
 
 struct sdr_ep_cfg {
 	struct sdr_conn_attr attr;	/**< geometry, QPNs, R_Keys (ec_k/m set for EC) */
@@ -197,7 +198,10 @@ struct sdr_ep_cfg {
 	X(PATHS_IN, "path_reports_received", INFO, \
 	  "per PATHS control message received from the peer that passed the handshake checks") \
 	X(PATH_MOVES, "path_qpn_moves", INFO, \
-	  "per data QPN moved onto a path by a path decision (the first placement is not counted)")
+	  "per data QPN moved onto a path by a path decision (the first placement is not counted)") \
+	X(WRITE_OUTSIDE, "write_outside_region", DROP, \
+	  "per write with immediate a NIC placed (sdr_ep_input_write()) whose immediate names " \
+	  "bytes outside the receive region")
 
 enum sdr_ep_counter {
 #define X(sym, name, kind, doc) SDR_EP_##sym,
@@ -378,6 +382,73 @@ struct sdr_ep_frame {
  */
 uint32_t sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
 			  uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
+
+/*
+ * The same connection over a transport that builds its own packets: an RDMA NIC's queue
+ * pairs (sdr-verbs-peer). Out of the endpoint come work requests instead of frames; into it
+ * go the NIC's receive completions instead of parsed frames. Everything between — the
+ * handshake, control messages, reliability, erasure coding, completions — is the code the
+ * frame path runs, so both transports behave alike for every message (tests/unit/
+ * test_endpoint_wr.c drives both with the same traffic).
+ */
+
+/** Bytes of the largest control message with its MAC (a SEND's payload). */
+#define SDR_EP_CTRL_MAX (SDR_CTRL_MAX_LEN + SDR_MAC_LEN)
+
+enum sdr_ep_wr_kind {
+	SDR_EP_WR_WRITE_IMM,	/**< RDMA WRITE with Immediate on a data QP */
+	SDR_EP_WR_SEND,		/**< SEND on the control QP */
+};
+
+/** A work request of sdr_ep_output_wr(). */
+struct sdr_ep_wr {
+	uint8_t kind;		/**< enum sdr_ep_wr_kind */
+	/**
+	 * write: @c addr is in the endpoint's own memory (a parity buffer, recycled once its
+	 * work requests are made): the caller copies the bytes before it calls the endpoint
+	 * again. 0: @c addr is in a send's buffer, read by the NIC in place until the work
+	 * request completes (cfg.held with @c hold).
+	 */
+	uint8_t copy;
+	uint32_t hold;		/**< write, copy 0: the send context whose buffer it reads */
+	uint32_t dqpn;		/**< write: the peer's data QPN; send: its control QPN */
+	uint32_t imm;		/**< write: the immediate (host order) */
+	uint32_t rkey;		/**< write: the R_Key of the peer's receive */
+	uint64_t va;		/**< write: the offset in the peer's receive region */
+	const uint8_t *addr;	/**< write: the payload; send: @c msg */
+	uint32_t len;		/**< bytes at @c addr */
+	uint8_t msg[SDR_EP_CTRL_MAX];	/**< send: the control message (with its MAC) */
+};
+
+/**
+ * sdr_ep_output() as work requests: control messages first, then data, parity and
+ * retransmissions as the pacer allows, at most @p n. @return work requests made.
+ */
+uint32_t sdr_ep_output_wr(struct sdr_ep *ep, uint64_t now, struct sdr_ep_wr *wr, uint32_t n);
+
+/**
+ * A write with immediate arrived: the NIC checked its R_Key and placed its bytes in the
+ * receive region (@p region, @p region_len: the 2^id_bits slots of slot_span bytes,
+ * registered at offset 0) at the offset its RETH named, and completed it with @p imm and
+ * @p len on data QPN index @p q (generation * channels + channel). A completion carries no
+ * RETH, so the packet is read where its immediate says it is (sdr_conn_va()), and as if it
+ * carried the connection's fixed R_Key (attr.local_rkey: the region's; a connection with
+ * per-receive R_Keys takes no writes this way). A completion carries no PSN either: scheme
+ * auto's loss reports and the path estimates need the frame path. Then what sdr_ep_input()
+ * does with a data packet.
+ * @return the placement's verdict (sdr_rx.h), or -1 for an immediate that names bytes
+ *   outside the region (counted: write_outside_region).
+ */
+int sdr_ep_input_write(struct sdr_ep *ep, uint32_t q, uint32_t imm, const uint8_t *region,
+		       uint64_t region_len, uint32_t len, uint64_t now);
+
+/**
+ * A message arrived on the control QP: @p len bytes, received as RoCE @p opcode (UC SEND
+ * ONLY for a SEND; anything else is counted as ctrl_bad_opcode, as on the frame path).
+ * What sdr_ep_input() does with a control packet.
+ */
+void sdr_ep_input_ctrl(struct sdr_ep *ep, uint8_t opcode, const uint8_t *msg, uint32_t len,
+		       uint64_t now);
 
 /** Earliest time sdr_ep_output() has something to do (UINT64_MAX: idle). */
 uint64_t sdr_ep_next_time(struct sdr_ep *ep, uint64_t now);

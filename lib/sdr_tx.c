@@ -309,6 +309,20 @@ sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 	return built;
 }
 
+uint32_t
+sdr_tx_build_wr(struct sdr_tx *tx, struct sdr_tx_job *job, struct sdr_tx_wr *out, uint32_t n)
+{
+	uint32_t built = 0;
+
+	while (built < n && job->next < job->npkts) {
+		struct sdr_tx_wr *w = &out[built++];
+
+		next_pkt(tx, job, &w->pkt, &w->payload, &w->payload_len);
+		pkt_built(tx, job, w->payload_len);
+	}
+	return built;
+}
+
 const uint64_t *
 sdr_tx_counters(const struct sdr_tx *tx)
 {

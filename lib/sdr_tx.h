@@ -182,6 +182,24 @@ struct sdr_tx_frag {
 uint32_t sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 			 uint32_t cap, struct sdr_tx_frag *out, uint32_t n);
 
+/**
+ * A packet of sdr_tx_build_wr(): what an RDMA NIC is asked to send as one UC RDMA WRITE
+ * with Immediate (the NIC builds the frame, its PSN and its ICRC itself).
+ */
+struct sdr_tx_wr {
+	struct roce_pkt pkt;	/**< dqpn, va, rkey, imm, dma_len (psn: the packetizer's) */
+	const uint8_t *payload;	/**< in the job's buffer (message or parity), not copied */
+	uint32_t payload_len;
+};
+
+/**
+ * sdr_tx_build() for a transport that builds its own frames (a verbs queue pair): the
+ * next packets of the job as work requests, in the same order and over the same data QPNs
+ * as frames would go. @return packets described.
+ */
+uint32_t sdr_tx_build_wr(struct sdr_tx *tx, struct sdr_tx_job *job, struct sdr_tx_wr *out,
+			 uint32_t n);
+
 /** Largest frame the connection builds (for sizing buffers). */
 uint32_t sdr_tx_max_frame(const struct sdr_tx *tx);
 
