@@ -1011,8 +1011,13 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->counters[SDR_EP_SCHEME_REFUSALS]++;
 }
 
-void
-sdr_ep_skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c, uint64_t now)
+/*
+ * A SKIP from the sender (messages it gave up: no receive came, or cancelled): the
+ * reliability state fails them and the placement moves past them. The message's 32-bit
+ * points are taken nearest to the receive side's own count, as CTS credits are.
+ */
+static void
+skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c, uint64_t now)
 {
 	uint64_t hi = sdr_seq_near(sdr_rx_next_seq(rx), c->cum);
 	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
@@ -1151,7 +1156,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	rekey(ep, now);
 	switch (sdr_ctrl_route(&c)) {
 	case SDR_ROUTE_SKIP:
-		sdr_ep_skip_apply(ep->rx, ep->rrx, &c, now);
+		skip_apply(ep->rx, ep->rrx, &c, now);
 		return;
 	case SDR_ROUTE_WITHDRAWN:
 		rel_rx_on_withdraw_answer(ep->rrx, c.cum);

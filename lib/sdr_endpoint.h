@@ -541,14 +541,6 @@ int sdr_ep_set_paths(struct sdr_ep *ep, const uint8_t *want, uint64_t now);
 const struct path_est *sdr_ep_path(const struct sdr_ep *ep);
 /** The sender's RTO in force, and the RTT its timers derive from (rel_tx_rto()). */
 uint64_t sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt);
-/**
- * A SKIP from the sender (messages it gave up: no receive came, or cancelled) applied to a
- * receive side: the reliability state fails them and the placement moves past them. The
- * message's 32-bit points are taken nearest to the receive side's own count, as CTS credits
- * are. What the endpoint does, for every adapter that runs a receive side (sdr-verbs-peer).
- */
-void sdr_ep_skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c,
-		       uint64_t now);
 
 /** A layer's counters: its table (counters.h) and the values, table->n of them. */
 struct sdr_ep_counter_group {

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sdr-verbs-peer: the far end of an sdr-dataplane connection on a host that has an RDMA NIC
- * (RoCEv2) and no DPDK. It speaks the dataplane's wire protocol through libibverbs and runs
- * the same reliability state machines (lib/rel_tx, lib/rel_rx) with the same glue as
- * lib/sdr_endpoint.c — verbs work requests and completions in place of built and parsed
- * frames. Roles as sdr-perf: --server receives and checks every message, the client sends.
+ * (RoCEv2) and no DPDK. It speaks the dataplane's wire protocol through libibverbs with the
+ * dataplane's own connection engine (lib/sdr_endpoint.h): the handshake, every control
+ * message, the reliability state machines, erasure coding and the completions are the code
+ * the dataplane runs. This file is the engine's verbs adapter: the engine's work requests
+ * (sdr_ep_output_wr()) go to the NIC's queue pairs, the NIC's completions go back into the
+ * engine (sdr_ep_input_write(), sdr_ep_input_ctrl()). Roles as sdr-perf: --server receives
+ * and checks every message, the client sends.
  *
  * Queue pairs. Verbs cannot choose QPNs, so the connection has channels = 1 and
  * generations = 1: one UC data QP and one UC control QP, whose NIC-chosen numbers the
@@ -18,54 +21,50 @@
  *           (msg_id * slot_span + pkt_off * mtu, zero-based per connection) is an offset in
  *           it; its R_Key is the dataplane's remote_rkey. The NIC writes every packet there.
  *           Control messages go out of a small registered ring of send buffers.
- *   client: the message buffers (window x size), registered for local reads; control
- *           messages arrive in a ring of MTU-sized receive buffers.
+ *   client: the message buffers (window x size), registered for local reads, and with a
+ *           code one MTU per data send queue entry for parity; control messages arrive
+ *           in a ring of MTU-sized receive buffers.
  *
  * The handshake. Before anything else both ends learn each other's tag with HELLO
- * (lib/sdr_peer.h, as sdr_ep does): every control message carries both tags, and the
+ * (lib/sdr_peer.h, in the engine): every control message carries both tags, and the
  * dataplane drops one without its tag. A dataplane whose side restarts (a new tag) ends the
  * run: what was in flight is lost.
  *
- * Send side (client). sdr_tx gives each message its sequence number and slot exactly as
- * the dataplane does, rel_tx decides which chunk goes out when (CTS credit, pacing,
- * retransmissions). A REL_UNIT_DATA chunk becomes one IBV_WR_RDMA_WRITE_WITH_IMM per
- * packet: SGE = the packet's bytes in the message buffer, remote address =
- * sdr_conn_va(), R_Key = --peer-rkey if set, else the dataplane's per-receive R_Key,
- * derived from both tags (lib/sdr_keys.h), immediate = sdr_imm_pack(msg id, packet offset,
- * fragment of the user immediate). Work requests are posted in chains of up to 64 with
- * the last one signalled; a message buffer is reused only once the work requests that
- * read it have completed. Control messages from the dataplane (CTS, ACK, NACK) arrive as
- * receive completions on the control QP and go to sdr_ctrl_decode() and rel_tx_on_ctrl().
+ * Send side (client). The engine numbers the messages and decides which chunk goes out
+ * when (CTS credit, pacing, retransmissions, parity). Each packet is one
+ * IBV_WR_RDMA_WRITE_WITH_IMM: SGE = the packet's bytes in the message buffer (read in place
+ * by the NIC), remote address = sdr_conn_va(), R_Key = --peer-rkey if set, else the
+ * dataplane's per-receive R_Key derived from both tags, immediate = sdr_imm_pack(). A parity
+ * packet's bytes are in the engine's parity buffers, which it recycles once their work
+ * requests are made: they are copied into a registered buffer of the send queue entry.
+ * Writes are posted in chains of up to 64 with the last one signalled; the engine holds a
+ * send's completion (cfg.held) until the writes that read its buffer have completed, so a
+ * buffer, and the message slot, is reused only then.
  *
  * Receive side (server). Each Write with Immediate consumes one receive WQE (no scatter
  * entries) and yields a completion with the immediate and the byte count; the data is
- * already in the region. The completion becomes the roce_view the dataplane's parser would
- * have produced and goes through sdr_rx_place() — message table, length and duplicate
- * checks, packet and chunk bitmaps, user-immediate fragments — which copies the accepted
- * payload into the posted message buffer; its events drive rel_rx (rel_rx_on_chunk,
- * rel_rx_on_late) exactly as sdr_ep_input() does. rel_rx's CTS, ACKs, NACKs and re-ACKs go
- * out as UC SENDs on the control QP. Receives are posted in order (sdr_rx_post +
- * rel_rx_post), checked on completion (sdr-perf's byte pattern and --seed, and the user
- * immediate), then released (sdr_rx_complete + rel_rx_release).
+ * already in the region. sdr_ep_input_write() reads it where its immediate says and places
+ * it as the dataplane places a parsed packet — message table, length and duplicate checks,
+ * packet and chunk bitmaps, user-immediate fragments, parity into the decode region —
+ * copying the accepted payload into the posted message buffer. CTS, ACKs, NACKs and re-ACKs
+ * go out as UC SENDs on the control QP. Receives are posted in order, checked on completion
+ * (sdr-perf's byte pattern and --seed, and the user immediate), then released.
  *
- * Because the NIC writes into the region and sdr_rx_place() copies into the message buffer,
+ * Because the NIC writes into the region and the engine copies into the message buffer,
  * a late, duplicate or stale packet can only touch the region, never a message buffer: the
  * dataplane's rule "a packet for a completed slot never writes a byte" holds here as well.
  * What verbs do not tell: the RETH of a packet (a completion has no VA), so the peer reads
- * a packet where its immediate says it is and cannot count va_mismatch.
+ * a packet where its immediate says it is and cannot count va_mismatch; and its PSN, so
+ * scheme auto (whose loss reports count PSNs) is refused.
  *
  * One generation. With generations = 1 the destination QPN cannot tell a retransmission of
  * message k - 2^id_bits, still on its way after the sender missed an ACK, from a packet of
  * message k in the same slot. The server therefore quarantines a released slot: it is not
  * posted again until RTO + RTT after its release or after the last late packet addressed to
  * it (by then the sender has the final ACK and its last retransmission has arrived). The
- * client starts a message only once the writes of its slot's previous message have left the
- * send queue. The dataplane receiving from the client needs no quarantine with per-receive
- * R_Keys (the default: a late packet carries its own receive's key); with a fixed
- * --peer-rkey, keep 2^id_bits well above the messages in flight (the tool warns below 8x).
- *
- * Supported: sr and sr-nack. Erasure coding is refused (its encode/decode glue lives in
- * lib/sdr_endpoint.c, private to frame-based endpoints).
+ * dataplane receiving from the client needs no quarantine with per-receive R_Keys (the
+ * default: a late packet carries its own receive's key); with a fixed --peer-rkey, keep
+ * 2^id_bits well above the messages in flight (the tool warns below 8x).
  *
  * The loop polls one completion queue with a bounded idle backoff (usleep, 1 to 50 us,
  * never past the next timer of the state machines) and every run is bounded by --timeout.
@@ -90,19 +89,12 @@
 
 #include "msg_pattern.h"
 #include "perf_report.h"
-#include "rel_rx.h"
-#include "rel_tx.h"
 #include "roce_opcode.h"
-#include "roce_parse.h"
 #include "sdr_conn.h"
-#include "sdr_ctrl.h"
 #include "sdr_endpoint.h"
 #include "sdr_imm.h"
-#include "sdr_keys.h"
-#include "sdr_peer.h"
 #include "sdr_rel.h"
 #include "sdr_rx.h"
-#include "sdr_tx.h"
 #include "units.h"
 
 #define PROG		"sdr-verbs-peer"
@@ -120,30 +112,23 @@
 #define IDLE_SPIN	16	/* empty rounds before the first sleep */
 #define IDLE_MAX_US	50	/* longest idle sleep (the dataplane's idle_sleep_us) */
 
-/* The peer's own counters: symbol, name, kind, meaning (counters.h). */
+/*
+ * The peer's own counters: what the NIC's queue pairs did (symbol, name, kind, meaning;
+ * counters.h). The connection's — control messages, placement, reliability, coding — are
+ * the endpoint's, in its own tables, as on the dataplane.
+ */
 #define PEER_COUNTERS(X) \
 	X(DATA_WRS, "data_wrs_posted", OK, \
 	  "RDMA Write with Immediate work requests posted on the data QP, one per packet") \
 	X(DATA_SENT, "data_send_completions", OK, \
 	  "signalled send completions of the data QP (each covers the work requests before it)") \
-	X(DATA_IN, "data_pkts_in", OK, \
-	  "Writes with Immediate received on the data QP (the NIC placed the payload)") \
+	X(PARITY_COPIES, "parity_wrs_copied", INFO, \
+	  "parity writes whose bytes were copied into a registered send buffer (the endpoint " \
+	  "recycles its parity buffers once their work requests are made)") \
 	X(DATA_BAD_OPCODE, "data_bad_opcode", DROP, \
 	  "receive completions on the data QP that are not a Write with Immediate") \
-	X(DATA_OUTSIDE, "data_outside_region", DROP, \
-	  "received writes whose immediate names a place outside the receive region") \
-	X(CTRL_OUT, "ctrl_pkts_out", OK, \
+	X(CTRL_WRS, "ctrl_sends_posted", OK, \
 	  "control messages posted as SENDs on the control QP") \
-	X(CTRL_IN, "ctrl_pkts_in", OK, \
-	  "receive completions on the control QP, before any check") \
-	X(CTRL_BAD, "ctrl_rejected", DROP, \
-	  "received control messages that did not decode") \
-	X(CTRL_BAD_OPCODE, "ctrl_bad_opcode", DROP, \
-	  "receive completions on the control QP that are not a plain SEND") \
-	X(CTRL_BAD_TOKEN, "ctrl_bad_token", DROP, \
-	  "control messages the handshake refused (a wrong or old tag, or before it is done)") \
-	X(CTRL_IGNORED, "ctrl_not_for_this_peer", INFO, \
-	  "control messages for what this peer does not run (REPORT, PATHS, SCHEME)") \
 	X(IMM_MISMATCH, "user_imm_mismatch", ERROR, \
 	  "messages whose user immediate is not the one the sender's pattern gives") \
 	X(CORRUPT, "payload_mismatch", ERROR, \
@@ -192,25 +177,20 @@ struct opts {
 	uint64_t seed;
 	double timeout_s;
 	/* as typed, for messages */
-	const char *mtu_s, *chunk_s, *split_s, *max_msg_s;
+	const char *mtu_s, *chunk_s, *split_s, *max_msg_s, *scheme_s;
 };
 
 /* A message buffer of the window. */
 struct mbuf {
 	uint8_t busy;		/* its message is in flight */
-	uint8_t draining;	/* client: done, but work requests may still read it */
-	uint64_t last_wr;	/* client: data SQ position after the last one that reads it */
 };
 
 struct peer {
 	const struct opts *o;
-	/* the connection's handshake (lib/sdr_peer.h) and the R_Keys of the dataplane's
-	 * receives, derived from both tags (lib/sdr_keys.h) */
-	struct sdr_peer hs;
-	struct sdr_rkeys rk_send;
-	int restarted;		/* the dataplane's side restarted: this run cannot go on */
-	uint8_t sync_owed;	/* a SYNC to answer (its nonce) */
-	uint64_t sync_nonce;
+	/* the connection: the engine every transport runs (lib/sdr_endpoint.h), driven with
+	 * work requests and completions */
+	struct sdr_ep *ep;
+	struct sdr_ep_cfg cfg;
 	struct sdr_conn_attr attr;
 	struct sdr_conn_geom geom;
 	struct sdr_rel_cfg rel;
@@ -224,6 +204,7 @@ struct peer {
 	struct ibv_qp *ctrl_qp;
 	struct ibv_mr *region_mr;	/* server: receive region at iova 0 */
 	struct ibv_mr *buf_mr;		/* client: message buffers */
+	struct ibv_mr *par_mr;		/* client with a code: parity send buffers */
 	struct ibv_mr *ctrl_mr;		/* control buffers */
 	char dev_name[IBV_SYSFS_NAME_MAX];
 	int gid_index;
@@ -238,44 +219,36 @@ struct peer {
 	uint8_t *bufs;			/* window x stride */
 	uint64_t bufs_len;
 	uint64_t stride;
+	uint8_t *par_bufs;		/* client with a code: one MTU per data SQ entry */
+	uint64_t par_bufs_len;
 	uint8_t *ctrl_bufs;
 	uint64_t ctrl_bufs_len;
 	uint32_t ctrl_buf_len;
 
 	/* work requests, filled in place for every post: nothing allocated in the loop */
-	struct ibv_send_wr swr[WR_BATCH];
-	struct ibv_sge ssge[WR_BATCH];
+	struct sdr_ep_wr ewr[WR_BATCH];
+	struct ibv_send_wr swr[WR_BATCH], cwr[WR_BATCH];
+	struct ibv_sge ssge[WR_BATCH], csge[WR_BATCH];
 	struct ibv_recv_wr rwr[WR_BATCH];
 	struct ibv_sge rsge[WR_BATCH];
 	uint64_t data_sq_posted, data_sq_done;
 	uint64_t ctrl_sq_posted, ctrl_sq_done;
 	uint32_t data_rq_missing;	/* server: receive WQEs consumed, not yet reposted */
-	uint32_t *ctrl_repost;		/* client: control buffers to post again */
+	uint32_t *ctrl_repost;		/* control buffers to post again */
 	uint32_t n_ctrl_repost;
-
-	/* SDR state */
-	struct sdr_tx *tx;
-	struct rel_tx *rtx;
-	struct sdr_tx_msg *sends;	/* client, by rel_tx context */
-	uint32_t *buf_of_ctx;		/* client, by rel_tx context */
-	struct sdr_tx_job job;
-	int job_active;
-	uint64_t job_seq;
-	uint32_t job_buf;
-	struct sdr_rx *rx;
-	struct rel_rx *rrx;
-	/* one generation: slot reuse is made safe by time (server) and by the send queue
-	 * (client) instead of by the destination QPN */
-	uint64_t *slot_quiet;		/* server, by slot: not posted again before this time */
+	/* client: by send context, the data SQ position after the last write reading its
+	 * buffer (the endpoint holds the send's completion until it has completed) */
+	uint64_t *ctx_last_wr;
+	/* server, by slot: not posted again before this time. One generation: a late packet of
+	 * a slot's previous message cannot be told from one of its next, so slot reuse is made
+	 * safe by time instead of by the destination QPN */
+	uint64_t *slot_quiet;
 	uint64_t quarantine_ns;
-	uint64_t *slot_last_wr;		/* client, by slot: data SQ position of its last write */
 
 	/* the window */
 	struct mbuf *mb;
 	uint32_t *free_buf;
 	uint32_t nfree;
-	uint32_t *draining;
-	uint32_t ndraining;
 	uint32_t *buf_of_msg;		/* by message number */
 
 	/* results */
@@ -318,7 +291,7 @@ usage(FILE *f)
 "                         immediate (default 10,18,4)\n"
 "      --channels N       must be 1: one data QP (the NIC picks QPNs)\n"
 "      --generations N    must be 1\n"
-"      --scheme NAME      sr or sr-nack (default sr); erasure coding is refused\n"
+"      --scheme NAME      sr, sr-nack, ec-xor:K,M or ec-mds:K,M (default sr)\n"
 "      --rtt TIME         round-trip time of the path (default 1ms)\n"
 "      --rate RATE        injection rate, e.g. 10G (default 0: unpaced)\n"
 "      --user-imm KIND    the user immediate of message n: perf (n, as sdr-perf\n"
@@ -378,24 +351,32 @@ user_imm_received(const struct peer *p, uint64_t n)
 /* ---- results, as sdr-perf prints them ---- */
 
 static void
+print_counter(const char *name, uint64_t v, int *any)
+{
+	printf("%s %s %" PRIu64, *any ? "," : " counters:", name, v);
+	*any = 1;
+}
+
+/* The NIC's counters that moved, and every drop and error of the connection's layers (with
+ * the receive side's duplicates), as sdr-perf prints them. */
+static void
 print_counters(const struct peer *p)
 {
-	const uint64_t *rxc = p->rx ? sdr_rx_counters(p->rx) : NULL;
+	struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
+	unsigned int ng = p->ep ? sdr_ep_counter_groups(p->ep, g) : 0;
 	int any = 0;
 
 	for (unsigned int i = 0; i < PEER_NCOUNTERS; i++)
-		if (p->counters[i]) {
-			printf("%s %s %" PRIu64, any ? "," : " counters:",
-			       peer_counter_table.defs[i].name, p->counters[i]);
-			any = 1;
-		}
-	/* the receive side's drop reasons, and its duplicates */
-	for (unsigned int i = 0; rxc && i < SDR_RX_NCOUNTERS; i++)
-		if (rxc[i] && (sdr_counter_is_drop(&sdr_rx_counter_table, i) ||
-			       i == SDR_RX_DUPLICATE)) {
-			printf("%s %s %" PRIu64, any ? "," : " counters:",
-			       sdr_rx_counter_name((enum sdr_rx_counter)i), rxc[i]);
-			any = 1;
+		if (p->counters[i])
+			print_counter(peer_counter_table.defs[i].name, p->counters[i], &any);
+	for (unsigned int k = 0; k < ng; k++)
+		for (unsigned int i = 0; i < g[k].table->n; i++) {
+			uint8_t kind = g[k].table->defs[i].kind;
+
+			if (g[k].v[i] && (kind == SDR_CK_DROP || kind == SDR_CK_ERROR ||
+					  (g[k].table == &sdr_rx_counter_table &&
+					   i == SDR_RX_DUPLICATE)))
+				print_counter(g[k].table->defs[i].name, g[k].v[i], &any);
 		}
 	if (any)
 		printf("\n");
@@ -702,6 +683,14 @@ register_memory(struct peer *p)
 				"ulimit -l)\n", sz, strerror(errno));
 			return -1;
 		}
+		if (p->par_bufs != NULL) {
+			p->par_mr = ibv_reg_mr(p->pd, p->par_bufs, p->par_bufs_len, 0);
+			if (p->par_mr == NULL) {
+				fprintf(stderr, PROG ": cannot register the parity send buffers: %s "
+					"(check ulimit -l)\n", strerror(errno));
+				return -1;
+			}
+		}
 	}
 	p->ctrl_mr = ibv_reg_mr(p->pd, p->ctrl_bufs, p->ctrl_bufs_len, IBV_ACCESS_LOCAL_WRITE);
 	if (p->ctrl_mr == NULL) {
@@ -827,209 +816,160 @@ post_ctrl_recvs(struct peer *p)
 	return 0;
 }
 
-/* One control message as a UC SEND Only on the control QP (room checked by the caller). */
-static int
-send_ctrl(struct peer *p, const struct sdr_ctrl *c)
+/* Room in a send queue. */
+static uint32_t
+sq_room(uint64_t posted, uint64_t done, uint32_t depth)
 {
-	uint32_t b = (uint32_t)(p->ctrl_sq_posted % p->ctrl_sq_depth);
-	uint8_t *buf = p->ctrl_bufs + (uint64_t)b * p->ctrl_buf_len;
-	struct ibv_send_wr *bad;
-	struct sdr_ctrl t = *c;
-	int n, rc;
-
-	sdr_peer_stamp(&p->hs, &t);	/* our tag and the dataplane's, on every message */
-	n = sdr_ctrl_encode(&t, buf, p->ctrl_buf_len);
-	if (n < 0)
-		return 0;	/* cannot happen: rel_rx builds valid messages */
-	p->ssge[0] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = (uint32_t)n,
-				       .lkey = p->ctrl_mr->lkey };
-	p->swr[0] = (struct ibv_send_wr){
-		.wr_id = p->ctrl_sq_posted + 1, .next = NULL, .sg_list = &p->ssge[0], .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	};
-	rc = ibv_post_send(p->ctrl_qp, &p->swr[0], &bad);
-	if (rc != 0) {
-		fprintf(stderr, PROG ": cannot post a control message: %s\n", strerror(rc));
-		return -1;
-	}
-	p->ctrl_sq_posted++;
-	p->counters[PEER_CTRL_OUT]++;
-	return 1;
+	return depth - (uint32_t)(posted - done);
 }
 
-static uint32_t
-data_sq_room(const struct peer *p)
+/* A send context's buffer is still read by a write in the data send queue (cfg.held). */
+static int
+ctx_held(void *arg, uint32_t ctx)
 {
-	return p->data_sq_depth - (uint32_t)(p->data_sq_posted - p->data_sq_done);
+	const struct peer *p = arg;
+
+	return p->ctx_last_wr[ctx] > p->data_sq_done;
 }
 
 /*
- * Post the next packets of the job as RDMA Writes with Immediate, as many as the send
- * queue takes (at most one chain). The last work request of the chain is signalled, so
- * every work request is known to be done when the completion of its chain arrives.
- * @return work requests posted, or -1.
+ * Post the endpoint's work requests: writes as one chain on the data QP (the last one
+ * signalled, so each completion covers the chain), control messages on the control QP
+ * (each signalled: its buffer is free again once it completes). The caller made room for
+ * all of them in both queues. @return 0, -1.
  */
 static int
-post_job(struct peer *p)
+post_wrs(struct peer *p, const struct sdr_ep_wr *w, uint32_t n)
 {
-	const struct sdr_tx_msg *msg = p->job.msg;
-	const struct sdr_imm_split *sp = &p->attr.split;
-	uint32_t n = sdr_tx_job_left(&p->job), room = data_sq_room(p), mtu = p->attr.mtu;
+	uint32_t nd = 0, nc = 0;
 	struct ibv_send_wr *bad;
 	int rc;
 
-	if (n > room)
-		n = room;
-	if (n > WR_BATCH)
-		n = WR_BATCH;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t off = p->job.first_pkt + p->job.next + i;
-		uint64_t boff = (uint64_t)off << p->geom.mtu_shift;
-		uint32_t plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : mtu;
-		struct ibv_send_wr *wr = &p->swr[i];
+		if (w[i].kind == SDR_EP_WR_SEND) {
+			uint64_t pos = p->ctrl_sq_posted + nc;
+			uint8_t *buf = p->ctrl_bufs + (pos % p->ctrl_sq_depth) * p->ctrl_buf_len;
 
-		p->ssge[i] = (struct ibv_sge){ .addr = (uintptr_t)(msg->buf + boff), .length = plen,
-					       .lkey = p->buf_mr->lkey };
-		*wr = (struct ibv_send_wr){
-			.wr_id = p->data_sq_posted + i + 1,
-			.next = i + 1 < n ? &p->swr[i + 1] : NULL,
-			.sg_list = plen ? &p->ssge[i] : NULL,
-			.num_sge = plen ? 1 : 0,
-			.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-			.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0,
-			.imm_data = htobe32(sdr_imm_pack(sp, msg->msg_id, off,
-							 sdr_imm_frag_of(sp, msg->user_imm, off))),
-		};
-		wr->wr.rdma.remote_addr = sdr_conn_va(&p->geom, msg->msg_id, off);
-		/* the R_Key of the dataplane's receive: derived, unless it uses a fixed one */
-		wr->wr.rdma.rkey = p->attr.remote_rkey ? p->attr.remote_rkey :
-				   sdr_rkeys_get(&p->rk_send, msg->seq);
+			memcpy(buf, w[i].addr, w[i].len);	/* <= SDR_EP_CTRL_MAX */
+			p->csge[nc] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = w[i].len,
+							.lkey = p->ctrl_mr->lkey };
+			p->cwr[nc] = (struct ibv_send_wr){
+				.wr_id = pos + 1, .sg_list = &p->csge[nc], .num_sge = 1,
+				.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+			};
+			if (nc > 0)
+				p->cwr[nc - 1].next = &p->cwr[nc];
+			nc++;
+			continue;
+		}
+		{
+			uint64_t pos = p->data_sq_posted + nd;
+			uintptr_t addr = (uintptr_t)w[i].addr;
+			uint32_t lkey = p->buf_mr->lkey;
+
+			if (w[i].copy) {
+				/* a parity buffer of the endpoint: into this SQ entry's own buffer,
+				 * free since the entry is (the queue had room) */
+				uint8_t *b = p->par_bufs + (pos % p->data_sq_depth) * p->attr.mtu;
+
+				memcpy(b, w[i].addr, w[i].len);
+				addr = (uintptr_t)b;
+				lkey = p->par_mr->lkey;
+				p->counters[PEER_PARITY_COPIES]++;
+			} else {
+				p->ctx_last_wr[w[i].hold] = pos + 1;
+			}
+			p->ssge[nd] = (struct ibv_sge){ .addr = addr, .length = w[i].len, .lkey = lkey };
+			p->swr[nd] = (struct ibv_send_wr){
+				.wr_id = pos + 1,
+				.sg_list = w[i].len ? &p->ssge[nd] : NULL,
+				.num_sge = w[i].len ? 1 : 0,
+				.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+				.imm_data = htobe32(w[i].imm),
+			};
+			p->swr[nd].wr.rdma.remote_addr = w[i].va;
+			p->swr[nd].wr.rdma.rkey = w[i].rkey;
+			if (nd > 0)
+				p->swr[nd - 1].next = &p->swr[nd];
+			nd++;
+		}
 	}
-	if (n == 0)
-		return 0;
-	rc = ibv_post_send(p->data_qp, p->swr, &bad);
-	if (rc != 0) {
-		fprintf(stderr, PROG ": cannot post RDMA writes on the data QP: %s\n", strerror(rc));
-		return -1;
+	if (nd > 0) {
+		p->swr[nd - 1].send_flags = IBV_SEND_SIGNALED;
+		rc = ibv_post_send(p->data_qp, p->swr, &bad);
+		if (rc != 0) {
+			fprintf(stderr, PROG ": cannot post RDMA writes on the data QP: %s\n",
+				strerror(rc));
+			return -1;
+		}
+		p->data_sq_posted += nd;
+		p->counters[PEER_DATA_WRS] += nd;
 	}
-	p->data_sq_posted += n;
-	p->job.next += n;
-	p->mb[p->job_buf].last_wr = p->data_sq_posted;
-	p->slot_last_wr[msg->msg_id] = p->data_sq_posted;
-	p->counters[PEER_DATA_WRS] += n;
-	return (int)n;
+	if (nc > 0) {
+		rc = ibv_post_send(p->ctrl_qp, p->cwr, &bad);
+		if (rc != 0) {
+			fprintf(stderr, PROG ": cannot post a control message: %s\n", strerror(rc));
+			return -1;
+		}
+		p->ctrl_sq_posted += nc;
+		p->counters[PEER_CTRL_WRS] += nc;
+	}
+	return 0;
+}
+
+/* What the endpoint has to send now, as far as both send queues have room (at most
+ * TX_ROUND work requests, then the completions are polled again). @return posted, -1. */
+static int
+flush_out(struct peer *p, uint64_t now)
+{
+	uint32_t total = 0;
+
+	while (total < TX_ROUND) {
+		uint32_t room = sq_room(p->ctrl_sq_posted, p->ctrl_sq_done, p->ctrl_sq_depth), n;
+		uint32_t droom = p->o->server ? WR_BATCH :
+				 sq_room(p->data_sq_posted, p->data_sq_done, p->data_sq_depth);
+
+		/* (a receive-only connection makes no writes: the server's data SQ is tiny) */
+		if (droom < room)
+			room = droom;
+		if (room > WR_BATCH)
+			room = WR_BATCH;
+		if (room == 0)
+			break;
+		n = sdr_ep_output_wr(p->ep, now, p->ewr, room);
+		if (n == 0)
+			break;
+		if (post_wrs(p, p->ewr, n) != 0)
+			return -1;
+		total += n;
+	}
+	return (int)total;
 }
 
 /* ---- completions ---- */
 
-/* A Write with Immediate arrived: what sdr_ep_input() does with a parsed data packet. */
+/* A Write with Immediate arrived: the NIC placed it in the region; the endpoint takes it. */
 static void
 data_in(struct peer *p, uint32_t imm, uint32_t len, uint64_t now)
 {
-	struct sdr_imm_fields f = sdr_imm_unpack(&p->attr.split, imm);
-	uint64_t va = sdr_conn_va(&p->geom, f.msg_id, f.pkt_off);
-	struct sdr_rx_event ev;
-	sdr_rx_verdict r;
+	int r = sdr_ep_input_write(p->ep, 0, imm, p->region, p->region_len, len, now);
 
-	p->counters[PEER_DATA_IN]++;
-	if (va > p->region_len || len > p->region_len - va) {
-		/* the NIC kept the write inside the region; the immediate points elsewhere */
-		p->counters[PEER_DATA_OUTSIDE]++;
-		return;
-	}
-	{
-		/* The NIC checked the R_Key (it is the region's) and placed the data; the RETH
-		 * is not reported, so the packet is read where its immediate puts it. */
-		const struct roce_view v = {
-			.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM,
-			.imm = imm,
-			.va = va,
-			.rkey = p->attr.local_rkey,
-			.dma_len = len,
-			.payload = p->region + va,
-			.payload_len = len,
-		};
-
-		r = sdr_rx_place(p->rx, &v, 0, &ev);
-	}
-	if (r == SDR_RX_PLACED) {
-		if (ev.flags & SDR_RX_EV_CHUNK)
-			rel_rx_on_chunk(p->rrx, ev.slot, ev.chunk, now);
-		return;
-	}
-	/* the sender is still sending what we have: it may have missed an ACK */
-	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
-		rel_rx_on_late(p->rrx, f.msg_id, 0, now);
-	/* and as long as it does, its slot must not take a new message */
+	/* the sender is still sending into a slot we released: it must not take a new
+	 * message until that has stopped */
 	if (r == SDR_RX_LATE_PACKET)
-		p->slot_quiet[f.msg_id] = now + p->quarantine_ns;
+		p->slot_quiet[sdr_imm_unpack(&p->attr.split, imm).msg_id] = now + p->quarantine_ns;
 }
 
-/* A control message arrived: what the endpoint's input_ctrl() does. */
+/* A message arrived on the control QP: as the RoCE opcode it came in, to the endpoint. */
 static void
 ctrl_in(struct peer *p, const struct ibv_wc *wc, uint64_t now)
 {
-	struct sdr_ctrl c;
+	uint8_t op = wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM ? ROCE_OP_UC_RDMA_WRITE_ONLY_IMM :
+		     (wc->wc_flags & IBV_WC_WITH_IMM) ? ROCE_OP_UC_SEND_ONLY_IMM :
+		     ROCE_OP_UC_SEND_ONLY;
 
-	p->counters[PEER_CTRL_IN]++;
-	if (wc->opcode != IBV_WC_RECV || (wc->wc_flags & IBV_WC_WITH_IMM)) {
-		p->counters[PEER_CTRL_BAD_OPCODE]++;
-		return;
-	}
-	if (sdr_ctrl_decode(p->ctrl_bufs + wc->wr_id * p->ctrl_buf_len,
-			    wc->byte_len < p->ctrl_buf_len ? wc->byte_len : p->ctrl_buf_len,
-			    &c) != 0) {
-		p->counters[PEER_CTRL_BAD]++;
-		return;
-	}
-	switch (sdr_peer_input(&p->hs, &c, now)) {
-	case SDR_PEER_ACCEPT:
-		break;
-	case SDR_PEER_HELLO:
-		if (sdr_peer_ready(&p->hs) && p->rk_send.recv_tag != p->hs.peer &&
-		    sdr_rkeys_set(&p->rk_send, p->hs.peer, p->hs.local, NULL) != 0)
-			p->restarted = 1;	/* no memory: stop */
-		return;
-	case SDR_PEER_RESTART:
-		fprintf(stderr, PROG ": the dataplane's side of the connection restarted (a new "
-			"tag): what was in flight is lost; start again\n");
-		p->restarted = 1;
-		return;
-	default:
-		p->counters[PEER_CTRL_BAD_TOKEN]++;
-		return;
-	}
-	switch (sdr_ctrl_route(&c)) {
-	case SDR_ROUTE_SYNC:
-		p->sync_owed = 1;	/* a new application at the dataplane: see flush_ctrl() */
-		p->sync_nonce = c.value;
-		return;
-	case SDR_ROUTE_SKIP:	/* the receive side, as in the endpoint */
-		if (p->rrx != NULL) {
-			sdr_ep_skip_apply(p->rx, p->rrx, &c, now);
-			return;
-		}
-		break;
-	case SDR_ROUTE_WITHDRAWN:
-		if (p->rrx != NULL) {
-			rel_rx_on_withdraw_answer(p->rrx, c.cum);
-			return;
-		}
-		break;
-	case SDR_ROUTE_SEND:
-		if (p->rtx != NULL) {
-			rel_tx_on_ctrl(p->rtx, &c, now);
-			if (c.type == SDR_CTRL_WITHDRAW)	/* numbered after them, as the endpoint */
-				sdr_tx_skip_to(p->tx, rel_tx_next_seq(p->rtx));
-			return;
-		}
-		break;
-	default:
-		/* REPORT, PATHS, SCHEME (scheme auto, several paths) and a SYNC answer: this
-		 * peer runs one scheme on one path and sends no SYNC */
-		break;
-	}
-	p->counters[PEER_CTRL_IGNORED]++;
+	sdr_ep_input_ctrl(p->ep, op, p->ctrl_bufs + wc->wr_id * p->ctrl_buf_len,
+			  wc->byte_len < p->ctrl_buf_len ? wc->byte_len : p->ctrl_buf_len, now);
 }
 
 /* @return completions handled, or -1 on a completion error (the QP is then unusable). */
@@ -1060,8 +1000,7 @@ poll_cq(struct peer *p, uint64_t now)
 				else
 					p->counters[PEER_DATA_BAD_OPCODE]++;
 			} else {
-				if (w->opcode == IBV_WC_RECV || w->opcode == IBV_WC_RECV_RDMA_WITH_IMM)
-					ctrl_in(p, w, now);
+				ctrl_in(p, w, now);
 				p->ctrl_repost[p->n_ctrl_repost++] = (uint32_t)w->wr_id;
 			}
 		} else if (data) {
@@ -1081,7 +1020,7 @@ poll_cq(struct peer *p, uint64_t now)
 /* ---- the two roles ---- */
 
 static void
-record(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
+record(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 {
 	uint64_t start = d->first_ns ? d->first_ns : d->start_ns;
 
@@ -1092,11 +1031,11 @@ record(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 
 /* Server: a receive completed. Check it, release its slot, free its buffer. */
 static void
-recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
+recv_done(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 {
 	uint32_t b, imm;
 
-	if (d->cookie >= p->posted)
+	if (!d->is_recv || d->cookie >= p->posted)
 		return;		/* cannot happen: cookies are message numbers */
 	b = p->buf_of_msg[d->cookie];
 	record(p, d, now);
@@ -1106,239 +1045,101 @@ recv_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
 	} else if (!sdr_pattern_check(p->bufs + b * p->stride, p->o->size, p->o->seed, d->cookie)) {
 		p->counters[PEER_CORRUPT]++;
 		p->failed++;
-	} else if (sdr_rx_imm_get(p->rx, d->slot, &imm) == 0 &&
+	} else if (sdr_rx_imm_get(sdr_ep_rx(p->ep), d->slot, &imm) == 0 &&
 		   imm != user_imm_received(p, d->cookie)) {
 		p->counters[PEER_IMM_MISMATCH]++;
 		p->failed++;
 	} else {
 		p->verified++;
 	}
-	/* as sdr_ep_recv_release(): from now on the slot discards late packets */
-	if (sdr_rx_complete(p->rx, d->slot) == 0)
-		rel_rx_release(p->rrx, d->slot);
+	/* from now on the slot discards late packets */
+	sdr_ep_recv_release(p->ep, d->slot);
 	p->slot_quiet[d->slot] = now + p->quarantine_ns;
 	p->mb[b].busy = 0;
 	p->free_buf[p->nfree++] = b;
 }
 
-/* The answer to a SYNC, CTS, ACKs, NACKs, re-ACKs: as many as the control send queue takes.
- * @return sent, -1. */
-static int
-next_hello(void *src, uint64_t now, struct sdr_ctrl *c)
-{
-	return sdr_peer_next(src, now, c);
-}
-
-static int
-next_rel_rx(void *src, uint64_t now, struct sdr_ctrl *c)
-{
-	return rel_rx_next_ctrl(src, now, c);
-}
-
-/* Send what @p next has (from @p src) while the control send queue has room: @return sent,
- * -1. */
-static int
-flush_from(struct peer *p, uint64_t now, int (*next)(void *, uint64_t, struct sdr_ctrl *),
-	   void *src)
-{
-	struct sdr_ctrl c;
-	int sent = 0, rc;
-
-	while (p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth && next(src, now, &c)) {
-		rc = send_ctrl(p, &c);
-		if (rc < 0)
-			return -1;
-		sent += rc;
-	}
-	return sent;
-}
-
-/* The handshake's HELLOs and answers: @return sent, -1. */
-static int
-flush_hello(struct peer *p, uint64_t now)
-{
-	return flush_from(p, now, next_hello, &p->hs);
-}
-
-static int
-flush_ctrl(struct peer *p, uint64_t now)
-{
-	struct sdr_ctrl c;
-	int sent = flush_hello(p, now), rc;
-
-	if (sent < 0 || !sdr_peer_ready(&p->hs))
-		return sent;	/* nothing else before the handshake */
-	if (p->sync_owed && !rel_rx_resetting(p->rrx) &&
-	    p->ctrl_sq_posted - p->ctrl_sq_done < p->ctrl_sq_depth) {
-		c = (struct sdr_ctrl){ .type = SDR_CTRL_SYNC, .flags = SDR_CTRL_F_ANSWER,
-				       .value = p->sync_nonce };
-		rc = send_ctrl(p, &c);
-		if (rc < 0)
-			return -1;
-		sent += rc;
-		p->sync_owed = 0;
-	}
-	rc = flush_from(p, now, next_rel_rx, p->rrx);
-	return rc < 0 ? -1 : sent + rc;
-}
-
-static int
-server_step(struct peer *p, uint64_t now)
-{
-	struct sdr_rel_done d;
-	struct rel_rx_decode dec;
-	int work, rc;
-
-	/* control first: a message's final ACK then leaves before its receive is released
-	 * (after the release it would wait in rel_rx's re-ACK ring) */
-	work = flush_ctrl(p, now);
-	if (work < 0)
-		return -1;
-	while (rel_rx_poll_done(p->rrx, &d)) {
-		recv_done(p, &d, now);
-		work++;
-	}
-	/* keep the window of posted receives full, in order */
-	while (p->posted < p->o->iters && p->nfree > 0) {
-		uint32_t b = p->free_buf[p->nfree - 1], slot;
-		uint64_t seq = sdr_rx_next_seq(p->rx);
-
-		if (now < p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)])
-			break;		/* its last message may still have packets on the way */
-		if (sdr_rx_post(p->rx, p->bufs + b * p->stride, p->o->size, NULL, NULL, &slot) != 0)
-			break;
-		rc = rel_rx_post(p->rrx, seq, slot, p->o->size, p->posted, now);
-		if (rc < 0) {
-			/* both halves have the same limits and are released together */
-			fprintf(stderr, PROG ": internal: rel_rx refused receive %u (%s)\n",
-				p->posted, strerror(-rc));
-			return -1;
-		}
-		p->mb[b].busy = 1;
-		p->buf_of_msg[p->posted++] = b;
-		p->nfree--;
-		work++;
-	}
-	/* the CTS of the receives just posted */
-	rc = flush_ctrl(p, now);
-	if (rc < 0)
-		return -1;
-	work += rc;
-	while (rel_rx_next_decode(p->rrx, &dec))
-		;	/* none without erasure coding */
-	return work;
-}
-
-/* A buffer whose message is done is free once no work request reads it any more. */
+/* Client: a message was acknowledged complete (or failed), and no write reads it any more. */
 static void
-sweep_draining(struct peer *p)
+send_done(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 {
-	for (uint32_t i = 0; i < p->ndraining;) {
-		uint32_t b = p->draining[i];
+	uint32_t b;
 
-		if (p->mb[b].last_wr <= p->data_sq_done) {
-			p->mb[b].draining = 0;
-			p->free_buf[p->nfree++] = b;
-			p->draining[i] = p->draining[--p->ndraining];
-		} else {
-			i++;
-		}
-	}
-}
-
-/* Client: a message was acknowledged complete (or failed). */
-static void
-send_done(struct peer *p, const struct sdr_rel_done *d, uint64_t now)
-{
-	uint32_t b = p->buf_of_ctx[d->ctx];
-
-	if (p->job_active && p->job_seq == d->seq)
-		p->job_active = 0;	/* nothing more of it needs to go out */
-	sdr_tx_msg_retire(p->tx, &p->sends[d->ctx]);
+	if (d->is_recv || d->cookie >= p->posted)
+		return;		/* cannot happen: cookies are message numbers */
+	b = p->buf_of_msg[d->cookie];
 	record(p, d, now);
 	p->retx += d->retransmitted;
 	if (d->status != SDR_DONE_OK)
 		p->failed++;
 	p->mb[b].busy = 0;
-	p->mb[b].draining = 1;
-	p->draining[p->ndraining++] = b;
+	p->free_buf[p->nfree++] = b;
 }
 
+/* Keep the window full: receives posted in order (server), messages sent (client). */
 static int
-client_step(struct peer *p, uint64_t now)
+fill_window(struct peer *p, uint64_t now)
 {
-	struct sdr_rel_done d;
-	struct rel_tx_unit u;
-	uint32_t budget = TX_ROUND;
 	int work = 0, rc;
 
-	rc = flush_hello(p, now);
-	if (rc < 0)
-		return -1;
-	work += rc;
-	while (rel_tx_poll_done(p->rtx, &d)) {
-		send_done(p, &d, now);
-		work++;
-	}
-	if (p->ndraining)
-		sweep_draining(p);
-	/* keep the window full: as sdr_ep_send() */
 	while (p->posted < p->o->iters && p->nfree > 0) {
-		uint32_t b = p->free_buf[p->nfree - 1];
+		uint32_t b = p->free_buf[p->nfree - 1], slot;
 		uint8_t *buf = p->bufs + b * p->stride;
-		struct sdr_tx_msg msg;
-		int ctx;
 
-		/* the writes of the slot's previous message must have left the send queue */
-		if (p->slot_last_wr[sdr_conn_seq_slot(&p->attr, p->posted)] > p->data_sq_done)
+		if (p->o->server) {
+			uint64_t seq = sdr_rx_next_seq(sdr_ep_rx(p->ep));
+
+			if (now < p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)])
+				break;	/* its last message may still have packets on the way */
+			rc = sdr_ep_recv(p->ep, buf, p->o->size, NULL, p->posted, now, &slot);
+		} else {
+			/* message n carries pattern n: the server checks message n against it */
+			sdr_pattern_fill(buf, 0, p->o->size, p->o->seed, p->posted);
+			rc = sdr_ep_send(p->ep, buf, p->o->size, user_imm(p->o, p->posted), p->posted,
+					 now);
+		}
+		if (rc == -EAGAIN)
 			break;
-		if (sdr_tx_msg_start(p->tx, buf, p->o->size, user_imm(p->o, p->posted), &msg) != 0)
-			break;
-		ctx = rel_tx_submit(p->rtx, p->o->size, p->posted, now);
-		if (ctx < 0) {
-			/* both halves have the same limits, so they agree */
-			fprintf(stderr, PROG ": internal: rel_tx refused message %u (%s)\n", p->posted,
-				strerror(-ctx));
+		if (rc != 0) {
+			fprintf(stderr, PROG ": internal: message %u refused (%s)\n", p->posted,
+				strerror(-rc));
 			return -1;
 		}
-		sdr_pattern_fill(buf, 0, p->o->size, p->o->seed, msg.seq);
-		p->sends[ctx] = msg;
-		p->buf_of_ctx[ctx] = b;
 		p->mb[b].busy = 1;
 		p->buf_of_msg[p->posted++] = b;
 		p->nfree--;
 		work++;
 	}
-	/* the chunk being posted first, then whatever rel_tx says is due */
-	while (budget > 0) {
-		if (p->job_active) {
-			rc = post_job(p);
-			if (rc < 0)
-				return -1;
-			if (sdr_tx_job_left(&p->job) == 0)
-				p->job_active = 0;
-			if (rc == 0)
-				break;		/* the send queue is full */
-			budget = (uint32_t)rc < budget ? budget - (uint32_t)rc : 0;
-			work += rc;
-			continue;
-		}
-		if (!rel_tx_next(p->rtx, now, &u))
-			break;
-		if (u.kind == REL_UNIT_DATA) {
-			const struct sdr_tx_msg *msg = &p->sends[u.ctx];
-			uint32_t ppc = p->geom.pkts_per_chunk, first = u.index * ppc;
-			uint32_t n = msg->npkts - first < ppc ? msg->npkts - first : ppc;
-
-			if (sdr_tx_job_data(&p->job, msg, first, n) == 0) {
-				p->job_active = 1;
-				p->job_seq = u.seq;
-				p->job_buf = p->buf_of_ctx[u.ctx];
-			}
-		}
-		/* parity and encode units come only with erasure coding, refused at start */
-	}
 	return work;
+}
+
+/* One round of either role. @return work done, -1. */
+static int
+peer_step(struct peer *p, uint64_t now)
+{
+	struct sdr_ep_done d;
+	int work, rc;
+
+	/* control first: a message's final ACK then leaves before its receive is released */
+	work = flush_out(p, now);
+	if (work < 0)
+		return -1;
+	while (sdr_ep_poll(p->ep, &d)) {
+		if (p->o->server)
+			recv_done(p, &d, now);
+		else
+			send_done(p, &d, now);
+		work++;
+	}
+	rc = fill_window(p, now);
+	if (rc < 0)
+		return -1;
+	work += rc;
+	/* the CTS of the receives just posted, the data of the messages just sent */
+	rc = flush_out(p, now);
+	if (rc < 0)
+		return -1;
+	return work + rc;
 }
 
 /* ---- the [conn] section for the dataplane ---- */
@@ -1417,6 +1218,8 @@ peer_destroy(struct peer *p)
 		ibv_dereg_mr(p->region_mr);
 	if (p->buf_mr)
 		ibv_dereg_mr(p->buf_mr);
+	if (p->par_mr)
+		ibv_dereg_mr(p->par_mr);
 	if (p->ctrl_mr)
 		ibv_dereg_mr(p->ctrl_mr);
 	if (p->pd)
@@ -1427,21 +1230,17 @@ peer_destroy(struct peer *p)
 		munmap(p->region, p->region_len);
 	if (p->bufs)
 		munmap(p->bufs, p->bufs_len);
+	if (p->par_bufs)
+		munmap(p->par_bufs, p->par_bufs_len);
 	if (p->ctrl_bufs)
 		munmap(p->ctrl_bufs, p->ctrl_bufs_len);
-	sdr_tx_destroy(p->tx);
-	rel_tx_destroy(p->rtx);
-	sdr_rx_destroy(p->rx);
-	rel_rx_destroy(p->rrx);
-	free(p->sends);
-	free(p->buf_of_ctx);
+	sdr_ep_destroy(p->ep);
 	free(p->mb);
 	free(p->free_buf);
-	free(p->draining);
 	free(p->buf_of_msg);
 	free(p->ctrl_repost);
 	free(p->slot_quiet);
-	free(p->slot_last_wr);
+	free(p->ctx_last_wr);
 	free(p->lat);
 	free(p->done_at);
 }
@@ -1462,20 +1261,21 @@ peer_alloc(struct peer *p)
 	p->ctrl_buf_len = CTRL_TX_LEN > p->attr.mtu ? CTRL_TX_LEN : p->attr.mtu;
 	p->ctrl_bufs_len = (uint64_t)nctrl * p->ctrl_buf_len;
 	p->ctrl_bufs = map_zeroed(p->ctrl_bufs_len);
+	if (!o->server && sdr_scheme_is_ec(&p->rel.scheme)) {
+		p->par_bufs_len = (uint64_t)p->data_sq_depth * p->attr.mtu;
+		p->par_bufs = map_zeroed(p->par_bufs_len);
+	}
 	p->mb = calloc(p->window, sizeof(*p->mb));
 	p->free_buf = calloc(p->window, sizeof(uint32_t));
-	p->draining = calloc(p->window, sizeof(uint32_t));
 	p->buf_of_msg = calloc(o->iters, sizeof(uint32_t));
 	p->ctrl_repost = calloc(nctrl, sizeof(uint32_t));
 	p->lat = calloc(o->iters, sizeof(double));
 	p->done_at = calloc(o->iters, sizeof(double));
-	p->sends = calloc(p->attr.max_inflight, sizeof(*p->sends));
-	p->buf_of_ctx = calloc(p->attr.max_inflight, sizeof(uint32_t));
+	p->ctx_last_wr = calloc(p->attr.max_inflight, sizeof(uint64_t));
 	p->slot_quiet = calloc(p->geom.nslots, sizeof(uint64_t));
-	p->slot_last_wr = calloc(p->geom.nslots, sizeof(uint64_t));
-	if (!p->bufs || !p->ctrl_bufs || !p->mb || !p->free_buf || !p->draining ||
-	    !p->buf_of_msg || !p->ctrl_repost || !p->lat || !p->done_at || !p->sends ||
-	    !p->buf_of_ctx || !p->slot_quiet || !p->slot_last_wr) {
+	if (!p->bufs || !p->ctrl_bufs || (p->par_bufs_len && !p->par_bufs) || !p->mb ||
+	    !p->free_buf || !p->buf_of_msg || !p->ctrl_repost || !p->lat || !p->done_at ||
+	    !p->ctx_last_wr || !p->slot_quiet) {
 		fprintf(stderr, PROG ": out of memory for %u message buffers of %" PRIu64 " bytes\n",
 			p->window, o->size);
 		return -1;
@@ -1485,21 +1285,24 @@ peer_alloc(struct peer *p)
 	return 0;
 }
 
+/* The connection's engine, once the QPs (and so the QPNs) and the region's R_Key exist. */
 static int
 sdr_state_create(struct peer *p)
 {
-	if (p->o->server) {
-		p->rx = sdr_rx_create(&p->attr);
-		p->rrx = rel_rx_create(&p->rel, &p->attr);
-	} else {
-		struct roce_path path;
+	struct sdr_ep_cfg *c = &p->cfg;
 
-		memset(&path, 0, sizeof(path));	/* frames are never built: the NIC does */
-		p->tx = sdr_tx_create(&p->attr, &path);
-		p->rtx = rel_tx_create(&p->rel, &p->attr);
-	}
-	if (p->o->server ? (p->rx == NULL || p->rrx == NULL) : (p->tx == NULL || p->rtx == NULL)) {
-		fprintf(stderr, PROG ": cannot create the connection state (out of memory)\n");
+	memset(c, 0, sizeof(*c));
+	c->attr = p->attr;
+	c->rel = p->rel;
+	c->attr.remote_ctrl_qpn = sdr_conn_ctrl_qpn(p->attr.remote_qpn, &p->attr);
+	/* frames are never built (the NIC does): the path only names the addresses */
+	c->path.ip_version = gid_is_v4(&p->gid) ? 4 : 6;
+	c->held = p->o->server ? NULL : ctx_held;
+	c->held_arg = p;
+	p->ep = sdr_ep_create(c);
+	if (p->ep == NULL) {
+		fprintf(stderr, PROG ": cannot create the connection state (out of memory, or no "
+			"entropy for its tag)\n");
 		return -1;
 	}
 	return 0;
@@ -1536,22 +1339,19 @@ peer_setup(struct peer *p)
 	return 0;
 }
 
-/* Sleep when idle, never past the next timer of the state machine. */
+/* Sleep when idle, never past the next timer of the connection. */
 static void
 idle_wait(struct peer *p, uint64_t now, uint32_t *sleep_us)
 {
-	uint64_t next = p->o->server ? rel_rx_next_time(p->rrx, now) : rel_tx_next_time(p->rtx, now);
-	uint64_t hs = sdr_peer_next_time(&p->hs, now), us = *sleep_us;
+	uint64_t next = sdr_ep_next_time(p->ep, now), us = *sleep_us;
 
-	if (hs < next)
-		next = hs;
 	if (p->o->server && p->posted < p->o->iters && p->nfree > 0) {
-		uint64_t q = p->slot_quiet[sdr_conn_seq_slot(&p->attr, sdr_rx_next_seq(p->rx))];
+		uint64_t seq = sdr_rx_next_seq(sdr_ep_rx(p->ep));
+		uint64_t q = p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)];
 
 		if (q < next)
 			next = q;
 	}
-
 	if (next <= now)
 		return;
 	if (next != UINT64_MAX && (next - now) / 1000 < us)
@@ -1559,6 +1359,14 @@ idle_wait(struct peer *p, uint64_t now, uint32_t *sleep_us)
 	if (us > 0)
 		usleep((useconds_t)us);
 	*sleep_us = *sleep_us * 2 > IDLE_MAX_US ? IDLE_MAX_US : *sleep_us * 2;
+}
+
+/* The dataplane's side restarted (a proven message from a new tag): the endpoint failed
+ * what was in flight; this run's message numbers no longer line up, so it ends. */
+static int
+peer_restarted(const struct peer *p)
+{
+	return sdr_ep_counters(p->ep)[SDR_EP_PEER_RESTARTS] != 0;
 }
 
 static int
@@ -1577,8 +1385,13 @@ peer_loop(struct peer *p)
 		int work, step;
 
 		now = now_ns();
-		if (stop || now >= deadline || p->restarted)
+		if (stop || now >= deadline)
 			break;
+		if (peer_restarted(p)) {
+			fprintf(stderr, PROG ": the dataplane's side of the connection restarted (a "
+				"new tag): what was in flight is lost; start again\n");
+			break;
+		}
 		if (p->completed >= o->iters) {
 			if (!o->server)
 				break;
@@ -1590,7 +1403,7 @@ peer_loop(struct peer *p)
 		work = poll_cq(p, now);
 		if (work < 0)
 			return -1;
-		step = o->server ? server_step(p, now) : client_step(p, now);
+		step = peer_step(p, now);
 		if (step < 0)
 			return -1;
 		work += step;
@@ -1619,11 +1432,6 @@ run(const struct opts *o, const struct sdr_conn_attr *attr, const struct sdr_rel
 	 * retransmission has arrived: a retransmission timeout and a round trip */
 	p.quarantine_ns = sdr_rel_rto(&p.rel) + p.rel.rtt_ns;
 	sdr_conn_geometry(&p.attr, &p.geom);	/* checked with the options */
-	sdr_peer_init(&p.hs, sdr_tag_random(), sdr_rel_rto(&p.rel));
-	if (p.hs.local == 0) {
-		fprintf(stderr, PROG ": no entropy for the connection's tag\n");
-		return 1;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (peer_setup(&p) != 0)
@@ -1644,7 +1452,6 @@ run(const struct opts *o, const struct sdr_conn_attr *attr, const struct sdr_rel
 	     0 : 1;
 out:
 	peer_destroy(&p);
-	sdr_rkeys_fini(&p.rk_send);
 	return rc;
 }
 
@@ -1669,6 +1476,8 @@ geometry_error(const struct opts *o, int err)
 	case SDR_CONN_E_CHUNK: opt = "chunk"; val = o->chunk_s; break;
 	case SDR_CONN_E_SPLIT: opt = "imm-split"; val = o->split_s; break;
 	case SDR_CONN_E_MAX_MSG: opt = "max-msg"; val = o->max_msg_s; break;
+	case SDR_CONN_E_EC:
+	case SDR_CONN_E_PARITY_FIT: opt = "scheme"; val = o->scheme_s; break;
 	case SDR_CONN_E_INFLIGHT:
 		opt = "inflight";
 		snprintf(num, sizeof(num), "%u", o->inflight);
@@ -1717,6 +1526,10 @@ build_conn(const struct opts *o, struct sdr_conn_attr *a, struct sdr_rel_cfg *re
 	a->local_qpn = 1;		/* the NIC's choice, known once the QP exists */
 	a->remote_qpn = o->peer_qpn;
 	a->remote_rkey = o->peer_rkey;
+	if (sdr_scheme_is_ec(&o->scheme)) {	/* as the dataplane derives its [conn] */
+		a->ec_k = (uint16_t)o->scheme.k;
+		a->ec_m = (uint16_t)o->scheme.m;
+	}
 	if (o->size > a->max_msg_size) {
 		fprintf(stderr, PROG ": --size %" PRIu64 " is larger than --max-msg %" PRIu64 "\n",
 			o->size, a->max_msg_size);
@@ -1865,13 +1678,12 @@ main(int argc, char **argv)
 			}
 			break;
 		case O_SCHEME:
-			if (sdr_scheme_parse(optarg, &o.scheme) != 0)
-				return bad("scheme", optarg, "sr or sr-nack");
-			if (sdr_scheme_is_ec(&o.scheme)) {
-				fprintf(stderr, PROG ": --scheme %s: erasure coding is not "
-					"supported by the verbs peer (sr or sr-nack)\n", optarg);
-				return 2;
-			}
+			/* (auto: its loss reports count PSNs, which a completion does not
+			 * carry) */
+			rc = sdr_scheme_parse(optarg, &o.scheme);
+			if (rc != 0)
+				return bad("scheme", optarg, sdr_scheme_strerror(rc));
+			o.scheme_s = optarg;
 			break;
 		case O_RTT:
 			if (units_parse_time(optarg, &d) != 0 || d <= 0 || d > 3600)
