@@ -351,16 +351,16 @@ user_imm_received(const struct peer *p, uint64_t n)
 /* ---- results, as sdr-perf prints them ---- */
 
 static void
-print_counter(const char *name, uint64_t v, int *any)
+print_counter(FILE *f, const char *name, uint64_t v, int *any)
 {
-	printf("%s %s %" PRIu64, *any ? "," : " counters:", name, v);
+	fprintf(f, "%s %s %" PRIu64, *any ? "," : " counters:", name, v);
 	*any = 1;
 }
 
 /* The NIC's counters that moved, and every drop and error of the connection's layers (with
  * the receive side's duplicates), as sdr-perf prints them. */
 static void
-print_counters(const struct peer *p)
+print_counters(const struct peer *p, FILE *f)
 {
 	struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
 	unsigned int ng = p->ep ? sdr_ep_counter_groups(p->ep, g) : 0;
@@ -368,7 +368,7 @@ print_counters(const struct peer *p)
 
 	for (unsigned int i = 0; i < PEER_NCOUNTERS; i++)
 		if (p->counters[i])
-			print_counter(peer_counter_table.defs[i].name, p->counters[i], &any);
+			print_counter(f, peer_counter_table.defs[i].name, p->counters[i], &any);
 	for (unsigned int k = 0; k < ng; k++)
 		for (unsigned int i = 0; i < g[k].table->n; i++) {
 			uint8_t kind = g[k].table->defs[i].kind;
@@ -376,10 +376,10 @@ print_counters(const struct peer *p)
 			if (g[k].v[i] && (kind == SDR_CK_DROP || kind == SDR_CK_ERROR ||
 					  (g[k].table == &sdr_rx_counter_table &&
 					   i == SDR_RX_DUPLICATE)))
-				print_counter(g[k].table->defs[i].name, g[k].v[i], &any);
+				print_counter(f, g[k].table->defs[i].name, g[k].v[i], &any);
 		}
 	if (any)
-		printf("\n");
+		fprintf(f, "\n");
 }
 
 static void
@@ -397,8 +397,8 @@ report(struct peer *p)
 		fprintf(stderr, PROG ": out of memory for the report\n");
 		return;
 	}
-	if (!o->json)
-		print_counters(p);
+	/* (with --json on standard error: standard output holds only the object) */
+	print_counters(p, o->json ? stderr : stdout);
 }
 
 /* ---- verbs setup ---- */
