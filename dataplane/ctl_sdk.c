@@ -343,7 +343,7 @@ imm_bits(const struct dp_conn *conn, uint32_t slot)
 	struct sdr_rx_msg_info info;
 	uint32_t frags = sdr_imm_nfrags(sp), bits;
 
-	if (sdr_rx_msg_info(sdr_ep_rx(conn->ep), slot, &info) == 0 && info.npkts < frags)
+	if (sdr_ep_recv_info(conn->ep, slot, &info) == 0 && info.npkts < frags)
 		frags = info.npkts;
 	bits = frags * sp->frag_bits;
 	return bits > 32 ? 32 : bits;
@@ -389,7 +389,7 @@ completions(struct dp_ctx *ctx, struct sdk_service *s)
 					release_recv(ctx, s, c, k, 1, 0);
 					continue;
 				}
-				e.imm_ok = sdr_rx_imm_get(sdr_ep_rx(conn->ep), d.slot, &e.imm) == 0 ?
+				e.imm_ok = sdr_ep_recv_imm(conn->ep, d.slot, &e.imm) == 0 ?
 					   imm_bits(conn, d.slot) : 0;
 			} else {
 				int orphan = op->orphan;
@@ -730,7 +730,6 @@ job_query(struct dp_ctx *ctx, struct ctl_job *j)
 	struct sdk_service *s = svc(ctx, j->engine);
 	struct sdk_client *c = &s->clients[j->slot];
 	struct dp_conn *cn = req_conn(ctx, s, j->slot, c, (uint16_t)j->conn);
-	const struct sdr_rx *rx;
 	int k, n;
 
 	if (cn == NULL)
@@ -738,15 +737,14 @@ job_query(struct dp_ctx *ctx, struct ctl_job *j)
 	k = find_recv(c, (uint16_t)j->conn, j->u64);
 	if (k < 0)
 		return -ENOENT;
-	rx = sdr_ep_rx(cn->ep);
 	if (j->u32 == 0) {
-		j->rep->u.imm.ok = sdr_rx_imm_get(rx, c->ops[k].slot, &j->rep->u.imm.imm) == 0;
+		j->rep->u.imm.ok = sdr_ep_recv_imm(cn->ep, c->ops[k].slot, &j->rep->u.imm.imm) == 0;
 		return 0;
 	}
 	/* the reply holds 1024 packets of a chunk; the geometry allows more */
-	if (sdr_rx_geom(rx)->pkts_per_chunk > 64 * 16)
+	if (sdr_ep_geom(cn->ep)->pkts_per_chunk > 64 * 16)
 		return -E2BIG;
-	n = sdr_rx_chunk_expand(rx, c->ops[k].slot, j->u32 - 1, j->rep->u.expand.bits);
+	n = sdr_ep_recv_chunk_pkts(cn->ep, c->ops[k].slot, j->u32 - 1, j->rep->u.expand.bits);
 	if (n < 0)
 		return -ERANGE;
 	j->rep->u.expand.n = (uint32_t)n;

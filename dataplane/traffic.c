@@ -248,7 +248,7 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		t->st.received++;
 		t->st.decoded += d->decoded;
 		/* the user immediate, when every fragment made it (decoding may hide one) */
-		if (ok && sdr_rx_imm_get(sdr_ep_rx(t->ep), d->slot, &imm) == 0) {
+		if (ok && sdr_ep_recv_imm(t->ep, d->slot, &imm) == 0) {
 			uint32_t nfr = sdr_imm_nfrags(&sdr_ep_config(t->ep)->attr.split);
 			uint32_t npkts = (uint32_t)((t->cfg.size + sdr_ep_config(t->ep)->attr.mtu - 1) /
 						    sdr_ep_config(t->ep)->attr.mtu);

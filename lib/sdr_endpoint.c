@@ -2169,6 +2169,36 @@ sdr_ep_busy(const struct sdr_ep *ep)
 	       ep->copies_out != 0 || ep->sw_state != SW_NONE;
 }
 
+int
+sdr_ep_recv_info(const struct sdr_ep *ep, uint32_t slot, struct sdr_rx_msg_info *info)
+{
+	return sdr_rx_msg_info(ep->rx, slot, info);
+}
+
+int
+sdr_ep_recv_imm(const struct sdr_ep *ep, uint32_t slot, uint32_t *imm)
+{
+	return sdr_rx_imm_get(ep->rx, slot, imm);
+}
+
+int
+sdr_ep_recv_chunk_pkts(const struct sdr_ep *ep, uint32_t slot, uint32_t chunk, uint64_t *out)
+{
+	return sdr_rx_chunk_expand(ep->rx, slot, chunk, out);
+}
+
+uint64_t
+sdr_ep_next_recv_seq(const struct sdr_ep *ep)
+{
+	return sdr_rx_next_seq(ep->rx);
+}
+
+const struct sdr_conn_geom *
+sdr_ep_geom(const struct sdr_ep *ep)
+{
+	return &ep->geom;
+}
+
 const struct sdr_rx *
 sdr_ep_rx(const struct sdr_ep *ep)
 {

@@ -491,7 +491,22 @@ uint32_t sdr_ep_fec_outstanding(const struct sdr_ep *ep);
 /** Anything in flight: messages being sent, receives posted, FEC jobs or claims out. */
 int sdr_ep_busy(const struct sdr_ep *ep);
 
-/** The receive side, for bitmaps and the user immediate of posted messages. */
+/*
+ * What an application may read of its receives, through the engine (the receive side's
+ * own view, sdr_rx.h): a posted message's state and counts, its user immediate as far as
+ * its fragments arrived (sdr_rx_imm_get(): -EAGAIN while some are missing), the packets of
+ * one of its chunks (sdr_rx_chunk_expand()), and the sequence number of the next receive.
+ */
+int sdr_ep_recv_info(const struct sdr_ep *ep, uint32_t slot, struct sdr_rx_msg_info *info);
+int sdr_ep_recv_imm(const struct sdr_ep *ep, uint32_t slot, uint32_t *imm);
+int sdr_ep_recv_chunk_pkts(const struct sdr_ep *ep, uint32_t slot, uint32_t chunk,
+			   uint64_t *out);
+uint64_t sdr_ep_next_recv_seq(const struct sdr_ep *ep);
+
+/** The geometry of the connection (sdr_conn_geometry()). */
+const struct sdr_conn_geom *sdr_ep_geom(const struct sdr_ep *ep);
+
+/** The receive side itself, for tests and fuzzers that check its state. */
 const struct sdr_rx *sdr_ep_rx(const struct sdr_ep *ep);
 
 /** Counters: the endpoint's, and those of its parts. */

@@ -1045,7 +1045,7 @@ recv_done(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 	} else if (!sdr_pattern_check(p->bufs + b * p->stride, p->o->size, p->o->seed, d->cookie)) {
 		p->counters[PEER_CORRUPT]++;
 		p->failed++;
-	} else if (sdr_rx_imm_get(sdr_ep_rx(p->ep), d->slot, &imm) == 0 &&
+	} else if (sdr_ep_recv_imm(p->ep, d->slot, &imm) == 0 &&
 		   imm != user_imm_received(p, d->cookie)) {
 		p->counters[PEER_IMM_MISMATCH]++;
 		p->failed++;
@@ -1087,7 +1087,7 @@ fill_window(struct peer *p, uint64_t now)
 		uint8_t *buf = p->bufs + b * p->stride;
 
 		if (p->o->server) {
-			uint64_t seq = sdr_rx_next_seq(sdr_ep_rx(p->ep));
+			uint64_t seq = sdr_ep_next_recv_seq(p->ep);
 
 			if (now < p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)])
 				break;	/* its last message may still have packets on the way */
@@ -1346,7 +1346,7 @@ idle_wait(struct peer *p, uint64_t now, uint32_t *sleep_us)
 	uint64_t next = sdr_ep_next_time(p->ep, now), us = *sleep_us;
 
 	if (p->o->server && p->posted < p->o->iters && p->nfree > 0) {
-		uint64_t seq = sdr_rx_next_seq(sdr_ep_rx(p->ep));
+		uint64_t seq = sdr_ep_next_recv_seq(p->ep);
 		uint64_t q = p->slot_quiet[sdr_conn_seq_slot(&p->attr, seq)];
 
 		if (q < next)
