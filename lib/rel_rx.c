@@ -120,9 +120,7 @@ struct rel_rx {
 	uint32_t dec_cap;
 	uint32_t dec_head;
 	uint32_t ndec;
-	struct sdr_rel_done *done;
-	uint32_t done_head;
-	uint32_t ndone;
+	struct sdr_rel_done_fifo done;
 	uint64_t counters[REL_RX_NCOUNTERS];
 };
 
@@ -151,7 +149,7 @@ rel_rx_destroy(struct rel_rx *rx)
 	free(rx->mem);
 	free(rx->reack);
 	free(rx->dec);
-	free(rx->done);
+	free(rx->done.d);
 	ec_codec_destroy(rx->codec);
 	free(rx);
 }
@@ -200,9 +198,10 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->reack = calloc(REACK_RING, sizeof(uint32_t));
 	rx->dec_cap = n * rx->max_sub;
 	rx->dec = calloc(rx->dec_cap, sizeof(*rx->dec));
-	rx->done = calloc(n, sizeof(*rx->done));
+	rx->done.d = calloc(n, sizeof(*rx->done.d));
+	rx->done.cap = n;
 	if (!rx->msgs || !rx->ctx_of_slot || !rx->free_ctx || !rx->mem || !rx->reack || !rx->dec ||
-	    !rx->done)
+	    !rx->done.d)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rxm *m = &rx->msgs[i];
@@ -276,7 +275,7 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 
 	if (len > rx->attr.max_msg_size)
 		return -EMSGSIZE;	/* its chunks would not fit the bitmaps */
-	if (rx->nfree == 0 || rx->ndone >= rx->attr.max_inflight || slot >= rx->geom.nslots ||
+	if (rx->nfree == 0 || rx->done.n >= rx->done.cap || slot >= rx->geom.nslots ||
 	    rx->ctx_of_slot[slot] != 0)
 		return -EAGAIN;
 	ctx = rx->free_ctx[--rx->nfree];
@@ -318,10 +317,9 @@ push_done(struct rel_rx *rx, struct rxm *m, enum sdr_done_status st, uint64_t no
 {
 	struct sdr_rel_done *d;
 
-	if (rx->ndone >= rx->attr.max_inflight)
+	d = sdr_rel_done_add(&rx->done);
+	if (d == NULL)
 		return;	/* cannot happen: post refuses while completions are unread */
-	d = &rx->done[(rx->done_head + rx->ndone) % rx->attr.max_inflight];
-	rx->ndone++;
 	*d = (struct sdr_rel_done){
 		.cookie = m->cookie, .seq = m->seq, .slot = m->slot,
 		.ctx = (uint32_t)(m - rx->msgs), .status = st,
@@ -1034,12 +1032,7 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 int
 rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d)
 {
-	if (rx->ndone == 0)
-		return 0;
-	*d = rx->done[rx->done_head];
-	rx->done_head = (rx->done_head + 1) % rx->attr.max_inflight;
-	rx->ndone--;
-	return 1;
+	return sdr_rel_done_take(&rx->done, d);
 }
 
 const uint64_t *

@@ -114,9 +114,7 @@ struct rel_tx {
 	uint8_t *slot_busy;
 	struct ent_ring timers;		/* in send order: expiry order, RTO is constant */
 	struct ent_ring rexmit;		/* chunks due for retransmission */
-	struct sdr_rel_done *done;	/* completion ring */
-	uint32_t done_head;
-	uint32_t ndone;
+	struct sdr_rel_done_fifo done;
 	struct pacer pacer;
 	struct path_est path;		/* RTT and delivery rate from the acknowledgements */
 	uint32_t nprio[REL_TX_PRIO_MAX + 1];	/* messages in flight per priority */
@@ -172,7 +170,7 @@ rel_tx_destroy(struct rel_tx *tx)
 	free(tx->slot_busy);
 	free(tx->timers.e);
 	free(tx->rexmit.e);
-	free(tx->done);
+	free(tx->done.d);
 	free(tx);
 }
 
@@ -204,12 +202,13 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->order = calloc(n, sizeof(uint32_t));
 	tx->free_ctx = calloc(n, sizeof(uint32_t));
 	tx->slot_busy = calloc(tx->geom.nslots, 1);
-	tx->done = calloc(n, sizeof(*tx->done));
+	tx->done.d = calloc(n, sizeof(*tx->done.d));
+	tx->done.cap = n;
 	tx->timers.cap = cfg->timer_slots ? cfg->timer_slots : 65536;
 	tx->rexmit.cap = tx->timers.cap;
 	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
 	tx->rexmit.e = calloc(tx->rexmit.cap, sizeof(struct tx_ent));
-	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done ||
+	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done.d ||
 	    !tx->timers.e || !tx->rexmit.e)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
@@ -383,9 +382,8 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 	struct txm *m = &tx->msgs[ctx];
 	struct sdr_rel_done *d;
 
-	if (tx->ndone < tx->attr.max_inflight) {
-		d = &tx->done[(tx->done_head + tx->ndone) % tx->attr.max_inflight];
-		tx->ndone++;
+	d = sdr_rel_done_add(&tx->done);
+	if (d != NULL) {
 		*d = (struct sdr_rel_done){
 			.cookie = m->cookie, .seq = m->seq, .slot = m->slot, .ctx = ctx, .status = st,
 			.start_ns = m->submit_ns, .first_ns = m->first_ns, .end_ns = now,
@@ -1128,12 +1126,7 @@ rel_tx_next_time(struct rel_tx *tx, uint64_t now)
 int
 rel_tx_poll_done(struct rel_tx *tx, struct sdr_rel_done *d)
 {
-	if (tx->ndone == 0)
-		return 0;
-	*d = tx->done[tx->done_head];
-	tx->done_head = (tx->done_head + 1) % tx->attr.max_inflight;
-	tx->ndone--;
-	return 1;
+	return sdr_rel_done_take(&tx->done, d);
 }
 
 uint64_t

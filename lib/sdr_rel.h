@@ -177,6 +177,31 @@ struct sdr_rel_done {
 	uint32_t fallback;	/**< EC: submessages repeated with SR */
 };
 
+/** The completions of a state machine not yet taken: a FIFO of @c cap (max_inflight). */
+struct sdr_rel_done_fifo {
+	struct sdr_rel_done *d;
+	uint32_t cap, head, n;
+};
+
+/** The place of the next completion, or NULL when the FIFO is full. */
+static inline struct sdr_rel_done *
+sdr_rel_done_add(struct sdr_rel_done_fifo *f)
+{
+	return f->n < f->cap ? &f->d[(f->head + f->n++) % f->cap] : NULL;
+}
+
+/** Take the oldest completion. @return 1, or 0 when there is none. */
+static inline int
+sdr_rel_done_take(struct sdr_rel_done_fifo *f, struct sdr_rel_done *d)
+{
+	if (f->n == 0)
+		return 0;
+	*d = f->d[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+	return 1;
+}
+
 /**
  * A sequence number the peer sent in 32 bits (control messages carry the low half), taken
  * nearest to this side's 64-bit count @p base.

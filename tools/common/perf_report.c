@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "perf_report.h"
 #include "quantile.h"
@@ -117,4 +118,13 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 	}
 	free(s);
 	return 0;
+}
+
+double
+perf_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

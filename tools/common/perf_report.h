@@ -38,6 +38,9 @@ struct perf_summary {
 /** Summarise the @p n values at @p v (copied into @p scratch, n doubles, and sorted there). */
 void perf_summarize(const double *v, uint32_t n, double *scratch, struct perf_summary *out);
 
+/** Seconds on the monotonic clock (the times the reports are made of). */
+double perf_now_s(void);
+
 /** Print @p r as JSON (@p json) or as perftest's table. @return 0, -1 (no memory). */
 int perf_report_print(FILE *f, const struct perf_result *r, int json);
 

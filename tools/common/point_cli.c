@@ -202,8 +202,9 @@ point_cli_option(struct point_cli *c, int opt, const char *arg)
 	case POINT_OPT_CSV:
 		c->csv = 1;
 		return 0;
-	default:
-		return -1;
+	default:	/* not one of the shared options: getopt said what is wrong */
+		fprintf(stderr, "Try '%s --help'.\n", c->prog);
+		return 2;
 	}
 }
 

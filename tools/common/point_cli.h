@@ -51,12 +51,30 @@ enum {
 	{ "json", no_argument, NULL, POINT_OPT_JSON }, \
 	{ "csv", no_argument, NULL, POINT_OPT_CSV }
 
+/**
+ * The --help lines of the options point_cli_option() takes, up to the first line of
+ * --scheme, whose default each tool completes (its next help line).
+ */
+#define POINT_CLI_HELP \
+"      --size SIZE[,SIZE...]  message size, e.g. 8MiB (repeatable)\n" \
+"      --drop P[,P...]        drop probability, e.g. 1e-4 (repeatable; default\n" \
+"                             1e-4 when --size is given)\n" \
+"      --drop-unit UNIT       what --drop counts: packet (default) or chunk\n" \
+"      --chunk SIZE           chunk size, a multiple of the MTU (default 64KiB)\n" \
+"      --mtu SIZE             packet payload size (default 4096)\n" \
+"      --bandwidth RATE       link rate in bit/s (default 400G)\n" \
+"      --rtt TIME             round-trip time (default 25ms)\n" \
+"      --alpha A              SR timeout RTO = RTT + A * RTT (default 2)\n" \
+"      --beta B               EC fallback slack B * RTT (default alpha / 2)\n" \
+"      --scheme NAME          sr, sr-nack, ec-xor:K,M or ec-mds:K,M (repeatable;\n"
+
 /** Defaults of the model (sdr_model_params_init()). */
 void point_cli_init(struct point_cli *c, const char *prog);
 
 /**
- * Handle one shared option.
- * @return 0 when handled, 2 after printing a one-line error, -1 when @p opt is not shared.
+ * Handle one shared option (the caller handles its own first).
+ * @return 0 when handled, 2 after printing a one-line error or, for an option that is not
+ *   shared (getopt's '?' or ':', having said why), where to look.
  */
 int point_cli_option(struct point_cli *c, int opt, const char *arg);
 

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll_reduce.h"
 #include "perf_report.h"
@@ -95,15 +94,6 @@ pick(const char *s, const char *const *names, int n)
 		if (strcmp(s, names[i]) == 0)
 			return i;
 	return -1;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The input of rank @p r, element @p i: a small integer, exact in every type. */
@@ -237,7 +227,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 			}
 		}
 		sdr_coll_set_priority(c, o->prio);
-		t0 = now_s();
+		t0 = perf_now_s();
 		switch (o->coll) {
 		case C_ALLREDUCE:
 			rc = sdr_iallreduce(c, in, o->inplace ? in : out, count, o->type, o->op, &req);
@@ -255,7 +245,7 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 		}
 		if (rc == 0)
 			rc = sdr_coll_wait(req);
-		dt = now_s() - t0;
+		dt = perf_now_s() - t0;
 		if (bg_req) {
 			int brc = sdr_coll_wait(bg_req);
 

@@ -35,17 +35,7 @@ usage(FILE *f)
 "model): selective repeat (sr, sr-nack) and erasure coding with SR fallback\n"
 "(ec-xor:K,M, ec-mds:K,M), and the scheme with the lowest mean.\n"
 "\n"
-"      --size SIZE[,SIZE...]  message size, e.g. 8MiB (repeatable)\n"
-"      --drop P[,P...]        drop probability, e.g. 1e-4 (repeatable; default\n"
-"                             1e-4 when --size is given)\n"
-"      --drop-unit UNIT       what --drop counts: packet (default) or chunk\n"
-"      --chunk SIZE           chunk size, a multiple of the MTU (default 64KiB)\n"
-"      --mtu SIZE             packet payload size (default 4096)\n"
-"      --bandwidth RATE       link rate in bit/s (default 400G)\n"
-"      --rtt TIME             round-trip time (default 25ms)\n"
-"      --alpha A              SR timeout RTO = RTT + A * RTT (default 2)\n"
-"      --beta B               EC fallback slack B * RTT (default alpha / 2)\n"
-"      --scheme NAME          sr, sr-nack, ec-xor:K,M or ec-mds:K,M (repeatable;\n"
+POINT_CLI_HELP
 "                             default: every advisor candidate for one point,\n"
 "                             sr, sr-nack, ec-xor:32,8, ec-mds:32,8 for a grid)\n"
 "      --json                 one JSON object\n"
@@ -263,10 +253,6 @@ main(int argc, char **argv)
 			return 0;
 		}
 		rc = point_cli_option(&c, opt, optarg);
-		if (rc < 0) {
-			fprintf(stderr, "Try 'sdr-model --help'.\n");
-			return 2;
-		}
 		if (rc != 0)
 			return rc;
 	}

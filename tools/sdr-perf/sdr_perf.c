@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "libsdr.h"
@@ -75,15 +74,6 @@ usage(FILE *f)
 "\n"
 "Exit status: 0 when every message completed (and, on the server, verified), 1 when\n"
 "not, 2 on bad options.\n");
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /*
@@ -177,9 +167,9 @@ run(const struct opts *o)
 	free_slot = calloc(inflight, sizeof(*free_slot));
 	for (nfree = 0; nfree < inflight; nfree++)
 		free_slot[nfree] = inflight - 1 - nfree;
-	t0 = now_s();
+	t0 = perf_now_s();
 	deadline = t0 + o->timeout_s;
-	while (completed < o->iters && now_s() < deadline) {
+	while (completed < o->iters && perf_now_s() < deadline) {
 		struct sdr_completion c;
 
 		/* keep the window full */
@@ -201,7 +191,7 @@ run(const struct opts *o)
 				 * written as it goes), the post begins */
 				if (!o->stream)
 					sdr_pattern_fill(b, 0, o->size, o->seed, posted);
-				post_at[posted] = now_s();
+				post_at[posted] = perf_now_s();
 				if (o->fresh && reconfigure(ctx, o) != SDR_SUCCESS) {
 					fprintf(stderr, "sdr-perf: --fresh: %s\n", sdr_last_error(ctx));
 					reported = 1;
@@ -245,7 +235,7 @@ run(const struct opts *o)
 		}
 		free_slot[nfree++] = slot_of[c.cookie];
 		lat[completed] = c.time_s;
-		done_at[completed] = now_s() - t0;
+		done_at[completed] = perf_now_s() - t0;
 		app[completed] = done_at[completed] + t0 - post_at[c.cookie];
 		completed++;
 		retx += c.retransmitted;
@@ -272,7 +262,7 @@ out:
 			.lat = o->lat, .server = o->server, .size = o->size, .iters = o->iters,
 			.completed = completed, .verified = verified, .failed = failed,
 			.window = inflight, .retransmitted = retx, .decoded = dec, .lat_s = lat,
-			.done_s = done_at, .elapsed_s = now_s() - t0,
+			.done_s = done_at, .elapsed_s = perf_now_s() - t0,
 			.app_s = o->server ? NULL : app, .fresh = o->fresh, .warmup = o->warmup,
 		};
 
