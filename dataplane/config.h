@@ -113,6 +113,7 @@ struct dp_cfg {
 	uint32_t mbufs;
 	uint32_t burst;
 	uint32_t idle_sleep_us;		/**< pause of an idle poll loop; 0: busy poll */
+	uint32_t log_drops;		/**< --log-drops: frames the ports drop to show */
 	double stats_period_s;		/**< 0: no periodic line */
 	uint64_t arena_bytes;		/**< buffers of SDK applications, split among them */
 	char control_dir[DP_CONTROL_DIR_LEN];	/**< where the control sockets go */

@@ -220,6 +220,7 @@ struct dp_ctx {
 	uint64_t tsc_hz __rte_cache_aligned;
 	uint64_t start_tsc;
 	volatile int quit;
+	uint32_t drops_logged;		/* --log-drops: lines printed (atomic add) */
 	uint64_t loops __rte_cache_aligned;	/* of the main poll loop (slot 0) */
 	uint64_t idle_sleeps __rte_cache_aligned;	/* of every poll loop (atomic add) */
 	int stats_lcore __rte_cache_aligned;

@@ -45,6 +45,7 @@ struct app_opts {
 	int quiet;
 	int busy;
 	int check;
+	uint32_t log_drops;
 	double duration_s;
 	double stats_period_s;
 	int stats_period_set;
@@ -77,6 +78,8 @@ usage(FILE *f)
 "                         file, 0: off)\n"
 "  -q, --quiet            no stats line and no banner\n"
 "      --busy-poll        never sleep when idle (for benchmarks)\n"
+"      --log-drops N      print the first N frames the ports drop, one line\n"
+"                         each with the reason, on standard error (debugging)\n"
 "      --check            check the configuration file and exit (no EAL)\n"
 "  -h, --help             this text\n"
 "\n"
@@ -100,7 +103,7 @@ static int
 parse_args(int argc, char **argv, struct app_opts *o)
 {
 	enum { O_TRAFFIC = 256, O_EXIT, O_DURATION, O_JSON, O_STATS, O_BUSY, O_SCHEME, O_CHECK,
-	       O_LINK };
+	       O_LINK, O_LOG_DROPS };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'f' },
 		{ "name", required_argument, NULL, 'n' },
@@ -112,6 +115,7 @@ parse_args(int argc, char **argv, struct app_opts *o)
 		{ "stats-period", required_argument, NULL, O_STATS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "busy-poll", no_argument, NULL, O_BUSY },
+		{ "log-drops", required_argument, NULL, O_LOG_DROPS },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "link", required_argument, NULL, O_LINK },
 		{ "help", no_argument, NULL, 'h' },
@@ -146,6 +150,17 @@ parse_args(int argc, char **argv, struct app_opts *o)
 				return 2;
 			}
 			break;
+		case O_LOG_DROPS: {
+			uint64_t n;
+
+			if (units_parse_u64(optarg, 1000000, &n) != 0) {
+				fprintf(stderr, "sdr-dataplane: bad --log-drops '%s' (an integer "
+					"0..1000000)\n", optarg);
+				return 2;
+			}
+			o->log_drops = (uint32_t)n;
+			break;
+		}
 		case O_STATS:
 			if (units_parse_time(optarg, &o->stats_period_s) != 0) {
 				fprintf(stderr, "sdr-dataplane: bad --stats-period '%s' (a time such as "
@@ -463,6 +478,7 @@ main(int argc, char **argv)
 			return rc;
 	if (o.busy)
 		dp.cfg.idle_sleep_us = 0;
+	dp.cfg.log_drops = o.log_drops;
 	{
 		struct traffic_cfg tc;
 		struct sdr_scheme s;

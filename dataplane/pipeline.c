@@ -27,6 +27,7 @@
 #include "dp.h"
 #include "holds.h"
 #include "pipeline.h"
+#include "roce_format.h"
 #include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "ports.h"
@@ -406,6 +407,36 @@ link_flush(struct dp_ctx *ctx, struct dp_port *p, uint64_t now, unsigned int bur
 }
 
 /*
+ * --log-drops: one line on standard error for each of the first cfg.log_drops frames the
+ * ports drop, with the reason (a port counter's name, or the parser's verdict) and the frame
+ * as sdr-dump shows it (roce_format_view()). Off (0), a drop costs one predicted branch.
+ */
+static void
+log_drop(struct dp_ctx *ctx, const struct dp_port *p, const uint8_t *frame,
+	 const struct roce_view *v, enum roce_verdict r, const char *reason)
+{
+	char line[ROCE_FORMAT_MAX];
+
+	if (__atomic_load_n(&ctx->drops_logged, __ATOMIC_RELAXED) >= ctx->cfg.log_drops ||
+	    __atomic_fetch_add(&ctx->drops_logged, 1, __ATOMIC_RELAXED) >= ctx->cfg.log_drops)
+		return;
+	fprintf(stderr, "sdr-dataplane: port %s dropped a frame (%s): %s\n", p->cfg->name, reason,
+		frame != NULL ? roce_format_view(line, sizeof(line), frame, v, r, NULL) :
+		"(no data)");
+}
+
+/* A parsed packet the port drops (counter @p c). @return NULL */
+static struct dp_conn *
+port_drop(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v,
+	  enum dp_port_counter c)
+{
+	PS(p)->counters[c]++;
+	if (unlikely(ctx->cfg.log_drops))
+		log_drop(ctx, p, v->payload - v->payload_off, v, ROCE_V_OK, dp_port_counter_name(c));
+	return NULL;
+}
+
+/*
  * The connection a parsed packet is for, once the port's and the connection's checks pass
  * (each failure counted). @return it, with the packet's kind and generation, or NULL.
  */
@@ -417,38 +448,27 @@ resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum s
 	uint32_t ci, base, ch;
 	struct dp_conn *c;
 
-	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src)) {
-		PS(p)->counters[DP_PORT_NOT_ALLOWED]++;
-		return NULL;
-	}
+	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src))
+		return port_drop(ctx, p, v, DP_PORT_NOT_ALLOWED);
 	if (qpn_table_lookup(RTE_PER_LCORE(engine) > 0 ? p->eqpns[RTE_PER_LCORE(engine)] : p->qpns,
-			     v->dqpn, &ci, &base) != 0) {
-		PS(p)->counters[DP_PORT_UNKNOWN_QPN]++;
-		return NULL;
-	}
+			     v->dqpn, &ci, &base) != 0)
+		return port_drop(ctx, p, v, DP_PORT_UNKNOWN_QPN);
 	c = &ctx->conns[ci];
 	if (unlikely(RTE_PER_LCORE(engine) >= 0 && c->engine != (unsigned int)RTE_PER_LCORE(engine))) {
 		/* steered to another engine's queue: its state is not ours to touch */
-		PS(p)->counters[DP_PORT_WRONG_ENGINE]++;
-		return NULL;
+		return port_drop(ctx, p, v, DP_PORT_WRONG_ENGINE);
 	}
 	cc = c->cfg;
 	/* the connection's peer, and nobody else, may address its QPNs */
 	if (cc->peer_check) {
 		if (v->ip_version != cc->peer_ip_version ||
-		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0) {
-			PS(p)->counters[DP_PORT_WRONG_PEER]++;
-			return NULL;
-		}
-		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF)) {
-			PS(p)->counters[DP_PORT_WRONG_PKEY]++;
-			return NULL;
-		}
+		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0)
+			return port_drop(ctx, p, v, DP_PORT_WRONG_PEER);
+		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF))
+			return port_drop(ctx, p, v, DP_PORT_WRONG_PKEY);
 	}
-	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi) {
-		PS(p)->counters[DP_PORT_WRONG_SPORT]++;
-		return NULL;
-	}
+	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi)
+		return port_drop(ctx, p, v, DP_PORT_WRONG_SPORT);
 	*kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, gen);
 	return c;
 }
@@ -646,6 +666,8 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 				}
 				if (not_roce(r))
 					ps->counters[DP_PORT_NOT_ROCE]++;
+				if (unlikely(ctx->cfg.log_drops))
+					log_drop(ctx, p, data, &v, r, roce_verdict_name(r));
 				rte_pktmbuf_free(m[i]);
 				continue;
 			}

@@ -51,7 +51,9 @@ roce_format_view(char *buf, size_t len, const uint8_t *frame, const struct roce_
 	if (v->reth_off)
 		units_appendf(buf, len, &off, " va 0x%" PRIx64 " rkey 0x%08x len %u", v->va, v->rkey,
 		    v->dma_len);
-	if (v->immdt_off) {
+	if (v->immdt_off && split == NULL) {
+		units_appendf(buf, len, &off, " imm 0x%08x", v->imm);
+	} else if (v->immdt_off) {
 		struct sdr_imm_fields f = sdr_imm_unpack(split, v->imm);
 
 		units_appendf(buf, len, &off, " imm 0x%08x [msg %u off %u frag 0x%x]", v->imm, f.msg_id,

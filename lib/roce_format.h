@@ -20,7 +20,8 @@
  * One line, no newline, for @p frame as @p v and its verdict @p r describe it:
  * "10.0.0.1.49408 > 10.0.0.2.4791 UC_RDMA_WRITE_ONLY_IMM qpn 0x000100 psn 7 va 0x... rkey
  * 0x... len 4096 imm 0x... [msg 3 off 5 frag 0x0] payload 4096 icrc ok", or "not RoCEv2:
- * VERDICT" (with the UDP endpoints when the parser got that far). @return @p buf
+ * VERDICT" (with the UDP endpoints when the parser got that far). @p split NULL: the
+ * immediate as a number only (the connection is not known). @return @p buf
  */
 const char *roce_format_view(char *buf, size_t len, const uint8_t *frame,
 			     const struct roce_view *v, enum roce_verdict r,

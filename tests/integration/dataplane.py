@@ -1067,7 +1067,7 @@ def case_replay():
     # The capture's 10.0.0.1 -> 10.0.0.2 data goes to QPN 0x100 (slot 0 and 1, generation
     # 0): a connection on those QPNs with nothing posted must place nothing.
     rc, s, err = run("sdrt-replay", ["-f", os.path.join(CFG, "pcap-replay.ini"), "--duration",
-                                     "1s", "--json"],
+                                     "1s", "--json", "--log-drops", "100"],
                      eal=["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % mix])
     if not check(rc == 0 and s is not None, "replay: rc %s %s" % (rc, err[-1000:])):
         return
@@ -1082,7 +1082,24 @@ def case_replay():
     check(d.get("cap.unknown_qpn", 0) == 6, "replay: unknown_qpn %s" % d)
     # the CNP to 0x100 comes from 10.0.0.2, not the connection's peer 10.0.0.1
     check(d.get("cap.wrong_peer_address", 0) == 1, "replay: wrong_peer_address %s" % d)
-    print("ok: replay: %s" % json.dumps(p))
+    # --log-drops: a line per frame the port dropped, with the reason its counter has, the
+    # frame decoded as sdr-dump shows it; the connection's own drops are its counters'
+    logged = [x for x in err.splitlines() if x.startswith("sdr-dataplane: port cap dropped a frame (")]
+    reasons = {}
+    for x in logged:
+        r = x.split("(", 1)[1].split(")", 1)[0]
+        reasons[r] = reasons.get(r, 0) + 1
+    check(reasons == {"unknown_qpn": 6, "wrong_peer_address": 1, "bad_icrc": 1, "trunc_reth": 1,
+                      "not_roce_port": 1}, "replay: --log-drops reasons %s" % reasons)
+    check(any("(unknown_qpn): 10.0.0.1.51063 > 10.0.0.2.4791 RC_SEND_ONLY qpn 0x000777" in x
+              for x in logged), "replay: --log-drops lines %s" % logged)
+    rc, s, err = run("sdrt-replay2", ["-f", os.path.join(CFG, "pcap-replay.ini"), "--duration",
+                                      "1s", "-q", "--log-drops", "3"],
+                     eal=["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % mix])
+    check(rc == 0 and sum(x.startswith("sdr-dataplane: port cap dropped a frame (")
+                          for x in err.splitlines()) == 3,
+          "replay: --log-drops 3: rc %s, %r" % (rc, err[-600:]))
+    print("ok: replay: %s; --log-drops showed %d dropped frames" % (json.dumps(p), len(logged)))
 
 
 def case_telemetry():
