@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* INI configuration of the dataplane, read with rte_cfgfile; no EAL needed. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +13,7 @@
 
 #include "config.h"
 #include "config_keys.h"
+#include "sdr_keys.h"
 #include "sdr_model.h"
 #include "units.h"
 
@@ -448,24 +448,13 @@ conn_scheme(struct dp_conn_cfg *c, const struct where *w, const char *k, const c
 static int
 get_auth_key(const struct where *w, const char *k, const char *v, struct sdr_ep_cfg *ep)
 {
-	static const char hex[] = "0123456789abcdef";
-	uint8_t key[16];
-
 	if (strcmp(v, "off") == 0) {
 		ep->auth = 0;
 		memset(ep->auth_key, 0, sizeof(ep->auth_key));
 		return 0;
 	}
-	if (strlen(v) != 32)
+	if (sdr_key_parse(v, ep->auth_key) != 0)
 		return fail(w, k, "must be 32 hex digits (a 128-bit key) or off");
-	for (int i = 0; i < 32; i++) {
-		const char *d = isxdigit((unsigned char)v[i]) ? strchr(hex, v[i] | 0x20) : NULL;
-
-		if (d == NULL)
-			return fail(w, k, "must be 32 hex digits (a 128-bit key) or off");
-		key[i / 2] = (uint8_t)(i % 2 ? key[i / 2] | (d - hex) : (d - hex) << 4);
-	}
-	memcpy(ep->auth_key, key, sizeof(key));
 	ep->auth = 1;
 	return 0;
 }

@@ -131,3 +131,22 @@ sdr_mac_verify(struct sdr_mac *m, const uint8_t *buf, size_t len, const uint8_t 
 	return sdr_mac_compute(m, buf, len, want) == 0 &&
 	       CRYPTO_memcmp(want, tag, SDR_MAC_LEN) == 0;
 }
+
+int
+sdr_key_parse(const char *s, uint8_t key[16])
+{
+	uint8_t k[16];
+
+	if (strlen(s) != 32)
+		return -EINVAL;
+	for (int i = 0; i < 32; i++) {
+		int c = s[i], d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return -EINVAL;
+		k[i / 2] = (uint8_t)(i % 2 ? k[i / 2] | d : d << 4);
+	}
+	memcpy(key, k, sizeof(k));
+	return 0;
+}

@@ -59,6 +59,7 @@ struct sdr_mac {
 
 /** Key it (16 bytes). @return 0, -ENOMEM. */
 int sdr_mac_init(struct sdr_mac *m, const uint8_t *key);
+
 void sdr_mac_fini(struct sdr_mac *m);
 
 /** The MAC of @p len bytes. @return 0, -EIO. */
@@ -66,5 +67,11 @@ int sdr_mac_compute(struct sdr_mac *m, const uint8_t *buf, size_t len, uint8_t *
 
 /** 1 if @p tag (SDR_MAC_LEN bytes) is the MAC of the @p len bytes (compared in constant time). */
 int sdr_mac_verify(struct sdr_mac *m, const uint8_t *buf, size_t len, const uint8_t *tag);
+
+/**
+ * A 128-bit secret written as exactly 32 hex digits (either case) into @p key.
+ * @return 0, or -EINVAL (@p key untouched). Callers never echo @p s in an error.
+ */
+int sdr_key_parse(const char *s, uint8_t key[16]);
 
 #endif /* SDR_KEYS_H */

@@ -14,7 +14,9 @@ tool prints, as docs/tools.md tells a user. sdr-perf drives the dataplane's side
   server   the tool receives and checks every message (--server); the dataplane sends
   client   the tool sends; the dataplane's side receives and sdr-perf checks every message
 
-Each case runs sr-nack and both erasure codes with 1 % packet loss each way (the
+The client case also authenticates every control message (the same auth_key on both
+ends: --auth-key-file and the dataplane's [conn]). Each case runs sr-nack and both
+erasure codes with 1 % packet loss each way (the
 dataplane's link emulator on its frames, the software NIC's lossy wire on the tool's):
 every message verified on the receiving end, resends or decodes seen, no control message
 refused on either side. Needs network namespaces (root) and libibverbs' headers: skips,
@@ -63,12 +65,16 @@ def conn_lines(p, what):
     return [x for x in lines[lines.index("[conn verbs]") + 1:] if x and not x.startswith(";")]
 
 
+KEY = "8f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+
 def dataplane_ini(d, ifname, conn):
     text = open(os.path.join(SRC, "pmd-configs", "af_packet.ini")).read()
     text = text[:text.index("[conn ab]")].replace("iface=sdr-a0", "iface=" + ifname)
     text = text.replace("ipv4 = 10.2.0.1", "ipv4 = " + IPS[0])
     path = os.path.join(d, "verbs.ini")
-    open(path, "w").write(text + "[conn verbs]\nport = p0\n" + "\n".join(conn) + "\n")
+    auth = "auth_key = %s\n" % KEY if CASE == "client" else ""
+    open(path, "w").write(text + "[conn verbs]\nport = p0\n" + auth + "\n".join(conn) + "\n")
     return path
 
 
@@ -78,16 +84,21 @@ def perf(name, iters, server):
     return spawn(cmd)
 
 
-def counters(name):
+def conn_show(name):
     r = harness.subprocess.run([CTL, "-n", name, "--json", "conn", "show", "verbs"],
                                capture_output=True, text=True, timeout=30)
-    if r.returncode != 0:
-        return {}
-    return harness.json.loads(r.stdout).get("counters", {})
+    return harness.json.loads(r.stdout) if r.returncode == 0 else {}
 
 
 def one_run(d, ns, ifs, scheme, tool_server):
     what = "%s, tool %s" % (scheme, "server" if tool_server else "client")
+    key = []
+    if not tool_server:     # the client case authenticates its control messages
+        path = os.path.join(d, "auth.key")
+        with open(path, "w") as f:
+            f.write(KEY + "\n")
+        os.chmod(path, 0o600)
+        key = ["--auth-key-file", path]
     env = ["env", "SDR_FAKENIC_IF=" + ifs[1], "SDR_FAKENIC_IP=" + IPS[1],
            "SDR_FAKENIC_PEER_MAC=" + MACS[0], "SDR_FAKENIC_STATS=1",
            "SDR_FAKENIC_TX_LOSS=0.01"]
@@ -95,7 +106,7 @@ def one_run(d, ns, ifs, scheme, tool_server):
                  [PEER, "--peer-ip", IPS[0], "--size", SIZE, "--max-msg", "1MiB", "--iters",
                   str(ITERS), "--inflight", "8", "--imm-split", "8,20,4", "--scheme", scheme,
                   "--rtt", "10ms", "--rate", "1G", "--timeout", "60s", "--json"] +
-                 (["--server"] if tool_server else []) + ["write_bw"])
+                 key + (["--server"] if tool_server else []) + ["write_bw"])
     conn = conn_lines(tool, what)
     if conn is None:
         return
@@ -108,7 +119,8 @@ def one_run(d, ns, ifs, scheme, tool_server):
     app = perf(name, ITERS, server=not tool_server)
     rc_app, j_app, e_app = finish(app, what + ": sdr-perf", timeout=90)
     rc_tool, j_tool, e_tool = finish(tool, what + ": sdr-verbs-peer", timeout=90)
-    c = counters(name)
+    shown = conn_show(name)
+    c, conf = shown.get("counters", {}), shown.get("conn", {})
     harness.stop_dataplane(dp)
     j_app, j_tool = j_app or {}, j_tool or {}
     recv, send = (j_tool, j_app) if tool_server else (j_app, j_tool)
@@ -124,7 +136,11 @@ def one_run(d, ns, ifs, scheme, tool_server):
     check(ep.get("ctrl_rejected", 1) == 0 and ep.get("ctrl_bad_token", 1) == 0 and
           ep.get("ctrl_bad_opcode", 1) == 0,
           "%s: the dataplane refused control messages: %s" % (what, ep))
-    check("ctrl_rejected" not in e_tool and "ctrl_bad_token" not in e_tool,
+    if key:
+        check(conf.get("auth") is True and ep.get("ctrl_bad_mac", 1) == 0,
+              "%s: auth %s, ctrl_bad_mac %s" % (what, conf.get("auth"), ep.get("ctrl_bad_mac")))
+    check("ctrl_rejected" not in e_tool and "ctrl_bad_token" not in e_tool and
+          "ctrl_bad_mac" not in e_tool,
           "%s: the tool refused control messages: %r" % (what, e_tool[-400:]))
     # the loss made somebody resend or decode
     resent = send.get("retransmitted_chunks", 0)

@@ -13,8 +13,10 @@ usage: verbs_peer.py SDR_VERBS_PEER
 A real RDMA run needs a configured dataplane on the other end: it is reported as a SKIP.
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 PEER = sys.argv[1]
 NAME = "sdr-verbs-peer"
@@ -45,13 +47,22 @@ check(out.stderr == "", "--help writes to stderr: %r" % out.stderr)
 for opt in ["--dev", "--port", "--gid-index", "--peer-ip", "--peer-qpn", "--peer-rkey", "--server",
             "--size", "--iters", "--inflight", "--max-msg", "--mtu", "--chunk", "--imm-split",
             "--channels", "--generations", "--scheme", "--rtt", "--rate", "--user-imm", "--seed",
-            "--timeout", "--busy-poll", "--json", "--help"]:
+            "--timeout", "--busy-poll", "--json", "--auth-key-file", "--help"]:
     check(opt in out.stdout, "--help does not mention %s" % opt)
 check(all(len(l) <= 80 for l in out.stdout.splitlines()), "--help has lines over 80 columns")
 
 # --- bad options: exit 2, one line naming what is wrong, nothing on stdout ---
 IP = ["--peer-ip", "10.0.0.1"]
+keydir = tempfile.mkdtemp()
+badkey = os.path.join(keydir, "bad.key")
+with open(badkey, "w") as f:
+    f.write("000102030405060708090a0b0c0d0e0\n")     # 31 digits
+goodkey = os.path.join(keydir, "good.key")
+with open(goodkey, "w") as f:
+    f.write("000102030405060708090a0b0c0d0e0f\n")
 bad = [
+    (IP + ["--auth-key-file", os.path.join(keydir, "none.key")], "--auth-key-file"),
+    (IP + ["--auth-key-file", badkey], "--auth-key-file"),
     (["--bogus"] + IP, "--bogus"),
     (["-x"] + IP, "-x"),
     (IP + ["--size"], "--size"),
@@ -97,12 +108,13 @@ for args, names in bad:
     if one_line(out, what):
         check(names in out.stderr, "%s: the message does not name %s: %r" % (what, names, out.stderr))
     check(out.stdout == "", "%s: wrote to stdout: %r" % (what, out.stdout))
+    check("0a0b0c0d" not in out.stderr, "%s: the key is echoed: %r" % (what, out.stderr))
 
 # --- the device ---
 sysdir = "/sys/class/infiniband"
 devices = sorted(os.listdir(sysdir)) if os.path.isdir(sysdir) else []
 if not devices:
-    out = run(IP + ["--timeout", "5s"])
+    out = run(IP + ["--timeout", "5s", "--auth-key-file", goodkey])
     check(out.returncode == 1, "no device: exit %d, expected 1" % out.returncode)
     if one_line(out, "no device"):
         check(out.stderr.startswith(NAME + ": no RDMA device found ("),
@@ -125,6 +137,7 @@ else:
     print("SKIP: a real RDMA run needs a configured peer dataplane (devices here: %s)"
           % ", ".join(devices))
 
+shutil.rmtree(keydir, ignore_errors=True)
 if failures:
     print("\n".join(failures))
     sys.exit(1)

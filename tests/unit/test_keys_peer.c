@@ -5,6 +5,7 @@
  * proven tags, a forger's HELLO, a restart, an old epoch's late packets).
  */
 #include <setjmp.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,30 @@ test_cmac_rfc4493(void **state)
 		assert_false(sdr_mac_verify(&mac, m, v[i].len, want));
 	}
 	sdr_mac_fini(&mac);
+}
+
+/* A secret as the configuration and sdr-verbs-peer take it: 32 hex digits, either case. */
+static void
+test_key_parse(void **state)
+{
+	static const uint8_t want[16] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+					  0x08, 0x09, 0x0a, 0x0b, 0xAC, 0xDE, 0xEF, 0xff };
+	static const char *const bad[] = {
+		"", "000102030405060708090a0bacdeefff0", "000102030405060708090a0bacdeeff",
+		"000102030405060708090a0bacdeefgg", "0x0102030405060708090a0bacdeefff",
+		" 00102030405060708090a0bacdeefff",
+	};
+	uint8_t key[16], keep[16];
+
+	(void)state;
+	assert_int_equal(sdr_key_parse("000102030405060708090a0bACdeEFff", key), 0);
+	assert_memory_equal(key, want, 16);
+	memset(keep, 0x5A, sizeof(keep));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(key, keep, sizeof(key));
+		assert_int_equal(sdr_key_parse(bad[i], key), -EINVAL);
+		assert_memory_equal(key, keep, 16);	/* untouched */
+	}
 }
 
 static void
@@ -216,6 +241,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmac_rfc4493),
+		cmocka_unit_test(test_key_parse),
 		cmocka_unit_test(test_rkeys),
 		cmocka_unit_test(test_handshake_steps),
 		cmocka_unit_test(test_tentative_forgery),

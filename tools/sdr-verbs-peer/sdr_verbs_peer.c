@@ -93,6 +93,7 @@
 #include "sdr_conn.h"
 #include "sdr_endpoint.h"
 #include "sdr_imm.h"
+#include "sdr_keys.h"
 #include "sdr_rel.h"
 #include "sdr_rx.h"
 #include "units.h"
@@ -176,6 +177,9 @@ struct opts {
 	double rate_bps;
 	uint64_t seed;
 	double timeout_s;
+	int auth;		/* --auth-key-file: control messages carry a MAC */
+	uint8_t auth_key[16];
+	const char *auth_file;
 	/* as typed, for messages */
 	const char *mtu_s, *chunk_s, *split_s, *max_msg_s, *scheme_s;
 };
@@ -298,6 +302,10 @@ usage(FILE *f)
 "                         sends) or traffic (as sdr-dataplane --traffic)\n"
 "                         (default perf)\n"
 "      --seed N           message contents seed (default 1; both sides the same)\n"
+"      --auth-key-file FILE  the connection's auth_key (32 hex digits on the\n"
+"                         first line; keep the file private): every control\n"
+"                         message carries its AES-128-CMAC, the R_Keys derive\n"
+"                         from it (default: none)\n"
 "      --timeout TIME     give up after this long (default 120s)\n"
 "      --busy-poll        never sleep when idle (for benchmarks)\n"
 "      --json             one JSON object\n"
@@ -1200,6 +1208,9 @@ print_conn(struct peer *p, FILE *f)
 		fprintf(f, "rate = %.0f\n", p->rel.rate_bps);
 	if (p->rel.scheme.kind == SDR_SCHEME_SR_NACK)
 		fprintf(f, "nack_allowance = %" PRIu64 "ns\n", p->rel.nack_allowance_ns);
+	if (p->o->auth)		/* (the secret itself is never printed) */
+		fprintf(f, "; auth_key = the 32 hex digits of %s (the same key on both ends)\n",
+			p->o->auth_file);
 	fflush(f);
 }
 
@@ -1298,6 +1309,8 @@ sdr_state_create(struct peer *p)
 	/* frames are never built (the NIC does): the path only names the addresses */
 	c->path.ip_version = gid_is_v4(&p->gid) ? 4 : 6;
 	c->held = p->o->server ? NULL : ctx_held;
+	c->auth = (uint8_t)p->o->auth;
+	memcpy(c->auth_key, p->o->auth_key, sizeof(c->auth_key));
 	c->held_arg = p;
 	p->ep = sdr_ep_create(c);
 	if (p->ep == NULL) {
@@ -1545,6 +1558,35 @@ build_conn(const struct opts *o, struct sdr_conn_attr *a, struct sdr_rel_cfg *re
 	return 0;
 }
 
+/* --auth-key-file: the first line of FILE, 32 hex digits (never echoed). @return 0 or 2. */
+static int
+read_auth_key(const char *path, struct opts *o)
+{
+	char line[128];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL) {
+		fprintf(stderr, PROG ": cannot read --auth-key-file %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	n = strcspn(line, "\r\n");
+	line[n] = '\0';
+	if (sdr_key_parse(line, o->auth_key) != 0) {
+		memset(line, 0, sizeof(line));
+		fprintf(stderr, PROG ": bad --auth-key-file %s: its first line must be 32 hex "
+			"digits (a 128-bit key)\n", path);
+		return 2;
+	}
+	memset(line, 0, sizeof(line));
+	o->auth = 1;
+	o->auth_file = path;
+	return 0;
+}
+
 static int
 parse_u32(const char *opt, const char *v, uint64_t min, uint64_t max, uint32_t *out)
 {
@@ -1567,7 +1609,8 @@ main(int argc, char **argv)
 {
 	enum { O_PORT = 256, O_GID, O_PEER_IP, O_PEER_QPN, O_PEER_RKEY, O_SERVER, O_ITERS,
 	       O_INFLIGHT, O_MAX_MSG, O_MTU, O_CHUNK, O_SPLIT, O_CHANNELS, O_GENERATIONS,
-	       O_SCHEME, O_RTT, O_RATE, O_USER_IMM, O_SEED, O_TIMEOUT, O_BUSY_POLL, O_JSON };
+	       O_SCHEME, O_RTT, O_RATE, O_USER_IMM, O_SEED, O_TIMEOUT, O_BUSY_POLL, O_JSON,
+	       O_AUTH_FILE };
 	static const struct option lopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "port", required_argument, NULL, O_PORT },
@@ -1593,6 +1636,7 @@ main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "busy-poll", no_argument, NULL, O_BUSY_POLL },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "auth-key-file", required_argument, NULL, O_AUTH_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1714,6 +1758,10 @@ main(int argc, char **argv)
 				return bad("timeout", optarg, NULL);
 			break;
 		case O_BUSY_POLL: o.busy_poll = 1; break;
+		case O_AUTH_FILE:
+			if ((rc = read_auth_key(optarg, &o)) != 0)
+				return rc;
+			break;
 		case O_JSON: o.json = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
