@@ -1276,7 +1276,8 @@ sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t n
 	 * sdr_ep_next_time() says it is due now) */
 }
 
-/* The same two halves with the copy between them, on this thread. @return the verdict. */
+/* A data packet whose payload is placed on this thread (sdr_rx_place()): what
+ * sdr_ep_input_write() does. @return the verdict. */
 static sdr_rx_verdict
 input_data(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, uint64_t now)
 {
@@ -1292,6 +1293,7 @@ input_data(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, uint64_t 
 	return r;
 }
 
+/* The two halves of sdr_ep_input_claim() with the copy between them, on this thread. */
 void
 sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind, uint32_t gen,
 	     uint64_t now)

@@ -22,6 +22,7 @@
  *   SDR_FAKENIC_STATS     set: the counters on standard error when the device is closed
  *   SDR_FAKENIC_TX_LOSS   a probability: the wire after the NIC loses this share of the
  *                         frames it sends (a fixed seed; counted), as a lossy path would
+ *   SDR_FAKENIC_DEBUG     set: the first frames for an unknown QPN on standard error
  * One device, one port, IPv4 only. Not thread-safe (the tool has one thread).
  */
 #include <arpa/inet.h>

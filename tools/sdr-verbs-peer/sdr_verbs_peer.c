@@ -184,11 +184,6 @@ struct opts {
 	const char *mtu_s, *chunk_s, *split_s, *max_msg_s, *scheme_s;
 };
 
-/* A message buffer of the window. */
-struct mbuf {
-	uint8_t busy;		/* its message is in flight */
-};
-
 struct peer {
 	const struct opts *o;
 	/* the connection: the engine every transport runs (lib/sdr_endpoint.h), driven with
@@ -250,7 +245,6 @@ struct peer {
 	uint64_t quarantine_ns;
 
 	/* the window */
-	struct mbuf *mb;
 	uint32_t *free_buf;
 	uint32_t nfree;
 	uint32_t *buf_of_msg;		/* by message number */
@@ -1063,7 +1057,6 @@ recv_done(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 	/* from now on the slot discards late packets */
 	sdr_ep_recv_release(p->ep, d->slot);
 	p->slot_quiet[d->slot] = now + p->quarantine_ns;
-	p->mb[b].busy = 0;
 	p->free_buf[p->nfree++] = b;
 }
 
@@ -1080,7 +1073,6 @@ send_done(struct peer *p, const struct sdr_ep_done *d, uint64_t now)
 	p->retx += d->retransmitted;
 	if (d->status != SDR_DONE_OK)
 		p->failed++;
-	p->mb[b].busy = 0;
 	p->free_buf[p->nfree++] = b;
 }
 
@@ -1113,7 +1105,6 @@ fill_window(struct peer *p, uint64_t now)
 				strerror(-rc));
 			return -1;
 		}
-		p->mb[b].busy = 1;
 		p->buf_of_msg[p->posted++] = b;
 		p->nfree--;
 		work++;
@@ -1246,7 +1237,6 @@ peer_destroy(struct peer *p)
 	if (p->ctrl_bufs)
 		munmap(p->ctrl_bufs, p->ctrl_bufs_len);
 	sdr_ep_destroy(p->ep);
-	free(p->mb);
 	free(p->free_buf);
 	free(p->buf_of_msg);
 	free(p->ctrl_repost);
@@ -1276,7 +1266,6 @@ peer_alloc(struct peer *p)
 		p->par_bufs_len = (uint64_t)p->data_sq_depth * p->attr.mtu;
 		p->par_bufs = map_zeroed(p->par_bufs_len);
 	}
-	p->mb = calloc(p->window, sizeof(*p->mb));
 	p->free_buf = calloc(p->window, sizeof(uint32_t));
 	p->buf_of_msg = calloc(o->iters, sizeof(uint32_t));
 	p->ctrl_repost = calloc(nctrl, sizeof(uint32_t));
@@ -1284,7 +1273,7 @@ peer_alloc(struct peer *p)
 	p->done_at = calloc(o->iters, sizeof(double));
 	p->ctx_last_wr = calloc(p->attr.max_inflight, sizeof(uint64_t));
 	p->slot_quiet = calloc(p->geom.nslots, sizeof(uint64_t));
-	if (!p->bufs || !p->ctrl_bufs || (p->par_bufs_len && !p->par_bufs) || !p->mb ||
+	if (!p->bufs || !p->ctrl_bufs || (p->par_bufs_len && !p->par_bufs) ||
 	    !p->free_buf || !p->buf_of_msg || !p->ctrl_repost || !p->lat || !p->done_at ||
 	    !p->ctx_last_wr || !p->slot_quiet) {
 		fprintf(stderr, PROG ": out of memory for %u message buffers of %" PRIu64 " bytes\n",
