@@ -29,8 +29,13 @@ build: deps
 # What could not run here, and why: each skipped test (exit 77) says so in one SKIP line
 SKIPS = awk '/^test: /{t=$$NF} /^SKIP: /{print "skipped: " t ": " substr($$0, 7)}'
 
+# The tests that failed, each with its last lines: printed last, so a log's end names them
+FAILED = $(PYTHON) tools/failed-tests.py
+
 test: build
-	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+	@meson test -C $(BUILD) --print-errorlogs --num-processes 2 || { \
+		$(SKIPS) $(BUILD)/meson-logs/testlog.txt | sort -u; \
+		$(FAILED) $(BUILD)/meson-logs/testlog.json; exit 1; }
 	@$(SKIPS) $(BUILD)/meson-logs/testlog.txt | sort -u
 	tools/run-fuzz.sh
 
@@ -77,7 +82,9 @@ test-asan: deps
 		echo "test-asan: sanitizer reports above (in $(ASAN_LOGS))"; rc=1; \
 	fi; \
 	$(SKIPS) $(ASAN_BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog-preload.txt | \
-		sort -u; exit $$rc
+		sort -u; \
+	if [ $$rc -ne 0 ]; then $(FAILED) $(ASAN_BUILD)/meson-logs/testlog.json \
+		$(ASAN_BUILD)/meson-logs/testlog-preload.json; fi; exit $$rc
 
 # the reference pages generated from the code's tables (the test docs_generated checks them)
 docs: build

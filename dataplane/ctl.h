@@ -255,6 +255,10 @@ unsigned int ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now);
  * completions of its connections. @return work done. */
 unsigned int ctl_sdk_shard_poll(struct dp_ctx *ctx, unsigned int e, uint64_t now);
 
+/** Engine @p e, before it runs a call of SDK client @p ci: the requests @p ci queued there
+ * before the call are handled first (one client's calls and requests keep their order). */
+void ctl_sdk_client_flush(struct dp_ctx *ctx, unsigned int e, unsigned int ci, uint64_t now);
+
 /** Operations client @p slot has in flight, and requests it has waiting (client show). */
 void ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
 			  uint32_t *waiting, uint64_t counters[SDK_C_NCOUNTERS]);

@@ -349,9 +349,12 @@ static int
 job_install(struct dp_ctx *ctx, struct ctl_job *j)
 {
 	struct dp_conn *c = &ctx->conns[j->conn];
-	const char *why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner) : NULL;
+	const char *why;
 	int rc;
 
+	if (j->owner >= 0 && c->ep != NULL)	/* what the application released before asking */
+		ctl_sdk_client_flush(ctx, c->engine, (unsigned int)j->owner, dp_now_ns(ctx));
+	why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner) : NULL;
 	if (why != NULL) {
 		snprintf(j->err, j->errlen, "'%s' is in use (%s)", c->cfg->name, why);
 		return -EBUSY;

@@ -522,6 +522,30 @@ shard_poll(struct dp_ctx *ctx, struct sdk_service *s, uint64_t now)
 	return n;
 }
 
+/*
+ * A call of client @p ci comes by the management socket, its requests by its queue pairs:
+ * before the call's job acts on engine @p e, the requests the client queued there first are
+ * handled (a receive it released before asking for a rebuild is released, so the rebuild
+ * does not find the connection in use). The queue is SDR_SHM_QUEUE_DEPTH deep: what was in
+ * it when the call came takes at most that many requests, REQ_BUDGET per round.
+ */
+void
+ctl_sdk_client_flush(struct dp_ctx *ctx, unsigned int e, unsigned int ci, uint64_t now)
+{
+	struct sdk_service *s;
+	struct sdk_client *c;
+
+	if (ctx->ctl == NULL || e >= ctx->ctl->engines || ci >= SDR_SHM_SDK_CLIENTS)
+		return;
+	s = svc(ctx, e);
+	c = &s->clients[ci];
+	for (unsigned int r = 0; r <= SDR_SHM_QUEUE_DEPTH / REQ_BUDGET; r++)
+		if (c->state != SDK_ACTIVE || c->kick || client_queue(ctx, s, ci, c, now) == 0)
+			break;
+	if (s->releasing > 0)
+		releases(ctx, s);
+}
+
 unsigned int
 ctl_sdk_poll(struct dp_ctx *ctx, uint64_t now)
 {

@@ -221,7 +221,10 @@ class Demo:
                 "model_mean_s": self.model(picked, size, mtu), "mtu": mtu, "warmup": warmup,
                 "fresh": fresh, "app_mean_s": c.get("app_mean_s"),
                 "app_p99_s": c.get("app_p99_s"),
-                "client_rc": cli.returncode, "server_rc": srv.returncode}
+                "client_rc": cli.returncode, "server_rc": srv.returncode,
+                # what they said when they failed (the row of a failed run names why)
+                "client_err": cerr.strip()[-300:] if cli.returncode else "",
+                "server_err": serr.strip()[-300:] if srv.returncode else ""}
 
     def sends_ok(self):
         try:
