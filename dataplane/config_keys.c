@@ -569,15 +569,19 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.name = "rto", .kind = DP_K_OTHER,
 		.value = "`configured` or `measured`",
 		.dflt = "`configured`",
-		.doc = "what the sender's timers (the RTO, the one-resend-per-RTT limit on "
-		       "NACKs, the EC silence timeout) take as RTT: the configured `rtt`, or, "
-		       "once 16 acknowledgements were timed, the smallest RTT measured in the "
-		       "last 10–20 s, with RTO = (1 + `alpha`)·that RTT but never under the "
-		       "smoothed RTT + 4 deviations (RFC 6298). While no message gets through "
-		       "without a resend (an `rtt` far too short), each RTO that expires "
-		       "doubles it, once per RTO, up to 64× the configured one or 1 s. The "
-		       "receiver's timers (NACK timing, EC fallback) stay on the configured "
-		       "`rtt`. `sdrctl conn show NAME` has a `timers:` line.",
+		.doc = "what the timers take as RTT: the configured `rtt`, or the measured "
+		       "one. The sender's (the RTO, the one-resend-per-RTT limit on NACKs, the "
+		       "EC silence timeout), once 16 acknowledgements were timed: the smallest "
+		       "RTT measured in the last 10–20 s, with RTO = (1 + `alpha`)·that RTT but "
+		       "never under the smoothed RTT + 4 deviations (RFC 6298); while no message "
+		       "gets through without a resend (an `rtt` far too short), each RTO that "
+		       "expires doubles it, once per RTO, up to 64× the configured one or 1 s. "
+		       "The receiver's (a NACK round per RTT, the EC fallback timeout's slack, "
+		       "the CTS and EC-NACK repeats), once 16 receives were timed from their "
+		       "first CTS to their first whole chunk: the smallest of those in the last "
+		       "10–20 s (never below the path's RTT: the sender had no credit before "
+		       "the CTS), RTO = (1 + `alpha`)·it. `sdrctl conn show NAME` has a "
+		       "`timers:` line.",
 	},
 	[DPK_CONN_BETA] = {
 		.name = "beta", .kind = DP_K_NUMBER, .lo = 0, .hi = 100,

@@ -40,8 +40,9 @@ ctl_auto_params(const struct dp_ctx *ctx, const struct dp_conn *c, struct sdr_mo
 	/* a copy of the engine's estimates, read as they are (see decide()) */
 	memcpy(&e, sdr_ep_path(c->ep), sizeof(e));
 	dp_conn_model_params(c->cfg, p);
+	/* the peer's receiver: configured alike (rto = measured at both ends or neither) */
 	sdr_auto_use_path(p, &e, c->cfg->ep.rel.rate_bps > 0, sdr_ep_rto(c->ep, NULL),
-			  dp_now_ns(ctx), u);
+			  c->cfg->ep.rel.rto_measured, dp_now_ns(ctx), u);
 }
 
 /* Whether connection @p c changes its scheme with the link (config.c sets it up). */

@@ -268,19 +268,22 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (argc == 3) {
 		int i = ctl_find_conn(ctx, argv[2]);
 		const struct dp_conn *c;
-		uint64_t rto, trtt;
+		uint64_t rto, trtt, rx_rto, rx_rtt;
 
 		if (i < 0)
 			return bad(o, "conn show: no connection '%s' (there are: %s)", argv[2],
 				   conn_names(ctx, names, sizeof(names)));
 		c = &ctx->conns[i];
 		rto = sdr_ep_rto(c->ep, &trtt);
+		rx_rto = sdr_ep_rx_rto(c->ep, &rx_rtt);
 		if (json) {
 			put(o, "{\"conn\":");
 			conn_line(ctx, (unsigned int)i, 1, o, 1);
-			put(o, ",\"timers\":{\"rto\":\"%s\",\"rto_s\":%.6g,\"rtt_s\":%.6g}",
+			put(o, ",\"timers\":{\"rto\":\"%s\",\"rto_s\":%.6g,\"rtt_s\":%.6g,"
+			    "\"rx_rto_s\":%.6g,\"rx_rtt_s\":%.6g}",
 			    c->cfg->ep.rel.rto_measured ? "measured" : "configured",
-			    (double)rto * 1e-9, (double)trtt * 1e-9);
+			    (double)rto * 1e-9, (double)trtt * 1e-9, (double)rx_rto * 1e-9,
+			    (double)rx_rtt * 1e-9);
 			put(o, ",\"counters\":{");
 		} else {
 			put(o, "%-12s %-6s %-18s %-16s %-8s %-8s %5s %6s %4s %8s %6s %s\n", "name",
@@ -290,9 +293,12 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			put(o, "handshake: %s%s\n", sdr_ep_ready(c->ep) ? "done" :
 			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
-			put(o, "timers: rto %.3g ms, from the %s rtt %.3g ms%s\n", (double)rto * 1e-6,
+			put(o, "timers: rto %.3g ms, from the %s rtt %.3g ms; receiver's rto %.3g ms, "
+			    "from the %s rtt %.3g ms%s\n", (double)rto * 1e-6,
 			    trtt != c->cfg->ep.rel.rtt_ns ? "measured" : "configured",
-			    (double)trtt * 1e-6, c->cfg->ep.rel.rto_measured ?
+			    (double)trtt * 1e-6, (double)rx_rto * 1e-6,
+			    rx_rtt != c->cfg->ep.rel.rtt_ns ? "measured" : "configured",
+			    (double)rx_rtt * 1e-6, c->cfg->ep.rel.rto_measured ?
 			    " (rto = measured: the smallest RTT of the last 10-20 s once 16 are "
 			    "sampled)" : "");
 		}

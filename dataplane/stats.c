@@ -442,13 +442,16 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				printf("%s\"%s\":%" PRIu64, c ? "," : "",
 				       sdr_ep_counter_name((enum sdr_ep_counter)c), ec[c]);
 			{
-				/* the send side's timers: what they run on, how often they fired */
+				/* the timers: what they run on, how often the sender's fired */
 				const uint64_t *rc = sdr_ep_rel_tx_counters(ctx->conns[i].ep);
 				uint64_t trtt, rto = sdr_ep_rto(ctx->conns[i].ep, &trtt);
+				uint64_t rx_rtt, rx_rto = sdr_ep_rx_rto(ctx->conns[i].ep, &rx_rtt);
 
 				printf(",\"rto_s\":%.6g,\"timer_rtt_s\":%.6g,\"rto_expired\":%" PRIu64
-				       ",\"rto_backoffs\":%" PRIu64, (double)rto * 1e-9,
-				       (double)trtt * 1e-9, rc[REL_TX_RTO_FIRED], rc[REL_TX_RTO_BACKOFFS]);
+				       ",\"rto_backoffs\":%" PRIu64 ",\"rx_rto_s\":%.6g,"
+				       "\"rx_timer_rtt_s\":%.6g", (double)rto * 1e-9,
+				       (double)trtt * 1e-9, rc[REL_TX_RTO_FIRED], rc[REL_TX_RTO_BACKOFFS],
+				       (double)rx_rto * 1e-9, (double)rx_rtt * 1e-9);
 			}
 			if (ctx->conns[i].cfg->scheme_auto) {
 				/* the send side's loss estimate from the peer's REPORTs */

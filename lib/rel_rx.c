@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ec_codec.h"
+#include "path_est.h"
 #include "rel_rx.h"
 #include "sdr_bitmap.h"
 
@@ -63,6 +64,8 @@ struct rxm {
 	uint64_t snap_ns;
 	uint64_t nack_round_ns;		/* when the current NACK round started */
 	uint64_t post_ns;
+	uint64_t cts_ns;		/* when its first CTS went out (0: none yet; UINT64_MAX:
+					 * no RTT sample, rel_rx_cts_given()) */
 	uint64_t first_ns;
 	uint64_t last_arrival_ns;
 	uint64_t ack_next_ns;		/* periodic ACK while receiving */
@@ -98,6 +101,8 @@ struct rel_rx {
 	struct sdr_conn_geom geom;
 	struct ec_codec *codec;		/* decodability queries only */
 	uint64_t rto;
+	uint64_t trtt;			/* the RTT the timers derive from (rel_rx_rto()) */
+	struct path_est path;		/* RTT samples: a CTS to the first chunk it let in */
 	uint64_t t_inj_ns_x1000;	/* chunk injection time, in ps */
 	uint32_t max_chunks;
 	uint32_t max_sub;
@@ -185,6 +190,8 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	if (sdr_scheme_is_ec(&cfg->scheme) && make_codec(&cfg->scheme, &rx->codec) != 0)
 		goto fail;
 	rx->rto = sdr_rel_rto(cfg);
+	rx->trtt = cfg->rtt_ns;
+	path_est_init(&rx->path, 0);
 	rx->t_inj_ns_x1000 = cfg->rate_bps > 0 ?
 		(uint64_t)((double)attr->chunk_size * 8e12 / cfg->rate_bps) : 0;
 	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
@@ -398,7 +405,34 @@ fto_len(const struct rel_rx *rx, const struct rxm *m)
 	uint64_t par = ((uint64_t)m->nchunks * rx->cfg.scheme.m + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k;
 
 	return ((uint64_t)m->nchunks + par) * rx->t_inj_ns_x1000 / 1000 +
-	       (uint64_t)(rx->cfg.beta * (double)rx->cfg.rtt_ns);
+	       (uint64_t)(rx->cfg.beta * (double)rx->trtt);
+}
+
+/*
+ * An RTT sample from a receive's first chunk: the time since its first CTS went out. The
+ * sender had no credit for the message before that CTS (or a later one) reached it, so no
+ * sample is below the path's round trip; a sender with nothing to send yet, or a paced
+ * queue, only adds to it. The smallest of the last 10-20 s is the path's RTT (path_est.h).
+ * With cfg.rto_measured and SDR_REL_RTO_MIN_SAMPLES of them the receiver's timers follow
+ * it (rel_rx_rto()). Unlike the sender's, the RTO has no floor from the smoothed RTT: these
+ * samples include the sender's wait for its application, which a mean would take for the
+ * path.
+ */
+static void
+rtt_sample(struct rel_rx *rx, const struct rxm *m, uint64_t now)
+{
+	uint64_t rtt;
+
+	if (m->cts_ns == 0 || m->cts_ns == UINT64_MAX || now <= m->cts_ns)
+		return;
+	path_est_rtt(&rx->path, now - m->cts_ns, now);
+	if (!rx->cfg.rto_measured || rx->path.rtt_samples < SDR_REL_RTO_MIN_SAMPLES)
+		return;
+	rtt = path_est_min_rtt(&rx->path, now);
+	if (rtt == 0)
+		return;
+	rx->trtt = rtt;
+	rx->rto = rtt + (uint64_t)(rx->cfg.alpha * (double)rtt);
 }
 
 int
@@ -418,6 +452,7 @@ rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
 		m->first_ns = now ? now : 1;
 		m->due &= (uint8_t)~DUE_CTS;
 		m->cts_next_ns = UINT64_MAX;
+		rtt_sample(rx, m, now);
 		m->snap_ns = now;
 		if (is_ec(rx))
 			m->fto_ns = now + fto_len(rx, m);
@@ -495,7 +530,7 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 
 	if (m != NULL && m->gen == gen) {
 		if (m->state == RXM_DONE || m->state == RXM_FAILED) {
-			if (now >= m->final_ns + rx->cfg.rtt_ns / 4)
+			if (now >= m->final_ns + rx->trtt / 4)
 				m->due |= DUE_FINAL;
 		} else if (m->state == RXM_POSTED && (!is_ec(rx) || m->fallback)) {
 			m->due |= DUE_ACK;	/* a duplicate: our ACK may have been lost */
@@ -505,7 +540,7 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 	if (slot >= rx->geom.nslots)
 		return;
 	sm = &rx->mem[slot];
-	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->cfg.rtt_ns / 4 ||
+	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->trtt / 4 ||
 	    rx->nreack == REACK_RING)
 		return;
 	sm->queued = 1;
@@ -536,10 +571,10 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 static uint64_t
 nack_repeat(const struct rel_rx *rx)
 {
-	uint64_t margin = rx->cfg.nack_allowance_ns > rx->cfg.rtt_ns / 8 ?
-			  rx->cfg.nack_allowance_ns : rx->cfg.rtt_ns / 8;
+	uint64_t margin = rx->cfg.nack_allowance_ns > rx->trtt / 8 ?
+			  rx->cfg.nack_allowance_ns : rx->trtt / 8;
 
-	return rx->cfg.rtt_ns + margin;
+	return rx->trtt + margin;
 }
 
 /* Holes below this limit are sure losses: behind a chunk that arrived at least the
@@ -547,7 +582,7 @@ nack_repeat(const struct rel_rx *rx)
 static uint32_t
 nack_limit(const struct rel_rx *rx, const struct rxm *m, uint64_t now)
 {
-	if (now >= m->last_arrival_ns + rx->cfg.nack_allowance_ns + rx->cfg.rtt_ns / 8)
+	if (now >= m->last_arrival_ns + rx->cfg.nack_allowance_ns + rx->trtt / 8)
 		return m->nchunks;
 	return m->sure_hi;
 }
@@ -839,6 +874,8 @@ build_ctrl(struct rel_rx *rx, struct rxm *m, uint64_t now, struct sdr_ctrl *c)
 		c->win_start = (uint32_t)m->seq;
 		c->value = m->len;
 		m->due &= (uint8_t)~DUE_CTS;
+		if (m->cts_ns == 0)
+			m->cts_ns = now ? now : 1;
 		rx->counters[REL_RX_CTS]++;
 		return 1;
 	}
@@ -1021,7 +1058,7 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 
 			if (m->hi > m->sure_hi)
 				t = later_min(t, m->snap_ns + allow, now);
-			t = later_min(t, m->last_arrival_ns + allow + rx->cfg.rtt_ns / 8, now);
+			t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
 			if (m->nack_cursor > m->cum)
 				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
 		}
@@ -1033,6 +1070,28 @@ int
 rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d)
 {
 	return sdr_rel_done_take(&rx->done, d);
+}
+
+void
+rel_rx_cts_given(struct rel_rx *rx)
+{
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
+		if (rx->msgs[i].state == RXM_POSTED)
+			rx->msgs[i].cts_ns = UINT64_MAX;
+}
+
+uint64_t
+rel_rx_rto(const struct rel_rx *rx, uint64_t *rtt)
+{
+	if (rtt != NULL)
+		*rtt = rx->trtt;
+	return rx->rto;
+}
+
+const struct path_est *
+rel_rx_path(const struct rel_rx *rx)
+{
+	return &rx->path;
 }
 
 const uint64_t *

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "path_est.h"
 #include "sdr_conn.h"
 #include "sdr_ctrl.h"
 #include "sdr_rel.h"
@@ -214,6 +215,23 @@ int rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d);
  * scheme the parity region cannot hold, -ENOMEM.
  */
 int rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s);
+
+/**
+ * The receiver's timers: the RTO in force (the CTS, EC-NACK and WITHDRAW repeats) and the
+ * RTT they derive from (@p rtt, may be NULL; a NACK round lasts it plus a margin, the EC
+ * fallback timeout's slack is beta times it). The configured ones, or with cfg.rto_measured
+ * and SDR_REL_RTO_MIN_SAMPLES samples, the smallest time from a receive's first CTS to its
+ * first chunk in the last 10-20 s (rel_rx_path()) and RTO = (1 + alpha) times it.
+ * @return the RTO in ns.
+ */
+uint64_t rel_rx_rto(const struct rel_rx *rx, uint64_t *rtt);
+
+/** The CTS of every receive posted so far reached the sender before the clock started (a
+ * simulation's start, sdr_sim.h): they take no RTT sample. */
+void rel_rx_cts_given(struct rel_rx *rx);
+
+/** The RTT samples the receiver took: a receive's first CTS to its first chunk. */
+const struct path_est *rel_rx_path(const struct rel_rx *rx);
 
 const uint64_t *rel_rx_counters(const struct rel_rx *rx);
 

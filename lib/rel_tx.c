@@ -484,7 +484,7 @@ path_sample(struct rel_tx *tx, struct txm *m, uint64_t newest, int complete, uin
 	}
 	if (newest && m->retransmitted == 0 && now > newest) {
 		path_est_rtt(&tx->path, now - newest, now);
-		if (tx->cfg.rto_measured && tx->path.rtt_samples >= REL_TX_RTO_MIN_SAMPLES)
+		if (tx->cfg.rto_measured && tx->path.rtt_samples >= SDR_REL_RTO_MIN_SAMPLES)
 			follow_rtt(tx, now);
 	}
 }

@@ -237,9 +237,6 @@ uint32_t rel_tx_inflight(const struct rel_tx *tx);
 /** The path's RTT and delivery rate as the acknowledgements showed them (path_est.h). */
 const struct path_est *rel_tx_path(const struct rel_tx *tx);
 
-/** RTT samples before rto_measured lets the measured RTT drive the timers. */
-#define REL_TX_RTO_MIN_SAMPLES 16
-
 /**
  * The retransmission timeout in force, and the RTT the sender's timers derive from (@p rtt,
  * may be NULL): the configured ones, or with cfg.rto_measured and enough samples, the

@@ -263,7 +263,7 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 
 void
 sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced, uint64_t rto_ns,
-		  uint64_t now, struct sdr_auto_path *u)
+		  int rx_measured, uint64_t now, struct sdr_auto_path *u)
 {
 	uint64_t rtt_min = path_est_min_rtt(e, now);
 	double rate_max = path_est_max_rate(e, now);
@@ -281,7 +281,7 @@ sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int pace
 	}
 	if (e->rtt_samples >= SDR_AUTO_PATH_MIN_SAMPLES && rtt_min > 0 && p->rtt_s > 0) {
 		double rtt = u->rtt_min_s, beta = isnan(p->beta) ? p->alpha / 2 : p->beta;
-		double rto = u->rto_s, slack = beta * p->rtt_s;
+		double rto = u->rto_s, slack = beta * (rx_measured ? rtt : p->rtt_s);
 
 		p->alpha = rto / rtt > 1 ? rto / rtt - 1 : 0;
 		p->beta = slack / rtt;

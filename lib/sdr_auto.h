@@ -147,13 +147,14 @@ struct sdr_auto_path {
  * becomes the smallest one measured, with alpha and beta rescaled so the modelled timers keep
  * the length the connection's timers really have: the RTO @p rto_ns the sender uses now
  * (rel_tx_rto(); 0: the configured one, rtt (1 + alpha)), and the receiver's EC slack, beta
- * times the configured RTT; the rate
+ * times the configured RTT, or with @p rx_measured (rto = measured at the receiving end too:
+ * rel_rx_rto()) beta times the measured one; the rate
  * becomes the largest delivery rate measured when the connection is not paced (@p paced 0:
  * the configured point then has only a guess). A paced connection keeps its pacing rate.
  * Fills @p u with what was used.
  */
 void sdr_auto_use_path(struct sdr_model_params *p, const struct path_est *e, int paced,
-		       uint64_t rto_ns, uint64_t now, struct sdr_auto_path *u);
+		       uint64_t rto_ns, int rx_measured, uint64_t now, struct sdr_auto_path *u);
 
 /** One line: "rtt 25.0 ms measured (srtt 25.3 +- 0.2 ms, 812 samples), rate ..., rto 75 ms" */
 void sdr_auto_path_format(const struct sdr_auto_path *u, char *buf, size_t len);

@@ -2231,6 +2231,12 @@ sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt)
 	return rel_tx_rto(ep->rtx, rtt);
 }
 
+uint64_t
+sdr_ep_rx_rto(const struct sdr_ep *ep, uint64_t *rtt)
+{
+	return rel_rx_rto(ep->rrx, rtt);
+}
+
 const struct path_sel *
 sdr_ep_paths(const struct sdr_ep *ep)
 {

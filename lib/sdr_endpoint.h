@@ -556,6 +556,8 @@ int sdr_ep_set_paths(struct sdr_ep *ep, const uint8_t *want, uint64_t now);
 const struct path_est *sdr_ep_path(const struct sdr_ep *ep);
 /** The sender's RTO in force, and the RTT its timers derive from (rel_tx_rto()). */
 uint64_t sdr_ep_rto(const struct sdr_ep *ep, uint64_t *rtt);
+/** The receiver's RTO in force, and the RTT its timers derive from (rel_rx_rto()). */
+uint64_t sdr_ep_rx_rto(const struct sdr_ep *ep, uint64_t *rtt);
 
 /** A layer's counters: its table (counters.h) and the values, table->n of them. */
 struct sdr_ep_counter_group {

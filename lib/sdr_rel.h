@@ -15,6 +15,9 @@
 
 #include "sdr_conn.h"
 
+/** RTT samples before cfg.rto_measured lets the measured RTT drive the timers. */
+#define SDR_REL_RTO_MIN_SAMPLES 16
+
 /*
  * The scheme (sr, sr-nack, ec-xor:k,m, ec-mds:k,m): its kinds, names and parser. The
  * analytic model (sdr_model.h) models these and picks one for "auto"; the reliability
@@ -120,8 +123,9 @@ struct sdr_rel_cfg {
 	uint64_t ack_every_ns;		/**< ... and at least this often while receiving (0: off) */
 	uint64_t nack_allowance_ns;	/**< sr-nack: reordering allowance before a hole is sure */
 	uint64_t global_timeout_ns;	/**< a message not done by then fails (0: never) */
-	uint8_t rto_measured;		/**< the sender's timers follow the measured RTT once it
-					 *   has REL_TX_RTO_MIN_SAMPLES samples (rel_tx_rto()) */
+	uint8_t rto_measured;		/**< the timers follow the measured RTT once it has
+					 *   SDR_REL_RTO_MIN_SAMPLES samples: the sender's
+					 *   (rel_tx_rto()) and the receiver's (rel_rx_rto()) */
 	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks) */
 	uint8_t scheme_may_change;	/**< the scheme may change between messages
 					 *   (rel_tx_set_scheme(), rel_rx_set_scheme()): state is

@@ -504,6 +504,7 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 		return s.tx == NULL || s.rx == NULL ? -EINVAL : -ENOMEM;
 	}
 	rc = step(&s, now, 1);
+	rel_rx_cts_given(s.rx);	/* (their CTS rode free: no RTT sample from them) */
 	while (rc == 0 && res->messages < cfg->messages) {
 		uint64_t before = now;
 		uint64_t t = rel_tx_next_time(s.tx, now), r = rel_rx_next_time(s.rx, now);
@@ -545,6 +546,9 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 		res->rate_samples = pe->rate_samples;
 		res->rto_ns = rel_tx_rto(s.tx, NULL);
 		res->rto_backoffs = rel_tx_counters(s.tx)[REL_TX_RTO_BACKOFFS];
+		res->rx_rtt_min_ns = path_est_min_rtt(rel_rx_path(s.rx), now);
+		res->rx_rtt_samples = rel_rx_path(s.rx)->rtt_samples;
+		res->rx_rto_ns = rel_rx_rto(s.rx, &res->rx_timer_rtt_ns);
 	}
 	if (res->messages) {
 		res->mean_s /= res->messages;

@@ -103,6 +103,10 @@ struct sdr_sim_result {
 	uint64_t rate_samples;
 	uint64_t rto_ns;		/**< the sender's RTO at the end (rel_tx_rto()) */
 	uint64_t rto_backoffs;		/**< ... and how often it doubled on the way */
+	uint64_t rx_rtt_min_ns;		/**< the receiver's RTT samples (rel_rx_path()) */
+	uint64_t rx_rtt_samples;
+	uint64_t rx_rto_ns;		/**< the receiver's timers at the end (rel_rx_rto()) */
+	uint64_t rx_timer_rtt_ns;
 	double *times_s;		/**< per message, if the caller gave an array */
 };
 

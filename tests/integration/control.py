@@ -181,16 +181,19 @@ def case_sdrctl():
     rc, out, err = ctl("conn", "show", "cy")
     check(rc == 0 and "  path: rtt 25 ms configured (no samples yet), rate 5 Gbit/s paced "
           "(no samples yet), rto 75 ms\n" in out, "conn show cy: no path line in %r %r" % (out, err))
-    check(rc == 0 and "\ntimers: rto 75 ms, from the configured rtt 25 ms\n" in out,
+    check(rc == 0 and "\ntimers: rto 75 ms, from the configured rtt 25 ms; receiver's rto 75 ms, "
+          "from the configured rtt 25 ms\n" in out,
           "conn show cy: no timers line in %r" % out)
     # the timers on the measured RTT: with no traffic yet they still run on the configured one
     rc, out, err = ctl("conn", "set", "cy", "rto", "measured")
     rc2, out2, err2 = ctl("conn", "show", "cy")
     rc3, cy, err3 = ctl("conn", "show", "cy", js=True)
-    check(rc == 0 and rc2 == 0 and "\ntimers: rto 75 ms, from the configured rtt 25 ms (rto = "
-          "measured: the smallest RTT of the last 10-20 s once 16 are sampled)\n" in out2,
+    check(rc == 0 and rc2 == 0 and "\ntimers: rto 75 ms, from the configured rtt 25 ms; "
+          "receiver's rto 75 ms, from the configured rtt 25 ms (rto = measured: the smallest "
+          "RTT of the last 10-20 s once 16 are sampled)\n" in out2,
           "conn set cy rto measured: %r %r %r" % (err, out2, err2))
-    check(rc3 == 0 and cy.get("timers") == {"rto": "measured", "rto_s": 0.075, "rtt_s": 0.025},
+    check(rc3 == 0 and cy.get("timers") == {"rto": "measured", "rto_s": 0.075, "rtt_s": 0.025,
+                                             "rx_rto_s": 0.075, "rx_rtt_s": 0.025},
           "conn show cy --json: timers %s" % (cy.get("timers") if rc3 == 0 else err3))
     rc, out, err = ctl("conn", "del", "cy")
     check(rc == 0 and out == "conn cy deleted\n", "conn del: %r %r" % (out, err))

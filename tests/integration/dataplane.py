@@ -166,7 +166,9 @@ def case_rto_measured():
     """rto = measured: loopback.ini told rtt = 1ms on its 10 ms emulated link (no loss).
     With the configured RTO (3 ms) every chunk times out before its acknowledgement can
     return and is sent again; with the measured one the RTO backs off until a message goes
-    through once, then follows the path (3 x its smallest RTT) and the resends stop."""
+    through once, then follows the path (3 x its smallest RTT) and the resends stop. The
+    receiver's timers follow the path too (its samples: a receive's first CTS to its first
+    whole chunk)."""
     res = {}
     for rto in ("configured", "measured"):
         with tempfile.TemporaryDirectory() as d:
@@ -179,8 +181,8 @@ def case_rto_measured():
             if not verified(name, rc, s, 40):
                 print(err[-2000:])
                 return
-            res[rto] = s["conns"]["ab"]
-    fx, ms = res["configured"], res["measured"]
+            res[rto] = s["conns"]["ab"], s["conns"]["ba"]
+    (fx, fx_rx), (ms, ms_rx) = res["configured"], res["measured"]
     pkts = 40 * 256                     # 1 MiB messages of 4 KiB packets
     resent_fx, resent_ms = fx["data_pkts_out"] - pkts, ms["data_pkts_out"] - pkts
     check(fx["rto_s"] == 0.003 and fx["timer_rtt_s"] == 0.001 and fx["rto_backoffs"] == 0 and
@@ -190,11 +192,20 @@ def case_rto_measured():
           resent_ms < resent_fx // 4,
           "rto = measured: %s (configured: %d expired, %d resent)" %
           (ms, fx["rto_expired"], resent_fx))
+    # the receiver's timers (ba's): from a receive's first CTS to its first whole chunk,
+    # never below the path's RTT
+    check(fx_rx["rx_timer_rtt_s"] == 0.001 and fx_rx["rx_rto_s"] == 0.003,
+          "rto = configured: the receiver's timers %s" % fx_rx)
+    check(0.010 <= ms_rx["rx_timer_rtt_s"] < 0.0125 and
+          abs(ms_rx["rx_rto_s"] - 3 * ms_rx["rx_timer_rtt_s"]) < 1e-6,
+          "rto = measured: the receiver's timers %s" % ms_rx)
     if not failures:
         print("ok: rto on a 10 ms path told 1 ms: %d packets resent (%d timeouts) with the "
               "configured RTO, %d (%d) with the measured one (%d doublings; RTO %.1f ms from "
-              "RTT %.2f ms)" % (resent_fx, fx["rto_expired"], resent_ms, ms["rto_expired"],
-                                ms["rto_backoffs"], ms["rto_s"] * 1e3, ms["timer_rtt_s"] * 1e3))
+              "RTT %.2f ms; the receiver's RTT %.2f ms)" % (
+                  resent_fx, fx["rto_expired"], resent_ms, ms["rto_expired"],
+                  ms["rto_backoffs"], ms["rto_s"] * 1e3, ms["timer_rtt_s"] * 1e3,
+                  ms_rx["rx_timer_rtt_s"] * 1e3))
 
 
 def path_of(sport, npaths):

@@ -914,7 +914,7 @@ test_rto_measured(void **state)
 	c.rel.rto_measured = 1;
 	assert_int_equal(sdr_sim_run(&c, 1, NULL, &meas, NULL), 0);
 	assert_int_equal(meas.ok, 64);
-	assert_true(meas.rtt_samples >= REL_TX_RTO_MIN_SAMPLES);
+	assert_true(meas.rtt_samples >= SDR_REL_RTO_MIN_SAMPLES);
 	rtt_meas = meas.rtt_min_ns;
 	assert_rtt(rtt_meas);
 	assert_int_equal(meas.rto_ns, 3 * rtt_meas);
@@ -941,6 +941,56 @@ test_rto_measured(void **state)
 	assert_true(meas.mean_s < 0.5 * fixed.mean_s);
 	print_message("told 100 ms on a 10 ms path, 2 %% loss: mean %.1f ms with the fixed RTO, "
 		      "%.1f ms with the measured one\n", fixed.mean_s * 1e3, meas.mean_s * 1e3);
+}
+
+/*
+ * rto_measured on the receiving side: told 100 ms on a 10 ms path with 2 % loss. The
+ * receiver's samples (a receive's first CTS to its first chunk) find the path's RTT as the
+ * sender's do, and its timers follow: an sr-nack hole is NACKed again after 10 ms + margin,
+ * not 100, and the EC fallback timeout's slack is beta x 10 ms. Configured timers at both
+ * ends against measured ones at both: the mean falls below half. (With only the sender's
+ * measured, as before the receiver's were: sr-nack 26.7 ms against 21.2, ec-xor:4,1 86.1 ms
+ * against 26.6 — the EC fallback is the receiver's timer.)
+ */
+static void
+test_rto_measured_receiver(void **state)
+{
+	static const struct { enum sdr_scheme_kind kind; uint16_t k, m; } schemes[] = {
+		{ SDR_SCHEME_SR_NACK, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 1 },
+	};
+	struct sdr_sim_cfg c;
+	struct sdr_sim_result fixed, meas;
+	char name[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		cfg_init(&c, schemes[i].kind, schemes[i].k, schemes[i].m, 8);
+		c.attr.max_inflight = 4;
+		c.messages = 400;
+		c.rel.rtt_ns = 10 * RTT;
+		c.link.p_loss = 0.02;
+		assert_int_equal(sdr_sim_run(&c, 7, NULL, &fixed, NULL), 0);
+		assert_int_equal(fixed.ok, 400);
+		/* not measured: the configured RTT, though the samples were taken */
+		assert_int_equal(fixed.rx_timer_rtt_ns, 10 * RTT);
+		assert_int_equal(fixed.rx_rto_ns, 30 * RTT);
+		assert_true(fixed.rx_rtt_samples >= SDR_REL_RTO_MIN_SAMPLES);
+		c.rel.rto_measured = 1;
+		assert_int_equal(sdr_sim_run(&c, 7, NULL, &meas, NULL), 0);
+		assert_int_equal(meas.ok, 400);
+		assert_true(meas.rx_rtt_samples >= SDR_REL_RTO_MIN_SAMPLES);
+		/* a sample is never below the path's RTT; the smallest is one chunk above it */
+		assert_rtt(meas.rx_rtt_min_ns);
+		assert_int_equal(meas.rx_timer_rtt_ns, meas.rx_rtt_min_ns);
+		assert_int_equal(meas.rx_rto_ns, 3 * meas.rx_rtt_min_ns);
+		assert_true(meas.mean_s < 0.5 * fixed.mean_s);
+		print_message("%s told 100 ms on a 10 ms path, 2 %% loss: mean %.1f ms with the "
+			      "configured timers, %.1f ms with both ends' measured (receiver's RTT "
+			      "%.2f ms from %" PRIu64 " samples)\n",
+			      sdr_scheme_format(&c.rel.scheme, name, sizeof(name)), fixed.mean_s * 1e3,
+			      meas.mean_s * 1e3, (double)meas.rx_rtt_min_ns * 1e-6,
+			      meas.rx_rtt_samples);
+	}
 }
 
 /*
@@ -1093,6 +1143,7 @@ main(void)
 		cmocka_unit_test(test_path_rtt_and_rate),
 		cmocka_unit_test(test_path_karn),
 		cmocka_unit_test(test_rto_measured),
+		cmocka_unit_test(test_rto_measured_receiver),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_ctrl_route),
 	};

@@ -306,7 +306,7 @@ test_use_path(void **state)
 		path_est_rate(&e, 1000, 1000, i);	/* 8 Gbit/s */
 	}
 	p = base;
-	sdr_auto_use_path(&p, &e, 0, 0, 100, &u);
+	sdr_auto_use_path(&p, &e, 0, 0, 0, 100, &u);
 	assert_true(p.rtt_s == 25e-3 && p.alpha == 2 && isnan(p.beta) && p.bandwidth_bps == 2e9);
 	assert_false(u.rtt_measured);
 	assert_false(u.rate_measured);
@@ -319,7 +319,7 @@ test_use_path(void **state)
 	path_est_rtt(&e, 20000000, 20);
 	path_est_rate(&e, 1000, 1000, 20);
 	p = base;
-	sdr_auto_use_path(&p, &e, 0, 0, 100, &u);
+	sdr_auto_use_path(&p, &e, 0, 0, 0, 100, &u);
 	assert_true(u.rtt_measured && u.rate_measured && !u.paced);
 	assert_true(fabs(p.rtt_s - 20e-3) < 1e-12);
 	/* RTO 75 ms and the EC slack 25 ms (beta = alpha / 2) as before, in the new RTT */
@@ -329,13 +329,18 @@ test_use_path(void **state)
 	/* timers on the measured RTT (rto = measured: 3 x 20 ms): alpha is the configured one
 	 * again, the slack still the receiver's 25 ms */
 	p = base;
-	sdr_auto_use_path(&p, &e, 0, 60000000, 100, &u);
+	sdr_auto_use_path(&p, &e, 0, 60000000, 0, 100, &u);
 	assert_true(fabs(p.alpha - 2) < 1e-9 && fabs(p.beta * p.rtt_s - 25e-3) < 1e-12);
 	sdr_auto_path_format(&u, line, sizeof(line));
 	assert_non_null(strstr(line, ", rto 60 ms"));
+	/* ... and the receiver's too (rto = measured at both ends): its slack is beta times
+	 * the measured RTT, so beta stays as configured (alpha / 2) */
+	p = base;
+	sdr_auto_use_path(&p, &e, 0, 60000000, 1, 100, &u);
+	assert_true(fabs(p.alpha - 2) < 1e-9 && fabs(p.beta - 1) < 1e-12);
 	/* paced: the rate is the pacing rate */
 	p = base;
-	sdr_auto_use_path(&p, &e, 1, 0, 100, &u);
+	sdr_auto_use_path(&p, &e, 1, 0, 0, 100, &u);
 	assert_true(u.rtt_measured && !u.rate_measured && u.paced);
 	assert_true(p.bandwidth_bps == 2e9);
 	sdr_auto_path_format(&u, line, sizeof(line));
@@ -345,7 +350,7 @@ test_use_path(void **state)
 	for (unsigned int i = 0; i < SDR_AUTO_PATH_MIN_SAMPLES; i++)
 		path_est_rtt(&e, 100000000, i);
 	p = base;
-	sdr_auto_use_path(&p, &e, 1, 0, 100, &u);
+	sdr_auto_use_path(&p, &e, 1, 0, 0, 100, &u);
 	assert_true(fabs(p.rtt_s - 0.1) < 1e-12 && p.alpha == 0);
 }
 
