@@ -72,7 +72,8 @@ usage(FILE *f)
 "                         --link 'wan=delay 12.5ms loss 1e-3' (repeatable)\n"
 "      --exit-when-done   exit once the traffic run is complete; status 0 only\n"
 "                         if every message completed and verified\n"
-"      --duration TIME    stop after this long (e.g. 30s)\n"
+"      --duration TIME    stop this long after it is up (ports, connections and\n"
+"                         sdrctl's socket ready), e.g. 30s\n"
 "      --json             print the summary as one JSON object\n"
 "      --stats-period TIME  print a stats line this often (default from the\n"
 "                         file, 0: off)\n"
@@ -292,6 +293,10 @@ linger_s(void)
 	return d > 2 ? 2 : d;
 }
 
+/* When the dataplane was up (elapsed_s()): --duration counts from there, so a slow start
+ * (mempools, traffic buffers, a loaded machine) does not eat into the run sdrctl can see. */
+static double up_s;
+
 /* Once per ~100 ms on the main lcore: stats line, end of run. */
 static void
 tick(const struct app_opts *o, double *next_stats)
@@ -310,7 +315,7 @@ tick(const struct app_opts *o, double *next_stats)
 		if (t >= done_at + linger_s())
 			dp.quit = 1;
 	}
-	if (o->duration_s > 0 && t >= o->duration_s)
+	if (o->duration_s > 0 && t >= up_s + o->duration_s)
 		dp.quit = 1;
 }
 
@@ -570,6 +575,7 @@ main(int argc, char **argv)
 		printf(", idle sleep %u us\n", dp.cfg.idle_sleep_us);
 		fflush(stdout);
 	}
+	up_s = elapsed_s();
 	rc = launch(&o);
 	if (rc == 0 && (o.traffic || o.json))
 		dp_summary(&dp, o.json, elapsed_s());
