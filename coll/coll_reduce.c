@@ -95,6 +95,11 @@ coll_float_to_bf16(float f)
 #define SUM(a, b) ((a) + (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+/* the same with the operands swapped: src op dst (MAX and MIN pick by order between +0 and
+ * -0, or when one is NaN) */
+#define SUM_SWAPPED(a, b) SUM(b, a)
+#define MAX_SWAPPED(a, b) MAX(b, a)
+#define MIN_SWAPPED(a, b) MIN(b, a)
 
 /* dst op= src for a native type; memcpy-free: the buffers are the type's alignment */
 #define NATIVE(T, OP)							\
@@ -116,15 +121,37 @@ coll_float_to_bf16(float f)
 #define BY_OP(M, ...)							\
 	do {								\
 		switch (op) {						\
-		case SDR_COLL_SUM: M(__VA_ARGS__, SUM); break;		\
-		case SDR_COLL_MAX: M(__VA_ARGS__, MAX); break;		\
-		case SDR_COLL_MIN: M(__VA_ARGS__, MIN); break;		\
+		case SDR_COLL_SUM:					\
+			if (src_first)					\
+				M(__VA_ARGS__, SUM_SWAPPED);		\
+			else						\
+				M(__VA_ARGS__, SUM);			\
+			break;						\
+		case SDR_COLL_MAX:					\
+			if (src_first)					\
+				M(__VA_ARGS__, MAX_SWAPPED);		\
+			else						\
+				M(__VA_ARGS__, MAX);			\
+			break;						\
+		case SDR_COLL_MIN:					\
+			if (src_first)					\
+				M(__VA_ARGS__, MIN_SWAPPED);		\
+			else						\
+				M(__VA_ARGS__, MIN);			\
+			break;						\
 		default: return -1;					\
 		}							\
 	} while (0)
 
 int
 coll_reduce(void *dst, const void *src, size_t n, enum sdr_coll_type type, enum sdr_coll_op op)
+{
+	return coll_reduce_ordered(dst, src, n, type, op, 0);
+}
+
+int
+coll_reduce_ordered(void *dst, const void *src, size_t n, enum sdr_coll_type type,
+		    enum sdr_coll_op op, int src_first)
 {
 	switch (type) {
 	case SDR_COLL_F32:

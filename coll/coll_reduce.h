@@ -16,6 +16,15 @@
 int coll_reduce(void *dst, const void *src, size_t n, enum sdr_coll_type type,
 		enum sdr_coll_op op);
 
+/**
+ * dst = dst op src, or with @p src_first dst = src op dst: the same sum, maximum or minimum
+ * but for the bits a tie or a NaN leaves (+0 against -0, which NaN's payload), so two
+ * ranks that reduce the same pair of vectors with the lower rank's as the first operand
+ * get the same bits. @return 0, or -1 for a bad type or op.
+ */
+int coll_reduce_ordered(void *dst, const void *src, size_t n, enum sdr_coll_type type,
+			enum sdr_coll_op op, int src_first);
+
 /** IEEE binary16 <-> float (round to nearest even; NaN stays NaN, overflow is infinity). */
 float coll_f16_to_float(uint16_t h);
 uint16_t coll_float_to_f16(float f);

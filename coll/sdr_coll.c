@@ -29,14 +29,26 @@
 #define MAX_STEPS_INFLIGHT 64u
 #define NAME_MAX_LEN 64
 
+/* A pair of connections a step sends and receives on: the ring's (to the next rank, from
+ * the previous one) or a peer's (both ways with one rank: a "peer" line of the rank file). */
+struct link {
+	int to, from;			/* ranks */
+	struct sdr_qp *tx, *rx;
+	uint32_t tx_chunk, rx_chunk;
+	uint64_t tx_max_msg, rx_max_msg;
+	unsigned int tx_prio;		/* the send QP's priority as last set */
+};
+
 struct sdr_comm {
 	int rank, size;
 	int prev, next;			/* ring neighbours */
 	struct sdr_context *ctx;
-	struct sdr_qp *tx, *rx;		/* to next, from prev */
-	uint32_t tx_chunk, rx_chunk;
-	uint64_t tx_max_msg, rx_max_msg;
-	uint32_t window;		/* steps in flight: the smaller max_inflight */
+	struct link *links;		/* [0]: the ring; then one per peer line of this rank */
+	int nlinks;
+	int *peer_link;			/* by rank: the link to it both ways (-1: none) */
+	int doubling_ok;		/* every rank has a peer line for each of its recursive-
+					 * doubling partners (and N is a power of two) */
+	uint32_t window;		/* steps in flight: the smallest max_inflight */
 	struct sdr_mr *mr;		/* registered memory kept between operations */
 	uint8_t *mem;
 	size_t mem_len;
@@ -46,7 +58,6 @@ struct sdr_comm {
 	size_t gather_max;		/* auto: gather up to this many bytes */
 	uint32_t op_seq;
 	unsigned int prio;		/* of the operations issued from now on */
-	unsigned int tx_prio;		/* the send QP's priority as last set */
 	struct sdr_coll_req *head, *tail;	/* operations in flight, in issue order */
 	double last_progress;
 	int broken;			/* a failed operation leaves the ring out of step */
@@ -63,9 +74,15 @@ struct step {
 	uint64_t recv_off, recv_len;	/* len 0: no receive */
 	uint64_t scratch_off;		/* reduce: where the receive lands */
 	int reduce;
+	int link;			/* the connections it sends and receives on (c->links) */
 	int fed_by;			/* the step whose receive feeds this send; -1: ready */
+	int combine;			/* recursive doubling: the receive lands in scratch and
+					 * each chunk is combined with the same bytes of this
+					 * step's send (once fed_by has them) into recv_off */
+	int src_first;			/* combine: the received bytes are the first operand */
 	/* receive progress */
 	struct sdr_recv *rh;
+	int arrived;			/* the receive completed (chunks may wait to combine) */
 	uint8_t *seen;			/* per chunk: reduced / placed */
 	uint32_t nchunks, prefix;	/* chunks [0, prefix) are all done */
 	int posted, recv_done;
@@ -153,12 +170,70 @@ struct rank_line {
 	char instance[NAME_MAX_LEN], send[NAME_MAX_LEN], recv[NAME_MAX_LEN];
 };
 
-/* Read the rank file: every rank 0 .. N-1 exactly once. @return N, or an error code. */
+/* "peer RANK PEER SEND RECV": rank RANK sends to rank PEER on SEND and receives from it on
+ * RECV (connections of RANK's instance). */
+struct peer_line {
+	int rank, peer, lineno;
+	char send[NAME_MAX_LEN], recv[NAME_MAX_LEN];
+};
+
+struct rankfile {
+	struct rank_line *l;
+	struct peer_line *p;
+	int np;
+};
+
+static void
+rankfile_free(struct rankfile *rf)
+{
+	free(rf->l);
+	free(rf->p);
+	memset(rf, 0, sizeof(*rf));
+}
+
+/* A "peer" line: parsed and kept; ranks are checked once the count is known. */
 static int
-read_rankfile(const char *path, struct rank_line **out, char *err, size_t errlen)
+peer_line(struct rankfile *rf, const char *line, int lineno, const char *path, char *err,
+	  size_t errlen)
+{
+	char snd[NAME_MAX_LEN], rcv[NAME_MAX_LEN], extra[2];
+	struct peer_line *m;
+	int r, q;
+
+	if (sscanf(line, " peer %d %d %63s %63s %1s", &r, &q, snd, rcv, extra) != 4 ||
+	    r < 0 || q < 0 || r >= 4096 || q >= 4096 || r == q) {
+		snprintf(err, errlen, "rank file %s:%d: expected 'peer RANK PEER-RANK "
+			 "SEND-CONNECTION RECEIVE-CONNECTION' (two different ranks)", path, lineno);
+		return -1;
+	}
+	for (int i = 0; i < rf->np; i++)
+		if (rf->p[i].rank == r && rf->p[i].peer == q) {
+			snprintf(err, errlen, "rank file %s:%d: rank %d's peer %d appears twice "
+				 "(line %d)", path, lineno, r, q, rf->p[i].lineno);
+			return -1;
+		}
+	m = realloc(rf->p, (size_t)(rf->np + 1) * sizeof(*m));
+	if (m == NULL) {
+		snprintf(err, errlen, "rank file %s: out of memory", path);
+		return -1;
+	}
+	rf->p = m;
+	m = &rf->p[rf->np++];
+	m->rank = r;
+	m->peer = q;
+	m->lineno = lineno;
+	snprintf(m->send, NAME_MAX_LEN, "%s", snd);
+	snprintf(m->recv, NAME_MAX_LEN, "%s", rcv);
+	return 0;
+}
+
+/* Read the rank file: every rank 0 .. N-1 exactly once, and the peer lines. @return N, or
+ * an error code. */
+static int
+read_rankfile(const char *path, struct rankfile *rf, char *err, size_t errlen)
 {
 	struct rank_line *l = NULL;
-	char line[512];
+	char line[512], word[8];
 	int n = 0, lineno = 0, maxr = -1;
 	FILE *f = fopen(path, "r");
 
@@ -174,11 +249,17 @@ read_rankfile(const char *path, struct rank_line **out, char *err, size_t errlen
 		lineno++;
 		if (hash)
 			*hash = '\0';
+		if (sscanf(line, "%7s", word) == 1 && strcmp(word, "peer") == 0) {
+			if (peer_line(rf, line, lineno, path, err, errlen) != 0)
+				goto bad;
+			continue;
+		}
 		k = sscanf(line, "%d %63s %63s %63s %1s", &r, inst, snd, rcv, extra);
 		if (k <= 0)
 			continue;	/* blank or a comment */
 		if (k != 4 || r < 0 || r >= 4096) {	/* (the count is checked below) */
 			snprintf(err, errlen, "rank file %s:%d: expected 'RANK INSTANCE "
+				 "SEND-CONNECTION RECEIVE-CONNECTION' or 'peer RANK PEER-RANK "
 				 "SEND-CONNECTION RECEIVE-CONNECTION'", path, lineno);
 			goto bad;
 		}
@@ -221,21 +302,87 @@ read_rankfile(const char *path, struct rank_line **out, char *err, size_t errlen
 			 path, n, n == 1 ? "" : "s");
 		goto bad;
 	}
-	*out = l;
+	for (int i = 0; i < rf->np; i++)
+		if (rf->p[i].rank >= n || rf->p[i].peer >= n) {
+			snprintf(err, errlen, "rank file %s:%d: peer line of ranks %d and %d; the "
+				 "ranks are 0 to %d", path, rf->p[i].lineno, rf->p[i].rank,
+				 rf->p[i].peer, n - 1);
+			goto bad;
+		}
+	rf->l = l;
 	return n;
 bad:
 	if (f)
 		fclose(f);
 	free(l);
+	rankfile_free(rf);
 	return SDR_COLL_E_RANKFILE;
+}
+
+/* Whether rank @p r has a peer line for rank @p q. */
+static int
+has_peer(const struct rankfile *rf, int r, int q)
+{
+	for (int i = 0; i < rf->np; i++)
+		if (rf->p[i].rank == r && rf->p[i].peer == q)
+			return 1;
+	return 0;
+}
+
+/* Recursive doubling is possible when N is a power of two and every rank has a peer line
+ * for each partner r ^ 2^j (every rank reads the same file, so all decide alike). */
+static int
+doubling_possible(const struct rankfile *rf, int n)
+{
+	if (n & (n - 1))
+		return 0;
+	for (int r = 0; r < n; r++)
+		for (int b = 1; b < n; b <<= 1)
+			if (!has_peer(rf, r, r ^ b))
+				return 0;
+	return 1;
+}
+
+/* Open link @p k: send on @p snd to rank @p to, receive on @p rcv from rank @p from. */
+static int
+link_open(struct sdr_comm *c, int k, int to, int from, const char *inst, const char *snd,
+	  const char *rcv, char *err, size_t errlen)
+{
+	struct link *lk = &c->links[k];
+	struct sdr_qp_info ti, ri;
+
+	lk->to = to;
+	lk->from = from;
+	if (sdr_qp_open(c->ctx, snd, &lk->tx) != SDR_SUCCESS ||
+	    sdr_qp_open(c->ctx, rcv, &lk->rx) != SDR_SUCCESS ||
+	    sdr_qp_info_get(lk->tx, &ti) != SDR_SUCCESS ||
+	    sdr_qp_info_get(lk->rx, &ri) != SDR_SUCCESS) {
+		snprintf(err, errlen, "rank %d (instance %s, connections %s and %s): %s", c->rank,
+			 inst, snd, rcv, sdr_last_error(c->ctx));
+		return -1;
+	}
+	lk->tx_chunk = ti.chunk_size;
+	lk->rx_chunk = ri.chunk_size;
+	lk->tx_max_msg = ti.max_msg_size;
+	lk->rx_max_msg = ri.max_msg_size;
+	if (ti.max_inflight < c->window)
+		c->window = ti.max_inflight;
+	if (ri.max_inflight < c->window)
+		c->window = ri.max_inflight;
+	if (c->window == 0 || lk->tx_chunk == 0 || lk->rx_chunk == 0) {
+		snprintf(err, errlen, "rank %d: connections %s / %s report no chunk size or window",
+			 c->rank, snd, rcv);
+		return -1;
+	}
+	return 0;
 }
 
 int
 sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 		struct sdr_comm **comm, char *err, size_t errlen)
 {
-	struct rank_line *l = NULL;
-	struct sdr_qp_info ti, ri;
+	struct rankfile rf = { 0 };
+	struct rank_line *l;
 	struct sdr_comm *c;
 	char e[256];
 	int n;
@@ -245,20 +392,29 @@ sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 		errlen = sizeof(e);
 	}
 	*comm = NULL;
-	n = read_rankfile(rankfile, &l, err, errlen);
+	n = read_rankfile(rankfile, &rf, err, errlen);
 	if (n < 0)
 		return n;
+	l = rf.l;
 	if (rank < 0 || rank >= n) {
 		snprintf(err, errlen, "rank %d is not in %s (ranks 0 to %d)", rank, rankfile, n - 1);
-		free(l);
+		rankfile_free(&rf);
 		return SDR_COLL_E_RANKFILE;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		free(l);
+	if (c)
+		c->links = calloc((size_t)rf.np + 1, sizeof(*c->links));
+	if (c)
+		c->peer_link = malloc((size_t)n * sizeof(*c->peer_link));
+	if (c == NULL || c->links == NULL || c->peer_link == NULL) {
+		rankfile_free(&rf);
+		sdr_comm_destroy(c);
 		snprintf(err, errlen, "out of memory");
 		return SDR_COLL_E_NOMEM;
 	}
+	for (int q = 0; q < n; q++)
+		c->peer_link[q] = -1;
+	c->doubling_ok = doubling_possible(&rf, n);
 	c->rank = rank;
 	c->size = n;
 	c->prev = (rank + n - 1) % n;
@@ -266,40 +422,43 @@ sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 	c->timeout_s = cfg && cfg->timeout_s > 0 ? cfg->timeout_s : 10.0;
 	c->algo = cfg ? cfg->allreduce_algo : SDR_COLL_ALGO_AUTO;
 	c->gather_max = cfg && cfg->gather_max ? cfg->gather_max : SDR_COLL_GATHER_MAX_DEFAULT;
-	if ((unsigned int)c->algo > SDR_COLL_ALGO_GATHER) {
+	if ((unsigned int)c->algo > SDR_COLL_ALGO_DOUBLING) {
 		snprintf(err, errlen, "unknown Allreduce algorithm %d", (int)c->algo);
-		free(l);
-		free(c);
+		rankfile_free(&rf);
+		sdr_comm_destroy(c);
 		return SDR_COLL_E_ARG;
+	}
+	if (c->algo == SDR_COLL_ALGO_DOUBLING && !c->doubling_ok) {
+		snprintf(err, errlen, "recursive doubling needs a power-of-two number of ranks "
+			 "(here %d) and a peer line in %s for every rank and each of its partners "
+			 "(rank r ^ 2^j)", n, rankfile);
+		rankfile_free(&rf);
+		sdr_comm_destroy(c);
+		return SDR_COLL_E_RANKFILE;
 	}
 	if (sdr_context_create(l[rank].instance, &c->ctx, e, sizeof(e)) != SDR_SUCCESS) {
 		snprintf(err, errlen, "rank %d: %s", rank, e);
 		goto bad;
 	}
-	if (sdr_qp_open(c->ctx, l[rank].send, &c->tx) != SDR_SUCCESS ||
-	    sdr_qp_open(c->ctx, l[rank].recv, &c->rx) != SDR_SUCCESS ||
-	    sdr_qp_info_get(c->tx, &ti) != SDR_SUCCESS || sdr_qp_info_get(c->rx, &ri) != SDR_SUCCESS) {
-		snprintf(err, errlen, "rank %d (instance %s, connections %s and %s): %s", rank,
-			 l[rank].instance, l[rank].send, l[rank].recv, sdr_last_error(c->ctx));
+	c->window = MAX_STEPS_INFLIGHT;
+	/* the ring's connections, then the peers' (a connection named on no line of this rank
+	 * is never opened) */
+	if (link_open(c, c->nlinks++, c->next, c->prev, l[rank].instance, l[rank].send,
+		      l[rank].recv, err, errlen) != 0)
 		goto bad;
+	for (int i = 0; i < rf.np; i++) {
+		if (rf.p[i].rank != rank)
+			continue;
+		c->peer_link[rf.p[i].peer] = c->nlinks;
+		if (link_open(c, c->nlinks++, rf.p[i].peer, rf.p[i].peer, l[rank].instance,
+			      rf.p[i].send, rf.p[i].recv, err, errlen) != 0)
+			goto bad;
 	}
-	c->tx_chunk = ti.chunk_size;
-	c->rx_chunk = ri.chunk_size;
-	c->tx_max_msg = ti.max_msg_size;
-	c->rx_max_msg = ri.max_msg_size;
-	c->window = ti.max_inflight < ri.max_inflight ? ti.max_inflight : ri.max_inflight;
-	if (c->window > MAX_STEPS_INFLIGHT)
-		c->window = MAX_STEPS_INFLIGHT;
-	if (c->window == 0 || c->tx_chunk == 0 || c->rx_chunk == 0) {
-		snprintf(err, errlen, "rank %d: connections %s / %s report no chunk size or window",
-			 rank, l[rank].send, l[rank].recv);
-		goto bad;
-	}
-	free(l);
+	rankfile_free(&rf);
 	*comm = c;
 	return SDR_COLL_OK;
 bad:
-	free(l);
+	rankfile_free(&rf);
 	sdr_comm_destroy(c);
 	return SDR_COLL_E_SDK;
 }
@@ -324,10 +483,12 @@ sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *
 			ec.allreduce_algo = SDR_COLL_ALGO_RING;
 		} else if (strcmp(algo, "gather") == 0) {
 			ec.allreduce_algo = SDR_COLL_ALGO_GATHER;
+		} else if (strcmp(algo, "doubling") == 0) {
+			ec.allreduce_algo = SDR_COLL_ALGO_DOUBLING;
 		} else if (strcmp(algo, "auto") != 0) {
 			if (err)
-				snprintf(err, errlen, "SDR_COLL_ALGO='%s' is not auto, ring or gather",
-					 algo);
+				snprintf(err, errlen, "SDR_COLL_ALGO='%s' is not auto, ring, gather or "
+					 "doubling", algo);
 			return SDR_COLL_E_ARG;
 		}
 	}
@@ -366,9 +527,9 @@ sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *
 const char *
 sdr_coll_algo_name(enum sdr_coll_algo algo)
 {
-	static const char *const n[] = { "auto", "ring", "gather" };
+	static const char *const n[] = { "auto", "ring", "gather", "doubling" };
 
-	return (unsigned int)algo <= SDR_COLL_ALGO_GATHER ? n[algo] : "unknown";
+	return (unsigned int)algo <= SDR_COLL_ALGO_DOUBLING ? n[algo] : "unknown";
 }
 
 void
@@ -378,12 +539,16 @@ sdr_comm_destroy(struct sdr_comm *c)
 		return;
 	if (c->mr)
 		sdr_mr_dereg(c->mr);
-	if (c->tx)
-		sdr_qp_destroy(c->tx);
-	if (c->rx)
-		sdr_qp_destroy(c->rx);
+	for (int k = 0; c->links && k < c->nlinks; k++) {
+		if (c->links[k].tx)
+			sdr_qp_destroy(c->links[k].tx);
+		if (c->links[k].rx)
+			sdr_qp_destroy(c->links[k].rx);
+	}
 	if (c->ctx)
 		sdr_context_destroy(c->ctx);
+	free(c->links);
+	free(c->peer_link);
 	free(c);
 }
 
@@ -465,12 +630,29 @@ imm_mask(uint32_t bits)
 	return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
 }
 
-/* Chunks of step @p t's receive that arrived since the last look: reduce or keep them. */
+/* Whether bytes [off, off + len) of the working buffer that step @p t receives are all in
+ * (and reduced). */
+static int
+step_has(const struct op *o, int t, uint64_t off, uint64_t len)
+{
+	const struct step *s = &o->s[t];
+	uint32_t chunk = o->c->links[s->link].rx_chunk;
+
+	if (s->prefix == s->nchunks)
+		return 1;
+	for (uint64_t k = off / chunk; k <= (off + len - 1) / chunk; k++)
+		if (k >= s->nchunks || !s->seen[k])
+			return 0;
+	return 1;
+}
+
+/* Chunks of step @p t's receive that arrived since the last look: reduce or keep them
+ * (@p all: the receive completed, every chunk is in). */
 static void
 take_chunks(struct op *o, struct step *s, int all)
 {
 	const volatile uint8_t *bm = NULL;
-	uint32_t n = 0, chunk = o->c->rx_chunk;
+	uint32_t n = 0, chunk = o->c->links[s->link].rx_chunk;
 
 	if (!all) {
 		bm = sdr_recv_bitmap_get(s->rh, &n);
@@ -486,9 +668,21 @@ take_chunks(struct op *o, struct step *s, int all)
 		if (s->seen[k] || (!all && !bm[k]))
 			continue;
 		len = s->recv_len - off < chunk ? s->recv_len - off : chunk;
-		if (s->reduce)
+		if (s->combine) {
+			/* the same bytes of this step's send must be final: the feeding
+			 * step's receive may still miss them. The received bytes stay as
+			 * they came until the receive completes: the dataplane may still
+			 * rebuild another chunk of their submessage from them. */
+			if (s->fed_by >= 0 && !step_has(o, s->fed_by, off, len))
+				continue;
+			memcpy(o->work + s->recv_off + off, o->work + s->send_off + off, len);
+			coll_reduce_ordered(o->work + s->recv_off + off,
+					    o->scratch + s->scratch_off + off, len / o->esz, o->type,
+					    o->rop, s->src_first);
+		} else if (s->reduce) {
 			coll_reduce(o->work + s->recv_off + off, o->scratch + s->scratch_off + off,
 				    len / o->esz, o->type, o->rop);
+		}
 		s->seen[k] = 1;
 		o->st.chunks++;
 		if (!all)
@@ -503,14 +697,15 @@ static int
 feed(struct op *o, struct step *s)
 {
 	const struct step *src = &o->s[s->fed_by];
+	const struct link *lk = &o->c->links[s->link];
 	uint64_t ready = src->prefix == src->nchunks ? s->send_len :
-			 (uint64_t)src->prefix * o->c->rx_chunk, add;
+			 (uint64_t)src->prefix * o->c->links[src->link].rx_chunk, add;
 	int rc;
 
 	if (ready > s->send_len)
 		ready = s->send_len;
 	if (ready < s->send_len)	/* stream pieces are whole chunks but the last */
-		ready -= ready % o->c->tx_chunk;
+		ready -= ready % lk->tx_chunk;
 	if (!s->started)
 		return 0;
 	if (ready > s->declared) {
@@ -519,7 +714,7 @@ feed(struct op *o, struct step *s)
 		if (rc == SDR_RETRY)
 			return 0;
 		if (rc != SDR_SUCCESS)
-			return fail(o->c, SDR_COLL_E_SDK, "send to rank %d: %s", o->c->next,
+			return fail(o->c, SDR_COLL_E_SDK, "send to rank %d: %s", lk->to,
 				    sdr_last_error(o->c->ctx));
 		s->declared = ready;
 	}
@@ -528,7 +723,7 @@ feed(struct op *o, struct step *s)
 		if (rc == SDR_RETRY)
 			return 0;
 		if (rc != SDR_SUCCESS)
-			return fail(o->c, SDR_COLL_E_SDK, "send to rank %d: %s", o->c->next,
+			return fail(o->c, SDR_COLL_E_SDK, "send to rank %d: %s", lk->to,
 				    sdr_last_error(o->c->ctx));
 		s->ended = 1;
 	}
@@ -556,6 +751,7 @@ post_recvs(struct op *o)
 
 	while (o->next_recv < o->n) {
 		struct step *s = &o->s[o->next_recv];
+		struct link *lk = &c->links[s->link];
 
 		if (s->recv_len == 0) {
 			s->recv_done = 1;
@@ -564,13 +760,13 @@ post_recvs(struct op *o)
 		}
 		if (!in_window(o, o->next_recv, 0))
 			break;
-		rc = sdr_recv_post(c->rx, (s->reduce ? o->scratch + s->scratch_off :
+		rc = sdr_recv_post(lk->rx, (s->reduce || s->combine ? o->scratch + s->scratch_off :
 				    o->work + s->recv_off), s->recv_len,
 				   ((uint64_t)o->seq << 8) | (uint64_t)o->next_recv, &s->rh);
 		if (rc == SDR_RETRY)
 			break;
 		if (rc != SDR_SUCCESS)
-			return fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", c->prev,
+			return fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", lk->from,
 				    sdr_last_error(c->ctx));
 		s->posted = 1;
 		o->next_recv++;
@@ -587,6 +783,7 @@ start_sends(struct op *o)
 
 	while (o->next_send < o->n) {
 		struct step *s = &o->s[o->next_send];
+		struct link *lk = &c->links[s->link];
 		uint64_t cookie = ((uint64_t)o->seq << 8) | (uint64_t)o->next_send;
 
 		if (s->send_len == 0) {
@@ -596,21 +793,21 @@ start_sends(struct op *o)
 		}
 		if (!in_window(o, o->next_send, 1))
 			break;
-		if (c->tx_prio != o->prio) {
-			if (sdr_send_priority(c->tx, o->prio) != SDR_SUCCESS)
+		if (lk->tx_prio != o->prio) {
+			if (sdr_send_priority(lk->tx, o->prio) != SDR_SUCCESS)
 				return fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx));
-			c->tx_prio = o->prio;
+			lk->tx_prio = o->prio;
 		}
 		if (s->fed_by < 0)
-			rc = sdr_send_post(c->tx, o->work + s->send_off, s->send_len,
+			rc = sdr_send_post(lk->tx, o->work + s->send_off, s->send_len,
 					   imm_of(o, o->next_send), cookie);
 		else
-			rc = sdr_send_stream_start(c->tx, o->work + s->send_off, s->send_len,
+			rc = sdr_send_stream_start(lk->tx, o->work + s->send_off, s->send_len,
 						   imm_of(o, o->next_send), cookie, &s->ss);
 		if (rc == SDR_RETRY)
 			break;
 		if (rc != SDR_SUCCESS)
-			return fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", c->next,
+			return fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", lk->to,
 				    sdr_last_error(c->ctx));
 		s->started = 1;
 		o->st.messages_sent++;
@@ -645,7 +842,7 @@ retire(struct sdr_comm *c, struct op *o, int rc)
 		memmove(o->result, o->work + o->result_off, o->result_len);
 	/* receives still open are handed back */
 	for (int t = 0; t < o->n; t++)
-		if (o->s[t].posted && !o->s[t].recv_done)
+		if (o->s[t].posted && !o->s[t].arrived)
 			for (int k = 0; k < 1000 && sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
 				;
 	while (*pp && *pp != o) {
@@ -670,6 +867,80 @@ fail_all(struct sdr_comm *c, int rc)
 }
 
 /*
+ * The completions of link @p k: receives (their chunks taken; a combining step's wait for
+ * their feeding step) and sends. @return 1 if any, 0 if none, or an error (every operation
+ * failed).
+ */
+static int
+poll_link(struct sdr_comm *c, int k)
+{
+	struct link *lk = &c->links[k];
+	struct sdr_completion cp;
+	int moved = 0, rc;
+
+	while ((rc = sdr_recv_poll(lk->rx, &cp)) == SDR_SUCCESS) {
+		struct op *o = find_op(c, cp.cookie >> 8);
+		int t = (int)(cp.cookie & 0xFF);
+		struct step *s;
+
+		if (o == NULL || t >= o->n || o->s[t].link != k || !o->s[t].posted ||
+		    o->s[t].arrived)
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a receive completion no "
+						 "operation posted (%" PRIu64 ")", cp.cookie));
+		s = &o->s[t];
+		moved = 1;
+		if (cp.status != 0)
+			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message from rank %d "
+						 "(step %d) failed in the dataplane (status %d)",
+						 lk->from, t, cp.status));
+		if (cp.imm_ok && ((cp.imm ^ imm_of(o, t)) & imm_mask(cp.imm_bits)))
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "rank %d sent step %d of another "
+						 "operation (immediate 0x%08x, expected 0x%08x in the "
+						 "low %u bits): do all ranks call the same operations "
+						 "with the same type, reduction and size, in the same "
+						 "order?", lk->from, t, cp.imm, imm_of(o, t),
+						 cp.imm_bits));
+		s->arrived = 1;
+		take_chunks(o, s, 1);
+		if (s->prefix == s->nchunks)
+			s->recv_done = 1;
+		o->st.messages_received++;
+		o->st.decoded += cp.decoded;
+		while ((rc = sdr_recv_complete(cp.recv)) == SDR_RETRY)
+			;
+		if (rc != SDR_SUCCESS)
+			return fail_all(c, fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx)));
+	}
+	if (rc == SDR_ERROR)
+		return fail_all(c, fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", lk->from,
+					 sdr_last_error(c->ctx)));
+	while ((rc = sdr_send_poll(lk->tx, &cp)) == SDR_SUCCESS) {
+		struct op *o = find_op(c, cp.cookie >> 8);
+		int t = (int)(cp.cookie & 0xFF);
+
+		if (o == NULL || t >= o->n || o->s[t].link != k || !o->s[t].started ||
+		    o->s[t].send_done)
+			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a send completion no operation "
+						 "started (%" PRIu64 ")", cp.cookie));
+		moved = 1;
+		if (cp.status != 0)
+			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message to rank %d (step "
+						 "%d) failed in the dataplane (status %d: %s)", lk->to,
+						 t, cp.status, cp.status == 2 ?
+						 "it gave the message up: its receive has another "
+						 "length (do all ranks call the same operations with the "
+						 "same sizes and Allreduce algorithm?) or it restarted" :
+						 "no answer from it?"));
+		o->s[t].send_done = 1;
+		o->st.retransmitted += cp.retransmitted;
+	}
+	if (rc == SDR_ERROR)
+		return fail_all(c, fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", lk->to,
+					 sdr_last_error(c->ctx)));
+	return moved;
+}
+
+/*
  * One round over the operations in flight: post and start what the windows allow (an
  * operation only after those issued before it posted and started all of theirs: the k-th
  * message of a connection must meet the k-th receive at both ends), take the chunks that
@@ -679,7 +950,6 @@ fail_all(struct sdr_comm *c, int rc)
 static int
 progress(struct sdr_comm *c)
 {
-	struct sdr_completion cp;
 	int moved = 0, recvs_open = 0, sends_open = 0, rc;
 
 	for (struct op *o = c->head; o; o = o->next) {
@@ -695,8 +965,12 @@ progress(struct sdr_comm *c)
 			if (s->posted && !s->recv_done) {
 				uint64_t had = o->st.chunks;
 
-				take_chunks(o, s, 0);
+				take_chunks(o, s, s->arrived);
 				moved |= o->st.chunks != had;
+				if (s->arrived && s->prefix == s->nchunks) {
+					s->recv_done = 1;
+					moved = 1;
+				}
 			}
 			if (s->fed_by >= 0 && s->started && !s->ended) {
 				uint64_t before = s->declared;
@@ -707,61 +981,11 @@ progress(struct sdr_comm *c)
 			}
 		}
 	}
-	while ((rc = sdr_recv_poll(c->rx, &cp)) == SDR_SUCCESS) {
-		struct op *o = find_op(c, cp.cookie >> 8);
-		int t = (int)(cp.cookie & 0xFF);
-		struct step *s;
-
-		if (o == NULL || t >= o->n || !o->s[t].posted || o->s[t].recv_done)
-			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a receive completion no "
-						 "operation posted (%" PRIu64 ")", cp.cookie));
-		s = &o->s[t];
-		moved = 1;
-		if (cp.status != 0)
-			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message from rank %d "
-						 "(step %d) failed in the dataplane (status %d)",
-						 c->prev, t, cp.status));
-		if (cp.imm_ok && ((cp.imm ^ imm_of(o, t)) & imm_mask(cp.imm_bits)))
-			return fail_all(c, fail(c, SDR_COLL_E_PEER, "rank %d sent step %d of another "
-						 "operation (immediate 0x%08x, expected 0x%08x in the "
-						 "low %u bits): do all ranks call the same operations "
-						 "with the same type, reduction and size, in the same "
-						 "order?", c->prev, t, cp.imm, imm_of(o, t),
-						 cp.imm_bits));
-		take_chunks(o, s, 1);
-		s->recv_done = 1;
-		o->st.messages_received++;
-		o->st.decoded += cp.decoded;
-		while ((rc = sdr_recv_complete(cp.recv)) == SDR_RETRY)
-			;
-		if (rc != SDR_SUCCESS)
-			return fail_all(c, fail(c, SDR_COLL_E_SDK, "%s", sdr_last_error(c->ctx)));
+	for (int k = 0; k < c->nlinks; k++) {
+		if ((rc = poll_link(c, k)) < 0)
+			return rc;
+		moved |= rc;
 	}
-	if (rc == SDR_ERROR)
-		return fail_all(c, fail(c, SDR_COLL_E_SDK, "receive from rank %d: %s", c->prev,
-					 sdr_last_error(c->ctx)));
-	while ((rc = sdr_send_poll(c->tx, &cp)) == SDR_SUCCESS) {
-		struct op *o = find_op(c, cp.cookie >> 8);
-		int t = (int)(cp.cookie & 0xFF);
-
-		if (o == NULL || t >= o->n || !o->s[t].started || o->s[t].send_done)
-			return fail_all(c, fail(c, SDR_COLL_E_PEER, "a send completion no operation "
-						 "started (%" PRIu64 ")", cp.cookie));
-		moved = 1;
-		if (cp.status != 0)
-			return fail_all(c, fail(c, SDR_COLL_E_FAILED, "the message to rank %d (step "
-						 "%d) failed in the dataplane (status %d: %s)", c->next,
-						 t, cp.status, cp.status == 2 ?
-						 "it gave the message up: its receive has another "
-						 "length (do all ranks call the same operations with the "
-						 "same sizes and Allreduce algorithm?) or it restarted" :
-						 "no answer from it?"));
-		o->s[t].send_done = 1;
-		o->st.retransmitted += cp.retransmitted;
-	}
-	if (rc == SDR_ERROR)
-		return fail_all(c, fail(c, SDR_COLL_E_SDK, "send to rank %d: %s", c->next,
-					 sdr_last_error(c->ctx)));
 	/* the operations whose every step is done */
 	for (struct op *o = c->head, *nx; o; o = nx) {
 		int done = o->next_recv == o->n && o->next_send == o->n;
@@ -777,17 +1001,29 @@ progress(struct sdr_comm *c)
 	if (moved) {
 		c->last_progress = now_s();
 	} else if (c->head && now_s() - c->last_progress > c->timeout_s) {
+		const struct link *lk = NULL;
 		int waiting_recv = 0;
 
+		/* the first step still waiting for data names the rank; else the first waiting
+		 * for its send's acknowledgements */
 		for (struct op *o = c->head; o && !waiting_recv; o = o->next)
 			for (int t = 0; t < o->n; t++)
 				if (!o->s[t].recv_done) {
 					waiting_recv = 1;
+					lk = &c->links[o->s[t].link];
 					break;
 				}
+		for (struct op *o = c->head; o && !lk; o = o->next)
+			for (int t = 0; t < o->n; t++)
+				if (!o->s[t].send_done) {
+					lk = &c->links[o->s[t].link];
+					break;
+				}
+		if (lk == NULL)
+			lk = &c->links[0];
 		return fail_all(c, fail(c, SDR_COLL_E_TIMEOUT, "rank %d delivered nothing for "
-					 "%.1f s (waiting for its %s)", waiting_recv ? c->prev :
-					 c->next, c->timeout_s, waiting_recv ? "data" :
+					 "%.1f s (waiting for its %s)", waiting_recv ? lk->from :
+					 lk->to, c->timeout_s, waiting_recv ? "data" :
 					 "acknowledgements"));
 	}
 	return moved;
@@ -841,13 +1077,14 @@ sdr_coll_set_priority(struct sdr_comm *c, unsigned int prio)
 
 /*
  * The immediates of @p o's messages, 0xKK TT SS tt: kind and reduction, type, algorithm
- * (gather 1) and a hash of the size, the operation number, the step.
+ * (ring 0; gather and doubling 1: they run on different connections) and a hash of the
+ * size, the operation number, the step.
  */
 static void
 op_imm(struct op *o)
 {
 	o->imm_base = ((uint32_t)o->kind << 30) | ((uint32_t)o->rop << 28) |
-		      ((uint32_t)o->type << 25) | ((uint32_t)(o->gather != 0) << 24) |
+		      ((uint32_t)o->type << 25) | ((uint32_t)(o->gather || o->st.algo == SDR_COLL_ALGO_DOUBLING) << 24) |
 		      ((uint32_t)((o->count * 2654435761u) >> 7) & 0xFF) << 16 |
 		      ((o->seq & 0xFF) << 8);
 }
@@ -919,16 +1156,17 @@ step_ready(struct op *o, int t)
 {
 	struct step *s = &o->s[t];
 	struct sdr_comm *c = o->c;
+	const struct link *lk = &c->links[s->link];
 
-	if (s->send_len > c->tx_max_msg)
+	if (s->send_len > lk->tx_max_msg)
 		return fail(c, SDR_COLL_E_ARG, "a step sends %" PRIu64 " bytes; the connection to "
 			    "rank %d takes messages up to %" PRIu64 " (raise its max_msg)",
-			    s->send_len, c->next, c->tx_max_msg);
-	if (s->recv_len > c->rx_max_msg)
+			    s->send_len, lk->to, lk->tx_max_msg);
+	if (s->recv_len > lk->rx_max_msg)
 		return fail(c, SDR_COLL_E_ARG, "a step receives %" PRIu64 " bytes; the connection "
 			    "from rank %d takes messages up to %" PRIu64 " (raise its max_msg)",
-			    s->recv_len, c->prev, c->rx_max_msg);
-	s->nchunks = (uint32_t)((s->recv_len + c->rx_chunk - 1) / c->rx_chunk);
+			    s->recv_len, lk->from, lk->rx_max_msg);
+	s->nchunks = (uint32_t)((s->recv_len + lk->rx_chunk - 1) / lk->rx_chunk);
 	if (s->recv_len && (s->seen = calloc(s->nchunks, 1)) == NULL)
 		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
 	return 0;
@@ -1071,15 +1309,69 @@ segments(struct sdr_comm *c, size_t count, size_t esz, uint64_t **off, uint64_t 
 	return 0;
 }
 
-/* Whether an Allreduce of @p bytes goes by gather (sdr_coll.h: every rank decides alike). */
+/* Whether a whole vector of @p bytes fits one message of link @p k both ways. */
 static int
-by_gather(const struct sdr_comm *c, size_t bytes)
+link_fits(const struct sdr_comm *c, int k, size_t bytes)
 {
+	return bytes <= c->links[k].tx_max_msg && bytes <= c->links[k].rx_max_msg;
+}
+
+/* The algorithm of an Allreduce of @p bytes (sdr_coll.h: every rank decides alike). */
+static enum sdr_coll_algo
+allreduce_algo(const struct sdr_comm *c, size_t bytes)
+{
+	int fits = 1;
+
 	if (c->algo != SDR_COLL_ALGO_AUTO)
-		return c->algo == SDR_COLL_ALGO_GATHER;
-	/* a whole vector must fit one message of both connections (give every connection
-	 * of a ring the same max_msg, or ranks may decide differently) */
-	return bytes <= c->gather_max && bytes <= c->tx_max_msg && bytes <= c->rx_max_msg;
+		return c->algo;
+	if (bytes > c->gather_max)
+		return SDR_COLL_ALGO_RING;
+	/* a whole vector must fit one message of every connection used (give every
+	 * connection of the communicator the same max_msg, or ranks may decide differently) */
+	if (c->doubling_ok) {
+		for (int b = 1; b < c->size && fits; b <<= 1)
+			fits = link_fits(c, c->peer_link[c->rank ^ b], bytes);
+		if (fits)
+			return SDR_COLL_ALGO_DOUBLING;
+	}
+	return link_fits(c, 0, bytes) ? SDR_COLL_ALGO_GATHER : SDR_COLL_ALGO_RING;
+}
+
+/*
+ * Recursive doubling over log2 N steps of the whole vector: at step j rank r exchanges its
+ * vector W_j with partner r ^ 2^j (its peer connections) and W_{j+1} = W_j op the partner's,
+ * the lower rank's vector always the first operand, so both partners, and in the end every
+ * rank, hold the same bits. W_j lies at j x @p bytes of the working buffer: the receive of
+ * step j lands in scratch (j x @p bytes; a receive's bytes must stay as they came until it
+ * completes, for the dataplane's erasure decoder) and is combined with W_j into W_{j+1}
+ * chunk by chunk (each chunk once W_j's same bytes are in); step j + 1 sends W_{j+1} as a
+ * stream fed by those chunks; no send's bytes change while it is in flight (steps_safe()).
+ */
+static void
+doubling_steps(struct op *o, uint64_t bytes)
+{
+	struct sdr_comm *c = o->c;
+
+	for (int j = 0; j < o->n; j++) {
+		int partner = c->rank ^ (1 << j);
+
+		o->s[j] = (struct step){ .send_off = (uint64_t)j * bytes, .send_len = bytes,
+					 .recv_off = (uint64_t)(j + 1) * bytes, .recv_len = bytes,
+					 .scratch_off = (uint64_t)j * bytes,
+					 .link = c->peer_link[partner], .fed_by = j - 1,
+					 .combine = 1, .src_first = c->rank > partner };
+	}
+}
+
+/* log2 of a power of two @p n. */
+static int
+log2i(int n)
+{
+	int d = 0;
+
+	while ((1 << d) < n)
+		d++;
+	return d;
 }
 
 /* Equal blocks of @p block bytes: (offsets, lengths) of the N segments. */
@@ -1090,7 +1382,8 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	       enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req)
 {
 	size_t esz = sdr_coll_type_size(type), bytes = count * esz, scratch = 0;
-	int gather = by_gather(c, bytes);
+	enum sdr_coll_algo algo = allreduce_algo(c, bytes);
+	int gather = algo == SDR_COLL_ALGO_GATHER;
 	uint64_t *off, *len;
 	struct op *o;
 	int rc;
@@ -1098,6 +1391,22 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	*req = NULL;
 	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
+	if (algo == SDR_COLL_ALGO_DOUBLING) {
+		int d = log2i(c->size);
+
+		rc = op_new(&o, c, KIND_ALLREDUCE, d, bytes * (size_t)(d + 1), bytes * (size_t)d,
+			    type, op, count);
+		if (rc != 0)
+			return rc;
+		o->st.algo = algo;
+		op_imm(o);
+		memcpy(o->work, sendbuf, bytes);
+		doubling_steps(o, bytes);
+		o->result = recvbuf;
+		o->result_off = (size_t)d * bytes;
+		o->result_len = bytes;
+		return launch(o, req);
+	}
 	/* gather: the N whole vectors side by side, rank k's at k x bytes, placed (no
 	 * scratch), reduced when all are in */
 	rc = gather ? blocks(c, bytes, &off, &len) : segments(c, count, esz, &off, &len, &scratch);

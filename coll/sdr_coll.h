@@ -14,12 +14,20 @@
  *     1       dc1       r1-r2            r0-r1
  *     2       dc2       r2-r0            r1-r2
  *
+ * and, for recursive doubling (SDR_COLL_ALGO_DOUBLING), "peer" lines: a rank's connections
+ * to and from one other rank (on the rank's own instance):
+ *
+ *     # peer  rank  peer-rank  send-connection  receive-connection
+ *     peer    0     2          r0-r2            r2-r0
+ *     peer    2     0          r2-r0            r0-r2
+ *
  * and a rank's own number from the environment as MPI and NCCL users set it:
  * SDR_COLL_RANKFILE names the file; SDR_COLL_RANK, else OMPI_COMM_WORLD_RANK, else PMI_RANK
  * gives the rank (sdr_comm_from_env()).
  *
- * Operations are ring algorithms (Allreduce = Reduce-Scatter + Allgather; Broadcast a
- * pipeline from the root) run with partial completion: a step forwards and reduces each chunk
+ * Operations are ring algorithms (Allreduce = Reduce-Scatter + Allgather, or for small
+ * vectors gather or recursive doubling; Broadcast a pipeline from the root) run with
+ * partial completion: a step forwards and reduces each chunk
  * as the receive's bitmap shows it arrived, and the next step's send goes out as a stream
  * fed chunk by chunk, so the 2(N - 1) dependent steps of a ring overlap instead of each
  * waiting for the whole message. Blocking calls, and non-blocking ones that run concurrently
@@ -68,8 +76,9 @@ struct sdr_comm;
 #define SDR_COLL_MAX_RANKS 128
 
 /**
- * Allreduce algorithms. Both use only the ring's connections (each rank sends to the next
- * and receives from the previous one: one long-haul link per neighbouring pair).
+ * Allreduce algorithms. Ring and gather use only the ring's connections (each rank sends to
+ * the next and receives from the previous one: one long-haul link per neighbouring pair);
+ * doubling uses the peer connections of the rank file.
  * - ring: Reduce-Scatter + Allgather, 2(N - 1) steps of 1/N of the vector each; every link
  *   carries 2(N - 1)/N of the vector, the least there is: for large vectors.
  * - gather: an Allgather of the whole vectors (N - 1 steps of the whole vector), then every
@@ -77,14 +86,22 @@ struct sdr_comm;
  *   half the steps, N/2 times the bytes per link. Over a link of one-way latency l and
  *   rate b it is the faster one below about l b N / (N - 2) bytes (any size for N = 2):
  *   at 25 ms RTT and 2 Gbit/s, 6 MB for 4 ranks; at 10 us and 100 Gbit/s, 250 KB.
- * - auto: gather up to gather_max bytes (and while a vector fits one message of the
- *   connections: give every connection of the ring the same max_msg), ring above (every
- *   rank must decide alike, so the threshold is a setting, not a measurement).
+ * - doubling: recursive doubling, log2 N steps of the whole vector, each an exchange with
+ *   partner r ^ 2^j and a reduction chunk by chunk (the lower rank's vector first, so every
+ *   rank gets the same bits); the fewest dependent steps there are: 2 for 4 ranks against
+ *   gather's 3 and ring's 6, 3 for 8 against 7 and 14. Needs N a power of two and a peer
+ *   line in the rank file for every rank and each of its partners (its own connections
+ *   both ways to that rank).
+ * - auto: up to gather_max bytes doubling where the rank file allows it, else gather (while
+ *   a vector fits one message of the connections used: give every connection the same
+ *   max_msg); ring above (every rank must decide alike, so the threshold is a setting, not a
+ *   measurement).
  */
 enum sdr_coll_algo {
 	SDR_COLL_ALGO_AUTO,
 	SDR_COLL_ALGO_RING,
 	SDR_COLL_ALGO_GATHER,
+	SDR_COLL_ALGO_DOUBLING,
 };
 
 /** Default of sdr_comm_cfg.gather_max. */
@@ -96,17 +113,17 @@ struct sdr_comm_cfg {
 				 *   (default 10 s) */
 	enum sdr_coll_algo allreduce_algo;	/**< (default auto; sdr_comm_from_env(): the
 						 *   environment's SDR_COLL_ALGO) */
-	size_t gather_max;	/**< auto: largest Allreduce (bytes) done by gather (default
+	size_t gather_max;	/**< auto: largest Allreduce (bytes) done by doubling or gather (default
 				 *   SDR_COLL_GATHER_MAX_DEFAULT; sdr_comm_from_env():
 				 *   SDR_COLL_GATHER_MAX) */
 };
 
-/** "auto", "ring", "gather". */
+/** "auto", "ring", "gather", "doubling". */
 const char *sdr_coll_algo_name(enum sdr_coll_algo algo);
 
 /**
  * Join the communicator described by @p rankfile as rank @p rank: attach to the rank's
- * dataplane instance and open its two connections. @p err (if not NULL) gets the reason of
+ * dataplane instance and open its two ring connections and those of its peer lines. @p err (if not NULL) gets the reason of
  * a failure. @return SDR_COLL_OK or an error code.
  */
 int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,

@@ -12,6 +12,10 @@ Cases:
   reordering and duplication, SR; the same Allreduce with ec-mds:8,2 at 1e-2 loss; and a
   sweep of 4 ranks. Chunks forwarded before their message completed are counted (partial
   completion at work).
+* doubling: 4 ranks with peer connections: the recursive-doubling Allreduce forced and by
+  auto, every type and reduction, under loss, reordering and duplication (SR) and 1e-2
+  loss (ec-mds:8,2); chunks combined before their message completed; refused without the
+  peer lines.
 * priority: a small Allreduce behind a large one, at the same and at a higher priority,
   against its time alone.
 * demo: make demo-coll, short (tools/demo_coll.py --quick).
@@ -44,9 +48,11 @@ EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"]
 INST = "sdrt-coll-%d" % os.getpid()
 
 
-def ring_ini(d, n, scheme="sr", extra="", rate="4G"):
+def ring_ini(d, n, scheme="sr", extra="", rate="4G", peers=()):
     """loopback.ini's ports and link with a ring of n ranks: rank i sends on r<i>-r<i+1>
-    (port a) and receives on r<i-1>-r<i>-in (port b)."""
+    (port a) and receives on r<i-1>-r<i>-in (port b); for each (i, j) of @p peers also
+    p<i>-<j> / p<i>-<j>-in and a peer line: rank i sends to rank j on p<i>-<j> and
+    receives from it on p<j>-<i>-in (give both (i, j) and (j, i))."""
     base = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
     base = base[:base.index("[conn ")]
     conns = []
@@ -60,6 +66,14 @@ def ring_ini(d, n, scheme="sr", extra="", rate="4G"):
         conns.append("[conn r%d-r%d-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\n"
                      "peer_ip = 10.0.0.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
                      % (i, j, 0x9000 + 0x100 * i, 0x1000 + 0x100 * i, common))
+    for i, j in peers:
+        q = i * n + j
+        conns.append("[conn p%d-%d]\nport = a\npeer_mac = 02:00:5d:00:00:0b\n"
+                     "peer_ip = 10.0.0.2\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s"
+                     % (i, j, 0x3000 + 0x100 * q, 0xb000 + 0x100 * q, common))
+        conns.append("[conn p%d-%d-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\n"
+                     "peer_ip = 10.0.0.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
+                     % (i, j, 0xb000 + 0x100 * q, 0x3000 + 0x100 * q, common))
     path = os.path.join(d, "ring%d.ini" % n)
     open(path, "w").write(base + "\n".join(conns))
     rf = os.path.join(d, "ranks%d" % n)
@@ -67,7 +81,16 @@ def ring_ini(d, n, scheme="sr", extra="", rate="4G"):
         f.write("# rank instance send-connection receive-connection\n")
         for i in range(n):
             f.write("%d %s r%d-r%d r%d-r%d-in\n" % (i, INST, i, (i + 1) % n, (i - 1) % n, i))
+        if peers:
+            f.write("# peer rank peer-rank send-connection receive-connection\n")
+        for i, j in peers:
+            f.write("peer %d %d p%d-%d p%d-%d-in\n" % (i, j, i, j, j, i))
     return path, rf
+
+
+def doubling_peers(n):
+    """Every (rank, partner) pair recursive doubling needs: r and r ^ 2^j."""
+    return [(r, r ^ b) for r in range(n) for b in [1 << k for k in range(n.bit_length() - 1)]]
 
 
 def start_ranks(rf, n, args, extra=None):
@@ -183,6 +206,68 @@ def case_ring3():
         stop_dataplane(p)
 
 
+def case_doubling():
+    """4 ranks with peer connections: recursive doubling (2 steps) forced and by auto, under
+    loss, reordering and duplication, every result checked, for each type and reduction
+    (max and min pick the same zero on every rank: the ranks' results are compared bit for
+    bit by sdr-coll-perf's check); auto takes doubling up to --gather-max and ring above;
+    with ec-mds:8,2 at 1e-2 loss; a rank file without the peer lines refuses doubling."""
+    with tempfile.TemporaryDirectory() as d:
+        ini, rf = ring_ini(d, 4, peers=doubling_peers(4))
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=[
+            "--link", "wan=delay 2ms loss 1e-3 reorder 0.01,200us dup 0.005"])
+        if p is None:
+            return
+        base = ["-b", "8", "-e", "1M", "-f", "8", "-n", "3", "-w", "1", "--json"]
+        for name, extra in [("float sum", []), ("float sum in place", ["--inplace"]),
+                            ("int64 max", ["-d", "int64", "-o", "max"]),
+                            ("bfloat16 sum", ["-d", "bfloat16"]),
+                            ("half min", ["-d", "half", "-o", "min"]),
+                            ("int32 max", ["-d", "int32", "-o", "max"])]:
+            j = sweep_ok("4 ranks, loss 1e-3 + reordering + duplication: allreduce by "
+                         "doubling, " + name, ranks(rf, 4, base + ["--algo", "doubling"] +
+                                                    extra), 6)
+            got = set(x.get("algo") for x in j.get("results", []))
+            check(got == {"doubling"}, "doubling %s: algorithms %s" % (name, got))
+        # auto: doubling up to the threshold, ring above
+        j = sweep_ok("4 ranks: allreduce by auto", ranks(rf, 4, [
+            "-b", "1K", "-e", "256K", "-f", "16", "-n", "3", "-w", "1", "--json",
+            "--gather-max", "16K"]), 3)
+        got = [x.get("algo") for x in j.get("results", [])]
+        want = ["doubling" if x["size"] <= 16384 else "ring" for x in j.get("results", [])]
+        check(got == want, "auto: algorithms %s, want %s" % (got, want))
+        # partial completion: a 1 MiB step has 64 chunks of 16 KiB; some are combined and
+        # forwarded before their message completes
+        j = sweep_ok("4 ranks: allreduce 1 MiB by doubling, partial completion",
+                     ranks(rf, 4, ["-b", "1M", "-e", "1M", "-n", "3", "-w", "0", "--json",
+                                   "--algo", "doubling"]), 1)
+        row = (j.get("results") or [{}])[0]
+        check(row.get("chunks_early", 0) > 0, "doubling: no chunk was used before its "
+              "message completed: %s" % row)
+        if row.get("chunks_early"):
+            print("ok: doubling, partial completion: %d of %d chunks combined before their "
+                  "message completed" % (row["chunks_early"], row["chunks"]))
+        stop_dataplane(p)
+
+        ini, rf = ring_ini(d, 4, scheme="ec-mds:8,2", peers=doubling_peers(4))
+        p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 2ms loss 1e-2"])
+        if p is None:
+            return
+        sweep_ok("4 ranks, loss 1e-2, ec-mds:8,2: allreduce float sum by doubling",
+                 ranks(rf, 4, ["-b", "64K", "-e", "2M", "-f", "4", "-n", "3", "-w", "1",
+                               "--json", "--algo", "doubling"]), 3)
+        stop_dataplane(p)
+
+        # without the peer lines: refused, one line naming what is missing
+        ini, rf = ring_ini(d, 4)
+        r = subprocess.run([PERF, "-b", "1K", "-e", "1K", "--algo", "doubling"], env=dict(
+            os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK="0"), capture_output=True,
+            text=True, timeout=30)
+        check(r.returncode != 0 and "peer line" in r.stderr and
+              len(r.stderr.strip().splitlines()) == 1,
+              "doubling without peer lines: rc %d, %r" % (r.returncode, r.stderr))
+
+
 def case_priority():
     """A 64 KiB Allreduce issued right behind a 4 MiB one on the same connections: at the
     same priority it waits for the large one's chunks at every step; at priority 2 its
@@ -272,6 +357,11 @@ def case_bad_input():
         open(missing, "w").write("0 x a b\n2 x c d\n")
         badconn = os.path.join(d, "badconn")
         open(badconn, "w").write("0 %s nosuch r2-r0-in\n1 %s r1-r2 r0-r1-in\n" % (INST, INST))
+        badpeer, farpeer, twicepeer = (os.path.join(d, x) for x in ("badpeer", "farpeer",
+                                                                     "twicepeer"))
+        open(badpeer, "w").write("0 x a b\npeer 0 0 a b\n1 x c d\n")
+        open(farpeer, "w").write("0 x a b\npeer 0 5 a b\n1 x c d\n")
+        open(twicepeer, "w").write("0 x a b\npeer 0 1 a b\npeer 0 1 c d\n1 x c d\n")
         for name, env, want in [
                 ("no environment", {}, "SDR_COLL_RANKFILE"),
                 ("missing rank", {"SDR_COLL_RANKFILE": missing, "SDR_COLL_RANK": "0"},
@@ -280,7 +370,13 @@ def case_bad_input():
                  "rank 7 is not in"),
                 ("not a number", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "x"},
                  "SDR_COLL_RANK='x'"),
-                ("no dataplane", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "0"}, INST)]:
+                ("no dataplane", {"SDR_COLL_RANKFILE": rf, "SDR_COLL_RANK": "0"}, INST),
+                ("bad peer line", {"SDR_COLL_RANKFILE": badpeer, "SDR_COLL_RANK": "0"},
+                 "badpeer:2: expected 'peer RANK PEER-RANK"),
+                ("peer outside", {"SDR_COLL_RANKFILE": farpeer, "SDR_COLL_RANK": "0"},
+                 "farpeer:2: peer line of ranks 0 and 5"),
+                ("peer twice", {"SDR_COLL_RANKFILE": twicepeer, "SDR_COLL_RANK": "0"},
+                 "rank 0's peer 1 appears twice")]:
             env2 = {k: v for k, v in os.environ.items() if not k.startswith(("SDR_COLL", "OMPI_",
                                                                                "PMI_"))}
             env2.update(env)
@@ -348,4 +444,5 @@ def case_mpi_baseline():
 
 
 run_case({"mpi_baseline": case_mpi_baseline, "ring3": case_ring3, "priority": case_priority, "demo": case_demo,
-          "dead_rank": case_dead_rank, "bad_input": case_bad_input}, CASE)
+          "dead_rank": case_dead_rank, "bad_input": case_bad_input,
+          "doubling": case_doubling}, CASE)

@@ -145,6 +145,51 @@ test_reduce(void **state)
 	assert_int_equal(coll_reduce(a32, b32, 0, SDR_COLL_F16, SDR_COLL_MAX), 0);
 }
 
+/*
+ * The operand order: MAX and MIN pick by order between +0 and -0 (and a NaN), so the two
+ * partners of a recursive-doubling step put the lower rank's vector first; the result is
+ * then the same bits whichever of the two vectors is the destination.
+ */
+static void
+test_reduce_ordered(void **state)
+{
+	(void)state;
+	for (int op = 0; op < SDR_COLL_NOPS; op++) {
+		float lo[4] = { 0.0f, -0.0f, 1.5f, -2.0f }, hi[4] = { -0.0f, 0.0f, 2.5f, -3.0f };
+		float x[4], y[4];
+		uint16_t hlo[4], hhi[4], hx[4], hy[4];
+
+		/* rank lo holds lo and receives hi: dst = lo op hi */
+		memcpy(x, lo, sizeof(x));
+		assert_int_equal(coll_reduce_ordered(x, hi, 4, SDR_COLL_F32, (enum sdr_coll_op)op,
+						     0), 0);
+		/* rank hi holds hi and receives lo: dst = src op dst = lo op hi */
+		memcpy(y, hi, sizeof(y));
+		assert_int_equal(coll_reduce_ordered(y, lo, 4, SDR_COLL_F32, (enum sdr_coll_op)op,
+						     1), 0);
+		assert_memory_equal(x, y, sizeof(x));
+		for (int i = 0; i < 4; i++) {
+			hlo[i] = coll_float_to_f16(lo[i]);
+			hhi[i] = coll_float_to_f16(hi[i]);
+		}
+		memcpy(hx, hlo, sizeof(hx));
+		memcpy(hy, hhi, sizeof(hy));
+		assert_int_equal(coll_reduce_ordered(hx, hhi, 4, SDR_COLL_F16, (enum sdr_coll_op)op,
+						     0), 0);
+		assert_int_equal(coll_reduce_ordered(hy, hlo, 4, SDR_COLL_F16, (enum sdr_coll_op)op,
+						     1), 0);
+		assert_memory_equal(hx, hy, sizeof(hx));
+	}
+	/* and the order is what makes it: the plain form gives the other zero here */
+	{
+		float a = 0.0f, b = -0.0f, a2 = -0.0f, b2 = 0.0f;
+
+		assert_int_equal(coll_reduce(&a, &b, 1, SDR_COLL_F32, SDR_COLL_MAX), 0);
+		assert_int_equal(coll_reduce(&a2, &b2, 1, SDR_COLL_F32, SDR_COLL_MAX), 0);
+		assert_true(signbit(a) != signbit(a2));
+	}
+}
+
 int
 main(void)
 {
@@ -153,6 +198,7 @@ main(void)
 		cmocka_unit_test(test_f16_rounding),
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_reduce_ordered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

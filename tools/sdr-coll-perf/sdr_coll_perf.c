@@ -71,9 +71,11 @@ usage(FILE *f)
 "      --barrier          line the ranks up before each operation (a 4-byte Allreduce, not\n"
 "                         timed): each time is then the operation's own, not the wait for\n"
 "                         a rank still busy with the one before\n"
-"      --algo NAME        Allreduce algorithm: auto (default: gather up to --gather-max,\n"
-"                         ring above), ring (Reduce-Scatter + Allgather) or gather\n"
-"                         (Allgather of the whole vectors, then a local reduction)\n"
+"      --algo NAME        Allreduce algorithm: auto (default: up to --gather-max doubling\n"
+"                         where the rank file has the peer lines for it, else gather;\n"
+"                         ring above), ring (Reduce-Scatter + Allgather), gather\n"
+"                         (Allgather of the whole vectors, then a local reduction) or\n"
+"                         doubling (recursive doubling over the rank file's peer lines)\n"
 "      --gather-max SIZE  auto's threshold (default 256K; docs/collectives.md)\n"
 "      --timeout TIME     an operation fails if a neighbour delivers nothing this long\n"
 "                         (default 10s)\n"
@@ -448,9 +450,10 @@ main(int argc, char **argv)
 			o.barrier = 1;
 			break;
 		case O_ALGO:
-			if ((k = pick(optarg, (const char *const[]){ "auto", "ring", "gather" }, 3)) < 0) {
-				fprintf(stderr, "sdr-coll-perf: --algo '%s': auto, ring or gather\n",
-					optarg);
+			if ((k = pick(optarg, (const char *const[]){ "auto", "ring", "gather",
+								    "doubling" }, 4)) < 0) {
+				fprintf(stderr, "sdr-coll-perf: --algo '%s': auto, ring, gather or "
+					"doubling\n", optarg);
 				return 2;
 			}
 			o.algo = (enum sdr_coll_algo)k;
