@@ -35,7 +35,7 @@
 
 #define SDR_SHM_MAGIC		0x5344525F53544154ull	/* "SDR_STAT" */
 #define SDR_CLIENT_MAGIC	0x5344525F434C4E54ull	/* "SDR_CLNT" */
-#define SDR_SHM_VERSION		5
+#define SDR_SHM_VERSION		6
 #define SDR_SHM_NAME_MAX	64
 #define SDR_SHM_SOCK_MAX	108			/* sun_path */
 #define SDR_SHM_SDK_CLIENTS	16	/* applications at once, each with its arena */
@@ -43,7 +43,7 @@
 #define SDR_SHM_MAX_CLIENTS	(SDR_SHM_SDK_CLIENTS + SDR_SHM_ADMIN_CLIENTS)
 #define SDR_SHM_QUEUE_DEPTH	1024	/* SDK queue entries, a power of two */
 #define SDR_SHM_MAX_QUEUES	8	/* SDK queue pairs of a client: one per engine */
-#define SDR_SHM_MAX_PORTS	8
+#define SDR_SHM_MAX_PORTS	16
 #define SDR_SHM_MAX_CONNS	64
 #define SDR_RPC_TEXT_MAX	2048	/* a command line, or a connection's key/value words */
 #define SDR_RPC_REPLY_MAX	(128 * 1024)

@@ -15,8 +15,8 @@
 #include "sdr_endpoint.h"
 
 #define DP_NAME_LEN	32
-#define DP_MAX_PORTS	8
-#define DP_MAX_LINKS	8
+#define DP_MAX_PORTS	16
+#define DP_MAX_LINKS	16
 #define DP_MAX_CONNS	64
 #define DP_MAX_QUEUES	64	/* rx_queues, tx_queues of a port */
 #define DP_MAX_RX_LCORES 8	/* receive workers of a split pipeline */

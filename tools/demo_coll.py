@@ -7,7 +7,7 @@ SDR paper gives for a ring whose steps wait for each other.
 
   tools/demo_coll.py [--build DIR] [--ranks 4] [--rtt 25ms] [--loss 1e-3] [--rate 2G]
                      [--sizes 1MiB,16MiB,64MiB] [--schemes sr,sr-nack,ec-mds:32,8,auto]
-                     [--iters N] [--json FILE] [--quick]
+                     [--algo-sizes 64KiB,1MiB] [--iters N] [--json FILE] [--quick]
 
 One sdr-dataplane carries the N datacenters' ends: hop i (rank i to rank i + 1) is a pair of
 ports joined back to back by rings, with its own link emulator on both egresses (one-way
@@ -18,6 +18,10 @@ model's mean for one step's message (size / N) less the half round trip of its
 acknowledgement, which the next step does not wait for, plus the last acknowledgement the
 measured time includes; a ring that waits for whole messages cannot beat it, one that
 forwards chunks as they arrive (libsdr-coll) can.
+
+Then small Allreduces by each algorithm (ring, gather and recursive doubling) with the first
+scheme, the datacenters joined as a full mesh of the same hops (doubling exchanges with
+ranks that are not ring neighbours; only where the number of ranks is a power of two).
 
 Beside them, the baseline a user would otherwise run: Open MPI's MPI_Allreduce over kernel
 TCP through the same hops (tools/bench/mpi_coll.py: one network namespace per rank, the
@@ -41,7 +45,17 @@ import mpi_coll  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def ring_ini(path, name, n, rtt, loss, rate, scheme, max_msg):
+def doubling_pairs(n):
+    """The pairs of ranks {r, r ^ 2^j} recursive doubling exchanges over (n a power of 2)."""
+    return sorted({(min(r, r ^ b), max(r, r ^ b)) for r in range(n)
+                   for b in [1 << k for k in range(n.bit_length() - 1)]})
+
+
+def ring_ini(path, name, n, rtt, loss, rate, scheme, max_msg, pairs=()):
+    """The ring: hop i (ports s<i>, d<i>, its own emulator) carries rank i to rank i + 1.
+    With @p pairs (i < j), peer connections both ways between each pair: over the ring's hop
+    where i and j are neighbours, else over a hop of their own (x<i>-<j>, the same delay,
+    rate and loss: the datacenters are a full mesh of such links)."""
     out = ["[dataplane]\nname = %s\nmbufs = 65536\narena = 4GiB\n" % name]
     for i in range(n):
         j = (i + 1) % n
@@ -61,14 +75,44 @@ def ring_ini(path, name, n, rtt, loss, rate, scheme, max_msg):
         out.append("[conn r%d-r%d-in]\nport = d%d\npeer_mac = 02:00:5d:00:%02x:0a\n"
                    "peer_ip = 10.0.%d.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s" %
                    (i, j, i, i, i, 0x9000 + 0x100 * i, 0x1000 + 0x100 * i, common))
+    for k, (i, j) in enumerate(pairs):
+        if j == (i + 1) % n:            # ring hop i: rank i's side s<i>, rank j's d<i>
+            ends = {i: ("s%d" % i, "02:00:5d:00:%02x:0a" % i, "10.0.%d.1" % i),
+                    j: ("d%d" % i, "02:00:5d:00:%02x:0b" % i, "10.0.%d.2" % i)}
+        elif i == (j + 1) % n:          # ring hop j
+            ends = {j: ("s%d" % j, "02:00:5d:00:%02x:0a" % j, "10.0.%d.1" % j),
+                    i: ("d%d" % j, "02:00:5d:00:%02x:0b" % j, "10.0.%d.2" % j)}
+        else:                           # a hop of their own
+            out.append("[link x%d-%d]\ndelay = %gms\nrate = %g\nloss = %g\nseed = %d\n" %
+                       (i, j, rtt / 2 * 1e3, rate, loss, 100 + k))
+            ends = {i: ("xs%d-%d" % (i, j), "02:00:5d:01:%02x:0a" % k, "10.1.%d.1" % k),
+                    j: ("xd%d-%d" % (i, j), "02:00:5d:01:%02x:0b" % k, "10.1.%d.2" % k)}
+            for r, side in ((i, 0), (j, 1)):
+                out.append("[port %s]\ndevice = ring:%sx%d:%d\nmac = %s\nipv4 = %s\n"
+                           "link = x%d-%d\n" % (ends[r][0], name, k, side, ends[r][1],
+                                                ends[r][2], i, j))
+        for a, b in ((i, j), (j, i)):
+            q = a * n + b
+            out.append("[conn p%d-%d]\nport = %s\npeer_mac = %s\npeer_ip = %s\n"
+                       "local_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s" %
+                       (a, b, ends[a][0], ends[b][1], ends[b][2], 0x30000 + 0x100 * q,
+                        0x70000 + 0x100 * q, common))
+            out.append("[conn p%d-%d-in]\nport = %s\npeer_mac = %s\npeer_ip = %s\n"
+                       "local_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s" %
+                       (a, b, ends[b][0], ends[a][1], ends[a][2], 0x70000 + 0x100 * q,
+                        0x30000 + 0x100 * q, common))
     open(path, "w").write("\n".join(out))
 
 
-def rank_file(path, name, n):
+def rank_file(path, name, n, pairs=()):
+    """The ring's lines, and a peer line each way for each of @p pairs (ring_ini())."""
     with open(path, "w") as f:
         f.write("# rank instance send-connection receive-connection\n")
         for i in range(n):
             f.write("%d %s r%d-r%d r%d-r%d-in\n" % (i, name, i, (i + 1) % n, (i - 1) % n, i))
+        for i, j in pairs:
+            for a, b in ((i, j), (j, i)):
+                f.write("peer %d %d p%d-%d p%d-%d-in\n" % (a, b, a, b, b, a))
 
 
 def model_step(build, size, loss, rate, rtt, scheme):
@@ -164,6 +208,42 @@ def run_scheme(a, scheme, d, name):
     return res
 
 
+ALGOS = ("ring", "gather", "doubling")
+
+
+def run_algos(a, scheme, d, name):
+    """Small Allreduces by each algorithm (--algo-sizes), the datacenters a full mesh of
+    such hops (doubling exchanges with ranks that are not ring neighbours): @return {(algo,
+    size): rank 0's row or an error}, or None where doubling cannot run (ranks not a power
+    of two, or no --algo-sizes)."""
+    n = a.ranks
+    if n & (n - 1) or not a.algo_sizes:
+        return None
+    ini = os.path.join(d, "mesh.ini")
+    rf = os.path.join(d, "mesh.ranks")
+    pairs = doubling_pairs(n)
+    ring_ini(ini, name, n, a.rtt, a.loss, a.rate, scheme, max(a.algo_sizes) + 4096, pairs)
+    rank_file(rf, name, n, pairs)
+    dp = start_dataplane(a.build, ini, name)
+    res = {}
+    try:
+        for size in a.algo_sizes:
+            for algo in ALGOS:
+                iters = a.iters or max(5, min(200, int(a.budget / max(1e-3, est(a, size)))))
+                row = run_ranks(a.build, rf, n, ["-b", str(size), "-e", str(size), "-n",
+                                                 str(iters), "-w", "1", "--barrier", "--algo",
+                                                 algo, "--timeout", "30s"])
+                row["iters"] = iters
+                res[(algo, size)] = row
+                print("  %-12s %8s by %-8s: %s" % (
+                    scheme, fmt_size(size), algo, "%.1f ms mean, %d iterations, %d wrong" %
+                    (row["time_us"] / 1e3, iters, row["wrong"]) if "error" not in row else
+                    row["error"]), flush=True)
+    finally:
+        stop(dp)
+    return res
+
+
 def run_priority(a, scheme, d, name):
     """Two operations at once: the smallest size issued right behind the largest, at the
     same priority and at priority 2, against the smallest alone (scheme @p scheme).
@@ -211,6 +291,9 @@ def main():
     ap.add_argument("--schemes", type=split_schemes, default="sr,sr-nack,ec-mds:32,8,auto",
                     help="schemes, comma-separated")
     ap.add_argument("--no-mpi", action="store_true", help="leave out the MPI/TCP baseline")
+    ap.add_argument("--algo-sizes", default="64KiB,1MiB", help="sizes of the Allreduce by "
+                    "each algorithm (ring, gather, doubling) over a full mesh of hops, with "
+                    "the first scheme; empty: none (only where --ranks is a power of two)")
     ap.add_argument("--quick", action="store_true", help="a short run: 3 ranks, 1MiB, sr and "
                     "ec-mds:32,8, 5 operations, no MPI baseline (what the tests run)")
     a = ap.parse_args()
@@ -218,6 +301,10 @@ def main():
         a.ranks, a.sizes, a.schemes, a.iters = 3, [1 << 20], ["sr", "ec-mds:32,8"], 5
         a.no_mpi = True
     mpi_coll.ring_check(ap, a)
+    try:
+        a.algo_sizes = [mpi_coll.parse_size(x) for x in a.algo_sizes.split(",") if x]
+    except argparse.ArgumentTypeError as e:
+        ap.error("--algo-sizes: %s" % e)
     name = "sdr-coll-demo-%d" % os.getpid()
     print("# %d datacenters in a ring, each hop %g ms RTT, %g loss each way, %g Gbit/s; "
           "Allreduce (float32 sum) of %s; every result checked" %
@@ -235,6 +322,11 @@ def main():
             prio = run_priority(a, a.schemes[0], d, name)
         except RuntimeError as e:
             print("demo_coll: priorities: %s" % e, file=sys.stderr)
+            return 1
+        try:
+            algos = run_algos(a, a.schemes[0], d, name)
+        except RuntimeError as e:
+            print("demo_coll: algorithms: %s" % e, file=sys.stderr)
             return 1
     mpi = None
     why = "--no-mpi" if a.no_mpi else mpi_coll.missing(a.build)
@@ -299,6 +391,25 @@ def main():
                 what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if case == "alone" or
                 "error" in prio["alone"] else "   %.2f x alone" %
                 (r["time_us"] / prio["alone"]["time_us"])))
+    if algos:
+        print("\nsmall Allreduce by algorithm (%s; the datacenters a full mesh of such hops): "
+              "mean (p99) ms" % a.schemes[0])
+        print("%8s %22s %22s %22s" % (("size",) + ALGOS))
+        for size in a.algo_sizes:
+            cells = []
+            for algo in ALGOS:
+                r = algos[(algo, size)]
+                if "error" in r:
+                    ok = False
+                    cells.append("failed")
+                    print("  %s by %s failed: %s" % (fmt_size(size), algo, r["error"]))
+                    continue
+                ok &= r["wrong"] == 0
+                cells.append("%.1f (%.1f)" % (r["time_us"] / 1e3, r["p99_us"] / 1e3))
+            print("%8s %22s %22s %22s" % tuple([fmt_size(size)] + cells))
+    elif a.algo_sizes:
+        print("\nsmall Allreduce by algorithm: left out (recursive doubling needs a power-of-two "
+              "number of ranks, here %d)" % a.ranks)
     print("\np99.9 of fewer than 1000 operations is the largest one measured. The bound is "
           "for a ring whose steps wait for whole messages; forwarding chunks as they arrive "
           "can beat it. mpi/tcp: Open MPI's own Allreduce algorithm over kernel TCP (MTU 1500, "
@@ -310,7 +421,9 @@ def main():
                        "results": [dict(results[s][z], scheme=s, size=z, bound_s=bounds[(s, z)])
                                    for s in a.schemes for z in a.sizes] +
                        [dict(mpi[z], scheme="mpi/tcp", size=z) for z in (a.sizes if mpi else [])],
-                       "mpi_left_out": why, "priority": prio},
+                       "mpi_left_out": why, "priority": prio,
+                       "algorithms": [dict(r, algo=k[0], size=k[1], scheme=a.schemes[0])
+                                      for k, r in (algos or {}).items()]},
                       f, indent=1)
     return 0 if ok else 1
 
