@@ -34,7 +34,6 @@ enum txm_state {
 /* A message in flight. Arrays are sized for the largest message at create time. */
 struct txm {
 	uint8_t state;
-	uint8_t feedback;		/* any control message about it arrived */
 	uint8_t prio;			/* 0 .. REL_TX_PRIO_MAX: higher goes out first */
 	uint64_t seq;
 	uint32_t slot;
@@ -53,7 +52,9 @@ struct txm {
 	uint32_t par_sub;		/* submessage whose parity goes out next */
 	uint32_t par_j;
 	uint64_t inject_done_ns;	/* 0 until every chunk went out once */
-	uint64_t silence_ns;		/* EC: fall back if nothing heard by then */
+	uint64_t silence_ns;		/* EC: probe if nothing heard by then */
+	uint64_t silence_gap_ns;	/* ... this long after the last word heard (0: not
+					 * injected yet); doubles with each probe */
 	uint64_t submit_ns;
 	uint64_t first_ns;
 	uint64_t last_tx_ns;		/* the latest send of any of its chunks */
@@ -255,7 +256,6 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	ctx = tx->free_ctx[--tx->nfree];
 	m = &tx->msgs[ctx];
 	m->state = TXM_WAIT_CTS;
-	m->feedback = 0;
 	m->seq = tx->next_seq++;
 	m->slot = slot;
 	m->gen = sdr_conn_seq_gen(&tx->attr, m->seq);
@@ -270,6 +270,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	m->ready_upto = stream ? 0 : m->nchunks;
 	m->inject_done_ns = 0;
 	m->silence_ns = UINT64_MAX;
+	m->silence_gap_ns = 0;
 	m->submit_ns = now;
 	m->first_ns = m->last_tx_ns = m->delivered0 = m->acked_bytes = 0;
 	m->deadline_ns = tx->cfg.global_timeout_ns ? now + tx->cfg.global_timeout_ns : UINT64_MAX;
@@ -510,21 +511,34 @@ fall_back(struct rel_tx *tx, uint32_t ctx, uint32_t s)
 	}
 }
 
+/* How long an EC message may hear nothing once injected: the receiver's fallback (its
+ * slack after the data's round trip) and an RTO for its EC-NACK. */
+static uint64_t
+silence_gap(const struct rel_tx *tx)
+{
+	return tx->trtt + (uint64_t)(tx->cfg.beta * (double)tx->trtt) + tx->rto;
+}
+
 /*
- * EC heard nothing about a message long after injecting it: either the final ACK was lost,
- * or the receiver got nothing and never started its fallback timer. Resending the last data
- * chunk under SR answers both: a receiver that is done re-acknowledges, one that got nothing
- * starts its FTO and sends an EC-NACK. The chunk's timer repeats it until then.
+ * EC heard nothing about a message for a while after injecting it: the final ACK was lost
+ * (a receiver that is done sends nothing more: one whose EC-NACK was lost and that decoded
+ * later has nothing to repeat), or the receiver got nothing and never started its fallback
+ * timer, or its EC-NACKs keep getting lost. Resending the first data chunk not yet
+ * acknowledged under SR answers all three: a receiver that is done re-acknowledges, one that
+ * got nothing starts its FTO and sends an EC-NACK, and the chunk itself may be the missing
+ * one. The chunk's SR timer repeats it until it is acknowledged; the silence timer probes
+ * again after twice the gap if that is not the end. (Every chunk acknowledged and no final
+ * ACK does not happen: the ACK that covers the last chunk in is the final one.)
  */
 static void
 probe(struct rel_tx *tx, uint32_t ctx)
 {
 	struct txm *m = &tx->msgs[ctx];
-	uint32_t last = m->nchunks - 1;
+	uint32_t c = m->cum < m->nchunks ? m->cum : m->nchunks - 1;
 
 	tx->counters[REL_TX_SILENCE_PROBES]++;
-	sdr_bit_set(m->sr, last);
-	queue_rexmit(tx, ctx, last);
+	sdr_bit_set(m->sr, c);
+	queue_rexmit(tx, ctx, c);
 }
 
 /*
@@ -752,7 +766,8 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		tx->counters[REL_TX_ACK_IMPLAUSIBLE]++;
 		return;
 	}
-	m->feedback = 1;
+	if (m->silence_gap_ns)		/* silence counts from the last word heard */
+		m->silence_ns = now + m->silence_gap_ns;
 	switch (c->type) {
 	case SDR_CTRL_ACK:
 		tx->counters[REL_TX_ACKS]++;
@@ -876,9 +891,10 @@ run_timers(struct rel_tx *tx, uint64_t now)
 			continue;
 		}
 		if (m->silence_ns <= now) {
-			m->silence_ns = UINT64_MAX;
-			if (!m->feedback)
-				probe(tx, ctx);
+			probe(tx, ctx);
+			if (m->silence_gap_ns < 64 * silence_gap(tx))
+				m->silence_gap_ns *= 2;
+			m->silence_ns = now + m->silence_gap_ns;
 		}
 	}
 }
@@ -953,9 +969,10 @@ check_injected(struct rel_tx *tx, struct txm *m, uint64_t now)
 	if (m->inject_done_ns || m->data_next < m->nchunks || (is_ec(tx) && m->par_sub < m->nsub))
 		return;
 	m->inject_done_ns = now ? now : 1;
-	if (is_ec(tx))
-		m->silence_ns = now + tx->trtt + (uint64_t)(tx->cfg.beta * (double)tx->trtt) +
-				tx->rto;
+	if (is_ec(tx)) {
+		m->silence_gap_ns = silence_gap(tx);
+		m->silence_ns = now + m->silence_gap_ns;
+	}
 }
 
 /*

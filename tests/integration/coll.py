@@ -55,25 +55,20 @@ def ring_ini(d, n, scheme="sr", extra="", rate="4G", peers=()):
     receives from it on p<j>-<i>-in (give both (i, j) and (j, i))."""
     base = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
     base = base[:base.index("[conn ")]
-    conns = []
-    for i in range(n):
-        j = (i + 1) % n
-        common = ("scheme = %s\nrtt = 4ms\nrate = %s\nmax_msg = 4MiB\ninflight = 16\n"
-                  "chunk = 16KiB\n%s" % (scheme, rate, extra))
-        conns.append("[conn r%d-r%d]\nport = a\npeer_mac = 02:00:5d:00:00:0b\n"
-                     "peer_ip = 10.0.0.2\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s"
-                     % (i, j, 0x1000 + 0x100 * i, 0x9000 + 0x100 * i, common))
-        conns.append("[conn r%d-r%d-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\n"
-                     "peer_ip = 10.0.0.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
-                     % (i, j, 0x9000 + 0x100 * i, 0x1000 + 0x100 * i, common))
-    for i, j in peers:
-        q = i * n + j
-        conns.append("[conn p%d-%d]\nport = a\npeer_mac = 02:00:5d:00:00:0b\n"
-                     "peer_ip = 10.0.0.2\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s"
-                     % (i, j, 0x3000 + 0x100 * q, 0xb000 + 0x100 * q, common))
-        conns.append("[conn p%d-%d-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\n"
-                     "peer_ip = 10.0.0.1\nlocal_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
-                     % (i, j, 0xb000 + 0x100 * q, 0x3000 + 0x100 * q, common))
+    common = ("scheme = %s\nrtt = 4ms\nrate = %s\nmax_msg = 4MiB\ninflight = 16\n"
+              "chunk = 16KiB\n%s" % (scheme, rate, extra))
+
+    def pair(name, send_qpn, recv_qpn):
+        """Connection NAME sending on port a, NAME-in receiving it on port b."""
+        return ("[conn %s]\nport = a\npeer_mac = 02:00:5d:00:00:0b\npeer_ip = 10.0.0.2\n"
+                "local_qpn = 0x%x\nremote_qpn = 0x%x\ndir = send\n%s\n"
+                "[conn %s-in]\nport = b\npeer_mac = 02:00:5d:00:00:0a\npeer_ip = 10.0.0.1\n"
+                "local_qpn = 0x%x\nremote_qpn = 0x%x\ndir = recv\n%s"
+                % (name, send_qpn, recv_qpn, common, name, recv_qpn, send_qpn, common))
+    conns = [pair("r%d-r%d" % (i, (i + 1) % n), 0x1000 + 0x100 * i, 0x9000 + 0x100 * i)
+             for i in range(n)]
+    conns += [pair("p%d-%d" % (i, j), 0x3000 + 0x100 * (i * n + j), 0xb000 + 0x100 * (i * n + j))
+              for i, j in peers]
     path = os.path.join(d, "ring%d.ini" % n)
     open(path, "w").write(base + "\n".join(conns))
     rf = os.path.join(d, "ranks%d" % n)

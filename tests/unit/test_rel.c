@@ -410,6 +410,38 @@ test_ec_total_loss_silence(void **state)
 	assert_int_equal(r.ok, 1);
 }
 
+/*
+ * The receiver falls back before it can decode (a data chunk is late), and its EC-NACK is
+ * lost while its ACK arrives (the sender has heard something); then the late chunk comes,
+ * the submessage decodes, the message completes, and the final ACK is lost too. Nothing
+ * more comes from a receiver that is done, so only the sender can end it: its silence
+ * timer counts from the last word it heard, and a probe of a chunk still unacknowledged
+ * draws the receiver's final ACK again. (Before, the probe came only to a message that had
+ * heard nothing at all: this one waited for its global timeout.)
+ */
+static void
+test_ec_lost_final_ack_after_feedback(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 0 },
+				       { .kind = SDR_SIM_EV_DATA, .index = 1 },
+				       { .kind = SDR_SIM_EV_CTRL, .ctrl_type = SDR_CTRL_EC_NACK },
+				       { .kind = SDR_SIM_EV_CTRL, .ctrl_type = SDR_CTRL_ACK,
+					 .ctrl_flags = SDR_CTRL_F_COMPLETE } },
+			    .nrules = 4, .delay_index = 3, .delay_ns = 3 * RTT / 2 };
+	struct sdr_sim_result r;
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_MDS, 4, 2, 4);
+	c.rel.global_timeout_ns = 10000000000ull;	/* 10 s: the stall it was */
+	r = run(&c, &s);
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_EC_NACK), 1);
+	assert_int_equal(r.decoded, 1);
+	assert_true(r.retransmitted >= 1);		/* the probe */
+	/* done within a few RTTs of the lost final ACK, not at the 10 s timeout */
+	assert_true(r.mean_s < 0.2);
+}
+
 /* XOR: two losses in one group are beyond capacity, two in different groups are not. */
 static void
 test_ec_xor_groups(void **state)
@@ -1135,6 +1167,7 @@ main(void)
 		cmocka_unit_test(test_ec_beyond_capacity_falls_back),
 		cmocka_unit_test(test_ec_nack_lost_is_repeated),
 		cmocka_unit_test(test_ec_total_loss_silence),
+		cmocka_unit_test(test_ec_lost_final_ack_after_feedback),
 		cmocka_unit_test(test_ec_xor_groups),
 		cmocka_unit_test(test_ctrl_round_trip_and_rejects),
 		cmocka_unit_test(test_no_cts_global_timeout),
