@@ -335,7 +335,8 @@ def main():
     else:
         try:
             mpi = mpi_coll.run(a.build, a.ranks, a.rtt, a.loss, a.rate, a.sizes, a.iters,
-                               a.budget, log=lambda s: print(s, flush=True))
+                               a.budget, log=lambda s: print(s, flush=True),
+                               behind=(min(a.sizes), max(a.sizes)) if prio else None)
         except RuntimeError as e:
             print("demo_coll: the MPI baseline: %s" % e, file=sys.stderr)
             return 1
@@ -384,13 +385,26 @@ def main():
             r = prio[case]
             if "error" in r:
                 ok = False
-                print("  %-24s failed: %s" % (what, r["error"]))
+                print("  %-28s failed: %s" % (what, r["error"]))
                 continue
             ok &= r["wrong"] == 0
-            print("  %-24s %8.1f ms mean %8.1f ms p99%s" % (
+            print("  %-28s %8.1f ms mean %8.1f ms p99%s" % (
                 what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if case == "alone" or
                 "error" in prio["alone"] else "   %.2f x alone" %
                 (r["time_us"] / prio["alone"]["time_us"])))
+        if mpi:     # the same two operations with MPI over TCP (no priorities there)
+            alone, behind = mpi[min(a.sizes)], mpi[(min(a.sizes), "behind")]
+            for what, r in (("mpi/tcp alone", alone),
+                            ("mpi/tcp behind (Iallreduce)", behind)):
+                if "error" in r:
+                    ok = False
+                    print("  %-28s failed: %s" % (what, r["error"]))
+                    continue
+                ok &= r["wrong"] == 0
+                print("  %-28s %8.1f ms mean %8.1f ms p99%s" % (
+                    what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if r is alone or
+                    "error" in alone else "   %.2f x alone" %
+                    (r["time_us"] / alone["time_us"])))
     if algos:
         print("\nsmall Allreduce by algorithm (%s; the datacenters a full mesh of such hops): "
               "mean (p99) ms" % a.schemes[0])
@@ -421,6 +435,7 @@ def main():
                        "results": [dict(results[s][z], scheme=s, size=z, bound_s=bounds[(s, z)])
                                    for s in a.schemes for z in a.sizes] +
                        [dict(mpi[z], scheme="mpi/tcp", size=z) for z in (a.sizes if mpi else [])],
+                       "mpi_behind": mpi.get((min(a.sizes), "behind")) if mpi else None,
                        "mpi_left_out": why, "priority": prio,
                        "algorithms": [dict(r, algo=k[0], size=k[1], scheme=a.schemes[0])
                                       for k, r in (algos or {}).items()]},

@@ -23,8 +23,9 @@ Cases:
   timeout with an error naming a rank, never report a wrong result as good, and exit 1.
 * mpi_baseline: the MPI baseline of make demo-coll (tools/bench/mpi_coll.py): Open MPI's
   MPI_Allreduce over TCP, 3 ranks in 3 network namespaces joined by the dataplane's emulated
-  hops: every result right, every hop carried frames. Skipped without root, ip netns,
-  mpirun or mpi-allreduce-perf (Open MPI not installed when the build was configured).
+  hops, also right behind an MPI_Iallreduce: every result right, every hop carried frames.
+  Skipped without root, ip netns, mpirun or mpi-allreduce-perf (Open MPI not installed when
+  the build was configured).
 * bad_input: a rank file with a missing rank, a rank outside it, an unknown connection, and
   a rank that calls another operation than its neighbours: one-line errors, no hang.
 """
@@ -421,19 +422,23 @@ def case_mpi_baseline():
         return
     try:
         res = mpi_coll.run(BUILD, 3, 0.004, 1e-3, 2e9, [4096, 256 << 10], iters=3,
-                           log=lambda s: None)
+                           log=lambda s: None, behind=(4096, 256 << 10))
     except RuntimeError as e:
         check(False, "mpi baseline: %s" % e)
         return
-    for size, row in sorted(res.items()):
+    rows = sorted(res.items(), key=lambda kv: str(kv[0]))
+    check(len(rows) == 3 and (4096, "behind") in res, "MPI rows: %s" % [k for k, _ in rows])
+    for size, row in rows:
         check("error" not in row and row["wrong"] == 0 and row["iters"] == 3 and
               all(h > 0 for h in row["hop_packets"]),
-              "MPI_Allreduce of %d B over the emulated hops: %s" % (size, row))
+              "MPI_Allreduce of %s over the emulated hops: %s" % (size, row))
     if not failures:
         print("ok: MPI_Allreduce (Open MPI, TCP) of 3 ranks in namespaces over the emulated "
-              "hops (2 ms each way): %s" % ", ".join(
-                  "%d B %.1f ms, frames per hop %s" % (z, r["time_us"] / 1e3, r["hop_packets"])
-                  for z, r in sorted(res.items())))
+              "hops (2 ms each way), 4 KiB also right behind a 256 KiB MPI_Iallreduce (both "
+              "results checked): %s" % ", ".join(
+                  "%s %.1f ms, frames per hop %s" % (
+                      "%d B behind 256 KiB" % z[0] if isinstance(z, tuple) else "%d B" % z,
+                      r["time_us"] / 1e3, r["hop_packets"]) for z, r in rows))
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     check("sdr-mpir-" not in left, "namespaces left behind: %s" % left)
 

@@ -9,8 +9,13 @@
  * sdr-coll-perf uses, so every sum is exact). tools/bench/mpi_coll.py runs it with each
  * rank in its own network namespace, the ranks joined by the dataplane's emulated links.
  *
+ * With --behind BYTES each timed operation is issued right behind an MPI_Iallreduce of
+ * BYTES (as sdr-coll-perf --behind issues it behind a large libsdr-coll operation): its
+ * time is from its own call to its return, the large one is waited for after it, and both
+ * results are checked. MPI has no priorities: this is what an application gets from it.
+ *
  * usage: mpirun ... mpi-allreduce-perf [-b SIZE] [-e SIZE] [-f N] [-n N] [-w N] [-t TIME]
- *                                      [--json]
+ *                                      [--behind BYTES] [--json]
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -43,6 +48,8 @@ usage(FILE *f)
 "  -w, --warmup_iters N   untimed operations first (default 2)\n"
 "  -t, --budget TIME      stop a size's timed operations once they took this long\n"
 "                         (at least 3; default: no limit)\n"
+"      --behind BYTES     issue each operation right behind an MPI_Iallreduce of BYTES\n"
+"                         (waited for after it, not timed)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n");
 }
@@ -58,15 +65,19 @@ main(int argc, char **argv)
 		{ "warmup_iters", required_argument, NULL, 'w' },
 		{ "budget", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "behind", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t min_b = 8, max_b = 32u << 20, v;
+	uint64_t min_b = 8, max_b = 32u << 20, behind = 0, v;
 	unsigned int factor = 2, iters = 20, warmup = 2;
 	int json = 0, ch, rank, n, first = 1, bad = 0;
 	double budget = 0;
 	int64_t wrong_all = 0;
 	double *times, *scratch;
+	float *big_in, *big_out;
+	size_t big_count;
+	MPI_Request big_req = MPI_REQUEST_NULL;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -97,6 +108,11 @@ main(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'B':
+			if (units_parse_size(optarg, &behind) != 0 || behind < sizeof(float) ||
+			    behind / sizeof(float) > INT32_MAX)
+				bad = 1;
+			break;
 		case 'h':
 			if (rank == 0)
 				usage(stdout);
@@ -116,18 +132,27 @@ main(int argc, char **argv)
 	}
 	times = calloc(iters, sizeof(double));
 	scratch = calloc(iters, sizeof(double));
-	if (times == NULL || scratch == NULL)
+	big_count = behind / sizeof(float);
+	big_in = behind ? malloc(big_count * sizeof(float)) : NULL;
+	big_out = behind ? malloc(big_count * sizeof(float)) : NULL;
+	if (times == NULL || scratch == NULL || (behind && (big_in == NULL || big_out == NULL)))
 		MPI_Abort(MPI_COMM_WORLD, 1);
+	for (size_t i = 0; i < big_count; i++)
+		big_in[i] = (float)value(rank, i, 0);
 	if (rank == 0 && !json) {
 		printf("# mpi-allreduce-perf: MPI_Allreduce, %d ranks, float, sum, %u iterations "
-		       "(+%u warm-up), ranks lined up by MPI_Barrier before each\n", n, iters, warmup);
+		       "(+%u warm-up), ranks lined up by MPI_Barrier before each", n, iters, warmup);
+		if (behind)
+			printf(", each right behind an MPI_Iallreduce of %" PRIu64 " bytes", behind);
+		printf("\n");
 		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "size", "count", "type",
 		       "redop", "time", "algbw", "busbw", "#wrong", "p50", "p99", "p99.9");
 		printf("#%11s %12s %9s %6s %10s %8s %8s %7s %10s %10s %10s\n", "(B)", "(elements)", "",
 		       "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)");
 	} else if (rank == 0) {
 		printf("{\"coll\":\"allreduce\",\"impl\":\"mpi\",\"ranks\":%d,\"type\":\"float32\","
-		       "\"redop\":\"sum\",\"iters\":%u,\"warmup\":%u,\"results\":[", n, iters, warmup);
+		       "\"redop\":\"sum\",\"iters\":%u,\"warmup\":%u,\"behind\":%" PRIu64
+		       ",\"results\":[", n, iters, warmup, behind);
 	}
 	for (uint64_t size = min_b - min_b % sizeof(float); size <= max_b; size *= factor) {
 		size_t count = size / sizeof(float);
@@ -146,11 +171,24 @@ main(int argc, char **argv)
 			for (size_t i = 0; i < count; i++)
 				in[i] = (float)value(rank, i, seed);
 			MPI_Barrier(MPI_COMM_WORLD);
+			if (behind)
+				MPI_Iallreduce(big_in, big_out, (int)big_count, MPI_FLOAT, MPI_SUM,
+					       MPI_COMM_WORLD, &big_req);
 			t0 = MPI_Wtime();
 			MPI_Allreduce(in, out, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 			if (it >= warmup) {
 				times[done] = MPI_Wtime() - t0;
 				t_timed += times[done++];
+			}
+			if (behind) {
+				MPI_Wait(&big_req, MPI_STATUS_IGNORE);
+				for (size_t i = 0; i < big_count; i++) {
+					int want = 0;
+
+					for (int r = 0; r < n; r++)
+						want += value(r, i, 0);
+					wrong += big_out[i] != (float)want;
+				}
 			}
 			for (size_t i = 0; i < count; i++) {
 				int want = 0;
@@ -205,6 +243,8 @@ main(int argc, char **argv)
 	MPI_Bcast(&wrong_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
 	free(times);
 	free(scratch);
+	free(big_in);
+	free(big_out);
 	MPI_Finalize();
 	return wrong_all == 0 ? 0 : 1;
 }

@@ -224,8 +224,10 @@ def est(n, rtt, rate, size):
     return 2 * (n - 1) * rtt / 2 + 2 * size * 8 / rate + rtt
 
 
-def run(build, n, rtt, loss, rate, sizes, iters=0, budget=12.0, log=print):
-    """Every size: @return {size: rank 0's row (+ "iters") or {"error": why}}."""
+def run(build, n, rtt, loss, rate, sizes, iters=0, budget=12.0, log=print, behind=None):
+    """Every size: @return {size: rank 0's row (+ "iters") or {"error": why}}. With
+    @p behind = (small, big), also small right behind an MPI_Iallreduce of big bytes:
+    {(small, "behind"): row}."""
     ring = MpiRing(build, n, rtt, loss, rate)
     res = {}
 
@@ -235,23 +237,26 @@ def run(build, n, rtt, loss, rate, sizes, iters=0, budget=12.0, log=print):
     old = signal.signal(signal.SIGTERM, on_term)
     try:
         ring.start()
-        for size in sizes:
+        for size, big in [(z, 0) for z in sizes] + ([behind] if behind else []):
             # as many as fit the budget (TCP's rate under loss is not known beforehand:
             # mpi-allreduce-perf stops at the budget), 5 to 200
             it = iters or 200
             args = ["-b", str(size), "-e", str(size), "-n", str(it), "-w", "1"]
             if not iters:
                 args += ["-t", "%gs" % budget]
+            if big:
+                args += ["--behind", str(big)]
             before = ring.link_packets()
             j = ring.run(args, timeout=int(120 + 4 * budget + 20 * (iters or 0) *
-                                           est(n, rtt, rate, size)))
+                                           est(n, rtt, rate, size + big)))
             row = j["results"][0] if j.get("results") else {"error": j.get("error",
                                                                             "no result")}
             it = row.get("iters", it)
             # the frames each hop's emulators carried: the data went through them
             row["hop_packets"] = [b - a for a, b in zip(before, ring.link_packets())]
-            res[size] = row
-            log("  %-12s %8s: %s" % ("mpi/tcp", fmt_size(size), "%.1f ms mean, %d "
+            res[(size, "behind") if big else size] = row
+            log("  %-12s %8s%s: %s" % ("mpi/tcp", fmt_size(size), " behind %s" % fmt_size(big)
+                                      if big else "", "%.1f ms mean, %d "
                                     "iterations, %d wrong; frames through the hops %s" %
                                     (row["time_us"] / 1e3, it, row["wrong"],
                                      row["hop_packets"])
