@@ -58,9 +58,8 @@
 	X(FALLBACK_SUBS, "submessages_fallen_back", INFO, \
 	  "EC submessages switched to SR retransmission by an EC-NACK, once per submessage") \
 	X(SILENCE_PROBES, "silence_fallbacks", INFO, \
-	  "EC messages injected whole that heard no control message for the silence gap (the " \
-	  "receiver's fallback slack and an RTO, doubling per probe): a data chunk not yet " \
-	  "acknowledged is resent under SR, which draws a lost final ACK again") \
+	  "EC messages injected whole that heard nothing for the silence gap (fallback slack " \
+	  "+ RTO, doubling per probe): the first unacknowledged chunk is resent under SR") \
 	X(ACKS, "acks_received", OK, \
 	  "plausible ACKs received for a message in flight, final COMPLETE and FAILED ACKs " \
 	  "included") \

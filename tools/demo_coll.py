@@ -380,31 +380,22 @@ def main():
         small, big = fmt_size(min(a.sizes)), fmt_size(max(a.sizes))
         print("\ntwo operations at once (%s): a %s Allreduce issued right behind a %s one" %
               (a.schemes[0], small, big))
-        for case, what in (("alone", "alone"), ("fifo", "behind, same priority"),
-                           ("prio", "behind, priority 2")):
-            r = prio[case]
+        rows = [(what, prio[case], prio["alone"]) for case, what in (
+            ("alone", "alone"), ("fifo", "behind, same priority"),
+            ("prio", "behind, priority 2"))]
+        if mpi:     # the same two operations with MPI over TCP (no priorities there)
+            alone = mpi[min(a.sizes)]
+            rows += [("mpi/tcp alone", alone, alone),
+                     ("mpi/tcp behind (Iallreduce)", mpi[(min(a.sizes), "behind")], alone)]
+        for what, r, alone in rows:
             if "error" in r:
                 ok = False
                 print("  %-28s failed: %s" % (what, r["error"]))
                 continue
             ok &= r["wrong"] == 0
             print("  %-28s %8.1f ms mean %8.1f ms p99%s" % (
-                what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if case == "alone" or
-                "error" in prio["alone"] else "   %.2f x alone" %
-                (r["time_us"] / prio["alone"]["time_us"])))
-        if mpi:     # the same two operations with MPI over TCP (no priorities there)
-            alone, behind = mpi[min(a.sizes)], mpi[(min(a.sizes), "behind")]
-            for what, r in (("mpi/tcp alone", alone),
-                            ("mpi/tcp behind (Iallreduce)", behind)):
-                if "error" in r:
-                    ok = False
-                    print("  %-28s failed: %s" % (what, r["error"]))
-                    continue
-                ok &= r["wrong"] == 0
-                print("  %-28s %8.1f ms mean %8.1f ms p99%s" % (
-                    what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if r is alone or
-                    "error" in alone else "   %.2f x alone" %
-                    (r["time_us"] / alone["time_us"])))
+                what, r["time_us"] / 1e3, r["p99_us"] / 1e3, "" if r is alone or
+                "error" in alone else "   %.2f x alone" % (r["time_us"] / alone["time_us"])))
     if algos:
         print("\nsmall Allreduce by algorithm (%s; the datacenters a full mesh of such hops): "
               "mean (p99) ms" % a.schemes[0])
