@@ -613,15 +613,29 @@ memory(struct sdr_comm *c, struct op *o, size_t len)
 
 /* ---- the executor ---- */
 
+/* murmur3's finaliser: every input bit moves about half of the output bits */
+static uint32_t
+mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
 /*
- * The immediate of a step's message: what the receiver checks it against (the operation,
- * its type and reduction, a hash of its size, the step), so that ranks that call different
- * operations, types or sizes fail instead of mixing their data.
+ * The immediate of a step's message: what the receiver checks it against, so that ranks
+ * that call different operations, types, reductions, sizes or algorithms fail instead of
+ * mixing their data. A hash, not fields: a message of fewer packets than the immediate has
+ * fragments carries only its low bits (sdr_completion::imm_bits, 4 per packet), and every
+ * one of them must depend on every field.
  */
 static uint32_t
 imm_of(const struct op *o, int t)
 {
-	return o->imm_base | ((uint32_t)t & 0xFF);
+	return mix32(o->imm_base ^ ((uint32_t)t & 0xFF));
 }
 
 static uint32_t
@@ -898,8 +912,8 @@ poll_link(struct sdr_comm *c, int k)
 						 "operation (immediate 0x%08x, expected 0x%08x in the "
 						 "low %u bits): do all ranks call the same operations "
 						 "with the same type, reduction and size, in the same "
-						 "order?", lk->from, t, cp.imm, imm_of(o, t),
-						 cp.imm_bits));
+						 "order?", lk->from, t, cp.imm,
+						 imm_of(o, t) & imm_mask(cp.imm_bits), cp.imm_bits));
 		s->arrived = 1;
 		take_chunks(o, s, 1);
 		if (s->prefix == s->nchunks)
@@ -1076,17 +1090,18 @@ sdr_coll_set_priority(struct sdr_comm *c, unsigned int prio)
 }
 
 /*
- * The immediates of @p o's messages, 0xKK TT SS tt: kind and reduction, type, algorithm
- * (ring 0; gather and doubling 1: they run on different connections) and a hash of the
- * size, the operation number, the step.
+ * What @p o's immediates hash (imm_of()): kind, reduction, type, algorithm (ring 0; gather
+ * and doubling 1: they run on different connections), the operation number and the size.
  */
 static void
 op_imm(struct op *o)
 {
-	o->imm_base = ((uint32_t)o->kind << 30) | ((uint32_t)o->rop << 28) |
-		      ((uint32_t)o->type << 25) | ((uint32_t)(o->gather || o->st.algo == SDR_COLL_ALGO_DOUBLING) << 24) |
-		      ((uint32_t)((o->count * 2654435761u) >> 7) & 0xFF) << 16 |
-		      ((o->seq & 0xFF) << 8);
+	uint32_t fields = ((uint32_t)o->kind << 30) | ((uint32_t)o->rop << 28) |
+			  ((uint32_t)o->type << 25) |
+			  ((uint32_t)(o->gather || o->st.algo == SDR_COLL_ALGO_DOUBLING) << 24) |
+			  ((o->seq & 0xFF) << 8);
+
+	o->imm_base = mix32(fields ^ mix32((uint32_t)o->count ^ mix32((uint32_t)(o->count >> 32))));
 }
 
 /*

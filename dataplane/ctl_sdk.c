@@ -482,7 +482,9 @@ conn_reset(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, unsigned 
 	struct dp_conn *cn = &ctx->conns[conn];
 
 	deferred_drop(c, (uint16_t)conn, 1, 0, 0);
-	if (cn->ep != NULL && s->conn_ops[conn] > 0)
+	/* even with nothing in flight: receives it gave up may still hold sequence numbers
+	 * that the sender has to hear about */
+	if (cn->ep != NULL)
 		sdr_ep_abort(cn->ep, now);
 	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && s->conn_ops[conn] > 0; k++) {
 		struct sdk_op *op = &c->ops[k];

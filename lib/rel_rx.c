@@ -113,6 +113,16 @@ struct rel_rx {
 	uint64_t wd_lo, wd_hi;		/* receives withdrawn: WITHDRAW owed until answered */
 	uint64_t wd_answered;
 	uint64_t wd_next_ns, wd_gap_ns;
+	/*
+	 * Receives the application gave up while posted (rel_rx_release() of an open one) keep
+	 * their sequence numbers: the sender's message for each fails when it comes. If the
+	 * sender never sends them (it went away too), our numbering runs ahead of its own and
+	 * its next messages would land in the wrong receives; the WITHDRAW of rel_rx_withdraw()
+	 * covers them from heard_hi: 1 + the highest message the sender is known to have
+	 * started (a chunk in, a SKIP, a WITHDRAW answer). given_hi: 1 + the highest one given
+	 * up before any of its chunks came.
+	 */
+	uint64_t heard_hi, given_hi;
 	struct rxm *msgs;
 	uint32_t *ctx_of_slot;		/* slot -> ctx + 1 (0: none) */
 	uint32_t *free_ctx;
@@ -450,6 +460,8 @@ rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
 	}
 	if (m->first_ns == 0) {
 		m->first_ns = now ? now : 1;
+		if (m->seq + 1 > rx->heard_hi)
+			rx->heard_hi = m->seq + 1;
 		m->due &= (uint8_t)~DUE_CTS;
 		m->cts_next_ns = UINT64_MAX;
 		rtt_sample(rx, m, now);
@@ -563,6 +575,8 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 		rx->reack[(rx->reack_head + rx->nreack) % REACK_RING] = slot;
 		rx->nreack++;
 	}
+	if (m->state == RXM_POSTED && m->first_ns == 0 && m->seq + 1 > rx->given_hi)
+		rx->given_hi = m->seq + 1;
 	m->state = RXM_FREE;
 	rx->ctx_of_slot[slot] = 0;
 	rx->free_ctx[rx->nfree++] = (uint32_t)(m - rx->msgs);
@@ -616,6 +630,8 @@ rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 	}
 	if (hi > rx->next_seq)
 		rx->next_seq = hi;
+	if (hi > rx->heard_hi)
+		rx->heard_hi = hi;
 	rx->skip_answer = 1;
 	rx->skip_lo = lo;
 	rx->skip_hi = hi;
@@ -683,6 +699,7 @@ rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep)
 		rx->next_seq = rx->epoch_seq = sdr_seq_epoch_base(rx->next_seq,
 								   rx->attr.generations);
 	rx->wd_lo = rx->wd_hi = rx->wd_answered = rx->next_seq;
+	rx->heard_hi = rx->given_hi = rx->next_seq;
 	return rx->next_seq;
 }
 
@@ -711,6 +728,11 @@ rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots)
 		if (m->seq < lo)
 			lo = m->seq;
 	}
+	/* receives given up earlier whose messages the sender has not started */
+	if (rx->given_hi > rx->heard_hi && rx->heard_hi < lo)
+		lo = rx->next_seq - rx->heard_hi > SDR_SEQ_WINDOW ? rx->next_seq - SDR_SEQ_WINDOW :
+		     rx->heard_hi;
+	rx->given_hi = 0;
 	if (lo == UINT64_MAX)
 		return n;
 	if (!withdraw_pending(rx) || lo < rx->wd_lo)
@@ -739,6 +761,8 @@ rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
 	rx->counters[REL_RX_WITHDRAWS_ANSWERED]++;
 	if (h > rx->wd_answered)
 		rx->wd_answered = h;
+	if (h > rx->heard_hi)
+		rx->heard_hi = h;
 }
 
 /* Fire the timers of one message. */

@@ -174,7 +174,8 @@ uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t no
  * @p slots (room for max_inflight) with their slots, for the caller to release each
  * (rel_rx_release() and the receive side), and tells the sender with WITHDRAW, repeated until
  * it answers, that the receives not yet complete are gone: it fails its messages for them and
- * numbers its next messages after them.
+ * numbers its next messages after them. Receives given up earlier (released while open)
+ * whose messages the sender has not started are in that range too.
  * @return the number of slots.
  */
 uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);

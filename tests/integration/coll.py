@@ -390,9 +390,19 @@ def case_bad_input():
         r = subprocess.run([PERF, "-n", "1"], capture_output=True, text=True, env=env2, timeout=30)
         check(r.returncode == 2 and "nosuch" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
               "unknown connection: rc %d %r" % (r.returncode, r.stderr))
-        # rank 2 calls Allgather while ranks 0 and 1 call Allreduce: refused, not mixed
+        # rank 2 calls Allgather while ranks 0 and 1 call Allreduce: refused, not mixed. Which
+        # rank notices first is a race: a receive of the same length with another immediate
+        # ("another operation") or a send whose receive has another length, given up by the
+        # dataplane ("another length"); either way every rank fails.
+        res0 = ranks(rf, 3, ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s",
+                             "--algo", "ring"], timeout=60, extra={2: ["-c", "allgather"]})
+        check(all(x[0] == 1 for x in res0) and
+              any("another operation" in x[2] or "another length" in x[2] for x in res0),
+              "allgather against allreduce: %s" % [(x[0], x[2][-300:]) for x in res0])
+        # rank 2 reduces with max, the others with sum: every message has the same length, so
+        # the first rank to fail must be one that received another operation's immediate
         res = ranks(rf, 3, ["-b", "64K", "-e", "64K", "-n", "1", "-w", "0", "--timeout", "3s",
-                            "--algo", "ring"], timeout=60, extra={2: ["-c", "allgather"]})
+                            "--algo", "ring"], timeout=60, extra={2: ["-o", "max"]})
         check(all(x[0] == 1 for x in res) and
               any("another operation" in x[2] for x in res),
               "mismatched operations: %s" % [(x[0], x[2][-300:]) for x in res])
@@ -402,6 +412,11 @@ def case_bad_input():
         check(all(x[0] == 1 for x in res2) and
               any("another length" in x[2] for x in res2),
               "mismatched algorithms: %s" % [(x[0], x[2][-300:]) for x in res2])
+        # the failed jobs left receives given up and messages cancelled on every connection:
+        # a job after them pairs its messages with its own receives, not with what is left
+        sweep_ok("allreduce after three failed jobs", ranks(
+            rf, 3, ["-b", "64K", "-e", "64K", "-n", "2", "-w", "1", "--timeout", "5s",
+                    "--algo", "ring", "--json"]), 1)
         env2 = dict(os.environ, SDR_COLL_RANKFILE=rf, SDR_COLL_RANK="0", SDR_COLL_ALGO="tree")
         r = subprocess.run([PERF, "-n", "1"], capture_output=True, text=True, env=env2, timeout=30)
         check(r.returncode == 2 and "SDR_COLL_ALGO='tree'" in r.stderr and

@@ -799,6 +799,60 @@ test_rx_skip_and_withdraw(void **state)
 }
 
 /*
+ * Receives the application gave up one by one (released while open, as sdr_recv_complete()
+ * of an incomplete receive does), then it went away with none posted: the sender never
+ * started their messages (it went away too), so the WITHDRAW still covers them, from the
+ * first message it had not started; else its next messages would meet receives that are
+ * gone and each later message the receive one place off. One the sender had started is not
+ * in the range.
+ */
+static void
+test_rx_withdraw_given_up(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c;
+	uint32_t slots[128];
+	int withdraws = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_true(rel_rx_post(rx, i, i, 4 * a.chunk_size, i, 0) >= 0);
+	for (uint32_t k = 0; k < 4; k++)
+		rel_rx_on_chunk(rx, 0, k, 10);		/* seq 0 complete */
+	assert_int_equal(rel_rx_poll_done(rx, &d), 1);
+	assert_int_equal(d.status, SDR_DONE_OK);
+	rel_rx_release(rx, 0);
+	rel_rx_on_chunk(rx, 1, 0, 20);			/* seq 1 started, then given up */
+	for (uint32_t i = 1; i < 5; i++)
+		rel_rx_release(rx, i);			/* 2, 3, 4 never started */
+	while (rel_rx_next_ctrl(rx, 30, &c))
+		;
+	assert_int_equal(rel_rx_withdraw(rx, 40, slots), 0);	/* none open */
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_WITHDRAWN], 0);
+	while (rel_rx_next_ctrl(rx, 40, &c)) {
+		if (c.type != SDR_CTRL_WITHDRAW)
+			continue;
+		withdraws++;
+		assert_int_equal(c.flags, 0);
+		assert_int_equal(c.win_start, 2);
+		assert_int_equal(c.cum, 5);
+	}
+	assert_int_equal(withdraws, 1);
+	rel_rx_on_withdraw_answer(rx, 5);
+	assert_int_equal(rel_rx_next_ctrl(rx, 1000 * RTT, &c), 0);
+	/* a second departure with nothing given up since: nothing to say */
+	assert_int_equal(rel_rx_withdraw(rx, 2000 * RTT, slots), 0);
+	assert_int_equal(rel_rx_next_ctrl(rx, 2000 * RTT, &c), 0);
+	rel_rx_destroy(rx);
+}
+
+/*
  * The pacer: a greedy sender of 4 KiB frames at 10 Gbit/s with a 16 KiB bucket. After a
  * long idle spell it bursts at most bucket + one frame; over any span it sends the rate
  * times the span, give or take the bucket and one frame; ready_at() is the exact moment
@@ -1173,6 +1227,7 @@ main(void)
 		cmocka_unit_test(test_no_cts_global_timeout),
 		cmocka_unit_test(test_cancel_and_withdraw),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
+		cmocka_unit_test(test_rx_withdraw_given_up),
 		cmocka_unit_test(test_path_rtt_and_rate),
 		cmocka_unit_test(test_path_karn),
 		cmocka_unit_test(test_rto_measured),
