@@ -343,6 +343,11 @@ def case_dead_rank():
         if not failures:
             print("ok: rank 2 killed mid-allreduce: ranks 0 and 1 exit 1 within %.1f s: %s / %s"
                   % (took, outs[0][2].strip().splitlines()[-1], outs[1][2].strip().splitlines()[-1]))
+        # the job restarts on the same dataplane, as a training framework's would: what the
+        # dead job left in flight on each connection must not reach the new one
+        sweep_ok("allreduce of the restarted job", ranks(
+            rf, 3, ["-b", "64K", "-e", "1M", "-f", "4", "-n", "3", "-w", "1", "--timeout", "5s",
+                    "--json"]), 3)
         stop_dataplane(p)
 
 
