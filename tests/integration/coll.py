@@ -411,11 +411,12 @@ def case_bad_input():
         check(all(x[0] == 1 for x in res) and
               any("another operation" in x[2] for x in res),
               "mismatched operations: %s" % [(x[0], x[2][-300:]) for x in res])
-        # rank 1 told another Allreduce algorithm than the others: refused, not mixed
+        # rank 1 told another Allreduce algorithm than the others: refused, not mixed (which
+        # rank notices first, and how, is the same race as above)
         res2 = ranks(rf, 3, ["-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "--timeout", "3s",
                              "--algo", "gather"], timeout=60, extra={1: ["--algo", "ring"]})
         check(all(x[0] == 1 for x in res2) and
-              any("another length" in x[2] for x in res2),
+              any("another length" in x[2] or "another operation" in x[2] for x in res2),
               "mismatched algorithms: %s" % [(x[0], x[2][-300:]) for x in res2])
         # the failed jobs left receives given up and messages cancelled on every connection:
         # a job after them pairs its messages with its own receives, not with what is left
