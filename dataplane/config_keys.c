@@ -732,6 +732,16 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "whether it was repaired (its messages wait up to `path_fail` if not); "
 		       "0: never",
 	},
+	[DPK_CONN_PATH_OBJECTIVE] = {
+		.name = "path_objective", .kind = DP_K_OTHER,
+		.value = "`sum` or `own`",
+		.dflt = "`sum`",
+		.doc = "with other connections of the same port and `path_rate` (all "
+		       "`optimise`, the same `paths`): `sum`: they decide together, the sets of "
+		       "paths that minimise the sum of their modelled times; `own`: each "
+		       "minimises its own time, seeing what the others send on each path "
+		       "([multipath.md](multipath.md))",
+	},
 };
 
 const struct dp_key_section dp_conn_keys = { "conn", "[conn NAME]", DPK_CONN_COUNT, conn_keys };

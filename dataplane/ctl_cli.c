@@ -677,17 +677,20 @@ path_conn(struct dp_conn *c, int json, int first, struct out *o)
 
 	path_sel_mask_str(last.use_mask, use, sizeof(use));
 	if (json)
-		put(o, "%s{\"name\":\"%s\",\"paths\":%u,\"policy\":\"%s\",\"channels\":%u,"
-		    "\"qpns\":%u,\"period_s\":%.3f,\"fail_s\":%.3f,\"path_rate_bps\":%.0f,"
+		put(o, "%s{\"name\":\"%s\",\"paths\":%u,\"policy\":\"%s\",\"objective\":\"%s\","
+		    "\"channels\":%u,\"qpns\":%u,\"period_s\":%.3f,\"fail_s\":%.3f,\"path_rate_bps\":%.0f,"
 		    "\"decisions\":%" PRIu64 ",\"path\":[", first ? "" : ",", c->cfg->name,
-		    pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
-		    c->cfg->path_period_ns / 1e9, pc->fail_ns / 1e9, pc->path_rate_bps, decisions);
+		    pc->npaths, path_policy_name(pc->policy), path_objective_name(pc->objective),
+		    pc->channels, pc->nqp, c->cfg->path_period_ns / 1e9, pc->fail_ns / 1e9,
+		    pc->path_rate_bps, decisions);
 	else
-		put(o, "conn %s: %u paths, policy %s, %u channels (%u data QPNs), decided every "
+		put(o, "conn %s: %u paths, policy %s, objective %s, %u channels (%u data QPNs), "
+		    "decided every "
 		    "%.3g s (%" PRIu64 " so far), failed after %.3g s without an arrival\n"
 		    "  path   qpns        frames  frames/s   rtt ms    judged      loss  (95 %% "
 		    "interval)      state\n",
-		    c->cfg->name, pc->npaths, path_policy_name(pc->policy), pc->channels, pc->nqp,
+		    c->cfg->name, pc->npaths, path_policy_name(pc->policy),
+		    path_objective_name(pc->objective), pc->channels, pc->nqp,
 		    c->cfg->path_period_ns / 1e9, decisions, pc->fail_ns / 1e9);
 	for (unsigned int k = 0; k < pc->npaths; k++) {
 		struct sdr_auto_estimate e;

@@ -318,9 +318,10 @@ summary_paths(const struct dp_conn *c)
 	const struct path_sel *ps = sdr_ep_paths(c->ep);
 	const struct dp_paths *d = &c->pathd;
 
-	printf(",\"paths\":{\"policy\":\"%s\",\"decisions\":%" PRIu64 ",\"moves\":%u,"
-	       "\"last\":\"%s\",\"path\":[", path_policy_name(ps->cfg.policy), d->decisions,
-	       d->moves, d->decisions ? d->last.why : "");
+	printf(",\"paths\":{\"policy\":\"%s\",\"objective\":\"%s\",\"decisions\":%" PRIu64
+	       ",\"moves\":%u,\"last\":\"%s\",\"path\":[", path_policy_name(ps->cfg.policy),
+	       path_objective_name(ps->cfg.objective), d->decisions, d->moves,
+	       d->decisions ? d->last.why : "");
 	for (unsigned int k = 0; k < ps->cfg.npaths; k++) {
 		struct sdr_auto_estimate e;
 
@@ -452,6 +453,15 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				       "\"rx_timer_rtt_s\":%.6g", (double)rto * 1e-9,
 				       (double)trtt * 1e-9, rc[REL_TX_RTO_FIRED], rc[REL_TX_RTO_BACKOFFS],
 				       (double)rx_rto * 1e-9, (double)rx_rtt * 1e-9);
+			}
+			if (ctx->conns[i].traffic != NULL &&
+			    traffic_completed(ctx->conns[i].traffic) > 0) {
+				/* the completion times of its own built-in traffic */
+				const struct traffic *t = ctx->conns[i].traffic;
+
+				printf(",\"traffic\":{\"completed\":%u,\"mean_s\":%.9g,"
+				       "\"p99_s\":%.9g}", traffic_completed(t), traffic_mean(t),
+				       traffic_percentile(t, 0.99));
 			}
 			if (ctx->conns[i].cfg->scheme_auto) {
 				/* the send side's loss estimate from the peer's REPORTs */

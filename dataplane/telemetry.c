@@ -194,6 +194,8 @@ add_paths(struct rte_tel_data *d, struct dp_conn *c)
 	rte_tel_data_start_dict(pd);
 	rte_tel_data_add_dict_string(pd, "policy",
 				     path_policy_name(sdr_ep_paths(c->ep)->cfg.policy));
+	rte_tel_data_add_dict_string(pd, "objective",
+				     path_objective_name(sdr_ep_paths(c->ep)->cfg.objective));
 	rte_tel_data_add_dict_u64(pd, "decisions", decisions);
 	rte_tel_data_add_dict_u64(pd, "moves", c->pathd.moves);
 	rte_tel_data_start_array(ld, RTE_TEL_STRING_VAL);

@@ -30,6 +30,25 @@ path_policy_parse(const char *name, enum path_policy *out)
 	return -EINVAL;
 }
 
+static const char *const objective_names[] = { "sum", "own" };
+
+const char *
+path_objective_name(enum path_objective o)
+{
+	return (unsigned int)o < 2 ? objective_names[o] : NULL;
+}
+
+int
+path_objective_parse(const char *name, enum path_objective *out)
+{
+	for (unsigned int i = 0; i < 2; i++)
+		if (strcmp(name, objective_names[i]) == 0) {
+			*out = (enum path_objective)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 const char *
 path_sel_verdict_name(enum path_sel_verdict v)
 {
@@ -258,6 +277,15 @@ cap_of(const struct path_sel *s, unsigned int i)
 	return s->avail_bps[i] > 1e6 ? s->avail_bps[i] : 1e6;
 }
 
+/* cap_of(), or (@p avail given: a joint decision's combination) what @p avail leaves */
+static double
+cap_in(const struct path_sel *s, const double *avail, unsigned int i)
+{
+	if (avail == NULL)
+		return cap_of(s, i);
+	return avail[i] > 1e6 ? avail[i] : 1e6;
+}
+
 /* The RTT a decision takes for path @p i: its own once timed enough, else the base's. */
 static double
 rtt_of(const struct path_sel *s, unsigned int i, double base)
@@ -282,9 +310,10 @@ before(const struct path_sel *s, const double *loss, unsigned int a, unsigned in
 	return a < b;
 }
 
-/* Modelled mean time with a share of the channels on each path (shares sum to 1). */
+/* Modelled mean time with a share of the channels on each path (shares sum to 1), each
+ * path's capacity cap_in(@p avail). */
 static double
-modelled(const struct path_sel *s, const struct sdr_model_params *base,
+modelled(const struct path_sel *s, const double *avail, const struct sdr_model_params *base,
 	 const struct sdr_scheme *scheme, const double *share, const double *loss)
 {
 	struct sdr_model_params p = *base;
@@ -292,7 +321,7 @@ modelled(const struct path_sel *s, const struct sdr_model_params *base,
 	double drop = 0, bw = base->bandwidth_bps, rtt = 0, rto = base->rtt_s * (1 + base->alpha);
 
 	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
-		double r = rtt_of(s, i, base->rtt_s), cap = cap_of(s, i);
+		double r = rtt_of(s, i, base->rtt_s), cap = cap_in(s, avail, i);
 
 		if (share[i] <= 0)
 			continue;
@@ -458,42 +487,63 @@ path_sel_mask_str(uint32_t mask, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-enum path_sel_verdict
-path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
-		const struct sdr_scheme *scheme, struct path_sel_decision *d)
+/* What a decision starts from: the estimates (d->loss), the current placement (d->cur_mask,
+ * @p share), whether it uses a failed path or is uneven, the working paths best first. */
+struct survey {
+	double share[PATH_SEL_MAX_PATHS];
+	unsigned int ok[PATH_SEL_MAX_PATHS], nok;
+	int cur_failed, even;
+};
+
+static void
+survey(const struct path_sel *s, struct path_sel_decision *d, struct survey *v)
 {
-	unsigned int np = s->cfg.npaths, ok[PATH_SEL_MAX_PATHS], nok = 0, best_k = 0;
-	double share[PATH_SEL_MAX_PATHS] = { 0 }, t[PATH_SEL_MAX_PATHS + 1], best = INFINITY;
-	int cur_failed = 0, even = 1;
 	unsigned int lo = ~0u, hi = 0;
-	char u[32], c[32];
 
 	memset(d, 0, sizeof(*d));
+	memset(v, 0, sizeof(*v));
 	pool_estimates(s, d->loss);
-	for (unsigned int i = 0; i < np; i++) {
+	for (unsigned int i = 0; i < s->cfg.npaths; i++) {
 		if (s->path[i].nqp > 0) {
 			d->cur_mask |= 1u << i;
-			share[i] = (double)s->path[i].nqp / s->cfg.nqp;
+			v->share[i] = (double)s->path[i].nqp / s->cfg.nqp;
 			/* (a probe there has fail_ns to show it works again) */
-			cur_failed |= s->path[i].failed &&
-				      !(s->path[i].probed_ns > s->path[i].failed_since_ns &&
-					s->now < s->path[i].probed_ns + s->cfg.fail_ns);
+			v->cur_failed |= s->path[i].failed &&
+					 !(s->path[i].probed_ns > s->path[i].failed_since_ns &&
+					   s->now < s->path[i].probed_ns + s->cfg.fail_ns);
 			lo = s->path[i].nqp < lo ? s->path[i].nqp : lo;
 			hi = s->path[i].nqp > hi ? s->path[i].nqp : hi;
 		}
 		if (!s->path[i].failed) {	/* best first (before()) */
-			unsigned int j = nok++;
+			unsigned int j = v->nok++;
 
-			while (j > 0 && before(s, d->loss, i, ok[j - 1])) {
-				ok[j] = ok[j - 1];
+			while (j > 0 && before(s, d->loss, i, v->ok[j - 1])) {
+				v->ok[j] = v->ok[j - 1];
 				j--;
 			}
-			ok[j] = i;
+			v->ok[j] = i;
 		}
 	}
 	/* an even spread differs by at most one channel, in QPNs: one per generation */
-	even = hi - lo <= s->cfg.nqp / s->cfg.channels;
-	d->cur_s = modelled(s, p, scheme, share, d->loss);
+	v->even = hi - lo <= s->cfg.nqp / s->cfg.channels;
+}
+
+enum path_sel_verdict
+path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
+		const struct sdr_scheme *scheme, struct path_sel_decision *d)
+{
+	unsigned int best_k = 0, nok, *ok;
+	double t[PATH_SEL_MAX_PATHS + 1], best = INFINITY;
+	int cur_failed, even;
+	struct survey v;
+	char u[32], c[32];
+
+	survey(s, d, &v);
+	ok = v.ok;
+	nok = v.nok;
+	cur_failed = v.cur_failed;
+	even = v.even;
+	d->cur_s = modelled(s, NULL, p, scheme, v.share, d->loss);
 	if (s->cfg.policy != PATH_POLICY_OPTIMISE) {
 		d->verdict = PATH_SEL_KEEP_POLICY;
 		d->use_mask = d->cur_mask;
@@ -514,7 +564,7 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 
 		for (unsigned int i = 0; i < k; i++)
 			sh[ok[i]] = 1.0 / k;
-		t[k] = modelled(s, p, scheme, sh, d->loss);
+		t[k] = modelled(s, NULL, p, scheme, sh, d->loss);
 		if (t[k] < best)
 			best = t[k];
 	}
@@ -555,7 +605,7 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 		uint32_t fm = 0;
 		char f[32];
 
-		for (unsigned int i = 0; i < np && i < PATH_SEL_MAX_PATHS; i++)
+		for (unsigned int i = 0; i < s->cfg.npaths && i < PATH_SEL_MAX_PATHS; i++)
 			fm |= (uint32_t)(s->path[i].failed && s->path[i].nqp > 0) << i;
 		path_sel_mask_str(fm, f, sizeof(f));
 		snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (%s failed; "
@@ -566,4 +616,279 @@ path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 			 d->cur_s * 1e3);
 	}
 	return d->verdict;
+}
+
+/* ---- several connections together (path_sel_decide_joint()) ---- */
+
+/* One connection of a joint decision as the search sees it. */
+struct jm {
+	struct survey v;
+	int fixed;			/* decided alone: @share is load, it is not searched */
+	double rate;
+	double share[PATH_SEL_MAX_PATHS];	/* fixed: its placement after its decision */
+	uint32_t cand[2 * PATH_SEL_MAX_PATHS];
+	unsigned int ncand;
+};
+
+/* Member @p c's share of path @p i under set @p mask (0: where its channels are now). */
+static double
+share_in(const struct jm *j, uint32_t mask, unsigned int i)
+{
+	if (j->fixed)
+		return j->share[i];
+	if (mask == 0)
+		return j->v.share[i];
+	return mask >> i & 1 ? 1.0 / __builtin_popcount(mask) : 0;
+}
+
+/* The sum of the members' modelled times under @p mask (one set each; 0: current), each
+ * one's time in @p t. */
+static double
+joint_sum(const struct path_sel_member *m, const struct jm *j, unsigned int n,
+	  const double *outside, const uint32_t *mask, double *t)
+{
+	unsigned int np = m[0].s->cfg.npaths;
+	double sum = 0, cap = m[0].s->cfg.path_rate_bps;
+
+	for (unsigned int c = 0; c < n; c++) {
+		double avail[PATH_SEL_MAX_PATHS], share[PATH_SEL_MAX_PATHS] = { 0 };
+
+		for (unsigned int i = 0; i < np; i++) {
+			avail[i] = cap - (outside ? outside[i] : 0);
+			for (unsigned int o = 0; o < n; o++)
+				if (o != c)
+					avail[i] -= j[o].rate * share_in(&j[o], mask[o], i);
+			if (avail[i] < 0)
+				avail[i] = 0;
+			share[i] = share_in(&j[c], mask[c], i);
+		}
+		t[c] = modelled(m[c].s, avail, m[c].p, m[c].scheme, share, m[c].d.loss);
+		sum += t[c];
+	}
+	return sum;
+}
+
+/* Member @p j's candidate sets of its working paths (j->v.ok, best first): every one up to
+ * 4 paths; beyond, the k best and each path alone. */
+static void
+candidates(struct jm *j, unsigned int npaths)
+{
+	uint32_t w = 0;
+
+	j->ncand = 0;
+	for (unsigned int i = 0; i < j->v.nok; i++)
+		w |= 1u << j->v.ok[i];
+	if (npaths <= 4) {
+		for (uint32_t x = 1; x < 1u << npaths; x++)
+			if ((x & w) == x)
+				j->cand[j->ncand++] = x;
+		return;
+	}
+	for (unsigned int k = 1, x = 0; k <= j->v.nok; k++) {
+		x |= 1u << j->v.ok[k - 1];
+		j->cand[j->ncand++] = x;
+	}
+	for (unsigned int k = 1; k < j->v.nok; k++)
+		j->cand[j->ncand++] = 1u << j->v.ok[k];
+}
+
+/* How far @p mask is from the member's current placement: paths gained or left. */
+static int
+distance(const struct path_sel_member *m, uint32_t mask)
+{
+	return __builtin_popcount(mask ^ m->d.cur_mask);
+}
+
+/*
+ * The best combination into @p best (one set per free member; fixed ones 0): every one when
+ * there are at most PATH_SEL_JOINT_COMBOS, then the tie rule; else coordinate descent from
+ * the current sets. @return its sum (INFINITY: the model evaluated none).
+ */
+static double
+joint_search(const struct path_sel_member *m, struct jm *j, unsigned int n,
+	     const double *outside, uint32_t *best)
+{
+	static const double tie = 1.01;
+	uint32_t mask[PATH_SEL_JOINT_MAX] = { 0 };
+	unsigned int idx[PATH_SEL_JOINT_MAX] = { 0 }, total = 1;
+	double t[PATH_SEL_JOINT_MAX], sums[PATH_SEL_JOINT_COMBOS], lo = INFINITY;
+	int found = -1, paths = -1, dist = 0;
+
+	for (unsigned int c = 0; c < n; c++)
+		if (!j[c].fixed) {
+			total *= j[c].ncand;
+			if (total > PATH_SEL_JOINT_COMBOS)
+				break;
+		}
+	if (total > PATH_SEL_JOINT_COMBOS) {
+		/* descent: each in turn takes the set that lowers the sum most, until none does */
+		for (unsigned int c = 0; c < n; c++)
+			if (!j[c].fixed) {
+				mask[c] = j[c].cand[j[c].ncand - 1];
+				for (unsigned int k = 0; k < j[c].ncand; k++)
+					if (j[c].cand[k] == m[c].d.cur_mask)
+						mask[c] = j[c].cand[k];
+			}
+		lo = joint_sum(m, j, n, outside, mask, t);
+		for (int round = 0, moved = 1; round < 8 && moved; round++) {
+			moved = 0;
+			for (unsigned int c = 0; c < n; c++) {
+				uint32_t keep = mask[c];
+
+				for (unsigned int k = 0; k < j[c].ncand && !j[c].fixed; k++) {
+					double x;
+
+					mask[c] = j[c].cand[k];
+					x = joint_sum(m, j, n, outside, mask, t);
+					if (x < lo * (1 - 1e-9)) {
+						lo = x;
+						keep = mask[c];
+						moved = 1;
+					}
+				}
+				mask[c] = keep;
+			}
+		}
+		memcpy(best, mask, n * sizeof(*mask));
+		return lo;
+	}
+	/* every combination, an odometer over the free members' candidates */
+	for (unsigned int x = 0; x < total; x++) {
+		unsigned int r = x;
+
+		for (unsigned int c = 0; c < n; c++)
+			if (!j[c].fixed) {
+				idx[c] = r % j[c].ncand;
+				r /= j[c].ncand;
+				mask[c] = j[c].cand[idx[c]];
+			}
+		sums[x] = joint_sum(m, j, n, outside, mask, t);
+		if (sums[x] < lo)
+			lo = sums[x];
+	}
+	if (!isfinite(lo))
+		return lo;
+	for (unsigned int x = 0; x < total; x++) {	/* within 1 %: most paths, then nearest */
+		unsigned int r = x;
+		int np = 0, d = 0;
+
+		if (!(sums[x] <= lo * tie))
+			continue;
+		for (unsigned int c = 0; c < n; c++)
+			if (!j[c].fixed) {
+				mask[c] = j[c].cand[r % j[c].ncand];
+				r /= j[c].ncand;
+				np += __builtin_popcount(mask[c]);
+				d += distance(&m[c], mask[c]);
+			}
+		if (found < 0 || np > paths || (np == paths && d < dist)) {
+			found = (int)x;
+			paths = np;
+			dist = d;
+			memcpy(best, mask, n * sizeof(*mask));
+		}
+	}
+	return sums[found];
+}
+
+int
+path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *outside)
+{
+	struct jm j[PATH_SEL_JOINT_MAX];
+	uint32_t best[PATH_SEL_JOINT_MAX] = { 0 }, cur[PATH_SEL_JOINT_MAX] = { 0 };
+	double t_cur[PATH_SEL_JOINT_MAX], t_best[PATH_SEL_JOINT_MAX], cur_sum, best_sum;
+	double cur_moved = 0, best_moved = 0;
+	double hyst = m[0].s->cfg.hysteresis;
+	int cur_failed = 0, same = 1, moving = 0;
+	unsigned int nfree = 0;
+	char u[32], c2[32];
+
+	if (n < 2 || n > PATH_SEL_JOINT_MAX || m[0].s->cfg.path_rate_bps <= 0)
+		return -EINVAL;
+	for (unsigned int c = 0; c < n; c++) {
+		const struct path_sel *s = m[c].s;
+		struct path_sel_decision pd;
+
+		if (s->cfg.npaths != m[0].s->cfg.npaths)
+			return -EINVAL;
+		survey(s, &m[c].d, &j[c].v);
+		j[c].rate = m[c].rate_bps > 0 ? m[c].rate_bps : s->cfg.path_rate_bps;
+		j[c].fixed = s->cfg.policy != PATH_POLICY_OPTIMISE || j[c].v.nok == 0 ||
+			     probe(s, &pd);
+		if (!j[c].fixed) {
+			candidates(&j[c], s->cfg.npaths);
+			nfree++;
+			continue;
+		}
+		path_sel_decide(s, m[c].p, m[c].scheme, &m[c].d);
+		memcpy(j[c].share, j[c].v.share, sizeof(j[c].share));
+		if (m[c].d.verdict == PATH_SEL_MOVE || m[c].d.verdict == PATH_SEL_PROBE) {
+			moving++;
+			memset(j[c].share, 0, sizeof(j[c].share));
+			for (unsigned int q = 0; q < s->cfg.nqp; q++)
+				j[c].share[m[c].d.want[q]] += 1.0 / s->cfg.nqp;
+		}
+	}
+	if (nfree == 0)
+		return moving;
+	cur_sum = joint_sum(m, j, n, outside, cur, t_cur);
+	best_sum = joint_search(m, j, n, outside, best);
+	if (isfinite(best_sum))
+		joint_sum(m, j, n, outside, best, t_best);
+	/* the gain, against the times of the connections that move or whose time it changes
+	 * (so that one connection's gain is not diluted by the others that stay as they are) */
+	for (unsigned int c = 0; c < n && isfinite(best_sum); c++)
+		if ((!j[c].fixed && best[c] != m[c].d.cur_mask) ||
+		    fabs(t_best[c] - t_cur[c]) > 1e-9 * t_cur[c]) {
+			cur_moved += t_cur[c];
+			best_moved += t_best[c];
+		}
+	for (unsigned int c = 0; c < n; c++)
+		if (!j[c].fixed) {
+			cur_failed |= j[c].v.cur_failed;
+			same &= best[c] == m[c].d.cur_mask && j[c].v.even;
+		}
+	for (unsigned int c = 0; c < n; c++) {
+		struct path_sel_decision *d = &m[c].d;
+
+		if (j[c].fixed)
+			continue;
+		d->cur_s = t_cur[c];
+		if (!isfinite(best_sum)) {
+			d->verdict = PATH_SEL_KEEP_MODEL;
+			d->use_mask = d->cur_mask;
+			snprintf(d->why, sizeof(d->why), "the model cannot evaluate these paths "
+				 "(joint, %u connections): the channels stay", n);
+			continue;
+		}
+		d->use_mask = best[c];
+		d->best_s = t_best[c];
+		path_sel_mask_str(d->use_mask, u, sizeof(u));
+		path_sel_mask_str(d->cur_mask, c2, sizeof(c2));
+		if (!cur_failed && same) {
+			d->verdict = PATH_SEL_KEEP_BEST;
+			snprintf(d->why, sizeof(d->why), "keep: the channels are on the best paths "
+				 "(%s; joint, %u connections: sum %.3f ms modelled)", u, n,
+				 best_sum * 1e3);
+		} else if (!cur_failed && cur_moved <= best_moved * (1 + hyst)) {
+			d->verdict = PATH_SEL_KEEP_MARGIN;
+			snprintf(d->why, sizeof(d->why), "keep: joint, %u connections: the ones "
+				 "that would change model %.3f ms in sum (these on %s), now %.3f ms: "
+				 "less than %.0f %% faster", n, best_moved * 1e3, u, cur_moved * 1e3,
+				 hyst * 100);
+		} else if (best[c] == d->cur_mask && j[c].v.even && !j[c].v.cur_failed) {
+			d->verdict = PATH_SEL_KEEP_BEST;
+			snprintf(d->why, sizeof(d->why), "keep: paths %s (joint, %u connections: "
+				 "the others move; sum %.3f ms modelled against %.3f ms)", u, n,
+				 best_sum * 1e3, cur_sum * 1e3);
+		} else {
+			place(m[c].s, d);
+			d->verdict = PATH_SEL_MOVE;
+			moving++;
+			snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (joint, "
+				 "%u connections: sum %.3f ms modelled against %.3f ms)", d->moved,
+				 c2, u, n, best_sum * 1e3, cur_sum * 1e3);
+		}
+	}
+	return moving;
 }

@@ -46,7 +46,9 @@
  * move keeps every channel that may stay where it is. A failed path that no channel is on
  * gets one back every probe_ns (taken from the path with the most), for fail_ns: if
  * something arrives there it is no longer failed and the decisions may use it again; if
- * not, the next decision takes the channel away. The other policies never move: hash
+ * not, the next decision takes the channel away. Connections that share paths may instead
+ * decide together (path_sel_decide_joint(): the sum of their modelled times). The other
+ * policies never move: hash
  * leaves each QPN on the path its default source port hashes to, spray puts channel c on
  * path c mod npaths.
  *
@@ -72,11 +74,18 @@ enum path_policy {
 	PATH_POLICY_OPTIMISE = 2,	/**< spray first, then the periodic decision */
 };
 
+/** What connections that share paths optimise (path_sel_decide_joint()). */
+enum path_objective {
+	PATH_OBJECTIVE_SUM = 0,		/**< together: the sum of their modelled times */
+	PATH_OBJECTIVE_OWN = 1,		/**< each its own, seeing the others' load */
+};
+
 struct path_sel_cfg {
 	unsigned int npaths;		/**< 1 .. PATH_SEL_MAX_PATHS */
 	unsigned int channels;		/**< data QPNs per generation */
 	unsigned int nqp;		/**< channels x generations, <= PATH_SEL_MAX_QPS */
 	enum path_policy policy;
+	enum path_objective objective;
 	double path_rate_bps;		/**< what one path carries at most; 0: unlimited */
 	double hysteresis;		/**< modelled gain a move needs (default 0.1) */
 	uint64_t fail_ns;		/**< no arrival for this long after sending: stalled */
@@ -222,6 +231,47 @@ struct path_sel_decision {
 enum path_sel_verdict path_sel_decide(const struct path_sel *s, const struct sdr_model_params *p,
 				      const struct sdr_scheme *scheme,
 				      struct path_sel_decision *d);
+
+/** Connections a joint decision takes at most. */
+#define PATH_SEL_JOINT_MAX 8
+
+/** Placements a joint decision evaluates one by one at most; beyond, coordinate descent. */
+#define PATH_SEL_JOINT_COMBOS 4096
+
+/** One connection of a joint decision. */
+struct path_sel_member {
+	const struct path_sel *s;	/**< as path_sel_update() left it (have_avail unused) */
+	const struct sdr_model_params *p;
+	const struct sdr_scheme *scheme;
+	double rate_bps;		/**< what it sends: its paced rate (0: path_rate) */
+	struct path_sel_decision d;	/**< out: its decision */
+};
+
+/**
+ * Decide together for @p n (2 .. PATH_SEL_JOINT_MAX) connections that share the same paths,
+ * each carrying at most m[0].s->cfg.path_rate_bps (> 0): the sets of paths, one per
+ * connection, that minimise the sum of their modelled mean times (path_sel_decide()'s
+ * model, each connection's capacity on a path what the others' even spreads leave of it).
+ * Candidates per connection: every set of its working paths (up to 4 paths; beyond, the k
+ * best and each path alone). Every combination is evaluated when there are at most
+ * PATH_SEL_JOINT_COMBOS; beyond, coordinate descent from the current placement. Among
+ * combinations within 1 % of the best sum the one with the most paths wins, then the one
+ * nearest the current. They move when a connection's placement uses a failed path, or the
+ * current placement is modelled slower than the choice by more than the hysteresis (m[0]'s),
+ * both summed over the connections that move or whose time the choice changes.
+ * A connection whose policy is not optimise, that has a probe due, or that has no working
+ * path decides alone (path_sel_decide(), its verdict) and its placement after that decision
+ * is load the others see. @p outside_bps (NULL: none): per path, what connections outside
+ * the decision send there (taken off path_rate for all). @return how many connections move
+ * (MOVE or PROBE), or -EINVAL.
+ */
+int path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *outside_bps);
+
+/** Name of an objective ("sum", "own"); NULL for none. */
+const char *path_objective_name(enum path_objective o);
+
+/** Objective by name. @return 0 or -EINVAL. */
+int path_objective_parse(const char *name, enum path_objective *out);
 
 /** Paths of @p mask as the operator numbers them, from 1: "1,2,3" ("none" for 0). */
 void path_sel_mask_str(uint32_t mask, char *buf, size_t len);

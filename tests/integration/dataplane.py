@@ -394,28 +394,51 @@ def case_paths():
                       (name, len(data), per))
 
         # two connections sharing the paths, each paced at a path's 4 Gbit/s: alone each
-        # would take the shortest path (both on path 1: 8 Gbit/s into 4); seeing each
+        # would take the shortest path (both on path 1: 8 Gbit/s into 4). Objective sum (the
+        # default): decided together, one takes path 1 and the other path 2, the sum of their
+        # modelled times lowest; objective own: each minimising its own time, seeing the
         # other's load, no path is given more than it carries
-        text = open(os.path.join(CFG, "paths.ini")).read().replace("rate = 8G", "rate = 4G")
-        a = text.index("[conn ab]")
-        pair = text[a:].replace("[conn ab]", "[conn cd]").replace("[conn ba]", "[conn dc]")
-        pair = pair.replace("0x100", "0x300").replace("0x900", "0xb00")
-        ini = os.path.join(d, "p-shared.ini")
-        open(ini, "w").write(text + "\n" + pair)
-        name = "3 paths shared by two connections"
-        rc, s, err = run("sdrt-ps", ["-f", ini, "--traffic", "size=1MiB,count=200",
-                                     "--exit-when-done", "--json"], timeout=180)
-        if verified(name, rc, s, 400):
+        for objective in ("sum", "own"):
+            text = open(os.path.join(CFG, "paths.ini")).read().replace("rate = 8G",
+                                                                        "rate = 4G")
+            text = text.replace("path_rate = 4G\n", "path_rate = 4G\npath_objective = %s\n" %
+                                objective)
+            a = text.index("[conn ab]")
+            pair = text[a:].replace("[conn ab]", "[conn cd]").replace("[conn ba]", "[conn dc]")
+            pair = pair.replace("0x100", "0x300").replace("0x900", "0xb00")
+            ini = os.path.join(d, "p-shared-%s.ini" % objective)
+            open(ini, "w").write(text + "\n" + pair)
+            name = "3 paths shared by two connections, objective %s" % objective
+            rc, s, err = run("sdrt-ps", ["-f", ini, "--traffic", "size=1MiB,count=200",
+                                         "--exit-when-done", "--json"], timeout=180)
+            if not verified(name, rc, s, 400):
+                continue
             q = {c: [x["qpns"] for x in s["conns"][c]["paths"]["path"]] for c in ("ab", "cd")}
             load = [4e9 * (q["ab"][k] + q["cd"][k]) / 32 for k in range(3)]
+            last = {c: s["conns"][c]["paths"]["last"] for c in ("ab", "cd")}
             check(all(sum(v) == 32 for v in q.values()) and max(load) <= 4e9 and
+                  s["conns"]["ab"]["paths"]["objective"] == objective and
                   s["conns"]["ab"]["paths"]["moves"] >= 1,
-                  "%s: placements %s: paced load per path %s over 4 Gbit/s" % (name, q, load))
+                  "%s: placements %s: paced load per path %s over 4 Gbit/s; last %s" %
+                  (name, q, load, last))
+            if objective == "sum":
+                check(sorted([q["ab"], q["cd"]]) == [[0, 32, 0], [32, 0, 0]] and
+                      all("joint, 2 connections" in x for x in last.values()),
+                      "%s: placements %s (want one on path 1, one on path 2); last %s" %
+                      (name, q, last))
+            else:
+                check(all("joint" not in x for x in last.values()),
+                      "%s: decided jointly: %s" % (name, last))
             if not failures:
+                means = {c: 1e3 * s["conns"][c].get("traffic", {}).get("mean_s", 0)
+                         for c in ("ab", "cd")}
                 print("ok: %s: placements %s (QPNs per path), paced load per path %s Gbit/s, "
-                      "frames into the paths %s" % (
+                      "frames into the paths %s, mean per connection %s ms (sum %.1f); ab's "
+                      "last decision: %s" % (
                           name, q, [x / 1e9 for x in load],
-                          [x["packets_in"] for x in s["ports"]["a"]["link"]["paths"]]))
+                          [x["packets_in"] for x in s["ports"]["a"]["link"]["paths"]],
+                          {c: round(v, 1) for c, v in means.items()}, sum(means.values()),
+                          last["ab"]))
 
         # live: path 2 fails during a run, and is repaired
         ini = paths_ini(d, "p-live.ini", "delay 12ms rate 4G loss 1e-5")
@@ -1258,6 +1281,9 @@ def case_config():
             "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
         bad(base.replace("inflight = 16", "inflight = 16\nauth_key = " + "g" * 32, 1),
             "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
+        bad(base.replace("inflight = 16", "inflight = 16\npath_objective = maxmin", 1),
+            "[conn ab] path_objective: 'maxmin' is not sum (the connections sharing the paths "
+            "decide together) or own")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
         bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
         bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",
