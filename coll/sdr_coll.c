@@ -49,10 +49,17 @@ struct sdr_comm {
 	int doubling_ok;		/* every rank has a peer line for each of its recursive-
 					 * doubling partners (and N is a power of two) */
 	uint32_t window;		/* steps in flight: the smallest max_inflight */
-	struct sdr_mr *mr;		/* registered memory kept between operations */
-	uint8_t *mem;
-	size_t mem_len;
-	int mem_busy;			/* an operation in flight uses it */
+	/*
+	 * Registered memory kept between operations: two regions, so that an operation issued
+	 * while the one before still waits for its last acknowledgements (delivered, not yet
+	 * retired) need not register its own.
+	 */
+	struct comm_mem {
+		struct sdr_mr *mr;
+		uint8_t *mem;
+		size_t len;
+		int busy;		/* an operation in flight uses it */
+	} mem[2];
 	double timeout_s;
 	enum sdr_coll_algo algo;	/* of Allreduce */
 	size_t gather_max;		/* auto: gather up to this many bytes */
@@ -105,6 +112,7 @@ struct sdr_coll_req {
 	size_t esz;
 	uint8_t *work, *scratch;
 	struct sdr_mr *mr;		/* its own memory (NULL: the communicator's) */
+	int mem_slot;			/* which of the communicator's (-1: its own) */
 	uint32_t seq;			/* the operation's number, in cookies and immediates */
 	unsigned int prio;
 	uint32_t imm_base;
@@ -112,6 +120,13 @@ struct sdr_coll_req {
 	void *result;			/* where the result goes when it is complete */
 	size_t result_off, result_len;	/* ... from the working buffer */
 	int done, rc;
+	/*
+	 * delivered: every receive is in and the result out, every send handed to the
+	 * dataplane from its own memory: the caller has it (done). The operation stays in
+	 * flight (linked) until its sends are acknowledged, and is freed then if the caller
+	 * has let go of it already (released).
+	 */
+	int delivered, linked, released;
 	struct sdr_coll_stats st;
 	struct sdr_coll_req *next;	/* in flight, in issue order */
 };
@@ -532,13 +547,17 @@ sdr_coll_algo_name(enum sdr_coll_algo algo)
 	return (unsigned int)algo <= SDR_COLL_ALGO_DOUBLING ? n[algo] : "unknown";
 }
 
+static void drain(struct sdr_comm *c);
+
 void
 sdr_comm_destroy(struct sdr_comm *c)
 {
 	if (c == NULL)
 		return;
-	if (c->mr)
-		sdr_mr_dereg(c->mr);
+	drain(c);
+	for (int m = 0; m < 2; m++)
+		if (c->mem[m].mr)
+			sdr_mr_dereg(c->mem[m].mr);
 	for (int k = 0; c->links && k < c->nlinks; k++) {
 		if (c->links[k].tx)
 			sdr_qp_destroy(c->links[k].tx);
@@ -577,33 +596,37 @@ sdr_coll_last_stats(const struct sdr_comm *c, struct sdr_coll_stats *s)
 }
 
 /*
- * Registered memory for operation @p o: @p len bytes. The communicator keeps one region
- * between operations (registering pages costs time); an operation issued while another
- * uses it registers its own.
+ * Registered memory for operation @p o: @p len bytes. The communicator keeps two regions
+ * between operations (registering pages costs time); an operation issued while both are
+ * in use registers its own.
  */
 static int
 memory(struct sdr_comm *c, struct op *o, size_t len)
 {
 	void *p;
 
-	if (!c->mem_busy) {
-		if (len > c->mem_len) {
-			if (c->mr) {
-				sdr_mr_dereg(c->mr);
-				c->mr = NULL;
-				c->mem = NULL;
-				c->mem_len = 0;
+	for (int m = 0; m < 2; m++) {
+		struct comm_mem *cm = &c->mem[m];
+
+		if (cm->busy)
+			continue;
+		if (len > cm->len) {
+			if (cm->mr) {
+				sdr_mr_dereg(cm->mr);
+				*cm = (struct comm_mem){ 0 };
 			}
-			if (sdr_mr_reg(c->ctx, len, &p, &c->mr) != SDR_SUCCESS)
+			if (sdr_mr_reg(c->ctx, len, &p, &cm->mr) != SDR_SUCCESS)
 				return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
 					    sdr_last_error(c->ctx));
-			c->mem = p;
-			c->mem_len = len;
+			cm->mem = p;
+			cm->len = len;
 		}
-		c->mem_busy = 1;
-		o->work = c->mem;
+		cm->busy = 1;
+		o->work = cm->mem;
+		o->mem_slot = m;
 		return SDR_COLL_OK;
 	}
+	o->mem_slot = -1;
 	if (sdr_mr_reg(c->ctx, len, &p, &o->mr) != SDR_SUCCESS)
 		return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
 			    sdr_last_error(c->ctx));
@@ -840,25 +863,30 @@ find_op(struct sdr_comm *c, uint64_t seq)
 	return NULL;
 }
 
-/* An operation is over: its result (on success) to the caller's buffer, off the list. */
+static void op_free(struct op *o);
+
+/* The caller has operation @p o: its result to the caller's buffer. */
 static void
-retire(struct sdr_comm *c, struct op *o, int rc)
+deliver(struct sdr_comm *c, struct op *o)
+{
+	o->rc = 0;
+	o->done = 1;
+	o->delivered = 1;
+	if (o->result_len)
+		memmove(o->result, o->work + o->result_off, o->result_len);
+	/* gather: the N vectors reduced in rank order into the first, in the caller's buffer
+	 * (the working one is what this rank's sends may still resend) */
+	for (int k = 1; o->gather && k < c->size; k++)
+		coll_reduce(o->result, o->work + (size_t)k * o->count * o->esz, o->count, o->type,
+			    o->rop);
+}
+
+/* Operation @p o leaves the list in flight (freed if the caller let go of it already). */
+static void
+unlink_op(struct sdr_comm *c, struct op *o)
 {
 	struct op **pp = &c->head, *prev = NULL;
 
-	o->rc = rc;
-	o->done = 1;
-	if (rc == 0 && o->gather)	/* the N vectors, reduced in rank order into the first */
-		for (int k = 1; k < c->size; k++)
-			coll_reduce(o->work, o->work + (size_t)k * o->count * o->esz, o->count,
-				    o->type, o->rop);
-	if (rc == 0 && o->result_len)
-		memmove(o->result, o->work + o->result_off, o->result_len);
-	/* receives still open are handed back */
-	for (int t = 0; t < o->n; t++)
-		if (o->s[t].posted && !o->s[t].arrived)
-			for (int k = 0; k < 1000 && sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
-				;
 	while (*pp && *pp != o) {
 		prev = *pp;
 		pp = &(*pp)->next;
@@ -868,6 +896,54 @@ retire(struct sdr_comm *c, struct op *o, int rc)
 	if (c->tail == o)
 		c->tail = prev;
 	o->next = NULL;
+	o->linked = 0;
+	if (o->released)
+		op_free(o);
+}
+
+/*
+ * Operation @p o fails with @p rc: its receives still open are handed back, and it leaves
+ * the list. One delivered already keeps its result (the caller has it): the communicator's
+ * failure shows in the next operation.
+ */
+static void
+retire(struct sdr_comm *c, struct op *o, int rc)
+{
+	if (!o->delivered) {
+		o->rc = rc;
+		o->done = 1;
+		for (int t = 0; t < o->n; t++)
+			if (o->s[t].posted && !o->s[t].arrived)
+				for (int k = 0; k < 1000 &&
+				     sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
+					;
+	}
+	unlink_op(c, o);
+}
+
+/* Every receive of @p o is in and every send handed over (started, its stream ended). */
+static int
+deliverable(const struct op *o)
+{
+	if (o->next_recv < o->n || o->next_send < o->n)
+		return 0;
+	for (int t = 0; t < o->n; t++) {
+		const struct step *s = &o->s[t];
+
+		if (!s->recv_done ||
+		    !(s->send_done || (s->started && (s->fed_by < 0 || s->ended))))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+sends_done(const struct op *o)
+{
+	for (int t = 0; t < o->n; t++)
+		if (!o->s[t].send_done)
+			return 0;
+	return 1;
 }
 
 /* Every operation in flight fails with @p rc (c->err says why): the ring is out of step. */
@@ -1000,15 +1076,20 @@ progress(struct sdr_comm *c)
 			return rc;
 		moved |= rc;
 	}
-	/* the operations whose every step is done */
+	/*
+	 * An operation is the caller's once every receive is in and every send handed over
+	 * (its data stays where it is, in the operation's memory, for any resend): waiting for
+	 * the last acknowledgements too would add half a round trip to every operation. It
+	 * leaves the list once they came.
+	 */
 	for (struct op *o = c->head, *nx; o; o = nx) {
-		int done = o->next_recv == o->n && o->next_send == o->n;
-
 		nx = o->next;
-		for (int t = 0; t < o->n && done; t++)
-			done = o->s[t].recv_done && o->s[t].send_done;
-		if (done) {
-			retire(c, o, 0);
+		if (!o->delivered && deliverable(o)) {
+			deliver(c, o);
+			moved = 1;
+		}
+		if (o->delivered && sends_done(o)) {
+			unlink_op(c, o);
 			moved = 1;
 		}
 	}
@@ -1056,8 +1137,6 @@ sdr_coll_test(struct sdr_coll_req *o, int *done)
 	return o->done ? o->rc : SDR_COLL_OK;
 }
 
-static void op_free(struct op *o);
-
 int
 sdr_coll_wait(struct sdr_coll_req *o)
 {
@@ -1079,8 +1158,37 @@ sdr_coll_wait(struct sdr_coll_req *o)
 	}
 	rc = o->rc;
 	c->st = o->st;
-	op_free(o);
+	if (o->linked)
+		o->released = 1;	/* its last acknowledgements still to come */
+	else
+		op_free(o);
 	return rc;
+}
+
+/*
+ * Before the connections close: the delivered operations' sends are acknowledged (or fail,
+ * or time out), so that no peer loses a message it still receives.
+ */
+static void
+drain(struct sdr_comm *c)
+{
+	uint32_t idle = 0;
+
+	for (;;) {
+		int pending = 0, rc;
+
+		for (struct op *o = c->head; o; o = o->next)
+			pending |= o->delivered;
+		if (!pending)
+			return;
+		rc = progress(c);
+		if (rc < 0)
+			return;
+		if (rc > 0)
+			idle = 0;
+		else if (++idle > 256)
+			usleep(idle > 16384 ? 200 : 20);
+	}
 }
 
 void
@@ -1159,8 +1267,8 @@ op_free(struct op *o)
 		free(o->s[t].seen);
 	if (o->mr)
 		sdr_mr_dereg(o->mr);
-	else if (o->work)
-		o->c->mem_busy = 0;
+	else if (o->work && o->mem_slot >= 0)
+		o->c->mem[o->mem_slot].busy = 0;
 	free(o->s);
 	free(o);
 }
@@ -1293,6 +1401,7 @@ launch(struct op *o, struct sdr_coll_req **req)
 	else
 		c->head = o;
 	c->tail = o;
+	o->linked = 1;
 	progress(c);
 	*req = o;
 	return SDR_COLL_OK;

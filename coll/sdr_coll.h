@@ -137,8 +137,14 @@ int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *c
 int sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *err,
 		      size_t errlen);
 
-/** Leave: close the connections, detach. NULL is allowed. Every request of the non-blocking
- * calls must have been completed (sdr_coll_wait()) first: a request outlives nothing. */
+/**
+ * Leave: wait until the sends of the operations already complete are acknowledged (an
+ * operation completes when this rank has its result, before its last messages are
+ * acknowledged: a peer may still be receiving them; at most the communicator's timeout),
+ * then close the connections and detach. NULL is allowed. Every request of the
+ * non-blocking calls must have been completed (sdr_coll_wait()) first: a request outlives
+ * nothing. A process that exits without it may fail its peers' last operation.
+ */
 void sdr_comm_destroy(struct sdr_comm *comm);
 
 int sdr_comm_rank(const struct sdr_comm *comm);
@@ -198,7 +204,12 @@ int sdr_iallgather(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, si
 int sdr_ibroadcast(struct sdr_comm *comm, void *buf, size_t count, enum sdr_coll_type type,
 		   int root, struct sdr_coll_req **req);
 
-/** Run @p req to its end and free it. @return its result (SDR_COLL_OK or an error). */
+/**
+ * Run @p req until this rank has its result, and free it. The operation's last sends may
+ * still wait for their acknowledgements (half a round trip): they go on in the
+ * background, from the operation's own memory, and a failure among them fails the next
+ * operation. @return its result (SDR_COLL_OK or an error).
+ */
 int sdr_coll_wait(struct sdr_coll_req *req);
 
 /**

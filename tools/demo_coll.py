@@ -15,9 +15,9 @@ delay RTT/2, the rate, i.i.d. packet loss each way); the connections are paced a
 the link. The ranks are N sdr-coll-perf processes lined up before each operation
 (--barrier). The bound is the paper's E[T] >= (2N - 2)(C + mu_X) with C + mu_X the analytic
 model's mean for one step's message (size / N) less the half round trip of its
-acknowledgement, which the next step does not wait for, plus the last acknowledgement the
-measured time includes; a ring that waits for whole messages cannot beat it, one that
-forwards chunks as they arrive (libsdr-coll) can.
+acknowledgement, which the next step does not wait for (nor does the operation's completion:
+a rank has its result when its last receive is in); a ring that waits for whole messages
+cannot beat it, one that forwards chunks as they arrive (libsdr-coll) can.
 
 Then small Allreduces by each algorithm (ring, gather and recursive doubling) with the first
 scheme, the datacenters joined as a full mesh of the same hops (doubling exchanges with
@@ -349,7 +349,7 @@ def main():
         for size in a.sizes:
             row = results[scheme][size]
             step = model_step(a.build, size // a.ranks, a.loss, 0.95 * a.rate, a.rtt, scheme)
-            bound = (2 * a.ranks - 2) * (step - a.rtt / 2) + a.rtt / 2 if step else None
+            bound = (2 * a.ranks - 2) * (step - a.rtt / 2) if step else None
             bounds[(scheme, size)] = bound
             if "error" in row:
                 ok = False
