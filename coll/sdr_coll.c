@@ -1197,6 +1197,15 @@ sdr_coll_set_priority(struct sdr_comm *c, unsigned int prio)
 	c->prio = prio > SDR_PRIO_MAX ? SDR_PRIO_MAX : prio;
 }
 
+enum sdr_coll_algo
+sdr_coll_set_algo(struct sdr_comm *c, enum sdr_coll_algo algo)
+{
+	enum sdr_coll_algo was = c->algo;
+
+	c->algo = algo;
+	return was;
+}
+
 /*
  * What @p o's immediates hash (imm_of()): kind, reduction, type, algorithm (ring 0; gather
  * and doubling 1: they run on different connections), the operation number and the size.

@@ -226,6 +226,13 @@ int sdr_coll_test(struct sdr_coll_req *req, int *done);
  */
 void sdr_coll_set_priority(struct sdr_comm *comm, unsigned int prio);
 
+/**
+ * The Allreduce algorithm of the operations issued from now on (what sdr_comm_cfg's
+ * allreduce_algo set at creation); every rank must make the same calls. @return the one
+ * it replaces.
+ */
+enum sdr_coll_algo sdr_coll_set_algo(struct sdr_comm *comm, enum sdr_coll_algo algo);
+
 /** What the last operation did: its steps' messages, chunks forwarded before their
  * message completed, retransmitted and decoded chunks, the algorithm of an Allreduce. */
 struct sdr_coll_stats {

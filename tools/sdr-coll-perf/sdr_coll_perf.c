@@ -68,9 +68,10 @@ usage(FILE *f)
 "                         each timed operation (both checked; the time is the timed one's)\n"
 "      --priority N       the timed operations' priority, 0 (default) .. 3: with --behind,\n"
 "                         whether they overtake the one in front\n"
-"      --barrier          line the ranks up before each operation (a 4-byte Allreduce, not\n"
-"                         timed): each time is then the operation's own, not the wait for\n"
-"                         a rank still busy with the one before\n"
+"      --barrier          line the ranks up before each operation (a 4-byte Allreduce by\n"
+"                         the automatic choice, not timed): each time is then the\n"
+"                         operation's own, not the wait for a rank still busy with the one\n"
+"                         before\n"
 "      --algo NAME        Allreduce algorithm: auto (default: up to --gather-max doubling\n"
 "                         where the rank file has the peer lines for it, else gather;\n"
 "                         ring above), ring (Reduce-Scatter + Allgather), gather\n"
@@ -206,10 +207,16 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 				store(in, i, o->type, value(r, o->coll == C_ALLGATHER ?
 							    i + (size_t)r * count : i, seed));
 		}
-		if (o->barrier) {	/* a 4-byte Allreduce, not timed */
+		if (o->barrier) {
+			/* a 4-byte Allreduce, not timed, by the automatic choice whatever --algo
+			 * says: a ring's ranks leave it up to 2(N - 1) one-way trips apart (the
+			 * last to enter, first out), which the timed operation would then wait for */
+			enum sdr_coll_algo was = sdr_coll_set_algo(c, SDR_COLL_ALGO_AUTO);
 			int32_t x = 1, y;
 
-			if ((rc = sdr_allreduce(c, &x, &y, 1, SDR_COLL_I32, SDR_COLL_SUM)) != 0) {
+			rc = sdr_allreduce(c, &x, &y, 1, SDR_COLL_I32, SDR_COLL_SUM);
+			sdr_coll_set_algo(c, was);
+			if (rc != 0) {
 				fprintf(stderr, "sdr-coll-perf: rank %d: barrier: %s\n", r,
 					sdr_comm_error(c));
 				break;
