@@ -114,7 +114,8 @@ struct rel_tx {
 	uint32_t nfree;
 	uint8_t *slot_busy;
 	struct ent_ring timers;		/* in send order: expiry order, RTO is constant */
-	struct ent_ring rexmit;		/* chunks due for retransmission */
+	struct ent_ring rexmit[REL_TX_PRIO_MAX + 1];	/* chunks due for retransmission, by
+							 * their message's priority */
 	struct sdr_rel_done_fifo done;
 	struct pacer pacer;
 	struct path_est path;		/* RTT and delivery rate from the acknowledgements */
@@ -170,7 +171,8 @@ rel_tx_destroy(struct rel_tx *tx)
 	free(tx->free_ctx);
 	free(tx->slot_busy);
 	free(tx->timers.e);
-	free(tx->rexmit.e);
+	for (int l = 0; l <= REL_TX_PRIO_MAX; l++)
+		free(tx->rexmit[l].e);
 	free(tx->done.d);
 	free(tx);
 }
@@ -206,12 +208,20 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->done.d = calloc(n, sizeof(*tx->done.d));
 	tx->done.cap = n;
 	tx->timers.cap = cfg->timer_slots ? cfg->timer_slots : 65536;
-	tx->rexmit.cap = tx->timers.cap;
 	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
-	tx->rexmit.e = calloc(tx->rexmit.cap, sizeof(struct tx_ent));
 	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done.d ||
-	    !tx->timers.e || !tx->rexmit.e)
+	    !tx->timers.e)
 		goto fail;
+	/* a chunk is queued once at a time (m->queued), so a level's queue never holds more
+	 * than every data chunk in flight */
+	for (int l = 0; l <= REL_TX_PRIO_MAX; l++) {
+		uint64_t most = (uint64_t)n * tx->max_chunks;
+
+		tx->rexmit[l].cap = most < tx->timers.cap ? (uint32_t)most : tx->timers.cap;
+		tx->rexmit[l].e = calloc(tx->rexmit[l].cap, sizeof(struct tx_ent));
+		if (tx->rexmit[l].e == NULL)
+			goto fail;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct txm *m = &tx->msgs[i];
 		uint32_t cw = SDR_BITMAP_WORDS(tx->max_chunks), sw = SDR_BITMAP_WORDS(tx->max_sub);
@@ -429,7 +439,7 @@ queue_rexmit(struct rel_tx *tx, uint32_t ctx, uint32_t chunk)
 
 	if (sdr_bit_test(m->acked, chunk) || sdr_bit_test(m->queued, chunk))
 		return;
-	if (ring_push(&tx->rexmit, &e) == 0)
+	if (ring_push(&tx->rexmit[m->prio], &e) == 0)
 		sdr_bit_set(m->queued, chunk);
 	else
 		tx->counters[REL_TX_TIMER_FULL]++;
@@ -1034,40 +1044,43 @@ pick_new(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit, uin
 }
 
 /*
- * Pick the next unit: retransmissions first, then per message, the highest priority first
- * and in sequence order within a priority: encode requests, parity of submessages whose
+ * Pick the next unit: the highest priority first; within a priority, retransmissions
+ * first, then per message in sequence order: encode requests, parity of submessages whose
  * data went out, new data. @p commit applies it.
  */
 static int
 pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 {
-	struct tx_ent *e;
-
-	/* retransmissions: drop stale queue entries as we go */
-	while ((e = ring_front(&tx->rexmit)) != NULL) {
-		struct txm *m = &tx->msgs[e->ctx];
-
-		if (m->state != TXM_ACTIVE || m->seq != e->seq || sdr_bit_test(m->acked, e->chunk)) {
-			if (m->state == TXM_ACTIVE && m->seq == e->seq)
-				sdr_bit_clear(m->queued, e->chunk);
-			ring_pop(&tx->rexmit);
-			continue;
-		}
-		if (!pacer_ready(&tx->pacer, now))
-			return 0;
-		fill_unit(u, e->ctx, m, REL_UNIT_DATA, e->chunk, chunk_bytes(tx, m, e->chunk), 1);
-		if (commit) {
-			sdr_bit_clear(m->queued, e->chunk);
-			ring_pop(&tx->rexmit);
-			pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
-			sent_data(tx, u->ctx, u->index, now, 1);
-		}
-		return 1;
-	}
-	/* new units: the most urgent messages first, each level in sequence order */
 	for (int level = REL_TX_PRIO_MAX; level >= 0; level--) {
+		struct ent_ring *q = &tx->rexmit[level];
+		struct tx_ent *e;
+
+		/* retransmissions: drop stale queue entries as we go */
+		while ((e = ring_front(q)) != NULL) {
+			struct txm *m = &tx->msgs[e->ctx];
+
+			if (m->state != TXM_ACTIVE || m->seq != e->seq ||
+			    sdr_bit_test(m->acked, e->chunk)) {
+				if (m->state == TXM_ACTIVE && m->seq == e->seq)
+					sdr_bit_clear(m->queued, e->chunk);
+				ring_pop(q);
+				continue;
+			}
+			if (!pacer_ready(&tx->pacer, now))
+				return 0;
+			fill_unit(u, e->ctx, m, REL_UNIT_DATA, e->chunk,
+				  chunk_bytes(tx, m, e->chunk), 1);
+			if (commit) {
+				sdr_bit_clear(m->queued, e->chunk);
+				ring_pop(q);
+				pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
+				sent_data(tx, u->ctx, u->index, now, 1);
+			}
+			return 1;
+		}
 		if (tx->nprio[level] == 0)
 			continue;
+		/* new units, in sequence order */
 		for (uint32_t i = 0; i < tx->inflight; i++) {
 			uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
 			struct txm *m = &tx->msgs[ctx];

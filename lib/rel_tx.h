@@ -3,8 +3,9 @@
  * Sender state machine of the reliability layer (one per connection).
  *
  * It decides which chunk goes out next and when: new data chunks in order, parity chunks
- * after the data of their submessage (EC), retransmissions first (SR timers, NACKs,
- * EC-NACKs, the EC silence timeout), all paced at the configured rate. A message starts
+ * after the data of their submessage (EC), retransmissions (SR timers, NACKs, EC-NACKs, the
+ * EC silence timeout) before the new chunks of their priority, all paced at the configured
+ * rate. A message starts
  * only when the receiver has posted a receive for it (CTS credit), and ends when the
  * receiver acknowledges it complete, or when the global timeout fires.
  *
@@ -171,10 +172,11 @@ int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint6
 #define REL_TX_PRIO_MAX 3
 
 /**
- * Give message @p ctx (as submitted) priority @p prio: its new chunks go out before those of
- * messages of a lower priority, whatever their order (retransmissions still go first). A
- * large message at 0 and a small one at 1 submitted after it: the small one's chunks
- * overtake the large one's that have not gone out yet. @return 0, -EINVAL.
+ * Give message @p ctx (as submitted) priority @p prio: its chunks, new and resent, go out
+ * before those of messages of a lower priority, whatever their order; within a priority
+ * retransmissions go first. A large message at 0 and a small one at 1 submitted after it:
+ * the small one's chunks overtake the large one's that have not gone out yet and the large
+ * one's retransmissions. @return 0, -EINVAL.
  */
 int rel_tx_set_prio(struct rel_tx *tx, uint32_t ctx, unsigned int prio);
 

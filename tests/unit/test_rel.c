@@ -1081,8 +1081,10 @@ test_rto_measured_receiver(void **state)
 
 /*
  * Priorities: a large message at priority 0 is going out when a small one at priority 2
- * is submitted behind it; the small one's chunks go next, the large one's resume after, and
- * retransmissions still go before either. Unpaced, units in the order rel_tx_next() gives.
+ * is submitted behind it; the small one's chunks go next, then the large one's
+ * retransmission (first within its priority), then its new chunks. A retransmission of
+ * the small one queued after one of the large one's goes first too. Unpaced, units in the
+ * order rel_tx_next() gives.
  */
 static void
 test_priority(void **state)
@@ -1115,7 +1117,8 @@ test_priority(void **state)
 	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, 2), 0);
 	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, REL_TX_PRIO_MAX + 1), -EINVAL);
 	assert_int_equal(rel_tx_set_prio(tx, 7, 1), -EINVAL);	/* no message there */
-	/* a NACK of the large message's chunk 1: its resend still goes first */
+	/* a NACK of the large message's chunk 1: its resend waits for the small one's chunks
+	 * (a low priority's retransmission must not hold up a high priority's data) */
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 0, .win_start = 1, .nwords = 1 };
 	c.win[0] = 1u << 31;
 	rel_tx_on_ctrl(tx, &c, RTT + 2);
@@ -1127,7 +1130,25 @@ test_priority(void **state)
 		strncat(order, b, sizeof(order) - strlen(order) - 1);
 		n++;
 	}
-	assert_string_equal(order, "L1r S0 S1 S2 L4 L5 L6 L7 L8 L9 L10 L11");
+	assert_string_equal(order, "S0 S1 S2 L1r L4 L5 L6 L7 L8 L9 L10 L11");
+	/* NACKs of the large one's chunk 2, then of the small one's chunk 1: the small one's
+	 * resend goes first, then the large one's, then its new data (a round trip later:
+	 * a chunk is resent at most once per RTT; no timer has expired yet) */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 0, .win_start = 2, .nwords = 1 };
+	c.win[0] = 1u << 31;
+	rel_tx_on_ctrl(tx, &c, 2 * RTT + 3);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 1, .win_start = 1, .nwords = 1 };
+	c.win[0] = 1u << 31;
+	rel_tx_on_ctrl(tx, &c, 2 * RTT + 3);
+	order[0] = '\0';
+	for (n = 0; n < 3 && rel_tx_next(tx, 2 * RTT + 3, &u) == 1; n++) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%s%c%u%s", n ? " " : "", u.ctx == (uint32_t)big ? 'L' : 'S',
+			 u.index, u.retransmit ? "r" : "");
+		strncat(order, b, sizeof(order) - strlen(order) - 1);
+	}
+	assert_string_equal(order, "S1r L2r L12");
 	/* without the priority the small message waits for all 64 of the large one's */
 	rel_tx_destroy(tx);
 	tx = rel_tx_create(&cfg, &a);
