@@ -625,7 +625,8 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 	case DPK_CONN_PATH_OBJECTIVE:
 		if (path_objective_parse(v, &c->ep.paths.objective) != 0)
 			return fail(w, k, "'%s' is not sum (the connections sharing the paths "
-				    "decide together) or own (each for its own time)", v);
+				    "decide together, for the sum of their times), max (together, "
+				    "for the slowest) or own (each for its own time)", v);
 		return 0;
 	case DPK_CONN_PATH_SPORTS:
 		return get_path_sports(w, k, v, c);

@@ -734,13 +734,14 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	},
 	[DPK_CONN_PATH_OBJECTIVE] = {
 		.name = "path_objective", .kind = DP_K_OTHER,
-		.value = "`sum` or `own`",
+		.value = "`sum`, `max` or `own`",
 		.dflt = "`sum`",
 		.doc = "with other connections of the same port and `path_rate` (all "
-		       "`optimise`, the same `paths`): `sum`: they decide together, the sets of "
-		       "paths that minimise the sum of their modelled times; `own`: each "
-		       "minimises its own time, seeing what the others send on each path "
-		       "([multipath.md](multipath.md))",
+		       "`optimise`, the same `paths` and objective): `sum`: they decide together, "
+		       "the sets of paths that minimise the sum of their modelled times; `max`: "
+		       "together, the largest of their times as low as it can be (the slowest "
+		       "connection first); `own`: each minimises its own time, seeing what the "
+		       "others send on each path ([multipath.md](multipath.md))",
 	},
 };
 

@@ -201,8 +201,8 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	record(ctx, i, now, v, &dec);
 }
 
-/* Whether connections @p a and @p b decide together: objective sum for both, the same port,
- * number of paths and path_rate (> 0). */
+/* Whether connections @p a and @p b decide together: the same objective, sum or max, the
+ * same port, number of paths and path_rate (> 0). */
 static int
 joint_with(const struct dp_ctx *ctx, unsigned int a, unsigned int b)
 {
@@ -212,7 +212,7 @@ joint_with(const struct dp_ctx *ctx, unsigned int a, unsigned int b)
 	if (ca->ep == NULL || cb->ep == NULL || ca->port != cb->port ||
 	    (sa = sdr_ep_paths(ca->ep)) == NULL || (sb = sdr_ep_paths(cb->ep)) == NULL)
 		return 0;
-	return sa->cfg.objective == PATH_OBJECTIVE_SUM && sb->cfg.objective == PATH_OBJECTIVE_SUM &&
+	return sa->cfg.objective != PATH_OBJECTIVE_OWN && sa->cfg.objective == sb->cfg.objective &&
 	       sa->cfg.npaths == sb->cfg.npaths && sa->cfg.path_rate_bps > 0 &&
 	       sa->cfg.path_rate_bps == sb->cfg.path_rate_bps;
 }

@@ -30,18 +30,19 @@ path_policy_parse(const char *name, enum path_policy *out)
 	return -EINVAL;
 }
 
-static const char *const objective_names[] = { "sum", "own" };
+static const char *const objective_names[] = { "sum", "own", "max" };
+#define NOBJECTIVES (sizeof(objective_names) / sizeof(objective_names[0]))
 
 const char *
 path_objective_name(enum path_objective o)
 {
-	return (unsigned int)o < 2 ? objective_names[o] : NULL;
+	return (unsigned int)o < NOBJECTIVES ? objective_names[o] : NULL;
 }
 
 int
 path_objective_parse(const char *name, enum path_objective *out)
 {
-	for (unsigned int i = 0; i < 2; i++)
+	for (unsigned int i = 0; i < NOBJECTIVES; i++)
 		if (strcmp(name, objective_names[i]) == 0) {
 			*out = (enum path_objective)i;
 			return 0;
@@ -641,14 +642,33 @@ share_in(const struct jm *j, uint32_t mask, unsigned int i)
 	return mask >> i & 1 ? 1.0 / __builtin_popcount(mask) : 0;
 }
 
-/* The sum of the members' modelled times under @p mask (one set each; 0: current), each
- * one's time in @p t. */
+/*
+ * What the joint decision minimises over the times @p t of @p n members, those with
+ * @p only set (NULL: all): their sum, or for objective max the largest plus a millionth of
+ * the sum (placements with exactly the same largest time ranked by the others' times).
+ */
+static double
+joint_score(enum path_objective obj, const double *t, unsigned int n, const int *only)
+{
+	double sum = 0, most = 0;
+
+	for (unsigned int c = 0; c < n; c++)
+		if (only == NULL || only[c]) {
+			sum += t[c];
+			if (t[c] > most)
+				most = t[c];
+		}
+	return obj == PATH_OBJECTIVE_MAX ? most + 1e-6 * sum : sum;
+}
+
+/* The objective (joint_score()) under @p mask (one set each; 0: current), each member's
+ * modelled time in @p t. */
 static double
 joint_sum(const struct path_sel_member *m, const struct jm *j, unsigned int n,
 	  const double *outside, const uint32_t *mask, double *t)
 {
 	unsigned int np = m[0].s->cfg.npaths;
-	double sum = 0, cap = m[0].s->cfg.path_rate_bps;
+	double cap = m[0].s->cfg.path_rate_bps;
 
 	for (unsigned int c = 0; c < n; c++) {
 		double avail[PATH_SEL_MAX_PATHS], share[PATH_SEL_MAX_PATHS] = { 0 };
@@ -663,9 +683,8 @@ joint_sum(const struct path_sel_member *m, const struct jm *j, unsigned int n,
 			share[i] = share_in(&j[c], mask[c], i);
 		}
 		t[c] = modelled(m[c].s, avail, m[c].p, m[c].scheme, share, m[c].d.loss);
-		sum += t[c];
 	}
-	return sum;
+	return joint_score(m[0].s->cfg.objective, t, n, NULL);
 }
 
 /* Member @p j's candidate sets of its working paths (j->v.ok, best first): every one up to
@@ -799,7 +818,9 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 	double t_cur[PATH_SEL_JOINT_MAX], t_best[PATH_SEL_JOINT_MAX], cur_sum, best_sum;
 	double cur_moved = 0, best_moved = 0;
 	double hyst = m[0].s->cfg.hysteresis;
-	int cur_failed = 0, same = 1, moving = 0;
+	enum path_objective obj = m[0].s->cfg.objective;
+	const char *oname = obj == PATH_OBJECTIVE_MAX ? "largest" : "sum";
+	int cur_failed = 0, same = 1, moving = 0, changes[PATH_SEL_JOINT_MAX] = { 0 };
 	unsigned int nfree = 0;
 	char u[32], c2[32];
 
@@ -809,7 +830,7 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 		const struct path_sel *s = m[c].s;
 		struct path_sel_decision pd;
 
-		if (s->cfg.npaths != m[0].s->cfg.npaths)
+		if (s->cfg.npaths != m[0].s->cfg.npaths || s->cfg.objective != obj)
 			return -EINVAL;
 		survey(s, &m[c].d, &j[c].v);
 		j[c].rate = m[c].rate_bps > 0 ? m[c].rate_bps : s->cfg.path_rate_bps;
@@ -838,11 +859,12 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 	/* the gain, against the times of the connections that move or whose time it changes
 	 * (so that one connection's gain is not diluted by the others that stay as they are) */
 	for (unsigned int c = 0; c < n && isfinite(best_sum); c++)
-		if ((!j[c].fixed && best[c] != m[c].d.cur_mask) ||
-		    fabs(t_best[c] - t_cur[c]) > 1e-9 * t_cur[c]) {
-			cur_moved += t_cur[c];
-			best_moved += t_best[c];
-		}
+		changes[c] = (!j[c].fixed && best[c] != m[c].d.cur_mask) ||
+			     fabs(t_best[c] - t_cur[c]) > 1e-9 * t_cur[c];
+	if (isfinite(best_sum)) {
+		cur_moved = joint_score(obj, t_cur, n, changes);
+		best_moved = joint_score(obj, t_best, n, changes);
+	}
 	for (unsigned int c = 0; c < n; c++)
 		if (!j[c].fixed) {
 			cur_failed |= j[c].v.cur_failed;
@@ -868,26 +890,26 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 		if (!cur_failed && same) {
 			d->verdict = PATH_SEL_KEEP_BEST;
 			snprintf(d->why, sizeof(d->why), "keep: the channels are on the best paths "
-				 "(%s; joint, %u connections: sum %.3f ms modelled)", u, n,
+				 "(%s; joint, %u connections: %s %.3f ms modelled)", u, n, oname,
 				 best_sum * 1e3);
 		} else if (!cur_failed && cur_moved <= best_moved * (1 + hyst)) {
 			d->verdict = PATH_SEL_KEEP_MARGIN;
 			snprintf(d->why, sizeof(d->why), "keep: joint, %u connections: the ones "
-				 "that would change model %.3f ms in sum (these on %s), now %.3f ms: "
-				 "less than %.0f %% faster", n, best_moved * 1e3, u, cur_moved * 1e3,
-				 hyst * 100);
+				 "that would change model %.3f ms, the %s (these on %s), now %.3f ms: "
+				 "less than %.0f %% faster", n, best_moved * 1e3, oname, u,
+				 cur_moved * 1e3, hyst * 100);
 		} else if (best[c] == d->cur_mask && j[c].v.even && !j[c].v.cur_failed) {
 			d->verdict = PATH_SEL_KEEP_BEST;
 			snprintf(d->why, sizeof(d->why), "keep: paths %s (joint, %u connections: "
-				 "the others move; sum %.3f ms modelled against %.3f ms)", u, n,
+				 "the others move; %s %.3f ms modelled against %.3f ms)", u, n, oname,
 				 best_sum * 1e3, cur_sum * 1e3);
 		} else {
 			place(m[c].s, d);
 			d->verdict = PATH_SEL_MOVE;
 			moving++;
 			snprintf(d->why, sizeof(d->why), "move %u channels: paths %s -> %s (joint, "
-				 "%u connections: sum %.3f ms modelled against %.3f ms)", d->moved,
-				 c2, u, n, best_sum * 1e3, cur_sum * 1e3);
+				 "%u connections: %s %.3f ms modelled against %.3f ms)", d->moved,
+				 c2, u, n, oname, best_sum * 1e3, cur_sum * 1e3);
 		}
 	}
 	return moving;

@@ -47,7 +47,8 @@
  * gets one back every probe_ns (taken from the path with the most), for fail_ns: if
  * something arrives there it is no longer failed and the decisions may use it again; if
  * not, the next decision takes the channel away. Connections that share paths may instead
- * decide together (path_sel_decide_joint(): the sum of their modelled times). The other
+ * decide together (path_sel_decide_joint(): the sum of their modelled times, or the
+ * largest). The other
  * policies never move: hash
  * leaves each QPN on the path its default source port hashes to, spray puts channel c on
  * path c mod npaths.
@@ -78,6 +79,7 @@ enum path_policy {
 enum path_objective {
 	PATH_OBJECTIVE_SUM = 0,		/**< together: the sum of their modelled times */
 	PATH_OBJECTIVE_OWN = 1,		/**< each its own, seeing the others' load */
+	PATH_OBJECTIVE_MAX = 2,		/**< together: the largest of their modelled times */
 };
 
 struct path_sel_cfg {
@@ -249,16 +251,18 @@ struct path_sel_member {
 
 /**
  * Decide together for @p n (2 .. PATH_SEL_JOINT_MAX) connections that share the same paths,
- * each carrying at most m[0].s->cfg.path_rate_bps (> 0): the sets of paths, one per
- * connection, that minimise the sum of their modelled mean times (path_sel_decide()'s
- * model, each connection's capacity on a path what the others' even spreads leave of it).
+ * each carrying at most m[0].s->cfg.path_rate_bps (> 0), all with the same objective: the
+ * sets of paths, one per connection, that minimise the sum of their modelled mean times
+ * (objective sum) or the largest of them (objective max: the slowest connection as fast
+ * as it can be), path_sel_decide()'s model, each connection's capacity on a path what the
+ * others' even spreads leave of it.
  * Candidates per connection: every set of its working paths (up to 4 paths; beyond, the k
  * best and each path alone). Every combination is evaluated when there are at most
  * PATH_SEL_JOINT_COMBOS; beyond, coordinate descent from the current placement. Among
- * combinations within 1 % of the best sum the one with the most paths wins, then the one
- * nearest the current. They move when a connection's placement uses a failed path, or the
- * current placement is modelled slower than the choice by more than the hysteresis (m[0]'s),
- * both summed over the connections that move or whose time the choice changes.
+ * combinations within 1 % of the best objective the one with the most paths wins, then the
+ * one nearest the current. They move when a connection's placement uses a failed path, or
+ * the current placement is modelled slower than the choice by more than the hysteresis
+ * (m[0]'s), both over the connections that move or whose time the choice changes.
  * A connection whose policy is not optimise, that has a probe due, or that has no working
  * path decides alone (path_sel_decide(), its verdict) and its placement after that decision
  * is load the others see. @p outside_bps (NULL: none): per path, what connections outside
@@ -267,7 +271,7 @@ struct path_sel_member {
  */
 int path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *outside_bps);
 
-/** Name of an objective ("sum", "own"); NULL for none. */
+/** Name of an objective ("sum", "own", "max"); NULL for none. */
 const char *path_objective_name(enum path_objective o);
 
 /** Objective by name. @return 0 or -EINVAL. */

@@ -397,8 +397,11 @@ def case_paths():
         # would take the shortest path (both on path 1: 8 Gbit/s into 4). Objective sum (the
         # default): decided together, one takes path 1 and the other path 2, the sum of their
         # modelled times lowest; objective own: each minimising its own time, seeing the
-        # other's load, no path is given more than it carries
-        for objective in ("sum", "own"):
+        # other's load, no path is given more than it carries; objective max, together: the
+        # larger of the two times is the same with one on path 1 and one on path 2 as with
+        # both on paths 1 and 2 (each then at path 2's RTT, 4 Gbit/s): the tie goes to more
+        # paths
+        for objective in ("sum", "own", "max"):
             text = open(os.path.join(CFG, "paths.ini")).read().replace("rate = 8G",
                                                                         "rate = 4G")
             text = text.replace("path_rate = 4G\n", "path_rate = 4G\npath_objective = %s\n" %
@@ -425,6 +428,11 @@ def case_paths():
                 check(sorted([q["ab"], q["cd"]]) == [[0, 32, 0], [32, 0, 0]] and
                       all("joint, 2 connections" in x for x in last.values()),
                       "%s: placements %s (want one on path 1, one on path 2); last %s" %
+                      (name, q, last))
+            elif objective == "max":
+                check(q["ab"] == q["cd"] == [16, 16, 0] and
+                      all("joint, 2 connections" in x for x in last.values()),
+                      "%s: placements %s (want both on paths 1 and 2); last %s" %
                       (name, q, last))
             else:
                 check(all("joint" not in x for x in last.values()),
@@ -1283,7 +1291,8 @@ def case_config():
             "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
         bad(base.replace("inflight = 16", "inflight = 16\npath_objective = maxmin", 1),
             "[conn ab] path_objective: 'maxmin' is not sum (the connections sharing the paths "
-            "decide together) or own")
+            "decide together, for the sum of their times), max (together, for the slowest) or "
+            "own")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
         bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
         bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",

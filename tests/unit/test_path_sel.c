@@ -182,6 +182,8 @@ test_config(void **state)
 		assert_int_equal(path_objective_parse("own", &o), 0);
 		assert_int_equal(o, PATH_OBJECTIVE_OWN);
 		assert_int_equal(path_objective_parse("maxmin", &o), -EINVAL);
+		assert_int_equal(path_objective_parse("max", &o), 0);
+		assert_int_equal(o, PATH_OBJECTIVE_MAX);
 		assert_string_equal(path_objective_name(PATH_OBJECTIVE_SUM), "sum");
 		assert_null(path_objective_name((enum path_objective)7));
 	}
@@ -390,17 +392,22 @@ test_path_rtt(void **state)
 	}
 }
 
-/* Two connections sprayed over the same clean paths of 10, 13 and 17 ms (5 Gbit/s each),
- * 100 ms of traffic each; the model point: 8 MiB messages at 5 Gbit/s. */
+/* Two connections sprayed over the same clean paths of 10, 13 and 17 ms (or @p rtt_ms),
+ * 5 Gbit/s each, 100 ms of traffic each; the model point: 8 MiB messages at 5 Gbit/s. */
 static void
-two_sharing(struct sim *a, struct sim *b, struct sdr_model_params *p, struct sdr_scheme *sc)
+two_sharing(struct sim *a, struct sim *b, struct sdr_model_params *p, struct sdr_scheme *sc,
+	    const unsigned int *rtt_ms)
 {
 	model_point(p, sc);
 	p->msg_bytes = 8u << 20;
 	p->bandwidth_bps = 5e9;
 	sim_lengths(a, 5e9);
-	sim_run(a, 100);
 	sim_lengths(b, 5e9);
+	if (rtt_ms != NULL) {
+		memcpy(a->rtt_ms, rtt_ms, 3 * sizeof(*rtt_ms));
+		memcpy(b->rtt_ms, rtt_ms, 3 * sizeof(*rtt_ms));
+	}
+	sim_run(a, 100);
 	sim_run(b, 100);
 }
 
@@ -418,7 +425,7 @@ test_shared_paths(void **state)
 	struct sim a, b;
 
 	(void)state;
-	two_sharing(&a, &b, &p, &sc);
+	two_sharing(&a, &b, &p, &sc, NULL);
 	assert_int_equal(path_sel_decide(&a.s, &p, &sc, &d), PATH_SEL_MOVE);
 	assert_int_equal(d.use_mask, 0x1);
 	apply(&a, &d);
@@ -452,7 +459,7 @@ test_joint_paths(void **state)
 	struct sim a, b;
 
 	(void)state;
-	two_sharing(&a, &b, &p, &sc);
+	two_sharing(&a, &b, &p, &sc, NULL);
 	/* each for itself, seeing the other's spray (5 Gbit/s over three paths) */
 	a.s.have_avail = 1;
 	for (unsigned int k = 0; k < 3; k++)
@@ -517,6 +524,65 @@ test_joint_paths(void **state)
 	path_sel_free(&b.s);
 }
 
+/*
+ * Objective max: the slowest connection as fast as it can be. Paths of 10, 13 and 30 ms,
+ * 5 Gbit/s each; connection a paced at 2.5 Gbit/s, b at 10 Gbit/s; 8 MiB messages (26.8 ms
+ * on the wire at 2.5 Gbit/s, 6.7 ms at 10). For the sum, b takes path 1 alone (10 + 13.4
+ * ms at the path's 5 Gbit/s) and a path 2 (13 + 26.8 ms): 63.3 ms in sum, 39.8 the larger.
+ * For the largest, a takes path 1 (10 + 26.8 ms) and b paths 2 and 3 (30 + 6.7 ms): both
+ * 36.8 ms, 73.6 in sum. On 10, 13 and 17 ms paths with both at 5 Gbit/s the larger time
+ * is the same with one on path 1 and one on path 2 as with both on paths 1 and 2: the tie
+ * goes to more paths.
+ */
+static void
+test_joint_max(void **state)
+{
+	static const unsigned int rtt[3] = { 10, 13, 30 };
+	struct sdr_model_params p, pa, pb;
+	struct path_sel_member mb[2];
+	struct sdr_scheme sc;
+	struct sim a, b;
+
+	(void)state;
+	for (int obj = 0; obj < 3; obj++) {
+		two_sharing(&a, &b, &p, &sc, obj < 2 ? rtt : NULL);
+		a.s.cfg.objective = b.s.cfg.objective = obj ? PATH_OBJECTIVE_MAX : PATH_OBJECTIVE_SUM;
+		pa = pb = p;
+		if (obj < 2) {
+			pa.bandwidth_bps = 2.5e9;
+			pb.bandwidth_bps = 10e9;
+		}
+		mb[0] = (struct path_sel_member){ .s = &a.s, .p = &pa, .scheme = &sc,
+						  .rate_bps = pa.bandwidth_bps };
+		mb[1] = (struct path_sel_member){ .s = &b.s, .p = &pb, .scheme = &sc,
+						  .rate_bps = pb.bandwidth_bps };
+		assert_int_equal(path_sel_decide_joint(mb, 2, NULL), 2);
+		for (int c = 0; c < 2; c++)
+			assert_int_equal(mb[c].d.verdict, PATH_SEL_MOVE);
+		if (obj == 0) {
+			assert_int_equal(mb[0].d.use_mask, 0x2);
+			assert_int_equal(mb[1].d.use_mask, 0x1);
+			assert_non_null(strstr(mb[0].d.why, "connections: sum "));
+			assert_true(fabs(mb[0].d.best_s - 39.8e-3) < 0.5e-3 &&
+				    fabs(mb[1].d.best_s - 23.4e-3) < 0.5e-3);
+		} else if (obj == 1) {
+			assert_int_equal(mb[0].d.use_mask, 0x1);
+			assert_int_equal(mb[1].d.use_mask, 0x6);
+			assert_non_null(strstr(mb[0].d.why, "connections: largest "));
+			assert_true(fabs(mb[0].d.best_s - 36.8e-3) < 0.5e-3 &&
+				    fabs(mb[1].d.best_s - 36.8e-3) < 0.5e-3);
+		} else {
+			assert_int_equal(mb[0].d.use_mask, 0x3);
+			assert_int_equal(mb[1].d.use_mask, 0x3);
+		}
+		/* members that do not agree on the objective */
+		b.s.cfg.objective = PATH_OBJECTIVE_OWN;
+		assert_int_equal(path_sel_decide_joint(mb, 2, NULL), -EINVAL);
+		path_sel_free(&a.s);
+		path_sel_free(&b.s);
+	}
+}
+
 /* Every path dead: nowhere to go, the channels stay; counts that go back are ignored. */
 static void
 test_all_dead_and_bad_reports(void **state)
@@ -560,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_shared_paths),
 		cmocka_unit_test(test_joint_paths),
+		cmocka_unit_test(test_joint_max),
 		cmocka_unit_test(test_all_dead_and_bad_reports),
 	};
 
