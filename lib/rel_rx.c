@@ -40,10 +40,15 @@ enum rxm_state {
 #define DUE_EC_NACK	0x08u
 #define DUE_FINAL	0x10u	/* ACK with COMPLETE or FAILED */
 
+/* A receive's CTS repeats until its first chunk comes, spaced RTO, then 2, 4 and at most
+ * 2^CTS_BACKOFF_SHIFT RTOs. */
+#define CTS_BACKOFF_SHIFT 3
+
 struct rxm {
 	uint8_t state;
 	uint8_t due;
 	uint8_t fallback;		/* EC: FTO expired, SR ACKs from now on */
+	uint8_t cts_repeats;		/* CTS repeats so far (their spacing doubles) */
 	uint64_t seq;
 	uint32_t slot;
 	uint32_t gen;
@@ -655,6 +660,7 @@ rel_rx_cts_now(struct rel_rx *rx, uint64_t now)
 		if (m->state == RXM_POSTED && m->first_ns == 0) {
 			m->due |= DUE_CTS;
 			m->cts_next_ns = now + rx->rto;
+			m->cts_repeats = 0;
 		}
 	}
 }
@@ -779,8 +785,15 @@ run_timers(struct rel_rx *rx, struct rxm *m, uint64_t now)
 		return;
 	}
 	if (m->cts_next_ns <= now) {
+		/* after RTO, 2, 4, then every 8 RTOs: a sender with nothing to send is not sent
+		 * one per RTO per receive for as long as it stays idle */
+		unsigned int shift = m->cts_repeats + 1u < CTS_BACKOFF_SHIFT ?
+				     m->cts_repeats + 1u : CTS_BACKOFF_SHIFT;
+
 		m->due |= DUE_CTS;
-		m->cts_next_ns = now + rx->rto;
+		m->cts_next_ns = now + (rx->rto << shift);
+		if (m->cts_repeats < UINT8_MAX)
+			m->cts_repeats++;
 	}
 	if (m->ack_next_ns <= now) {
 		if (m->new_since_ack && (!is_ec(rx) || m->fallback))

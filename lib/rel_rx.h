@@ -64,8 +64,8 @@
 	  "eC-NACKs sent after the fallback timeout, naming undecodable submessages; repeated " \
 	  "every RTO") \
 	X(CTS, "cts_sent", OK, \
-	  "CTS sent for open receives; repeated every RTO until the first chunk arrives, and " \
-	  "after a handshake") \
+	  "CTS sent for open receives; repeated until the first chunk arrives (after 1, 2, 4, " \
+	  "then every 8 RTOs), and after a handshake") \
 	X(REACKS, "late_reacks_sent", INFO, \
 	  "final ACKs sent for released receives, on a late packet or when released before the " \
 	  "final ACK went out") \

@@ -1080,6 +1080,48 @@ test_rto_measured_receiver(void **state)
 }
 
 /*
+ * A receive's CTS repeats until its first chunk arrives, its spacing doubling from one RTO
+ * to at most 8 (a sender with nothing to send is not sent one per RTO per receive while
+ * it stays idle): the first goes at the post, the repeats 1, 3, 7, 15, 23, ... RTOs after.
+ * A chunk ends them.
+ */
+static void
+test_rx_cts_backoff(void **state)
+{
+	static const unsigned int want[] = { 0, 1, 3, 7, 15, 23, 31, 39 };
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_ctrl c;
+	uint64_t rto, t = 0;
+	unsigned int n = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	rto = rel_rx_rto(rx, NULL);
+	assert_true(rel_rx_post(rx, 0, 0, 4 * a.chunk_size, 0, 0) >= 0);
+	while (t < 40 * rto) {
+		while (rel_rx_next_ctrl(rx, t, &c)) {
+			assert_int_equal(c.type, SDR_CTRL_CTS);
+			assert_true(n < sizeof(want) / sizeof(want[0]));
+			assert_int_equal(t, want[n] * rto);
+			n++;
+		}
+		t = rel_rx_next_time(rx, t);
+		assert_true(t < UINT64_MAX);
+	}
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_CTS], n);
+	/* the first chunk: no more CTS */
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 0, t), 1);
+	for (int i = 0; i < 100 && rel_rx_next_ctrl(rx, t + 100 * rto, &c); i++)
+		assert_int_not_equal(c.type, SDR_CTRL_CTS);
+	rel_rx_destroy(rx);
+}
+
+/*
  * Priorities: a large message at priority 0 is going out when a small one at priority 2
  * is submitted behind it; the small one's chunks go next, then the large one's
  * retransmission (first within its priority), then its new chunks. A retransmission of
@@ -1253,6 +1295,7 @@ main(void)
 		cmocka_unit_test(test_path_karn),
 		cmocka_unit_test(test_rto_measured),
 		cmocka_unit_test(test_rto_measured_receiver),
+		cmocka_unit_test(test_rx_cts_backoff),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_ctrl_route),
 	};
