@@ -731,6 +731,7 @@ joint_search(const struct path_sel_member *m, struct jm *j, unsigned int n,
 	uint32_t mask[PATH_SEL_JOINT_MAX] = { 0 };
 	unsigned int idx[PATH_SEL_JOINT_MAX] = { 0 }, total = 1;
 	double t[PATH_SEL_JOINT_MAX], sums[PATH_SEL_JOINT_COMBOS], lo = INFINITY;
+	double plain[PATH_SEL_JOINT_COMBOS], lo_plain = INFINITY;
 	int found = -1, paths = -1, dist = 0;
 
 	for (unsigned int c = 0; c < n; c++)
@@ -782,16 +783,22 @@ joint_search(const struct path_sel_member *m, struct jm *j, unsigned int n,
 				mask[c] = j[c].cand[idx[c]];
 			}
 		sums[x] = joint_sum(m, j, n, outside, mask, t);
+		plain[x] = joint_score(PATH_OBJECTIVE_SUM, t, n, NULL);
 		if (sums[x] < lo)
 			lo = sums[x];
 	}
 	if (!isfinite(lo))
 		return lo;
-	for (unsigned int x = 0; x < total; x++) {	/* within 1 %: most paths, then nearest */
+	/* within 1 % of the best; for objective max, of those, within 1 % of their lowest
+	 * sum (the others' times count once the largest is as low as it gets) */
+	for (unsigned int x = 0; x < total; x++)
+		if (sums[x] <= lo * tie && plain[x] < lo_plain)
+			lo_plain = plain[x];
+	for (unsigned int x = 0; x < total; x++) {	/* of those: most paths, then nearest */
 		unsigned int r = x;
 		int np = 0, d = 0;
 
-		if (!(sums[x] <= lo * tie))
+		if (!(sums[x] <= lo * tie) || !(plain[x] <= lo_plain * tie))
 			continue;
 		for (unsigned int c = 0; c < n; c++)
 			if (!j[c].fixed) {
@@ -824,14 +831,16 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 	unsigned int nfree = 0;
 	char u[32], c2[32];
 
-	if (n < 2 || n > PATH_SEL_JOINT_MAX || m[0].s->cfg.path_rate_bps <= 0)
+	if (n < 2 || n > PATH_SEL_JOINT_MAX || m[0].s->cfg.path_rate_bps <= 0 ||
+	    obj == PATH_OBJECTIVE_OWN)
 		return -EINVAL;
+	for (unsigned int c = 1; c < n; c++)
+		if (m[c].s->cfg.npaths != m[0].s->cfg.npaths || m[c].s->cfg.objective != obj)
+			return -EINVAL;
 	for (unsigned int c = 0; c < n; c++) {
 		const struct path_sel *s = m[c].s;
 		struct path_sel_decision pd;
 
-		if (s->cfg.npaths != m[0].s->cfg.npaths || s->cfg.objective != obj)
-			return -EINVAL;
 		survey(s, &m[c].d, &j[c].v);
 		j[c].rate = m[c].rate_bps > 0 ? m[c].rate_bps : s->cfg.path_rate_bps;
 		j[c].fixed = s->cfg.policy != PATH_POLICY_OPTIMISE || j[c].v.nok == 0 ||
@@ -860,6 +869,7 @@ path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *o
 	 * (so that one connection's gain is not diluted by the others that stay as they are) */
 	for (unsigned int c = 0; c < n && isfinite(best_sum); c++)
 		changes[c] = (!j[c].fixed && best[c] != m[c].d.cur_mask) ||
+			     isinf(t_best[c]) != isinf(t_cur[c]) ||
 			     fabs(t_best[c] - t_cur[c]) > 1e-9 * t_cur[c];
 	if (isfinite(best_sum)) {
 		cur_moved = joint_score(obj, t_cur, n, changes);

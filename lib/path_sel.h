@@ -259,15 +259,16 @@ struct path_sel_member {
  * Candidates per connection: every set of its working paths (up to 4 paths; beyond, the k
  * best and each path alone). Every combination is evaluated when there are at most
  * PATH_SEL_JOINT_COMBOS; beyond, coordinate descent from the current placement. Among
- * combinations within 1 % of the best objective the one with the most paths wins, then the
- * one nearest the current. They move when a connection's placement uses a failed path, or
+ * combinations within 1 % of the best objective (for max: and of those, within 1 % of
+ * their lowest sum) the one with the most paths wins, then the one nearest the current. They move when a connection's placement uses a failed path, or
  * the current placement is modelled slower than the choice by more than the hysteresis
  * (m[0]'s), both over the connections that move or whose time the choice changes.
  * A connection whose policy is not optimise, that has a probe due, or that has no working
  * path decides alone (path_sel_decide(), its verdict) and its placement after that decision
  * is load the others see. @p outside_bps (NULL: none): per path, what connections outside
  * the decision send there (taken off path_rate for all). @return how many connections move
- * (MOVE or PROBE), or -EINVAL.
+ * (MOVE or PROBE), or -EINVAL (also for members with different objectives, or objective
+ * own: such connections decide alone).
  */
 int path_sel_decide_joint(struct path_sel_member *m, unsigned int n, const double *outside_bps);
 

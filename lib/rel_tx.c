@@ -325,6 +325,9 @@ rel_tx_set_prio(struct rel_tx *tx, uint32_t ctx, unsigned int prio)
 	    tx->msgs[ctx].state == TXM_FREE)
 		return -EINVAL;
 	m = &tx->msgs[ctx];
+	/* its retransmissions queue by its priority: it cannot change once chunks went out */
+	if (m->state != TXM_WAIT_CTS || m->data_next != 0)
+		return -EBUSY;
 	tx->nprio[m->prio]--;
 	m->prio = (uint8_t)prio;
 	tx->nprio[prio]++;

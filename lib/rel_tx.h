@@ -176,7 +176,8 @@ int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint6
  * before those of messages of a lower priority, whatever their order; within a priority
  * retransmissions go first. A large message at 0 and a small one at 1 submitted after it:
  * the small one's chunks overtake the large one's that have not gone out yet and the large
- * one's retransmissions. @return 0, -EINVAL.
+ * one's retransmissions. Before the message starts (before its first chunk, as the SDK
+ * sets it at posting). @return 0, -EINVAL, or -EBUSY once it started.
  */
 int rel_tx_set_prio(struct rel_tx *tx, uint32_t ctx, unsigned int prio);
 

@@ -521,7 +521,7 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 	}
 	ep->sends[ctx].msg = msg;
 	if (prio)
-		rel_tx_set_prio(ep->rtx, (uint32_t)ctx, prio);	/* in range: checked above */
+		rel_tx_set_prio(ep->rtx, (uint32_t)ctx, prio);	/* in range, not started */
 	if (ep->cfg.auto_report)
 		sdr_auto_message(&ep->autoe, len);
 	if (st)

@@ -525,19 +525,19 @@ test_joint_paths(void **state)
 }
 
 /*
- * Objective max: the slowest connection as fast as it can be. Paths of 10, 13 and 30 ms,
- * 5 Gbit/s each; connection a paced at 2.5 Gbit/s, b at 10 Gbit/s; 8 MiB messages (26.8 ms
- * on the wire at 2.5 Gbit/s, 6.7 ms at 10). For the sum, b takes path 1 alone (10 + 13.4
- * ms at the path's 5 Gbit/s) and a path 2 (13 + 26.8 ms): 63.3 ms in sum, 39.8 the larger.
- * For the largest, a takes path 1 (10 + 26.8 ms) and b paths 2 and 3 (30 + 6.7 ms): both
- * 36.8 ms, 73.6 in sum. On 10, 13 and 17 ms paths with both at 5 Gbit/s the larger time
- * is the same with one on path 1 and one on path 2 as with both on paths 1 and 2: the tie
- * goes to more paths.
+ * Objective max: the slowest connection as fast as it can be. Paths of 10, 13 and 20 ms,
+ * 5 Gbit/s each; connection a paced at 2.5 Gbit/s, b at 7.5 Gbit/s; 8 MiB messages (26.8
+ * ms on the wire at 2.5 Gbit/s, 8.9 ms at 7.5). For the sum both spread over paths 1 and 2
+ * (13 + 26.8 and 13 + 8.9 ms: 61.8 in sum, 39.8 the larger). For the largest, a takes path
+ * 1 alone (10 + 26.8 ms) and b path 2 (13 + 13.4 ms at the path's 5 Gbit/s): 36.8 the
+ * larger, 63.2 in sum. On 10, 13 and 17 ms paths with both at 5 Gbit/s, one on path 1 and
+ * one on path 2 has the same larger time as both on paths 1 and 2 and the lower sum: max
+ * takes it too.
  */
 static void
 test_joint_max(void **state)
 {
-	static const unsigned int rtt[3] = { 10, 13, 30 };
+	static const unsigned int rtt[3] = { 10, 13, 20 };
 	struct sdr_model_params p, pa, pb;
 	struct path_sel_member mb[2];
 	struct sdr_scheme sc;
@@ -550,7 +550,7 @@ test_joint_max(void **state)
 		pa = pb = p;
 		if (obj < 2) {
 			pa.bandwidth_bps = 2.5e9;
-			pb.bandwidth_bps = 10e9;
+			pb.bandwidth_bps = 7.5e9;
 		}
 		mb[0] = (struct path_sel_member){ .s = &a.s, .p = &pa, .scheme = &sc,
 						  .rate_bps = pa.bandwidth_bps };
@@ -560,23 +560,25 @@ test_joint_max(void **state)
 		for (int c = 0; c < 2; c++)
 			assert_int_equal(mb[c].d.verdict, PATH_SEL_MOVE);
 		if (obj == 0) {
-			assert_int_equal(mb[0].d.use_mask, 0x2);
-			assert_int_equal(mb[1].d.use_mask, 0x1);
-			assert_non_null(strstr(mb[0].d.why, "connections: sum "));
-			assert_true(fabs(mb[0].d.best_s - 39.8e-3) < 0.5e-3 &&
-				    fabs(mb[1].d.best_s - 23.4e-3) < 0.5e-3);
-		} else if (obj == 1) {
-			assert_int_equal(mb[0].d.use_mask, 0x1);
-			assert_int_equal(mb[1].d.use_mask, 0x6);
-			assert_non_null(strstr(mb[0].d.why, "connections: largest "));
-			assert_true(fabs(mb[0].d.best_s - 36.8e-3) < 0.5e-3 &&
-				    fabs(mb[1].d.best_s - 36.8e-3) < 0.5e-3);
-		} else {
 			assert_int_equal(mb[0].d.use_mask, 0x3);
 			assert_int_equal(mb[1].d.use_mask, 0x3);
+			assert_non_null(strstr(mb[0].d.why, "connections: sum "));
+			assert_true(fabs(mb[0].d.best_s - 39.8e-3) < 0.5e-3 &&
+				    fabs(mb[1].d.best_s - 22.0e-3) < 0.5e-3);
+		} else if (obj == 1) {
+			assert_int_equal(mb[0].d.use_mask, 0x1);
+			assert_int_equal(mb[1].d.use_mask, 0x2);
+			assert_non_null(strstr(mb[0].d.why, "connections: largest "));
+			assert_true(fabs(mb[0].d.best_s - 36.8e-3) < 0.5e-3 &&
+				    fabs(mb[1].d.best_s - 26.4e-3) < 0.5e-3);
+		} else {
+			assert_int_equal(mb[0].d.use_mask | mb[1].d.use_mask, 0x3);
+			assert_int_not_equal(mb[0].d.use_mask, mb[1].d.use_mask);
 		}
-		/* members that do not agree on the objective */
+		/* members that do not agree on the objective, or that decide on their own */
 		b.s.cfg.objective = PATH_OBJECTIVE_OWN;
+		assert_int_equal(path_sel_decide_joint(mb, 2, NULL), -EINVAL);
+		a.s.cfg.objective = PATH_OBJECTIVE_OWN;
 		assert_int_equal(path_sel_decide_joint(mb, 2, NULL), -EINVAL);
 		path_sel_free(&a.s);
 		path_sel_free(&b.s);

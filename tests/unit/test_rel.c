@@ -1159,6 +1159,7 @@ test_priority(void **state)
 	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, 2), 0);
 	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)small, REL_TX_PRIO_MAX + 1), -EINVAL);
 	assert_int_equal(rel_tx_set_prio(tx, 7, 1), -EINVAL);	/* no message there */
+	assert_int_equal(rel_tx_set_prio(tx, (uint32_t)big, 1), -EBUSY);	/* started */
 	/* a NACK of the large message's chunk 1: its resend waits for the small one's chunks
 	 * (a low priority's retransmission must not hold up a high priority's data) */
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 0, .win_start = 1, .nwords = 1 };
