@@ -212,12 +212,11 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done.d ||
 	    !tx->timers.e)
 		goto fail;
-	/* a chunk is queued once at a time (m->queued), so a level's queue never holds more
-	 * than every data chunk in flight */
+	/* a chunk is queued once at a time (m->queued), but the entries of messages that ended
+	 * stay until the queue's front reaches them: each level as roomy as the timers (the
+	 * pages of a level that is never used are never touched) */
 	for (int l = 0; l <= REL_TX_PRIO_MAX; l++) {
-		uint64_t most = (uint64_t)n * tx->max_chunks;
-
-		tx->rexmit[l].cap = most < tx->timers.cap ? (uint32_t)most : tx->timers.cap;
+		tx->rexmit[l].cap = tx->timers.cap;
 		tx->rexmit[l].e = calloc(tx->rexmit[l].cap, sizeof(struct tx_ent));
 		if (tx->rexmit[l].e == NULL)
 			goto fail;
