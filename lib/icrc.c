@@ -289,14 +289,20 @@ poly_mulmod(uint32_t a, uint32_t b)
 	return (uint32_t)r;
 }
 
-/* x^n mod P for any n: P has a constant term, so x has an inverse, (P - 1) / x. */
+/*
+ * x^n mod P for any n, by squaring (n reaches 8 times a 64 KiB payload): P has a
+ * constant term, so x has an inverse, (P - 1) / x.
+ */
 static uint32_t
 poly_xpow(long n)
 {
 	uint32_t r = 1, b = n >= 0 ? 2u : (uint32_t)((CRC32_P ^ 1) >> 1);
 
-	for (long i = n >= 0 ? n : -n; i > 0; i--)
-		r = poly_mulmod(r, b);
+	for (unsigned long e = n >= 0 ? (unsigned long)n : (unsigned long)-n; e; e >>= 1) {
+		if (e & 1)
+			r = poly_mulmod(r, b);
+		b = poly_mulmod(b, b);
+	}
 	return r;
 }
 
@@ -310,33 +316,69 @@ bitrev32(uint32_t v)
 	return r;
 }
 
-int
-icrc_short_init(struct icrc_short *s, size_t len)
+/* @p seed continued over @p n zero bytes. */
+static uint32_t
+crc_after_zeros(uint32_t seed, size_t n)
 {
-	static const uint8_t zeros[ICRC_SHORT_MAX];
+	static const uint8_t zeros[4096];
 
-	if (len == 0 || len > ICRC_SHORT_MAX)
-		return -EINVAL;
+	while (n > 0) {
+		size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
+
+		seed = crc(seed, zeros, k);
+		n -= k;
+	}
+	return seed;
+}
+
+static void
+short_init(struct icrc_short *s, size_t len, size_t after)
+{
 	memset(s, 0, sizeof(*s));
 	s->len = (uint16_t)len;
+	s->after = (uint32_t)after;
 	s->nwords = (uint8_t)((len + 7) / 8);
-	s->zeros = crc(0, zeros, len);
+	/* the affine part: what zero bytes leave, less what the bytes after leave alone */
+	s->zeros = crc_after_zeros(0, len + after) ^ crc_after_zeros(0, after);
 	s->last_mask = len % 8 ? ~0ull >> (64 - 8 * (len % 8)) : ~0ull;
 	/*
 	 * Word j holds bytes 8j..8j+7, little-endian: bit-reflected, the 64 coefficients of
 	 * W(x) from x^63 down. Its carry-less product with a reflected 32-bit K, read as 128
 	 * reflected bits, is W K x^33; the reduction below multiplies by x^32. So a word m =
-	 * len - 8(j + 1) bytes before the end (negative for a partial last word, whose
-	 * missing bytes are zeros that must not count) needs K = x^(8m - 33).
+	 * len + after - 8(j + 1) bytes before the end (negative for a partial last word,
+	 * whose missing bytes are zeros that must not count) needs K = x^(8m - 33).
 	 */
 	for (unsigned int j = 0; j < s->nwords; j++)
-		s->k[j] = bitrev32(poly_xpow(8 * ((long)len - 8 * ((long)j + 1)) - 33));
+		s->k[j] = bitrev32(poly_xpow(8 * ((long)len + (long)after - 8 * ((long)j + 1)) -
+					     33));
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	s->clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
 #elif defined(__aarch64__) && defined(__GNUC__)
-	s->clmul = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+	s->clmul = after == 0 && (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 #endif
+}
+
+int
+icrc_short_init(struct icrc_short *s, size_t len)
+{
+	if (len == 0 || len > ICRC_SHORT_MAX)
+		return -EINVAL;
+	short_init(s, len, 0);
 	return 0;
+}
+
+int
+icrc_short_init_before(struct icrc_short *s, size_t len, size_t after)
+{
+	if (len == 0 || len > ICRC_SHORT_MAX || after == 0 || after > UINT32_MAX / 2)
+		return -EINVAL;
+	short_init(s, len, after);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (s->clmul)
+		return 0;
+#endif
+	/* arm64's CRC instructions chain through the region: no shorter than chaining on */
+	return -ENOTSUP;
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -425,6 +467,9 @@ icrc_short_words(const struct icrc_short *s, const uint64_t *w)
 #endif
 	for (unsigned int i = 0; i < s->len; i++)
 		buf[i] = (uint8_t)(w[i / 8] >> (8 * (i % 8)));
+	if (s->after)	/* a prepared region that this CPU cannot shift: chained */
+		return crc_after_zeros(crc(0, buf, s->len), s->after) ^
+		       crc_after_zeros(0, s->after);
 	return crc(0, buf, s->len);
 }
 
@@ -433,7 +478,7 @@ icrc_short(const struct icrc_short *s, const uint8_t *buf)
 {
 	uint64_t w[ICRC_SHORT_MAX / 8];
 
-	if (!s->clmul)
+	if (!s->clmul && s->after == 0)
 		return crc(0, buf, s->len);
 	for (unsigned int j = 0; j < s->nwords; j++) {
 		w[j] = 0;

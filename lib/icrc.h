@@ -75,10 +75,23 @@ struct icrc_short {
 				 *   (arm64): 1; else ISA-L does the work */
 	uint64_t last_mask;	/**< the bytes of the last word that belong to the region */
 	uint32_t k[ICRC_SHORT_MAX / 8];	/**< x^(8m - 33) mod P, bit-reflected, per word */
+	uint32_t after;		/**< icrc_short_init_before(): bytes after the region */
 };
 
 /** Prepare icrc_short() for regions of @p len bytes (1..ICRC_SHORT_MAX). @return 0, -EINVAL */
 int icrc_short_init(struct icrc_short *s, size_t len);
+
+/**
+ * Prepare for a region of @p len bytes (1..ICRC_SHORT_MAX) that @p after more bytes
+ * follow (a template's headers before a payload of a known length): icrc_short() and
+ * icrc_short_words() then give the region's share of the CRC over both, which XORed with
+ * icrc_update(0, those bytes, @p after) is the CRC of the whole. The two no longer chain,
+ * so the payload's CRC need not wait for the headers'. The constants take a few hundred
+ * multiplications of 32-bit polynomials: once per template, not per frame.
+ * @return 0; -EINVAL; -ENOTSUP where the CPU has no carry-less multiply (the result is
+ * still right, by chaining over @p after zero bytes, but slower than chaining on).
+ */
+int icrc_short_init_before(struct icrc_short *s, size_t len, size_t after);
 
 /**
  * icrc_update(0, @p buf, s->len), the same value: the start of a CRC that icrc_update()

@@ -393,6 +393,20 @@ roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode
 	return icrc_short_init(&t->masked_crc, 8u + (unsigned int)h - l3);
 }
 
+int
+roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len)
+{
+	int rc;
+
+	t->full_len = 0;
+	if (len == 0 || len > 65535 || pad_of(len) != 0)
+		return -EINVAL;
+	rc = icrc_short_init_before(&t->masked_before, t->masked_crc.len, len);
+	if (rc == 0)
+		t->full_len = len;
+	return rc;
+}
+
 /*
  * The template's headers into a frame, 16 bytes at a time where the frame has the room
  * (up to 15 bytes past them, which the payload or nothing overwrites): memcpy() with the
@@ -470,10 +484,15 @@ tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct 
 	 */
 	memcpy(w, t->masked_w, 8 * nwords);	/* a constant length: a few vector moves */
 	tmpl_fields(t, &sw, 8, ip_version, ext, pkt, udp_len, pad, 1);
-	crc = icrc_short_words(&t->masked_crc, w);
-	crc = icrc_update(crc, payload, payload_len);
-	if (pad)
-		crc = icrc_update(crc, zeros, pad);
+	if (payload_len == t->full_len && payload_len != 0) {
+		/* two independent parts: the payload's CRC need not wait for the headers' */
+		crc = icrc_short_words(&t->masked_before, w) ^ icrc_update(0, payload, payload_len);
+	} else {
+		crc = icrc_short_words(&t->masked_crc, w);
+		crc = icrc_update(crc, payload, payload_len);
+		if (pad)
+			crc = icrc_update(crc, zeros, pad);
+	}
 	memset(tail, 0, pad);
 	roce_put_icrc(tail + pad, crc);
 	*tail_len = pad + ROCE_ICRC_LEN;

@@ -141,10 +141,21 @@ struct roce_tmpl {
 	 * takes them */
 	uint64_t masked_w[(8 + ROCE_BUILD_TMPL_MAX + 7) / 8];
 	struct icrc_short masked_crc;	/**< the ICRC over the masked headers' length */
+	uint32_t full_len;	/**< roce_tmpl_set_payload_len(): 0 none */
+	struct icrc_short masked_before;	/**< the masked headers before full_len bytes */
 };
 
 /** Build the template of @p path for frames of @p opcode. @return 0, or -EINVAL. */
 int roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode);
+
+/**
+ * Frames of roce_tmpl_build_sg() with @p len bytes of payload (the MTU: every frame but a
+ * message's last) take their ICRC in two independent parts, the headers' and the
+ * payload's, XORed (icrc_short_init_before()), instead of the payload's chained after the
+ * headers'; the frames are the same. @return 0; -EINVAL (@p len 0, above 64 KiB, or not a
+ * multiple of 4, which would need a pad); -ENOTSUP (this CPU gains nothing: chained).
+ */
+int roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len);
 
 /**
  * roce_build_headers() from a template (then the payload, then roce_build_finish()).

@@ -51,6 +51,9 @@ sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path)
 	if (sdr_conn_geometry(attr, &tx->geom) != 0 ||
 	    roce_tmpl_init(&tx->tmpl, path, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM) != 0)
 		goto fail;
+	/* every data and parity frame but a message's last carries one MTU: its ICRC in two
+	 * independent parts where the CPU gains by it (else chained, the same bytes) */
+	(void)roce_tmpl_set_payload_len(&tx->tmpl, attr->mtu);
 	tx->busy = calloc(tx->geom.nslots, 1);
 	tx->psn = calloc(tx->geom.ndata_qpns, sizeof(uint32_t));
 	if (tx->busy == NULL || tx->psn == NULL)

@@ -278,6 +278,49 @@ test_short(void **state)
 	}
 }
 
+/*
+ * icrc_short_init_before(): the region's share XORed with ISA-L's CRC of the bytes after
+ * it is ISA-L's CRC of the whole, for lengths after it up to 64 KiB + 4 (several CRC
+ * blocks of zeros in the constants) on both the multiplying path and the chained one.
+ */
+static void
+test_short_before(void **state)
+{
+	static const size_t afters[] = { 1, 4, 7, 256, 1024, 4096, 4100, 9000, 65536 + 4 };
+	static const size_t lens[] = { 1, 8, 13, 68, 75, ICRC_SHORT_MAX };
+	static uint8_t buf[ICRC_SHORT_MAX + 8 + 65536 + 4];
+	struct icrc_short s;
+	uint32_t x = 4242;
+	int rc;
+
+	(void)state;
+	assert_int_equal(icrc_short_init_before(&s, 0, 64), -EINVAL);
+	assert_int_equal(icrc_short_init_before(&s, 68, 0), -EINVAL);
+	assert_int_equal(icrc_short_init_before(&s, ICRC_SHORT_MAX + 1, 64), -EINVAL);
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (unsigned int a = 0; a < sizeof(afters) / sizeof(afters[0]); a++) {
+		for (unsigned int l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			size_t len = lens[l], after = afters[a];
+			uint32_t want = crc32_gzip_refl(0, buf, len + after), part, got;
+
+			rc = icrc_short_init_before(&s, len, after);
+			assert_true(rc == 0 || rc == -ENOTSUP);
+			part = crc32_gzip_refl(0, buf + len, after);
+			got = icrc_short(&s, buf) ^ part;
+			if (got != want)
+				fail_msg("%zu B before %zu: %08x, ISA-L %08x", len, after, got, want);
+			s.clmul = 0;	/* the chained path gives the same */
+			assert_int_equal(icrc_short(&s, buf) ^ part, want);
+			buf[len - 1] ^= 0x10;	/* and the region counts */
+			assert_int_not_equal(icrc_short(&s, buf) ^ part, want);
+			buf[len - 1] ^= 0x10;
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -289,6 +332,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_inplace_lengths),
 		cmocka_unit_test(test_short),
+		cmocka_unit_test(test_short_before),
 	};
 
 	vec_path = argc > 1 ? argv[1] : "tests/data/icrc_vectors.txt";

@@ -34,8 +34,9 @@ GROUPS = [
     ("tx", ["tools/bench/bench-tx"],
      "The packetizer per packet on one core, one 1 MiB message built again and again (hot): "
      "zero-copy (`sdr_tx_build_sg()`: the headers from the connection's template, the ICRC "
-     "over them and then over the payload where it lies; what a port with `zero_copy` on "
-     "sends) and copying (`sdr_tx_build()`: headers, the payload copy into the frame, the "
+     "over them and over the payload where it lies, for a frame of one MTU in two "
+     "independent parts XORed, so the payload's CRC does not wait for the headers'; what a "
+     "port with `zero_copy` on sends) and copying (`sdr_tx_build()`: headers, the payload copy into the frame, the "
      "ICRC in one pass over the frame). Two baselines on the same bytes: ISA-L crc32 over "
      "each payload, the floor of a zero-copy sender, which must still read the payload once "
      "(the scale-out budget is 1.3 times it), and memcpy of each payload into the frame + "
