@@ -370,7 +370,7 @@ icrc_short_init(struct icrc_short *s, size_t len)
 int
 icrc_short_init_before(struct icrc_short *s, size_t len, size_t after)
 {
-	if (len == 0 || len > ICRC_SHORT_MAX || after == 0 || after > UINT32_MAX / 2)
+	if (len == 0 || len > ICRC_SHORT_MAX || after == 0 || after > (1u << 20))
 		return -EINVAL;
 	short_init(s, len, after);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

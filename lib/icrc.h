@@ -68,11 +68,12 @@ uint32_t icrc_compute_inplace(uint8_t *ip, unsigned int ip_version, unsigned int
 #define ICRC_SHORT_MAX 128
 
 struct icrc_short {
-	uint32_t zeros;		/**< icrc_update(0, ...) of len zero bytes: the affine part */
+	uint32_t zeros;		/**< icrc_update(0, ...) of len zero bytes (of len + after, less
+				 *   that of after): the affine part */
 	uint16_t len;		/**< the region's length, bytes */
 	uint8_t nwords;		/**< 8-byte words that cover it, the last one partial */
 	uint8_t clmul;		/**< the CPU multiplies (x86) or has CRC-32 instructions
-				 *   (arm64): 1; else ISA-L does the work */
+				 *   (arm64, and no bytes after): 1; else ISA-L does the work */
 	uint64_t last_mask;	/**< the bytes of the last word that belong to the region */
 	uint32_t k[ICRC_SHORT_MAX / 8];	/**< x^(8m - 33) mod P, bit-reflected, per word */
 	uint32_t after;		/**< icrc_short_init_before(): bytes after the region */
@@ -88,14 +89,16 @@ int icrc_short_init(struct icrc_short *s, size_t len);
  * icrc_update(0, those bytes, @p after) is the CRC of the whole. The two no longer chain,
  * so the payload's CRC need not wait for the headers'. The constants take a few hundred
  * multiplications of 32-bit polynomials: once per template, not per frame.
- * @return 0; -EINVAL; -ENOTSUP where the CPU has no carry-less multiply (the result is
- * still right, by chaining over @p after zero bytes, but slower than chaining on).
+ * @return 0; -EINVAL (@p len out of range, @p after 0 or above 1 MiB); -ENOTSUP where the
+ * CPU has no carry-less multiply (the result is still right, by chaining over @p after
+ * zero bytes, but slower than chaining on).
  */
 int icrc_short_init_before(struct icrc_short *s, size_t len, size_t after);
 
 /**
  * icrc_update(0, @p buf, s->len), the same value: the start of a CRC that icrc_update()
- * continues. @p buf must have 8 readable bytes from each multiple of 8 below s->len (up
+ * continues (for icrc_short_init_before(), the region's share instead; without clmul that
+ * costs two CRCs over the bytes after it, zeros, per call: chain there). @p buf must have 8 readable bytes from each multiple of 8 below s->len (up
  * to 7 bytes past the region, which do not count).
  */
 uint32_t icrc_short(const struct icrc_short *s, const uint8_t *buf);

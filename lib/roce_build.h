@@ -152,7 +152,7 @@ int roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t op
  * Frames of roce_tmpl_build_sg() with @p len bytes of payload (the MTU: every frame but a
  * message's last) take their ICRC in two independent parts, the headers' and the
  * payload's, XORed (icrc_short_init_before()), instead of the payload's chained after the
- * headers'; the frames are the same. @return 0; -EINVAL (@p len 0, above 64 KiB, or not a
+ * headers'; the frames are the same. @return 0; -EINVAL (@p len 0, above 65535, or not a
  * multiple of 4, which would need a pad); -ENOTSUP (this CPU gains nothing: chained).
  */
 int roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len);

@@ -278,6 +278,17 @@ test_short(void **state)
 	}
 }
 
+/* Whether this CPU takes the multiplying path of icrc_short_init_before(). */
+static int
+have_clmul(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#else
+	return 0;
+#endif
+}
+
 /*
  * icrc_short_init_before(): the region's share XORed with ISA-L's CRC of the bytes after
  * it is ISA-L's CRC of the whole, for lengths after it up to 64 KiB + 4 (several CRC
@@ -307,7 +318,7 @@ test_short_before(void **state)
 			uint32_t want = crc32_gzip_refl(0, buf, len + after), part, got;
 
 			rc = icrc_short_init_before(&s, len, after);
-			assert_true(rc == 0 || rc == -ENOTSUP);
+			assert_int_equal(rc, have_clmul() ? 0 : -ENOTSUP);
 			part = crc32_gzip_refl(0, buf + len, after);
 			got = icrc_short(&s, buf) ^ part;
 			if (got != want)
