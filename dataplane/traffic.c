@@ -152,11 +152,17 @@ traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int r
 	t->ends = calloc(t->times_cap, sizeof(uint64_t));
 	if (!t->sbuf || !t->rbuf || !t->times || !t->ends)
 		goto fail;
+	/* written once here, as an RDMA application registers its buffers before it measures
+	 * (registration pins them): not a page fault per packet on the first messages */
 	for (uint32_t i = 0; i < n; i++) {
 		if (send && (t->sbuf[i].data = malloc(cfg->size + 8)) == NULL)
 			goto fail;
 		if (recv && (t->rbuf[i].data = malloc(cfg->size + 8)) == NULL)
 			goto fail;
+		if (send)
+			memset(t->sbuf[i].data, 0, cfg->size + 8);
+		if (recv)
+			memset(t->rbuf[i].data, 0, cfg->size + 8);
 	}
 	return t;
 fail:

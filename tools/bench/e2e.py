@@ -441,7 +441,8 @@ def gen_memif(build, count, size):
 
 
 def bench_memif(a):
-    base = gen_memif(a.build, 400000 if not a.quick else 40000, 4096)
+    # the same packets as the SDR run: a 1 MiB message is 256 frames of 4 KiB
+    base = gen_memif(a.build, a.count_memif * 256, 4096)
     # the frame of a 4 KiB SDR write over IPv4: 14 + 20 + 8 + 12 + 16 + 4 + 4096 + 4
     rates = testpmd_memif(4174, 6 if a.quick else 14)
     tp_pps = rates[len(rates) // 2] if rates else None
@@ -477,7 +478,8 @@ def bench_memif(a):
                "Two `sdr-dataplane` processes, one core each, over a memif pair: %d messages "
                "of 1 MiB, 16 in flight, unpaced, no emulator, every message verified. "
                "Baseline: `sdr-gen` txonly on one core into `sdr-gen` rxonly on the other "
-               "over the same kind of memif pair: SDR data packets with 4 KiB payloads, "
+               "over the same kind of memif pair, as many packets (256 per message): SDR "
+               "data packets with 4 KiB payloads, "
                "headers and ICRC built and checked, but no reliability, no placement, no "
                "verification — what the pair carries for this packet size. Second baseline: "
                "`dpdk-testpmd` txonly into `dpdk-testpmd` rxonly over the same kind of pair "
@@ -991,10 +993,10 @@ def main():
     a.drop_sizes = [1 << 20, 8 << 20]
     a.sizes = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 32 << 20]
     a.size_sweep_drop = 1e-3
-    a.count_big, a.count_small, a.count_memif = 2000, 200000, 400
+    a.count_big, a.count_small, a.count_memif = 2000, 200000, 1563
     if a.quick:
         a.drops, a.drop_sizes, a.sizes = [1e-3, 1e-2], [1 << 20], [64 << 10, 1 << 20]
-        a.budget, a.count_big, a.count_small, a.count_memif = 0.5, 200, 5000, 40
+        a.budget, a.count_big, a.count_small, a.count_memif = 0.5, 200, 5000, 160
     only = set(filter(None, a.only.split(",")))
     for name, fn in (("fwd", bench_fwd), ("fwd", bench_rx_scaling), ("memif", bench_memif),
                      ("longhaul", bench_longhaul), ("coll", bench_coll)):

@@ -285,6 +285,7 @@ def main():
     e2e_md = ""
     e2e_groups = [g for g in ("fwd", "memif", "longhaul", "coll") if not only or g in only]
     if e2e_groups:
+        os.makedirs(args.out, exist_ok=True)  # e2e.py writes its part there
         frag = os.path.join(args.out, ".e2e.md")
         cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "e2e.py"), "--build",
                args.build, "--md", frag, "--img", os.path.join(args.out, "img"), "--only",
