@@ -27,6 +27,7 @@
 #include "sdr_coll.h"
 
 #define MAX_STEPS_INFLIGHT 64u
+#define COMM_MEM 8			/* registered regions a communicator keeps */
 #define NAME_MAX_LEN 64
 
 /* A pair of connections a step sends and receives on: the ring's (to the next rank, from
@@ -50,16 +51,18 @@ struct sdr_comm {
 					 * doubling partners (and N is a power of two) */
 	uint32_t window;		/* steps in flight: the smallest max_inflight */
 	/*
-	 * Registered memory kept between operations: two regions, so that an operation issued
-	 * while the one before still waits for its last acknowledgements (delivered, not yet
-	 * retired) need not register its own.
+	 * Registered memory kept between operations (registering makes every page resident:
+	 * milliseconds for a few MiB), up to COMM_MEM regions: as many as operations were in
+	 * flight at once, so that a steady pattern (a barrier, a large operation and a small
+	 * one issued behind it, the one before still waiting for its last acknowledgements)
+	 * registers nothing once it has run once.
 	 */
 	struct comm_mem {
-		struct sdr_mr *mr;
+		struct sdr_mr *mr;	/* NULL: an empty place */
 		uint8_t *mem;
 		size_t len;
 		int busy;		/* an operation in flight uses it */
-	} mem[2];
+	} mem[COMM_MEM];
 	double timeout_s;
 	enum sdr_coll_algo algo;	/* of Allreduce */
 	size_t gather_max;		/* auto: gather up to this many bytes */
@@ -555,7 +558,7 @@ sdr_comm_destroy(struct sdr_comm *c)
 	if (c == NULL)
 		return;
 	drain(c);
-	for (int m = 0; m < 2; m++)
+	for (int m = 0; m < COMM_MEM; m++)
 		if (c->mem[m].mr)
 			sdr_mr_dereg(c->mem[m].mr);
 	for (int k = 0; c->links && k < c->nlinks; k++) {
@@ -595,42 +598,89 @@ sdr_coll_last_stats(const struct sdr_comm *c, struct sdr_coll_stats *s)
 	*s = c->st;
 }
 
+/* Give the arena back the regions kept that no operation uses. @return how many. */
+static int
+release_free_mem(struct sdr_comm *c)
+{
+	int n = 0;
+
+	for (int m = 0; m < COMM_MEM; m++) {
+		struct comm_mem *cm = &c->mem[m];
+
+		if (cm->mr && !cm->busy) {
+			sdr_mr_dereg(cm->mr);
+			*cm = (struct comm_mem){ 0 };
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Register @p len bytes for @p o; when the arena is full, give back the regions kept but
+ * unused and try once more. */
+static int
+register_mem(struct sdr_comm *c, struct op *o, size_t len, void **p, struct sdr_mr **mr)
+{
+	int rc = sdr_mr_reg(c->ctx, len, p, mr);
+
+	o->st.registrations++;
+	if (rc == SDR_RETRY && release_free_mem(c) > 0)
+		rc = sdr_mr_reg(c->ctx, len, p, mr);
+	if (rc != SDR_SUCCESS)
+		return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
+			    sdr_last_error(c->ctx));
+	return SDR_COLL_OK;
+}
+
 /*
- * Registered memory for operation @p o: @p len bytes. The communicator keeps two regions
- * between operations (registering pages costs time); an operation issued while both are
- * in use registers its own.
+ * Registered memory for operation @p o: @p len bytes. The smallest free region kept that
+ * is large enough; else a new one in an empty place; else the smallest free region,
+ * registered again at the new size; with every region in use, the operation registers its
+ * own (given back when it retires).
  */
 static int
 memory(struct sdr_comm *c, struct op *o, size_t len)
 {
+	struct comm_mem *fit = NULL, *empty = NULL, *small = NULL, *cm;
 	void *p;
+	int rc;
 
-	for (int m = 0; m < 2; m++) {
-		struct comm_mem *cm = &c->mem[m];
-
-		if (cm->busy)
-			continue;
-		if (len > cm->len) {
-			if (cm->mr) {
-				sdr_mr_dereg(cm->mr);
-				*cm = (struct comm_mem){ 0 };
-			}
-			if (sdr_mr_reg(c->ctx, len, &p, &cm->mr) != SDR_SUCCESS)
-				return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
-					    sdr_last_error(c->ctx));
-			cm->mem = p;
-			cm->len = len;
+	for (int m = 0; m < COMM_MEM; m++) {
+		cm = &c->mem[m];
+		if (cm->mr == NULL) {
+			if (empty == NULL)
+				empty = cm;
+		} else if (!cm->busy) {
+			if (cm->len >= len && (fit == NULL || cm->len < fit->len))
+				fit = cm;
+			if (small == NULL || cm->len < small->len)
+				small = cm;
 		}
-		cm->busy = 1;
-		o->work = cm->mem;
-		o->mem_slot = m;
-		return SDR_COLL_OK;
 	}
-	o->mem_slot = -1;
-	if (sdr_mr_reg(c->ctx, len, &p, &o->mr) != SDR_SUCCESS)
-		return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
-			    sdr_last_error(c->ctx));
-	o->work = p;
+	cm = fit ? fit : empty ? empty : small;
+	if (cm == NULL) {
+		o->mem_slot = -1;
+		rc = register_mem(c, o, len, &p, &o->mr);
+		if (rc == SDR_COLL_OK)
+			o->work = p;
+		return rc;
+	}
+	if (cm != fit) {
+		if (cm->mr) {
+			sdr_mr_dereg(cm->mr);
+			*cm = (struct comm_mem){ 0 };
+		}
+		cm->busy = 1;	/* (not given back if the arena is full) */
+		rc = register_mem(c, o, len, &p, &cm->mr);
+		cm->busy = 0;
+		if (rc != SDR_COLL_OK)
+			return rc;
+		cm->mem = p;
+		cm->len = len;
+	}
+	cm->busy = 1;
+	o->work = cm->mem;
+	o->mem_slot = (int)(cm - c->mem);
 	return SDR_COLL_OK;
 }
 

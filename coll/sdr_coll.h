@@ -243,6 +243,8 @@ struct sdr_coll_stats {
 	uint64_t chunks;		/**< chunks received */
 	uint32_t retransmitted;
 	uint32_t decoded;
+	uint32_t registrations;		/**< memory it registered (sdr_mr_reg()): 0 when a region
+					 *   the communicator kept fits */
 };
 
 void sdr_coll_last_stats(const struct sdr_comm *comm, struct sdr_coll_stats *s);

@@ -150,6 +150,8 @@ struct row {
 	double time_us, algbw, busbw, p50, p99, p999;
 	int64_t wrong;
 	uint64_t chunks, chunks_early;	/* this rank's, over the timed operations */
+	uint64_t registrations;		/* this rank's, over the timed operations and the
+					 * --behind ones issued with them */
 	enum sdr_coll_algo algo;	/* Allreduce: the algorithm the operations took */
 };
 
@@ -196,6 +198,8 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 	for (uint32_t it = 0; it < o->warmup + o->iters && rc == 0; it++) {
 		int seed = (int)it;
 		double t0, dt;
+		struct sdr_coll_stats st = { 0 };
+		uint32_t bg_registrations = 0;
 
 		/* the inputs, and garbage where the results go */
 		if (!o->inplace)
@@ -207,6 +211,8 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 				store(in, i, o->type, value(r, o->coll == C_ALLGATHER ?
 							    i + (size_t)r * count : i, seed));
 		}
+		for (size_t i = 0; i < bg_n; i++)	/* --behind's input, before the barrier */
+			bg[i] = (float)value(r, i, seed + 1);
 		if (o->barrier) {
 			/* a 4-byte Allreduce, not timed, by the automatic choice whatever --algo
 			 * says: a ring's ranks leave it up to 2(N - 1) one-way trips apart (the
@@ -225,8 +231,6 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 		/* --behind: a large Allreduce at priority 0 goes first, the timed operation
 		 * is issued right behind it at --priority */
 		if (bg_n) {
-			for (size_t i = 0; i < bg_n; i++)
-				bg[i] = (float)value(r, i, seed + 1);
 			sdr_coll_set_priority(c, 0);
 			rc = sdr_iallreduce(c, bg, bg, bg_n, SDR_COLL_F32, SDR_COLL_SUM, &bg_req);
 			if (rc != 0) {
@@ -255,8 +259,13 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 		if (rc == 0)
 			rc = sdr_coll_wait(req);
 		dt = perf_now_s() - t0;
+		sdr_coll_last_stats(c, &st);	/* the timed operation's */
 		if (bg_req) {
 			int brc = sdr_coll_wait(bg_req);
+			struct sdr_coll_stats bst;
+
+			sdr_coll_last_stats(c, &bst);
+			bg_registrations = bst.registrations;
 
 			bg_req = NULL;
 			for (size_t i = 0; brc == 0 && i < bg_n; i++)
@@ -300,13 +309,11 @@ one_size(struct sdr_comm *c, const struct opts *o, uint64_t size, struct row *ro
 				"not %g\n", r, coll_names[o->coll], size, it, wrong - had, first_bad,
 				last_bad, first_bad, got_bad, want_bad);
 		if (it >= o->warmup) {
-			struct sdr_coll_stats st;
-
 			times[it - o->warmup] = dt;
-			sdr_coll_last_stats(c, &st);
 			row->algo = st.algo;
 			row->chunks += st.chunks;
 			row->chunks_early += st.chunks_early;
+			row->registrations += st.registrations + bg_registrations;
 		}
 	}
 	free(in);
@@ -582,10 +589,12 @@ main(int argc, char **argv)
 				printf("%s{\"size\":%" PRIu64 ",\"count\":%" PRIu64 ",\"time_us\":%.2f,"
 				       "\"algbw_gbs\":%.4f,\"busbw_gbs\":%.4f,\"wrong\":%" PRId64
 				       ",\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"chunks\":%"
-				       PRIu64 ",\"chunks_early\":%" PRIu64 ",\"algo\":\"%s\"}",
+				       PRIu64 ",\"chunks_early\":%" PRIu64 ",\"registrations\":%"
+				       PRIu64 ",\"algo\":\"%s\"}",
 				       i ? "," : "", rows[i].size, rows[i].count, rows[i].time_us,
 				       rows[i].algbw, rows[i].busbw, rows[i].wrong, rows[i].p50,
 				       rows[i].p99, rows[i].p999, rows[i].chunks, rows[i].chunks_early,
+				       rows[i].registrations,
 				       o.coll == C_ALLREDUCE ? sdr_coll_algo_name(rows[i].algo) : "-");
 			printf("],\"wrong\":%" PRId64 ",\"ok\":%s}\n", wrong,
 			       rc == 0 && wrong == 0 ? "true" : "false");
