@@ -271,23 +271,27 @@ def case_priority():
     whose dataplane is several times slower), so the link more than the CPU is what the
     operations share; the ranks line up before each operation (--barrier).
 
-    What is checked is the mechanism: behind the large operation, priority 2 takes less
-    than half the time of the same priority. The issue's bound (within 1.5 times the time
-    alone) is printed, not checked: on this 2-core machine the dataplane's one lcore
-    carries every hop, so the ratio follows the machine's load (1.11 to 2.54 in runs of
-    the same code); `make bench` reports it beside the bound."""
+    Checked: behind the large operation, priority 2 takes less than half the time of the
+    same priority; its median is within the issue's bound, 1.5 times the median alone
+    (the median, not the mean: on this 2-core machine the dataplane's one lcore shares the
+    CPUs with the three ranks, and an operation caught in a stall of it takes 20-40 ms
+    now and then, in either case; the mean is printed, and `make bench` reports it beside
+    the bound). Not on a sanitizer build, where the dataplane rather than the link is the
+    bottleneck and frames wait in its receive rings in arrival order. And after the
+    warm-up no operation registers memory."""
     with tempfile.TemporaryDirectory() as d:
         ini, rf = ring_ini(d, 3, rate="500M" if sanitized(DP) else "1G")
         p = start_dataplane(DP, CTL, ini, INST, EAL, args=["--link", "wan=delay 2ms rate 40G"])
         if p is None:
             return
-        base = ["-b", "64K", "-e", "64K", "-n", "10", "-w", "1", "--barrier", "--json"]
-        means = {}
+        base = ["-b", "64K", "-e", "64K", "-n", "20", "-w", "1", "--barrier", "--json"]
+        means, medians = {}, {}
         for name, extra in [("alone", []), ("behind, same priority", ["--behind", "4M"]),
                             ("behind, priority 2", ["--behind", "4M", "--priority", "2"])]:
             j = sweep_ok("priority: 64 KiB allreduce " + name, ranks(rf, 3, base + extra), 1)
             row = (j.get("results") or [{}])[0]
             means[name] = row.get("time_us", 0)
+            medians[name] = row.get("p50_us", 0)
             # after the warm-up the communicator's regions fit: registering (making pages
             # resident, milliseconds for the large operation) would be in the times
             check(row.get("registrations") == 0,
@@ -295,20 +299,27 @@ def case_priority():
                   % (name, row.get("registrations")))
         alone, fifo, prio = (means["alone"], means["behind, same priority"],
                              means["behind, priority 2"])
+        ratio = medians["behind, priority 2"] / max(medians["alone"], 1)
         check(alone > 0 and prio < 0.5 * fifo,
               "priority: behind a 4 MiB allreduce at priority 2 the 64 KiB one took %.1f ms, "
               "at the same priority %.1f ms (must be under half)" % (prio / 1e3, fifo / 1e3))
-        # the same case without the priority must be slower than the bound, or the check
-        # above could not fail
+        # the same case without the priority must be slower than the bound, or the checks
+        # could not fail
         check(fifo > 1.5 * alone,
               "priority: behind at the same priority it took %.1f ms, only %.2f times alone: "
               "the case does not show what priorities change" % (fifo / 1e3,
                                                                  fifo / max(alone, 1)))
+        check(sanitized(DP) or ratio <= 1.5,
+              "priority: behind a 4 MiB allreduce at priority 2 the 64 KiB one's median was "
+              "%.1f ms, %.2f times its median alone (%.1f ms; the bound is 1.5)" %
+              (medians["behind, priority 2"] / 1e3, ratio, medians["alone"] / 1e3))
         if not failures:
             print("ok: priority: 64 KiB allreduce alone %.1f ms; behind a 4 MiB one %.1f ms "
-                  "(%.2fx) at the same priority, %.1f ms (%.2fx; the issue's bound 1.5, not "
-                  "checked here) at priority 2" %
-                  (alone / 1e3, fifo / 1e3, fifo / alone, prio / 1e3, prio / alone))
+                  "(%.2fx) at the same priority, %.1f ms (%.2fx) at priority 2; medians %.1f "
+                  "and %.1f ms, %.2fx (bound 1.5%s)" %
+                  (alone / 1e3, fifo / 1e3, fifo / alone, prio / 1e3, prio / alone,
+                   medians["alone"] / 1e3, medians["behind, priority 2"] / 1e3, ratio,
+                   ", not checked on a sanitizer build" if sanitized(DP) else ""))
         stop_dataplane(p)
 
 
