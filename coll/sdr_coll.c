@@ -623,12 +623,12 @@ register_mem(struct sdr_comm *c, struct op *o, size_t len, void **p, struct sdr_
 {
 	int rc = sdr_mr_reg(c->ctx, len, p, mr);
 
-	o->st.registrations++;
 	if (rc == SDR_RETRY && release_free_mem(c) > 0)
 		rc = sdr_mr_reg(c->ctx, len, p, mr);
 	if (rc != SDR_SUCCESS)
 		return fail(c, SDR_COLL_E_SDK, "registering %zu bytes: %s", len,
 			    sdr_last_error(c->ctx));
+	o->st.registrations++;
 	return SDR_COLL_OK;
 }
 
