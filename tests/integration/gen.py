@@ -7,7 +7,9 @@ usage: gen.py BUILD_DIR SOURCE_DIR CASE
 Cases:
   pair         txonly into rxonly over memif: 64-byte writes over 4 QPNs and 8 message ids,
                every 100th with a bad ICRC; the receiver counts exactly what was sent, by
-               verdict; a paced run never goes faster than asked; bad options exit 2
+               verdict; a paced run never goes faster than asked; --payload-span sends the
+               payloads of its buffer one after the other (captured with net_pcap); bad options
+               exit 2
   dataplane    txonly into a dataplane: its port and connection counters match exactly
                (received, ICRC good and bad, unknown QPN, slot not posted) and its peer
                checks drop and count what does not come from the connection's peer (wrong
@@ -16,6 +18,7 @@ Cases:
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -84,15 +87,50 @@ def case_pair():
               "paced at 50 kpps: %s" % tx)
         print("ok: pair: paced run at %.1f kpps for 50 kpps asked" % (tx.get("mpps", 0) * 1e3))
 
+    case_span()
     for args, want in ((["--size", "5000"], "--size"), (["--mode", "both"], "--mode"),
                        (["--qpn", "0x100,0"], "--qpn"), (["--rate", "fast"], "--rate"),
-                       (["--msgs", "2000"], "--msgs")):
+                       (["--msgs", "2000"], "--msgs"), (["--payload-span", "2GiB"],
+                                                         "--payload-span"),
+                       (["--size", "4096", "--payload-span", "4095"], "--payload-span")):
         rc, out, err = gen("0", "gbad", "net_null0", args)
         ours = [x for x in err.splitlines() if x.startswith("sdr-gen:")]
         check(rc == 2 and len(ours) == 1 and want in ours[0],
               "sdr-gen %s: rc %d %r" % (" ".join(args), rc, err[-300:]))
     rc, out, err = gen("0", "gbad", "net_null0", ["--port", "5", "--count", "1"])
     check(rc == 1 and "no DPDK port 5" in err, "missing port: rc %d %r" % (rc, err[-300:]))
+
+
+def pcap_frames(path):
+    """The frames of a classic pcap file."""
+    data = open(path, "rb").read()
+    frames, off = [], 24
+    while off + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, off + 8)[0]
+        frames.append(data[off + 16:off + 16 + caplen])
+        off += 16 + caplen
+    return frames
+
+
+def case_span():
+    """--payload-span 1KiB with 256-byte payloads: four payloads, the span's bytes in order,
+    then the first again; the ICRC covers each (what rxonly checks in the pair above)."""
+    with tempfile.TemporaryDirectory() as d:
+        cap = os.path.join(d, "span.pcap")
+        rc, out, err = gen("0", "gspan", "net_pcap0,tx_pcap=%s" % cap,
+                           ["--count", "9", "--size", "256", "--payload-span", "1KiB",
+                            "--json"])
+        frames = pcap_frames(cap) if os.path.exists(cap) else []
+        if not check(rc == 0 and len(frames) == 9, "span: rc %d, %d frames %r" % (
+                rc, len(frames), err[-300:])):
+            return
+        # Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, ImmDt 4; the ICRC's 4 at the end
+        pays = [f[74:-4] for f in frames]
+        span = bytes((b * 7 + 1) & 0xFF for b in range(1024))
+        want = [span[(i % 4) * 256:(i % 4 + 1) * 256] for i in range(9)]
+        check(pays == want, "span: payloads are not the span's, in order: %s" % (
+            [p[:4].hex() for p in pays]))
+        print("ok: pair: --payload-span 1KiB sends its four 256-byte payloads in turn")
 
 
 def case_dataplane():

@@ -68,6 +68,7 @@ struct gen_opts {
 	struct roce_path path;
 	uint64_t bad_icrc_every;
 	uint32_t burst;
+	uint64_t payload_span;	/* bytes of payloads cycled through (0: one payload) */
 	double stats_period;
 	double duration;
 	int interactive;
@@ -91,6 +92,8 @@ static volatile int failed;
 static volatile double live_rate_pps;	/* set rate changes it while running */
 static uint64_t next_pkt;		/* txonly: index of the next packet of the pattern */
 static uint32_t *psn;			/* per QPN */
+static uint8_t *span_buf;		/* --payload-span's payloads (NULL: one payload) */
+static uint64_t span_slots;		/* payloads in span_buf */
 
 static void
 usage(FILE *f)
@@ -117,6 +120,10 @@ usage(FILE *f)
 "                            10.0.0.1 -> 10.0.0.2; IPv6 addresses work too)\n"
 "      --pkey N              BTH partition key (default 0xffff)\n"
 "      --udp-sport N         UDP source port (default: derived from the QPN)\n"
+"      --payload-span BYTES  txonly: take the payloads one after the other from a\n"
+"                            buffer of this size, wrapping around, as a sender reads\n"
+"                            its application's buffers (default: every packet sends\n"
+"                            the same payload, which stays in the L1 cache)\n"
 "      --bad-icrc-every N    every Nth packet carries a wrong ICRC (default 0: none)\n"
 "      --burst N             packets per burst, 1..256 (default 32)\n"
 "      --stats-period TIME   print the counters this often (e.g. 1s; default off)\n"
@@ -192,7 +199,7 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	enum { O_MODE = 256, O_PORT, O_COUNT, O_RATE, O_SIZE, O_QPN, O_MSGS, O_PPM, O_STRIDE,
 	       O_RKEY, O_IMM, O_SPLIT, O_SMAC, O_DMAC, O_SIP, O_DIP, O_BAD, O_BURST, O_STATS,
-	       O_DURATION, O_JSON, O_PKEY, O_SPORT };
+	       O_DURATION, O_JSON, O_PKEY, O_SPORT, O_SPAN };
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "port", required_argument, NULL, O_PORT },
@@ -211,6 +218,7 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "src-ip", required_argument, NULL, O_SIP },
 		{ "dst-ip", required_argument, NULL, O_DIP },
 		{ "bad-icrc-every", required_argument, NULL, O_BAD },
+		{ "payload-span", required_argument, NULL, O_SPAN },
 		{ "pkey", required_argument, NULL, O_PKEY },
 		{ "udp-sport", required_argument, NULL, O_SPORT },
 		{ "burst", required_argument, NULL, O_BURST },
@@ -341,6 +349,11 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 			if (units_parse_u64(optarg, UINT64_MAX, &o->bad_icrc_every) != 0)
 				return bad("--bad-icrc-every", optarg, "a number of packets");
 			break;
+		case O_SPAN:
+			if (units_parse_size(optarg, &o->payload_span) != 0 ||
+			    o->payload_span > (1ull << 30))
+				return bad("--payload-span", optarg, "a size up to 1 GiB");
+			break;
 		case O_BURST:
 			if (units_parse_u64(optarg, MAX_BURST, &v) != 0 || v == 0)
 				return bad("--burst", optarg, "1..256");
@@ -373,6 +386,11 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 	o->path.ip_version = sv;
 	if (o->va_stride == 0)
 		o->va_stride = (uint64_t)o->pkts_per_msg * o->size;
+	if (o->payload_span && o->payload_span < o->size) {
+		fprintf(stderr, "sdr-gen: --payload-span %" PRIu64 " is smaller than one payload "
+			"(--size %u)\n", o->payload_span, o->size);
+		return -1;
+	}
 	if (o->msgs > sdr_imm_max_msgs(&o->split) || o->pkts_per_msg > sdr_imm_max_pkts(&o->split)) {
 		fprintf(stderr, "sdr-gen: --msgs %u / --pkts-per-msg %u do not fit the immediate "
 			"(%u message ids, %u packet offsets with this --imm-split)\n", o->msgs,
@@ -405,7 +423,11 @@ build(struct rte_mbuf *m, uint64_t i, const uint8_t *payload)
 		.imm = sdr_imm_pack(&o->split, msg, off, sdr_imm_frag_of(&o->split, o->user_imm, off)),
 	};
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-	int len = roce_build(p, rte_pktmbuf_tailroom(m), &o->path, &pkt, payload, o->size);
+	int len;
+
+	if (span_buf)
+		payload = span_buf + (i % span_slots) * o->size;
+	len = roce_build(p, rte_pktmbuf_tailroom(m), &o->path, &pkt, payload, o->size);
 
 	if (len < 0)
 		return len;
@@ -801,6 +823,20 @@ main(int argc, char **argv)
 		sdr_eal_exit();
 		return 1;
 	}
+	if (opts.payload_span && opts.mode == MODE_TXONLY) {
+		/* written once here, so the first pass reads resident pages */
+		span_slots = opts.payload_span / opts.size;
+		span_buf = malloc(span_slots * opts.size);
+		if (span_buf == NULL) {
+			fprintf(stderr, "sdr-gen: cannot allocate --payload-span %" PRIu64 " bytes\n",
+				opts.payload_span);
+			free(psn);
+			sdr_eal_exit();
+			return 1;
+		}
+		for (uint64_t b = 0; b < span_slots * opts.size; b++)
+			span_buf[b] = (uint8_t)(b * 7 + 1);
+	}
 	if (port_init() != 0) {
 		sdr_eal_exit();
 		return 1;
@@ -877,6 +913,7 @@ main(int argc, char **argv)
 	rte_eth_dev_stop(opts.port);
 	rte_eth_dev_close(opts.port);
 	free(psn);
+	free(span_buf);
 	sdr_eal_exit();
 	return rc;
 }
