@@ -634,6 +634,9 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
 		return 0;
+	case DPK_CONN_AUTO_MIN_CHUNK:
+		c->auto_min_chunk = (uint32_t)x;
+		return 0;
 	case DPK_CONN_TCLASS:
 		c->ep.path.tclass = (uint8_t)x;
 		return 0;
@@ -731,6 +734,36 @@ auto_can_change(struct dp_conn_cfg *c)
 	return 1;
 }
 
+/*
+ * scheme = auto: the smallest chunk it may change to (auto_min_chunk, by default a quarter
+ * of the chunk and at least one packet) as a shift of the chunk, into @p c's attributes.
+ * @return 0, or -1 (said) for a size that is not the chunk halved into whole packets.
+ */
+static int
+auto_chunk_shift(struct dp_conn_cfg *c, const struct where *w)
+{
+	struct sdr_conn_attr *a = &c->ep.attr;
+	uint32_t want = c->auto_min_chunk, shift = 0;
+
+	if (a->mtu == 0 || a->chunk_size == 0 || a->chunk_size % a->mtu != 0)
+		return 0;		/* the geometry check says what is wrong */
+	if (want == 0) {
+		while (shift < 2 && (a->chunk_size >> (shift + 1)) >= a->mtu &&
+		       (a->chunk_size >> (shift + 1)) % a->mtu == 0)
+			shift++;
+		a->max_chunk_shift = (uint8_t)shift;
+		return 0;
+	}
+	while (shift <= 10 && (a->chunk_size >> shift) > want)
+		shift++;
+	if (shift > 10 || (a->chunk_size >> shift) != want || want % a->mtu != 0 ||
+	    (uint64_t)want << shift != a->chunk_size)
+		return fail(w, "auto_min_chunk", "%u: must be chunk (%u) halved 0 to 10 times, "
+			    "a multiple of mtu (%u)", want, a->chunk_size, a->mtu);
+	a->max_chunk_shift = (uint8_t)shift;
+	return 0;
+}
+
 /* The key a refused attribute set is about, so the error line names it. */
 static const char *
 geometry_key(int rc)
@@ -738,6 +771,7 @@ geometry_key(int rc)
 	switch (rc < 0 ? -rc : rc) {
 	case SDR_CONN_E_MTU: return "mtu";
 	case SDR_CONN_E_CHUNK: return "chunk";
+	case SDR_CONN_E_CHUNK_SHIFT: return "auto_min_chunk";
 	case SDR_CONN_E_SPLIT: return "imm_split";
 	case SDR_CONN_E_CHANNELS: return "channels";
 	case SDR_CONN_E_GENERATIONS: return "generations";
@@ -845,7 +879,10 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	c->ep.auto_report = c->scheme_auto;
 	c->ep.rel.scheme_may_change = 0;
 	c->ep.attr.parity_cap_chunks = 0;
+	c->ep.attr.max_chunk_shift = 0;
 	c->ep.switch_max_m = 0;
+	if (c->scheme_auto && auto_chunk_shift(c, w) != 0)
+		return -1;
 	if (c->scheme_auto && auto_can_change(c)) {
 		/* online auto: the scheme changes with the link; with no hint it starts from
 		 * SR-NACK, the best on a clean link */
@@ -857,6 +894,8 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	} else if (c->scheme_auto && conn_pick_scheme(c, w, isnan(drop) ? 1e-4 : drop) != 0) {
 		return -1;
 	}
+	if (!c->ep.rel.scheme_may_change)
+		c->ep.attr.max_chunk_shift = 0;		/* the chunk never changes */
 	if (sdr_scheme_is_ec(&c->ep.rel.scheme)) {
 		c->ep.attr.ec_k = c->ep.rel.scheme.k;
 		c->ep.attr.ec_m = c->ep.rel.scheme.m;

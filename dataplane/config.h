@@ -85,6 +85,7 @@ struct dp_conn_cfg {
 	uint8_t peer_ip_version;
 	uint8_t peer_ip[16];
 	uint8_t scheme_auto;		/**< scheme = auto: the model picks at start */
+	uint32_t auto_min_chunk;	/**< the smallest chunk auto may change to (0: default) */
 	uint8_t peer_check;		/**< drop packets not from peer_ip or with another P_Key */
 	uint8_t nack_allowance_set;	/**< nack_allowance given; else RTT/100 */
 	uint16_t sport_lo, sport_hi;	/**< accepted UDP source ports of the peer's packets */

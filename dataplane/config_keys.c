@@ -640,6 +640,17 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.doc = "the loss rate `scheme = auto` starts from; the connection's own "
 		       "estimate takes over as it runs (one direction); unused otherwise",
 	},
+	[DPK_CONN_AUTO_MIN_CHUNK] = {
+		.name = "auto_min_chunk", .kind = DP_K_SIZE, .lo = 256, .hi = 64u << 20,
+		.value = "size: `chunk` halved 0 … 10 times, a multiple of `mtu`",
+		.dflt = "`chunk` / 4, at least `mtu`",
+		.doc = "the smallest chunk `scheme = auto` may change to: it weighs the "
+		       "configured `chunk` and each half of it down to this (a smaller chunk "
+		       "loses fewer packets per chunk, so a code repairs more at high loss). "
+		       "The application's view stays one byte per `chunk`. `auto_min_chunk = "
+		       "chunk`: the chunk never changes. Connection state is sized for this "
+		       "chunk (4 times the chunk bitmaps at the default). Unused without `auto`",
+	},
 	[DPK_CONN_TCLASS] = {
 		.name = "tclass", .kind = DP_K_INT, .lo = 0, .hi = 255,
 		.value = "integer, 0 … 255",

@@ -123,13 +123,13 @@ conn_line(const struct dp_ctx *ctx, unsigned int i, int json, struct out *o, int
 {
 	const struct dp_conn *c = &ctx->conns[i];
 	const struct dp_conn_cfg *cc = c->cfg;
-	char scheme[SDR_SCHEME_NAME_MAX + 8], ip[64], rate[32], rtt[32];
+	char scheme[SDR_SCHEME_CHUNK_NAME_MAX], ip[64], rate[32], rtt[32];
 
 	{
 		/* the scheme in force: auto's changes it as the link changes */
 		struct sdr_scheme now = c->ep ? sdr_ep_scheme(c->ep, NULL) : cc->ep.rel.scheme;
 
-		sdr_scheme_format(&now, scheme, sizeof(scheme));
+		sdr_scheme_format_chunk(&now, cc->ep.attr.chunk_size, scheme, sizeof(scheme));
 	}
 	ip_str(cc->peer_ip_version, cc->peer_ip, ip, sizeof(ip));
 	if (json) {
@@ -197,8 +197,9 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 	struct dp_auto_rec h[DP_AUTO_HIST];
 	struct sdr_auto_decision d;
 	struct sdr_auto_path pa;
-	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], a[SDR_SCHEME_NAME_MAX],
-	     b[SDR_SCHEME_NAME_MAX], path[320];
+	char cur[SDR_SCHEME_CHUNK_NAME_MAX], cho[SDR_SCHEME_CHUNK_NAME_MAX],
+	     a[SDR_SCHEME_CHUNK_NAME_MAX], b[SDR_SCHEME_CHUNK_NAME_MAX], path[320];
+	uint32_t cb = cc->ep.attr.chunk_size;
 	const uint64_t *ec = sdr_ep_counters(c->ep);
 	int online = dp_conn_auto_changes(cc), changing;
 	struct sdr_scheme now = sdr_ep_scheme(c->ep, &changing);
@@ -213,8 +214,8 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 		sdr_auto_decide(&est, &p, &now, 0, &d);
 	}
 	sdr_auto_path_format(&pa, path, sizeof(path));
-	sdr_scheme_format(&now, cur, sizeof(cur));
-	sdr_scheme_format(&d.choice, cho, sizeof(cho));
+	sdr_scheme_format_chunk(&now, cb, cur, sizeof(cur));
+	sdr_scheme_format_chunk(&d.choice, cb, cho, sizeof(cho));
 	if (json) {
 		put(o, "%s\"auto\":{\"online\":%s,\"scheme\":\"%s\",\"changing\":%s,"
 		    "\"changes\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"loss\":%.6g,"
@@ -235,8 +236,8 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 		for (unsigned int k = 0; k < n; k++)
 			put(o, "%s{\"t_s\":%.3f,\"from\":\"%s\",\"to\":\"%s\",\"why\":\"%s\"}",
 			    k ? "," : "", (double)h[k].t_ns * 1e-9,
-			    sdr_scheme_format(&h[k].from, a, sizeof(a)),
-			    sdr_scheme_format(&h[k].to, b, sizeof(b)), h[k].why);
+			    sdr_scheme_format_chunk(&h[k].from, cb, a, sizeof(a)),
+			    sdr_scheme_format_chunk(&h[k].to, cb, b, sizeof(b)), h[k].why);
 		put(o, "]}");
 		*first = 0;
 		return;
@@ -253,8 +254,8 @@ auto_show(struct dp_ctx *ctx, struct dp_conn *c, int json, struct out *o, int *f
 	put(o, "  path: %s\n", path);
 	for (unsigned int k = 0; k < n; k++)
 		put(o, "  at %.1f s: %s -> %s\n", (double)h[k].t_ns * 1e-9,
-		    sdr_scheme_format(&h[k].from, a, sizeof(a)),
-		    sdr_scheme_format(&h[k].to, b, sizeof(b)));
+		    sdr_scheme_format_chunk(&h[k].from, cb, a, sizeof(a)),
+		    sdr_scheme_format_chunk(&h[k].to, cb, b, sizeof(b)));
 }
 
 static int

@@ -468,7 +468,7 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				struct sdr_auto_estimate e;
 				struct sdr_scheme now = sdr_ep_scheme(ctx->conns[i].ep, NULL);
 				const struct path_est *pe = sdr_ep_path(ctx->conns[i].ep);
-				char sn[SDR_SCHEME_NAME_MAX];
+				char sn[SDR_SCHEME_CHUNK_NAME_MAX];
 				uint64_t t = dp_now_ns(ctx);
 
 				sdr_auto_estimate(sdr_ep_auto(ctx->conns[i].ep), &e);
@@ -476,7 +476,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				       "\"loss_hi\":%.6g,\"total_pkts\":%" PRIu64 ",\"total_lost\":%"
 				       PRIu64 ",\"rtt_min_s\":%.6g,\"srtt_s\":%.6g,\"rtt_samples\":%"
 				       PRIu64 ",\"rate_max_bps\":%.6g,\"rate_samples\":%" PRIu64 "}",
-				       sdr_scheme_format(&now, sn, sizeof(sn)), e.p, e.lo, e.hi,
+				       sdr_scheme_format_chunk(&now, ctx->conns[i].cfg->ep.attr.chunk_size,
+							       sn, sizeof(sn)), e.p, e.lo, e.hi,
 				       e.total_pkts, e.total_lost, (double)path_est_min_rtt(pe, t) * 1e-9,
 				       pe->srtt_ns * 1e-9, pe->rtt_samples, path_est_max_rate(pe, t),
 				       pe->rate_samples);

@@ -123,7 +123,9 @@ add_auto(struct rte_tel_data *d, struct dp_conn *c)
 	struct sdr_auto_decision last;
 	struct sdr_auto_estimate e;
 	struct sdr_auto_path pa;
-	char line[RTE_TEL_MAX_STRING_LEN], a[SDR_SCHEME_NAME_MAX], b[SDR_SCHEME_NAME_MAX];
+	char line[RTE_TEL_MAX_STRING_LEN], a[SDR_SCHEME_CHUNK_NAME_MAX],
+	     b[SDR_SCHEME_CHUNK_NAME_MAX];
+	uint32_t cb = c->cfg->ep.attr.chunk_size;
 	unsigned int n = ctl_auto_history(c, h, DP_AUTO_HIST, &last, &pa);
 
 	if (ad == NULL || hd == NULL) {
@@ -163,8 +165,8 @@ add_auto(struct rte_tel_data *d, struct dp_conn *c)
 	rte_tel_data_start_array(hd, RTE_TEL_STRING_VAL);
 	for (unsigned int k = 0; k < n; k++) {
 		snprintf(line, sizeof(line), "%.3f s: %s -> %s", (double)h[k].t_ns * 1e-9,
-			 sdr_scheme_format(&h[k].from, a, sizeof(a)),
-			 sdr_scheme_format(&h[k].to, b, sizeof(b)));
+			 sdr_scheme_format_chunk(&h[k].from, cb, a, sizeof(a)),
+			 sdr_scheme_format_chunk(&h[k].to, cb, b, sizeof(b)));
 		rte_tel_data_add_array_string(hd, line);
 	}
 	rte_tel_data_add_dict_container(ad, "history", hd, 0);
@@ -229,7 +231,7 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct dp_conn *c = find_conn(params);
 	const struct sdr_conn_attr *a;
-	char name[SDR_SCHEME_NAME_MAX];
+	char name[SDR_SCHEME_CHUNK_NAME_MAX];
 
 	if (c == NULL)
 		return -1;
@@ -238,8 +240,9 @@ tel_conn(const char *cmd, const char *params, struct rte_tel_data *d)
 	{
 		struct sdr_scheme now = sdr_ep_scheme(c->ep, NULL);
 
-		rte_tel_data_add_dict_string(d, "scheme", sdr_scheme_format(&now, name,
-									    sizeof(name)));
+		rte_tel_data_add_dict_string(d, "scheme",
+					     sdr_scheme_format_chunk(&now, c->cfg->ep.attr.chunk_size,
+								     name, sizeof(name)));
 	}
 	if (c->cfg->scheme_auto)
 		add_auto(d, (struct dp_conn *)(uintptr_t)c);

@@ -209,9 +209,9 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	path_est_init(&rx->path, 0);
 	rx->t_inj_ns_x1000 = cfg->rate_bps > 0 ?
 		(uint64_t)((double)attr->chunk_size * 8e12 / cfg->rate_bps) : 0;
-	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
+	rx->max_chunks = rx->geom.max_units + rx->geom.max_parity_units;
 	/* a scheme that may change to any k: a submessage per chunk at most */
-	rx->max_sub = cfg->scheme_may_change ? rx->geom.max_data_chunks :
+	rx->max_sub = cfg->scheme_may_change ? rx->geom.max_units :
 		      cfg->scheme.k ? (rx->geom.max_data_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
 	rx->msgs = calloc(n, sizeof(*rx->msgs));
 	rx->ctx_of_slot = calloc(rx->geom.nslots, sizeof(uint32_t));
@@ -253,6 +253,7 @@ is_ec(const struct rel_rx *rx)
 static void
 code_msg(struct rel_rx *rx, struct rxm *m)
 {
+	m->nchunks = sdr_conn_msg_chunks_at(&rx->geom, m->len, rx->cfg.scheme.chunk_shift);
 	m->nsub = is_ec(rx) ? (m->nchunks + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k : 0;
 	m->npar = m->nsub * rx->cfg.scheme.m;
 	sdr_bitmap_zero(m->have, m->nchunks + m->npar);
@@ -309,7 +310,6 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	m->gen = sdr_conn_seq_gen(&rx->attr, seq);
 	m->len = len;
 	m->cookie = cookie;
-	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
 	m->post_ns = now;
 	m->ack_next_ns = UINT64_MAX;
 	m->fto_ns = UINT64_MAX;
@@ -419,7 +419,8 @@ fto_len(const struct rel_rx *rx, const struct rxm *m)
 {
 	uint64_t par = ((uint64_t)m->nchunks * rx->cfg.scheme.m + rx->cfg.scheme.k - 1) / rx->cfg.scheme.k;
 
-	return ((uint64_t)m->nchunks + par) * rx->t_inj_ns_x1000 / 1000 +
+	return ((uint64_t)m->nchunks + par) * (rx->t_inj_ns_x1000 >> rx->cfg.scheme.chunk_shift) /
+	       1000 +
 	       (uint64_t)(rx->cfg.beta * (double)rx->trtt);
 }
 

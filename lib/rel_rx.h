@@ -211,9 +211,10 @@ uint64_t rel_rx_next_time(struct rel_rx *rx, uint64_t now);
 int rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d);
 
 /**
- * Receive the next messages under scheme @p s (cfg.scheme_may_change); the receives posted
- * ahead take it too. @return 0, -EBUSY while a posted message has data in, -EINVAL for a
- * scheme the parity region cannot hold, -ENOMEM.
+ * Receive the next messages under scheme @p s (cfg.scheme_may_change), on chunks of its
+ * chunk shift; the receives posted ahead take it too. @return 0, -EBUSY while a posted
+ * message has data in, -EINVAL for a scheme the parity region or chunk shift cannot hold,
+ * -ENOMEM.
  */
 int rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s);
 

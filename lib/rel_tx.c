@@ -196,7 +196,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 		goto fail;
 	tx->rto = sdr_rel_rto(cfg);
 	tx->trtt = cfg->rtt_ns;
-	tx->max_chunks = tx->geom.max_data_chunks;
+	tx->max_chunks = tx->geom.max_units;
 	/* a scheme that may change to any k: a submessage per chunk at most */
 	tx->max_sub = cfg->scheme_may_change ? tx->max_chunks :
 		      cfg->scheme.k ? (tx->max_chunks + cfg->scheme.k - 1) / cfg->scheme.k : 1;
@@ -252,6 +252,14 @@ is_ec(const struct rel_tx *tx)
 	return sdr_scheme_is_ec(&tx->cfg.scheme);
 }
 
+/* Bytes of a full chunk under the current scheme (it changes only with nothing in flight,
+ * so every message in flight has the same). */
+static uint32_t
+chunk_size(const struct rel_tx *tx)
+{
+	return tx->attr.chunk_size >> tx->cfg.scheme.chunk_shift;
+}
+
 static int
 submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int stream)
 {
@@ -270,9 +278,9 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	m->gen = sdr_conn_seq_gen(&tx->attr, m->seq);
 	m->len = len;
 	m->cookie = cookie;
-	m->nchunks = sdr_conn_msg_chunks(&tx->geom, len);
+	m->nchunks = sdr_conn_msg_chunks_at(&tx->geom, len, tx->cfg.scheme.chunk_shift);
 	m->nsub = is_ec(tx) ? (m->nchunks + tx->cfg.scheme.k - 1) / tx->cfg.scheme.k : 0;
-	m->last_bytes = (uint32_t)(len - (uint64_t)(m->nchunks - 1) * tx->attr.chunk_size);
+	m->last_bytes = (uint32_t)(len - (uint64_t)(m->nchunks - 1) * chunk_size(tx));
 	m->nacked = 0;
 	m->cum = 0;
 	m->data_next = m->enc_next = m->par_sub = m->par_j = 0;
@@ -923,7 +931,7 @@ sub_parity(const struct rel_tx *tx, const struct txm *m, uint32_t s)
 static uint32_t
 chunk_bytes(const struct rel_tx *tx, const struct txm *m, uint32_t c)
 {
-	return c == m->nchunks - 1 ? m->last_bytes : tx->attr.chunk_size;
+	return c == m->nchunks - 1 ? m->last_bytes : chunk_size(tx);
 }
 
 /* Wire bytes the pacer charges for a chunk. */
@@ -1016,7 +1024,7 @@ pick_new(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit, uin
 			if (!pacer_ready(&tx->pacer, now))
 				return -1;
 			fill_unit(u, ctx, m, REL_UNIT_PARITY, m->par_sub * tx->cfg.scheme.m + m->par_j,
-				  tx->attr.chunk_size, 0);
+				  chunk_size(tx), 0);
 			if (commit) {
 				pacer_consume(&tx->pacer, paced_bytes(tx, u->bytes));
 				tx->counters[REL_TX_PARITY_SENT]++;

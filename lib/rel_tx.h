@@ -253,9 +253,10 @@ const struct path_est *rel_tx_path(const struct rel_tx *tx);
 uint64_t rel_tx_rto(const struct rel_tx *tx, uint64_t *rtt);
 
 /**
- * Send the next messages with scheme @p s (cfg.scheme_may_change). Only between messages:
+ * Send the next messages with scheme @p s (cfg.scheme_may_change), on chunks of its chunk
+ * shift. Only between messages:
  * @return 0, -EBUSY while a message is submitted and not done, -EINVAL for a scheme the
- * connection's parity region cannot hold (sdr_rel_code_fits()).
+ * connection's parity region or chunk shift cannot hold (sdr_rel_code_fits()).
  */
 int rel_tx_set_scheme(struct rel_tx *tx, const struct sdr_scheme *s);
 

@@ -20,6 +20,7 @@ sdr_auto_cfg_default(struct sdr_auto_cfg *c)
 	c->min_pkts = 20000;
 	c->hysteresis = 0.1;
 	c->dwell_ns = 2000000000ull;
+	c->max_chunk_shift = 0;
 }
 
 void
@@ -140,7 +141,7 @@ say(struct sdr_auto_decision *d, const char *fmt, ...)
 static int
 same_scheme(const struct sdr_scheme *a, const struct sdr_scheme *b)
 {
-	if (a->kind != b->kind)
+	if (a->kind != b->kind || a->chunk_shift != b->chunk_shift)
 		return 0;
 	return !sdr_scheme_is_ec(a) || (a->k == b->k && a->m == b->m);
 }
@@ -154,6 +155,7 @@ mean_at(const struct sdr_model_params *base, const struct sdr_scheme *s, double 
 
 	p.drop = drop;
 	p.drop_unit = SDR_MODEL_DROP_PACKET;
+	p.chunk_bytes = base->chunk_bytes >> s->chunk_shift;
 	return sdr_model_eval(&p, s, &c) == 0 ? c.mean_s : NAN;
 }
 
@@ -172,17 +174,18 @@ enum sdr_auto_verdict
 sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 		const struct sdr_scheme *current, uint64_t now, struct sdr_auto_decision *d)
 {
-	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
-	char cur[SDR_SCHEME_NAME_MAX], cho[SDR_SCHEME_NAME_MAX], est[96];
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES], best;
+	char cur[SDR_SCHEME_CHUNK_NAME_MAX], cho[SDR_SCHEME_CHUNK_NAME_MAX], est[96];
 	struct sdr_model_params p = *params;
-	int n;
+	int n = 0;
 
 	memset(d, 0, sizeof(*d));
+	memset(&best, 0, sizeof(best));
 	sdr_auto_estimate(a, &d->est);
 	d->current = *current;
 	d->choice = *current;
 	d->current_s = d->choice_s = NAN;
-	sdr_scheme_format(current, cur, sizeof(cur));
+	sdr_scheme_format_chunk(current, (uint32_t)params->chunk_bytes, cur, sizeof(cur));
 	format_est(&d->est, est, sizeof(est));
 	if (a->total_pkts < a->cfg.min_pkts) {
 		d->verdict = SDR_AUTO_KEEP_FEW;
@@ -203,7 +206,33 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 	p.drop_unit = SDR_MODEL_DROP_PACKET;
 	if (a->msg_bytes >= 1)
 		p.msg_bytes = (uint64_t)(a->msg_bytes + 0.5);
-	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
+	/*
+	 * The best of every chunk allowed: the configured one, then halves of it, while a chunk
+	 * stays a whole number of packets. A smaller chunk must be more than 1 % faster, or as
+	 * fast with less parity (the model's own tie rule): the same time and parity with fewer
+	 * chunks costs less per byte.
+	 */
+	for (uint32_t shift = 0; shift <= a->cfg.max_chunk_shift; shift++) {
+		struct sdr_model_params q = p;
+		int got;
+
+		q.chunk_bytes = p.chunk_bytes >> shift;
+		if (shift > 0 && (q.mtu_bytes == 0 || q.chunk_bytes < q.mtu_bytes ||
+				  q.chunk_bytes % q.mtu_bytes != 0))
+			break;
+		got = sdr_model_advise(&q, ch, SDR_MODEL_MAX_CANDIDATES);
+		if (got <= 0) {
+			if (shift == 0)
+				n = got;
+			continue;
+		}
+		ch[0].scheme.chunk_shift = (uint8_t)shift;
+		if (n <= 0 || ch[0].mean_s < best.mean_s * 0.99 ||
+		    (ch[0].mean_s <= best.mean_s * 1.01 &&
+		     sdr_scheme_parity_share(&ch[0].scheme) < sdr_scheme_parity_share(&best.scheme)))
+			best = ch[0];
+		n = got;
+	}
 	d->current_s = mean_at(&p, current, d->p_used);
 	if (n <= 0 || isnan(d->current_s)) {
 		d->verdict = SDR_AUTO_KEEP_MODEL;
@@ -211,9 +240,9 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 			 "%s", cur, sdr_model_strerror(n <= 0 ? n : -SDR_MODEL_E_BAD_SCHEME), est);
 		return d->verdict;
 	}
-	d->choice = ch[0].scheme;
-	d->choice_s = ch[0].mean_s;
-	sdr_scheme_format(&d->choice, cho, sizeof(cho));
+	d->choice = best.scheme;
+	d->choice_s = best.mean_s;
+	sdr_scheme_format_chunk(&d->choice, (uint32_t)params->chunk_bytes, cho, sizeof(cho));
 	if (same_scheme(&d->choice, current)) {
 		d->verdict = SDR_AUTO_KEEP_BEST;
 		say(d, "keep %s: the model's choice (%.3g ms) at %s", cur,

@@ -12,7 +12,10 @@
  * link has changed and the slow estimator restarts from the fast one's counts, so a step
  * from 1e-5 to 1e-2 is followed within a few thousand packets instead of a half-life.
  *
- * The decision. The model (sdr_model.h) ranks the candidates at the estimate. The current
+ * The decision. The model (sdr_model.h) ranks the candidates at the estimate, on the
+ * configured chunk and on each smaller chunk the configuration allows (halves of it, down to
+ * @ref sdr_auto_cfg.max_chunk_shift; a smaller chunk must be more than 1 % faster, or as
+ * fast with less parity). The current
  * scheme is kept — and the reason said — while too few packets were seen, while the last
  * change is recent (@ref sdr_auto_cfg.dwell_ns), when the current scheme is the model's
  * choice, when the choice is less than @ref sdr_auto_cfg.hysteresis faster than the current
@@ -40,6 +43,9 @@ struct sdr_auto_cfg {
 	uint64_t min_pkts;	/**< packets before the first decision (default 20000) */
 	double hysteresis;	/**< modelled gain a change needs, as a share (default 0.1) */
 	uint64_t dwell_ns;	/**< least time between changes (default 2 s) */
+	uint8_t max_chunk_shift; /**< chunks the choice may run on: the model point's chunk
+				  *   >> 0 .. this, each a whole number of packets (default 0:
+				  *   the chunk never changes) */
 };
 
 /** Defaults (see the fields). */

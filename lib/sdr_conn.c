@@ -64,6 +64,11 @@ sdr_conn_geometry(const struct sdr_conn_attr *a, struct sdr_conn_geom *out)
 		return -SDR_CONN_E_INFLIGHT;
 	g.max_data_pkts = (uint32_t)pkts;
 	g.max_data_chunks = (g.max_data_pkts + g.pkts_per_chunk - 1) / g.pkts_per_chunk;
+	if (a->max_chunk_shift > 10 ||
+	    (g.pkts_per_chunk >> a->max_chunk_shift) << a->max_chunk_shift != g.pkts_per_chunk)
+		return -SDR_CONN_E_CHUNK_SHIFT;
+	g.max_chunk_shift = a->max_chunk_shift;
+	g.max_units = sdr_conn_msg_chunks_at(&g, a->max_msg_size, g.max_chunk_shift);
 	if (a->ec_k != 0 || a->ec_m != 0) {
 		if (a->ec_k < 1 || a->ec_m < 1 || a->ec_k + a->ec_m > 255)
 			return -SDR_CONN_E_EC;
@@ -71,6 +76,7 @@ sdr_conn_geometry(const struct sdr_conn_attr *a, struct sdr_conn_geom *out)
 		if (a->parity_cap_chunks > g.max_parity_chunks)
 			g.max_parity_chunks = a->parity_cap_chunks;
 		g.max_parity_pkts = g.max_parity_chunks * g.pkts_per_chunk;
+		g.max_parity_units = g.max_parity_chunks << g.max_chunk_shift;
 		/* parity starts at the first chunk boundary after the largest message */
 		g.parity_pkt_off = g.max_data_chunks * g.pkts_per_chunk;
 		if ((uint64_t)g.parity_pkt_off + g.max_parity_pkts > sdr_imm_max_pkts(&a->split))

@@ -34,6 +34,10 @@ enum sdr_dir {
 struct sdr_conn_attr {
 	uint32_t mtu;			/**< payload bytes per packet: 256, 512, 1024, 2048, 4096 */
 	uint32_t chunk_size;		/**< a multiple of mtu, at most 1024 packets */
+	uint8_t max_chunk_shift;	/**< a scheme change may bring chunks of chunk_size >> s
+					 *   for s up to this (0: the chunk never changes); each
+					 *   must still be a whole number of packets. State is
+					 *   sized for the smallest */
 	struct sdr_imm_split split;	/**< immediate layout */
 	uint16_t channels;		/**< data QPNs per generation, 1..64 */
 	uint16_t generations;		/**< 1..64 */
@@ -63,6 +67,7 @@ void sdr_conn_attr_default(struct sdr_conn_attr *a);
 #define SDR_CONN_ERRORS(X) \
 	X(MTU,		"mtu must be 256, 512, 1024, 2048 or 4096") \
 	X(CHUNK,	"chunk size must be a non-zero multiple of the mtu, at most 1024 packets") \
+	X(CHUNK_SHIFT,	"smallest chunk (chunk size >> max chunk shift) must be a multiple of the mtu") \
 	X(SPLIT,	"immediate split must be three widths summing to 32, message id 1..16 bits") \
 	X(CHANNELS,	"channels must be 1..64") \
 	X(GENERATIONS,	"generations must be 1..64") \
@@ -92,6 +97,11 @@ struct sdr_conn_geom {
 	uint32_t max_data_chunks;
 	uint32_t max_parity_chunks;	/**< ceil(max_data_chunks / k) * m, 0 without EC */
 	uint32_t max_parity_pkts;
+	uint32_t max_chunk_shift;	/**< attr.max_chunk_shift */
+	uint32_t max_units;		/**< data chunks of the largest message at the smallest
+					 *   chunk (= max_data_chunks when the chunk never changes) */
+	uint32_t max_parity_units;	/**< parity chunks of the parity region at the smallest
+					 *   chunk (a smaller chunk never needs more parity packets) */
 	uint32_t parity_pkt_off;	/**< first packet offset of the parity region */
 	uint32_t nslots;		/**< 2^id_bits */
 	uint32_t ndata_qpns;		/**< channels * generations */
@@ -168,6 +178,22 @@ static inline uint32_t
 sdr_conn_msg_chunks(const struct sdr_conn_geom *g, uint64_t len)
 {
 	return (sdr_conn_msg_pkts(g, len) + g->pkts_per_chunk - 1) / g->pkts_per_chunk;
+}
+
+/** Packets per chunk at chunk shift @p shift (chunk_size >> shift). */
+static inline uint32_t
+sdr_conn_shift_ppc(const struct sdr_conn_geom *g, uint32_t shift)
+{
+	return g->pkts_per_chunk >> shift;
+}
+
+/** Chunks of a message of @p len bytes at chunk shift @p shift. */
+static inline uint32_t
+sdr_conn_msg_chunks_at(const struct sdr_conn_geom *g, uint64_t len, uint32_t shift)
+{
+	uint32_t ppc = sdr_conn_shift_ppc(g, shift);
+
+	return (sdr_conn_msg_pkts(g, len) + ppc - 1) / ppc;
 }
 
 /** Parity chunks of a message of @p nchunks data chunks under code (k, m). */

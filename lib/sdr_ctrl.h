@@ -78,7 +78,7 @@
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
  *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; SCHEME:
- *      kind << 32 | k << 16 | m; others 0
+ *      chunk shift << 40 | kind << 32 | k << 16 | m; others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i

@@ -78,6 +78,8 @@ struct sdr_fec_job {
 struct ep_code {
 	int ec;
 	uint32_t k, m;
+	uint32_t chunk;		/* bytes of a chunk: the configured chunk >> the scheme's shift */
+	uint32_t ppc;		/* packets of a chunk */
 	struct ec_codec *codec;
 };
 
@@ -279,7 +281,7 @@ alloc_ec(struct sdr_ep *ep)
 
 	/* a scheme that may change: for any k (a submessage per chunk at most) and up to
 	 * switch_max_m parity chunks per submessage */
-	ep->max_sub = c->rel.scheme_may_change ? ep->geom.max_data_chunks :
+	ep->max_sub = c->rel.scheme_may_change ? ep->geom.max_units :
 		      (ep->geom.max_data_chunks + ep->txc.k - 1) / ep->txc.k;
 	ep->max_m = c->rel.scheme_may_change && c->switch_max_m > ep->txc.m ? c->switch_max_m :
 		    ep->txc.m;
@@ -418,11 +420,18 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 	ep->txc.ec = sdr_scheme_is_ec(&cfg->rel.scheme);
 	ep->txc.k = cfg->rel.scheme.k;
 	ep->txc.m = cfg->rel.scheme.m;
+	ep->txc.chunk = cfg->attr.chunk_size >> cfg->rel.scheme.chunk_shift;
+	ep->txc.ppc = sdr_conn_shift_ppc(&ep->geom, cfg->rel.scheme.chunk_shift);
 	ep->rxc = ep->txc;		/* (its codec made apart: alloc_ec()) */
 	ep->rx_scheme = cfg->rel.scheme;
 	ep->chunk = cfg->attr.chunk_size;
+	/* a chunk other than the configured one only where the scheme may change */
+	if (cfg->rel.scheme.chunk_shift && !cfg->rel.scheme_may_change)
+		goto fail;
 	ep->scheme0 = cfg->rel.scheme;
 	ep->tx = sdr_tx_create(&cfg->attr, &cfg->path);
+	if (ep->tx != NULL && sdr_tx_set_chunk_shift(ep->tx, cfg->rel.scheme.chunk_shift) != 0)
+		goto fail;
 	ep->rx = sdr_rx_create(&cfg->attr);
 	ep->rtx = rel_tx_create(&cfg->rel, &cfg->attr);
 	ep->rrx = rel_rx_create(&cfg->rel, &cfg->attr);
@@ -441,7 +450,8 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 		goto fail;
 	/* a connection that may change to a code starts with its parity region unused */
 	if (cfg->rel.scheme_may_change &&
-	    sdr_rx_set_code(ep->rx, ep->rxc.ec ? ep->rxc.k : 0, ep->rxc.ec ? ep->rxc.m : 0) != 0)
+	    sdr_rx_set_code(ep->rx, ep->rxc.ec ? ep->rxc.k : 0, ep->rxc.ec ? ep->rxc.m : 0,
+			    cfg->rel.scheme.chunk_shift) != 0)
 		goto fail;
 	if (cfg->steer_queues) {
 		uint32_t cq = sdr_conn_remote_ctrl_qpn(&cfg->attr);
@@ -474,6 +484,8 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 			ac.hysteresis = cfg->auto_cfg.hysteresis;
 		if (cfg->auto_cfg.dwell_ns)
 			ac.dwell_ns = cfg->auto_cfg.dwell_ns;
+		/* the chunks it may choose: those the connection can run */
+		ac.max_chunk_shift = cfg->rel.scheme_may_change ? cfg->attr.max_chunk_shift : 0;
 		sdr_auto_init(&ep->autoe, &ac);
 	} else {
 		sdr_auto_init(&ep->autoe, NULL);
@@ -526,7 +538,7 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 		sdr_auto_message(&ep->autoe, len);
 	if (st)
 		*st = (struct sdr_ep_stream){ .ctx = (uint32_t)ctx, .seq = msg.seq, .len = len,
-					      .chunk = ep->chunk };
+					      .chunk = ep->txc.chunk };
 	return 0;
 }
 
@@ -825,17 +837,18 @@ on_report(struct sdr_ep *ep, const struct sdr_ctrl *c)
 static uint64_t
 scheme_value(const struct sdr_scheme *s)
 {
-	return (uint64_t)s->kind << 32 | (uint64_t)(sdr_scheme_is_ec(s) ? s->k : 0) << 16 |
-	       (sdr_scheme_is_ec(s) ? s->m : 0);
+	return (uint64_t)s->chunk_shift << 40 | (uint64_t)s->kind << 32 |
+	       (uint64_t)(sdr_scheme_is_ec(s) ? s->k : 0) << 16 | (sdr_scheme_is_ec(s) ? s->m : 0);
 }
 
 /* The scheme of a SCHEME message's value. @return 0, or -1 for none we know. */
 static int
 scheme_of_value(uint64_t v, struct sdr_scheme *s)
 {
-	if ((v >> 32) >= SDR_SCHEME_COUNT)
+	if ((v >> 48) != 0 || ((v >> 32) & 0xFF) >= SDR_SCHEME_COUNT)
 		return -1;
-	*s = (struct sdr_scheme){ .kind = (enum sdr_scheme_kind)(v >> 32) };
+	*s = (struct sdr_scheme){ .kind = (enum sdr_scheme_kind)((v >> 32) & 0xFF),
+				  .chunk_shift = (uint8_t)(v >> 40) };
 	if (sdr_scheme_is_ec(s)) {
 		s->k = (uint32_t)(v >> 16) & 0xFFFF;
 		s->m = (uint32_t)v & 0xFFFF;
@@ -855,13 +868,16 @@ scheme_runs_here(const struct sdr_ep *ep, const struct sdr_scheme *s)
 
 /* A direction's code to scheme @p s, its old codec freed. */
 static void
-set_code(struct ep_code *c, const struct sdr_scheme *s, struct ec_codec *codec)
+set_code(struct sdr_ep *ep, struct ep_code *c, const struct sdr_scheme *s,
+	 struct ec_codec *codec)
 {
 	ec_codec_destroy(c->codec);
 	c->codec = codec;
 	c->ec = sdr_scheme_is_ec(s);
 	c->k = c->ec ? s->k : 0;
 	c->m = c->ec ? s->m : 0;
+	c->chunk = ep->cfg.attr.chunk_size >> s->chunk_shift;
+	c->ppc = sdr_conn_shift_ppc(&ep->geom, s->chunk_shift);
 }
 
 /*
@@ -881,11 +897,13 @@ apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
 		return -ENOMEM;
 	rc = rel_tx_set_scheme(ep->rtx, s);
+	if (rc == 0 && (rc = sdr_tx_set_chunk_shift(ep->tx, s->chunk_shift)) != 0)
+		rel_tx_set_scheme(ep->rtx, &ep->cfg.rel.scheme);
 	if (rc != 0) {
 		ec_codec_destroy(codec);
 		return rc;
 	}
-	set_code(&ep->txc, s, codec);
+	set_code(ep, &ep->txc, s, codec);
 	ep->cfg.rel.scheme = *s;
 	return 0;
 }
@@ -907,13 +925,13 @@ apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 		return -ENOMEM;
 	rc = rel_rx_set_scheme(ep->rrx, s);
 	if (rc == 0 && (rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
-					     sdr_scheme_is_ec(s) ? s->m : 0)) != 0)
+					     sdr_scheme_is_ec(s) ? s->m : 0, s->chunk_shift)) != 0)
 		rel_rx_set_scheme(ep->rrx, &ep->rx_scheme);
 	if (rc != 0) {
 		ec_codec_destroy(codec);
 		return rc;
 	}
-	set_code(&ep->rxc, s, codec);
+	set_code(ep, &ep->rxc, s, codec);
 	ep->rx_scheme = *s;
 	return 0;
 }
@@ -1000,10 +1018,20 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->sw_owed_flags = SDR_CTRL_F_ANSWER;
 	if (scheme_of_value(c->value, &s) == 0 && (ep->cfg.attr.dir & SDR_DIR_RECV) &&
 	    scheme_runs_here(ep, &s)) {
+		int rc;
+
 		if (scheme_value(&s) == scheme_value(&ep->rx_scheme))
 			return;
-		if (apply_rx_scheme(ep, &s) == 0) {
+		rc = apply_rx_scheme(ep, &s);
+		if (rc == 0) {
 			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+			return;
+		}
+		if (rc == -EBUSY) {
+			/* the last message's work is still out (an offloaded decode that lost
+			 * its race): no answer yet; the sender asks again after an RTO */
+			ep->sw_owed = 0;
+			ep->counters[SDR_EP_SCHEME_DEFERRED]++;
 			return;
 		}
 	}
@@ -1349,14 +1377,15 @@ sdr_ep_input_ctrl(struct sdr_ep *ep, uint8_t opcode, const uint8_t *msg, uint32_
 static uint8_t *
 chunk_ptr(struct sdr_ep *ep, const uint8_t *base, uint64_t len, uint32_t c, uint8_t *pad)
 {
-	uint64_t off = (uint64_t)c * ep->chunk;
+	uint32_t cb = ep->txc.chunk;
+	uint64_t off = (uint64_t)c * cb;
 
 	if (off >= len && !(len == 0 && c == 0))
 		return ep->zeros;		/* past the end of a short last submessage */
-	if (len - off >= ep->chunk)
+	if (len - off >= cb)
 		return (uint8_t *)(uintptr_t)(base + off);
 	memcpy(pad, base + off, len - off);
-	memset(pad + (len - off), 0, ep->chunk - (len - off));
+	memset(pad + (len - off), 0, cb - (len - off));
 	return pad;
 }
 
@@ -1419,6 +1448,7 @@ encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 		job->kind = FEC_ENCODE;
 		job->codec = ep->txc.codec;
 		job->k = ep->txc.k;
+		job->len = ep->txc.chunk;
 		ep->enc_jobs_out++;
 		job->ctx = ctx;
 		job->seq = seq;
@@ -1433,7 +1463,7 @@ encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 		data[j] = chunk_ptr(ep, s->msg.buf, s->msg.len, sub * ep->txc.k + j, ep->scratch);
 	for (uint32_t j = 0; j < ep->txc.m; j++)
 		par[j] = tx_par_chunk(ep, b, j);
-	ec_encode(ep->txc.codec, data, par, ep->chunk);
+	ec_encode(ep->txc.codec, data, par, ep->txc.chunk);
 	ep->counters[SDR_EP_ENCODES]++;
 	rel_tx_parity_ready(ep->rtx, ctx, seq, sub);
 	return 0;
@@ -1521,9 +1551,9 @@ decode_setup(struct sdr_ep *ep, const struct rel_rx_decode *d, uint8_t **ptr,
 		have = sdr_bit_test(bits, c);
 		sdr_rx_chunk_span(ep->rx, d->slot, c, &p, &len);
 		ptr[j] = p;
-		if (len < ep->chunk) {		/* the short last chunk: work on a padded copy */
+		if (len < ep->rxc.chunk) {	/* the short last chunk: work on a padded copy */
 			ptr[j] = pad;
-			memset(pad, 0, ep->chunk);
+			memset(pad, 0, ep->rxc.chunk);
 			if (have)
 				memcpy(pad, p, len);
 		} else if (!have && stage != NULL) {
@@ -1576,7 +1606,7 @@ decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
 
 	if (decode_setup(ep, d, ptr, &mask, ep->scratch, NULL, &nmiss, NULL, &info) != 0)
 		return;
-	if (ec_decode(ep->rxc.codec, &mask, ptr, ep->chunk) < 0) {
+	if (ec_decode(ep->rxc.codec, &mask, ptr, ep->rxc.chunk) < 0) {
 		ep->counters[SDR_EP_DECODE_FAILED]++;
 		return;
 	}
@@ -1613,6 +1643,7 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	job->kind = FEC_DECODE;
 	job->codec = ep->rxc.codec;
 	job->k = ep->rxc.k;
+	job->len = ep->rxc.chunk;
 	ep->dec_jobs_out++;
 	job->d = *d;
 	job->rx_seq = info.seq;
@@ -1915,7 +1946,7 @@ emit_ctrl(struct sdr_ep *ep, const struct ep_sink *k, uint32_t i, const struct s
 static uint32_t
 job_parity_index(const struct sdr_ep *ep)
 {
-	return (ep->job.first_pkt - ep->geom.parity_pkt_off) / ep->geom.pkts_per_chunk;
+	return (ep->job.first_pkt - ep->geom.parity_pkt_off) / ep->txc.ppc;
 }
 
 /* Data chunks of the submessage whose parity the job carries. */
@@ -1932,7 +1963,7 @@ static void
 start_unit(struct sdr_ep *ep, const struct rel_tx_unit *u)
 {
 	struct ep_send *s = &ep->sends[u->ctx];
-	uint32_t ppc = ep->geom.pkts_per_chunk;
+	uint32_t ppc = ep->txc.ppc;
 
 	if (u->kind == REL_UNIT_ENCODE) {
 		request_encode(ep, u->ctx, u->seq, u->index);
@@ -2186,7 +2217,7 @@ sdr_ep_recv_imm(const struct sdr_ep *ep, uint32_t slot, uint32_t *imm)
 int
 sdr_ep_recv_chunk_pkts(const struct sdr_ep *ep, uint32_t slot, uint32_t chunk, uint64_t *out)
 {
-	return sdr_rx_chunk_expand(ep->rx, slot, chunk, out);
+	return sdr_rx_view_expand(ep->rx, slot, chunk, out);
 }
 
 uint64_t

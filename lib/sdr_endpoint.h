@@ -184,6 +184,9 @@ struct sdr_ep_cfg {
 	X(SCHEME_REFUSALS, "scheme_changes_refused", INFO, \
 	  "per scheme change the peer asked for that this side refused (unknown, not receiving, " \
 	  "cannot run here)") \
+	X(SCHEME_DEFERRED, "scheme_changes_deferred", INFO, \
+	  "per scheme change the peer asked for while this side still had work of the last " \
+	  "message out (an offloaded decode): not answered, the peer asks again after an RTO") \
 	X(REPORTS_OUT, "loss_reports_sent", INFO, \
 	  "per REPORT control message built with the wire loss counts (scheme auto, receive " \
 	  "side)") \
@@ -495,7 +498,8 @@ int sdr_ep_busy(const struct sdr_ep *ep);
  * What an application may read of its receives, through the engine (the receive side's
  * own view, sdr_rx.h): a posted message's state and counts, its user immediate as far as
  * its fragments arrived (sdr_rx_imm_get(): -EAGAIN while some are missing), the packets of
- * one of its chunks (sdr_rx_chunk_expand()), and the sequence number of the next receive.
+ * one of its chunks of the configured size (sdr_rx_view_expand()), and the sequence number
+ * of the next receive.
  */
 int sdr_ep_recv_info(const struct sdr_ep *ep, uint32_t slot, struct sdr_rx_msg_info *info);
 int sdr_ep_recv_imm(const struct sdr_ep *ep, uint32_t slot, uint32_t *imm);

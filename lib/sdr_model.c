@@ -21,12 +21,12 @@ static const char *const err_docs[SDR_MODEL_E_COUNT] = {
 
 /* Default advisor candidates: both SR variants, then XOR and MDS for each (k, m). */
 static const struct sdr_scheme default_candidates[] = {
-	{ SDR_SCHEME_SR, 0, 0 },	{ SDR_SCHEME_SR_NACK, 0, 0 },
-	{ SDR_SCHEME_EC_XOR, 8, 2 },	{ SDR_SCHEME_EC_MDS, 8, 2 },
-	{ SDR_SCHEME_EC_XOR, 16, 4 },	{ SDR_SCHEME_EC_MDS, 16, 4 },
-	{ SDR_SCHEME_EC_XOR, 32, 4 },	{ SDR_SCHEME_EC_MDS, 32, 4 },
-	{ SDR_SCHEME_EC_XOR, 32, 8 },	{ SDR_SCHEME_EC_MDS, 32, 8 },
-	{ SDR_SCHEME_EC_XOR, 64, 8 },	{ SDR_SCHEME_EC_MDS, 64, 8 },
+	{ SDR_SCHEME_SR, 0, 0, 0 },	{ SDR_SCHEME_SR_NACK, 0, 0, 0 },
+	{ SDR_SCHEME_EC_XOR, 8, 2, 0 },	{ SDR_SCHEME_EC_MDS, 8, 2, 0 },
+	{ SDR_SCHEME_EC_XOR, 16, 4, 0 },	{ SDR_SCHEME_EC_MDS, 16, 4, 0 },
+	{ SDR_SCHEME_EC_XOR, 32, 4, 0 },	{ SDR_SCHEME_EC_MDS, 32, 4, 0 },
+	{ SDR_SCHEME_EC_XOR, 32, 8, 0 },	{ SDR_SCHEME_EC_MDS, 32, 8, 0 },
+	{ SDR_SCHEME_EC_XOR, 64, 8, 0 },	{ SDR_SCHEME_EC_MDS, 64, 8, 0 },
 };
 
 #define N_DEFAULT_CANDIDATES (sizeof(default_candidates) / sizeof(default_candidates[0]))

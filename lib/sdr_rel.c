@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sdr_rel.h"
+#include "units.h"
 
 static const char *const kind_names[SDR_SCHEME_COUNT] = {
 #define X(sym, name, doc) [SDR_SCHEME_##sym] = name,
@@ -65,7 +66,7 @@ parse_km(const char *s, char stop, unsigned int *v)
 int
 sdr_scheme_parse(const char *name, struct sdr_scheme *out)
 {
-	struct sdr_scheme s = { SDR_SCHEME_SR, 0, 0 };
+	struct sdr_scheme s = { SDR_SCHEME_SR, 0, 0, 0 };
 	unsigned int k, m;
 	const char *p;
 	int rc;
@@ -107,6 +108,20 @@ sdr_scheme_format(const struct sdr_scheme *s, char *buf, size_t len)
 		snprintf(buf, len, "%s:%u,%u", kind_names[s->kind], s->k, s->m);
 	else
 		snprintf(buf, len, "%s", kind_names[s->kind]);
+	return buf;
+}
+
+const char *
+sdr_scheme_format_chunk(const struct sdr_scheme *s, uint32_t chunk_bytes, char *buf, size_t len)
+{
+	char name[SDR_SCHEME_NAME_MAX], size[16];
+
+	sdr_scheme_format(s, name, sizeof(name));
+	if (s == NULL || s->chunk_shift == 0)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s/%s", name,
+			 units_fmt_size((uint64_t)chunk_bytes >> s->chunk_shift, size, sizeof(size)));
 	return buf;
 }
 

@@ -44,7 +44,19 @@ struct sdr_scheme {
 	enum sdr_scheme_kind kind;
 	uint16_t k;	/**< data chunks per submessage */
 	uint16_t m;	/**< parity chunks per submessage */
+	uint8_t chunk_shift;	/**< the chunks it runs on: the connection's chunk size >> this
+				 *   (online auto's choice, within attr.max_chunk_shift); 0: the
+				 *   configured chunk. Not part of the name, the parser or the
+				 *   analytic model, which takes the chunk size itself */
 };
+
+/** Whether two schemes are the same: kind, k and m of a code, and chunk shift. */
+static inline int
+sdr_scheme_eq(const struct sdr_scheme *a, const struct sdr_scheme *b)
+{
+	return a->kind == b->kind && a->k == b->k && a->m == b->m &&
+	       a->chunk_shift == b->chunk_shift;
+}
 
 /*
  * What a scheme can be wrong in: symbol, name, meaning. The scheme functions return 0 or a
@@ -89,6 +101,16 @@ int sdr_scheme_parse(const char *name, struct sdr_scheme *out);
  * fits every name. @return buf.
  */
 const char *sdr_scheme_format(const struct sdr_scheme *s, char *buf, size_t len);
+
+#define SDR_SCHEME_CHUNK_NAME_MAX 40	/**< buffer size that fits every sdr_scheme_format_chunk() */
+
+/**
+ * A scheme's name with its chunk when that is not the configured one: "ec-mds:64,8/16KiB"
+ * for ec-mds:64,8 on chunks of 16 KiB (@p chunk_bytes, the configured chunk, >> the shift);
+ * the plain name at shift 0. @return buf.
+ */
+const char *sdr_scheme_format_chunk(const struct sdr_scheme *s, uint32_t chunk_bytes, char *buf,
+				    size_t len);
 
 /** Fraction of the bytes on the wire that are parity: m / (k + m); 0 for SR. */
 double sdr_scheme_parity_share(const struct sdr_scheme *s);
@@ -137,16 +159,24 @@ struct sdr_rel_cfg {
 };
 
 /**
- * Whether scheme @p s can run on a connection of geometry @p g: SR always; a code when it is
- * valid (sdr_scheme_check()) and the parity of the largest message fits the parity region.
+ * Whether scheme @p s can run on a connection of geometry @p g: its chunk shift within the
+ * connection's (g->max_chunk_shift); then SR always; a code when it is valid
+ * (sdr_scheme_check()) and the parity packets of the largest message at its chunk fit the
+ * parity region.
  */
 static inline int
 sdr_rel_code_fits(const struct sdr_conn_geom *g, const struct sdr_scheme *s)
 {
+	if (s->chunk_shift > g->max_chunk_shift)
+		return 0;
 	if (!sdr_scheme_is_ec(s))
 		return 1;
 	return sdr_scheme_check(s) == 0 && s->k + s->m <= 255 && g->max_parity_chunks > 0 &&
-	       sdr_conn_parity_chunks(g->max_data_chunks, s->k, s->m) <= g->max_parity_chunks;
+	       (uint64_t)sdr_conn_parity_chunks(sdr_conn_msg_chunks_at(g, (uint64_t)g->max_data_pkts
+								       << g->mtu_shift,
+								       s->chunk_shift),
+						s->k, s->m) * sdr_conn_shift_ppc(g, s->chunk_shift) <=
+	       g->max_parity_pkts;
 }
 
 /** Defaults for a path of @p rtt_ns: sr, alpha 2, beta 1, ACK every 8 chunks or 50 us. */

@@ -6,6 +6,7 @@
 
 #include "roce_opcode.h"
 #include "sdr_bitmap.h"
+#include "sdr_rel.h"
 #include "sdr_rx.h"
 
 static const struct sdr_counter_def counter_defs[SDR_RX_NCOUNTERS] = {
@@ -32,8 +33,10 @@ struct rx_msg {
 	uint64_t len;
 	uint8_t *parity;
 	uint8_t *par_buf;		/* the parity buffer posted with it (even while unused) */
-	uint8_t *chunk_bytes;		/* the caller's mirror or own_bytes */
+	uint8_t *chunk_bytes;		/* the caller's mirror or own_bytes: per configured chunk */
 	uint32_t npkts;
+	uint32_t ppc;			/* packets per chunk (the code's chunk shift) */
+	uint32_t shift;			/* its chunk shift: 2^shift chunks per mirror byte */
 	uint32_t nchunks;
 	uint32_t npar_chunks;
 	uint32_t npar_pkts;
@@ -63,6 +66,7 @@ struct sdr_rx {
 	uint32_t max_pkts;		/* data + parity packets of the largest message */
 	uint32_t max_chunks;
 	uint16_t code_k, code_m;	/* the code of messages posted now (0: none) */
+	uint32_t code_shift;		/* ... and its chunk shift */
 	uint64_t next_seq;
 	uint32_t posted;
 	uint32_t nfree;
@@ -110,7 +114,7 @@ sdr_rx_create(const struct sdr_conn_attr *attr)
 	rx->max_pkts = rx->geom.max_data_pkts + rx->geom.max_parity_pkts;
 	rx->code_k = attr->ec_k;
 	rx->code_m = attr->ec_m;
-	rx->max_chunks = rx->geom.max_data_chunks + rx->geom.max_parity_chunks;
+	rx->max_chunks = rx->geom.max_units + rx->geom.max_parity_units;
 	rx->slots = calloc(rx->geom.nslots, sizeof(*rx->slots));
 	rx->msgs = calloc(attr->max_inflight, sizeof(*rx->msgs));
 	rx->free_ctx = calloc(attr->max_inflight, sizeof(*rx->free_ctx));
@@ -146,11 +150,14 @@ sdr_rx_geom(const struct sdr_rx *rx)
 static void
 code_msg(struct sdr_rx *rx, struct rx_msg *m)
 {
+	m->shift = rx->code_shift;
+	m->ppc = sdr_conn_shift_ppc(&rx->geom, m->shift);
+	m->nchunks = sdr_conn_msg_chunks_at(&rx->geom, m->len, m->shift);
 	m->npar_chunks = m->par_buf && rx->code_k ?
 			 sdr_conn_parity_chunks(m->nchunks, rx->code_k, rx->code_m) : 0;
-	if (m->npar_chunks > rx->geom.max_parity_chunks)
+	if (m->npar_chunks * m->ppc > rx->geom.max_parity_pkts)
 		m->npar_chunks = 0;	/* (cannot happen: sdr_rx_set_code() checks the fit) */
-	m->npar_pkts = m->npar_chunks * rx->geom.pkts_per_chunk;
+	m->npar_pkts = m->npar_chunks * m->ppc;
 	m->parity = m->npar_chunks ? m->par_buf : NULL;
 	sdr_bitmap_zero(m->pkt_bits, m->npkts + m->npar_pkts);
 	memset(m->chunk_cnt, 0, (m->nchunks + m->npar_chunks) * sizeof(uint16_t));
@@ -158,11 +165,14 @@ code_msg(struct sdr_rx *rx, struct rx_msg *m)
 }
 
 int
-sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m)
+sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m, uint32_t shift)
 {
-	if (k != 0 && (m == 0 || k + m > 255 || rx->geom.max_parity_chunks == 0 ||
-		       sdr_conn_parity_chunks(rx->geom.max_data_chunks, k, m) >
-		       rx->geom.max_parity_chunks))
+	struct sdr_scheme code = { .kind = SDR_SCHEME_EC_MDS, .k = (uint16_t)k, .m = (uint16_t)m,
+				   .chunk_shift = (uint8_t)shift };
+
+	if (shift > rx->geom.max_chunk_shift)
+		return -EINVAL;
+	if (k != 0 && (m == 0 || k > 255 || m > 255 || !sdr_rel_code_fits(&rx->geom, &code)))
 		return -EINVAL;
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rx_slot *s;
@@ -175,6 +185,7 @@ sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m)
 	}
 	rx->code_k = (uint16_t)k;
 	rx->code_m = (uint16_t)(k ? m : 0);
+	rx->code_shift = shift;
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rx_slot *s = &rx->slots[sdr_conn_seq_slot(&rx->attr, rx->msgs[i].seq)];
 
@@ -203,7 +214,6 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	m->buf = buf;
 	m->len = len;
 	m->npkts = sdr_conn_msg_pkts(&rx->geom, len);
-	m->nchunks = sdr_conn_msg_chunks(&rx->geom, len);
 	m->par_buf = parity;
 	code_msg(rx, m);
 	m->last_len = (uint32_t)(len - ((uint64_t)(m->npkts - 1) << rx->geom.mtu_shift));
@@ -216,7 +226,7 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	if (m->imm_need > m->npkts)
 		m->imm_need = m->npkts;
 	m->chunk_bytes = chunk_bytes ? chunk_bytes : m->own_bytes;
-	memset(m->chunk_bytes, 0, m->nchunks);
+	memset(m->chunk_bytes, 0, sdr_conn_msg_chunks(&rx->geom, len));
 
 	s->ctx = ctx;
 	s->gen = (uint8_t)sdr_conn_seq_gen(&rx->attr, rx->next_seq);
@@ -248,13 +258,26 @@ sdr_rx_complete(struct sdr_rx *rx, uint32_t slot)
 
 /* Packets in chunk c (data chunks may be short at the end; parity chunks are full). */
 static uint32_t
-chunk_pkts(const struct sdr_rx *rx, const struct rx_msg *m, uint32_t c)
+chunk_pkts(const struct rx_msg *m, uint32_t c)
 {
-	uint32_t ppc = rx->geom.pkts_per_chunk;
-
 	if (c < m->nchunks && c == m->nchunks - 1)
-		return m->npkts - c * ppc;
-	return ppc;
+		return m->npkts - c * m->ppc;
+	return m->ppc;
+}
+
+/* The mirror's byte of data chunk @p c: set once every chunk of its configured chunk is in
+ * (the published view is per configured chunk, whatever chunk the code runs on). */
+static void
+mirror_chunk(struct rx_msg *m, uint32_t c)
+{
+	uint32_t first = c >> m->shift << m->shift, end = first + (1u << m->shift);
+
+	if (end > m->nchunks)
+		end = m->nchunks;
+	for (uint32_t i = first; i < end; i++)
+		if (!sdr_bit_test(m->chunk_bits, i))
+			return;
+	m->chunk_bytes[c >> m->shift] = 1;
 }
 
 /* A chunk just became complete: set its bits and raise the events it causes. */
@@ -269,7 +292,10 @@ chunk_complete(struct sdr_rx *rx, struct rx_msg *m, struct rx_slot *s, uint32_t 
 		ev->chunk = c - m->nchunks;
 		return;
 	}
-	m->chunk_bytes[c] = 1;
+	if (m->shift == 0)
+		m->chunk_bytes[c] = 1;
+	else
+		mirror_chunk(m, c);
 	m->chunks_done++;
 	rx->counters[SDR_RX_CHUNKS_DONE]++;
 	ev->flags |= SDR_RX_EV_CHUNK;
@@ -295,7 +321,7 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	struct sdr_imm_fields f;
 	struct rx_slot *s;
 	struct rx_msg *m;
-	uint32_t idx, c, ppc = g->pkts_per_chunk;
+	uint32_t idx, c, ppc;
 	uint8_t *dst;
 
 	if (v->opcode != ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
@@ -315,6 +341,7 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	if (s->state == SDR_SLOT_DONE)
 		return drop(rx, SDR_RX_MSG_COMPLETE);
 	m = &rx->msgs[s->ctx];
+	ppc = m->ppc;
 
 	/* the RETH must say what the immediate says */
 	if (v->rkey != s->rkey || s->rkey == 0)
@@ -387,7 +414,7 @@ sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_ev
 	if (cl->pkt_off == m->npkts - 1)
 		ev->flags |= SDR_RX_EV_LAST;
 	/* a chunk recovered meanwhile already holds its full count: it is not done twice */
-	if (++m->chunk_cnt[cl->chunk] == chunk_pkts(rx, m, cl->chunk) &&
+	if (++m->chunk_cnt[cl->chunk] == chunk_pkts(m, cl->chunk) &&
 	    !sdr_bit_test(m->chunk_bits, cl->chunk))
 		chunk_complete(rx, m, s, cl->chunk, ev);
 }
@@ -434,8 +461,8 @@ sdr_rx_chunk_recovered(struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
 		return -EINVAL;
 	if (sdr_bit_test(m->chunk_bits, chunk))
 		return -EALREADY;
-	first = chunk * rx->geom.pkts_per_chunk;
-	n = chunk_pkts(rx, m, chunk);
+	first = chunk * m->ppc;
+	n = chunk_pkts(m, chunk);
 	for (uint32_t i = 0; i < n; i++)
 		sdr_bit_set(m->pkt_bits, first + i);
 	m->chunk_cnt[chunk] = (uint16_t)n;
@@ -496,11 +523,25 @@ sdr_rx_chunk_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint
 
 	if (m == NULL || chunk >= m->nchunks + m->npar_chunks)
 		return -EINVAL;
-	n = chunk_pkts(rx, m, chunk);
+	n = chunk_pkts(m, chunk);
 	if (chunk < m->nchunks)
-		first = chunk * rx->geom.pkts_per_chunk;
+		first = chunk * m->ppc;
 	else
-		first = m->npkts + (chunk - m->nchunks) * rx->geom.pkts_per_chunk;
+		first = m->npkts + (chunk - m->nchunks) * m->ppc;
+	sdr_bitmap_extract(out, m->pkt_bits, first, n);
+	return (int)n;
+}
+
+int
+sdr_rx_view_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint64_t *out)
+{
+	const struct rx_msg *m = posted_msg(rx, slot);
+	uint32_t ppc = rx->geom.pkts_per_chunk, first, n;
+
+	if (m == NULL || chunk >= (m->npkts + ppc - 1) / ppc)
+		return -EINVAL;
+	first = chunk * ppc;
+	n = m->npkts - first < ppc ? m->npkts - first : ppc;
 	sdr_bitmap_extract(out, m->pkt_bits, first, n);
 	return (int)n;
 }
@@ -523,13 +564,14 @@ sdr_rx_chunk_span(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint8_
 		  uint32_t *len)
 {
 	const struct rx_msg *m = posted_msg(rx, slot);
-	uint64_t off;
+	uint64_t off, cb;
 
 	if (m == NULL || chunk >= m->nchunks)
 		return -EINVAL;
-	off = (uint64_t)chunk * rx->attr.chunk_size;
+	cb = (uint64_t)m->ppc << rx->geom.mtu_shift;
+	off = (uint64_t)chunk * cb;
 	*p = m->buf + off;
-	*len = (uint32_t)(m->len - off < rx->attr.chunk_size ? m->len - off : rx->attr.chunk_size);
+	*len = (uint32_t)(m->len - off < cb ? m->len - off : cb);
 	return 0;
 }
 
@@ -541,8 +583,8 @@ sdr_rx_parity_span(const struct sdr_rx *rx, uint32_t slot, uint32_t pchunk, uint
 
 	if (m == NULL || pchunk >= m->npar_chunks)
 		return -EINVAL;
-	*p = m->parity + (uint64_t)pchunk * rx->attr.chunk_size;
-	*len = rx->attr.chunk_size;
+	*p = m->parity + ((uint64_t)pchunk * m->ppc << rx->geom.mtu_shift);
+	*len = m->ppc << rx->geom.mtu_shift;
 	return 0;
 }
 

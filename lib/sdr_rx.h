@@ -140,11 +140,15 @@ void sdr_rx_destroy(struct sdr_rx *rx);
 
 /**
  * The code of the messages posted from now on and of those posted but with no packet in
- * yet: @p k data and @p m parity chunks per submessage, k = 0 for none. Only messages
- * posted with a parity buffer take parity. @return 0, -EBUSY while a posted message has
- * packets in, -EINVAL when the parity of the largest message would not fit the geometry.
+ * yet: @p k data and @p m parity chunks per submessage, k = 0 for none, on chunks of the
+ * configured chunk size >> @p shift (at most attr.max_chunk_shift). Only messages posted
+ * with a parity buffer take parity. Chunk numbers (events, bitmaps, spans, info) count
+ * chunks of a message's own chunk size; the mirror (sdr_rx_post()'s chunk_bytes) stays one
+ * byte per configured chunk, set once all of its smaller chunks are in.
+ * @return 0, -EBUSY while a posted message has packets in, -EINVAL when the shift is too
+ *   large or the parity of the largest message would not fit the geometry.
  */
-int sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m);
+int sdr_rx_set_code(struct sdr_rx *rx, uint32_t k, uint32_t m, uint32_t shift);
 
 /** The geometry the receive side works with. */
 const struct sdr_conn_geom *sdr_rx_geom(const struct sdr_rx *rx);
@@ -156,8 +160,9 @@ const struct sdr_conn_geom *sdr_rx_geom(const struct sdr_rx *rx);
  * @param len     the message length in bytes, <= max_msg_size (0 allowed).
  * @param parity  where parity chunks land (nparity_chunks * chunk_size bytes), or NULL
  *                when the connection has no parity region.
- * @param chunk_bytes optional array of nchunks bytes that mirrors the chunk bitmap (0/1
- *                per chunk, e.g. in memory shared with an application); NULL: internal.
+ * @param chunk_bytes optional array of one byte per configured chunk (ceil(len /
+ *                chunk_size)) that mirrors the chunk bitmap (0/1 per chunk, e.g. in memory
+ *                shared with an application); NULL: internal.
  * @param[out] slot the message id the message will carry.
  * @return 0; -EAGAIN when max_inflight receives are posted or the next slot in order is
  *   still posted (retry after recv_complete); -EMSGSIZE when len > max_msg_size.
@@ -228,7 +233,8 @@ int sdr_rx_chunk_recovered(struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
 /** Information about the message in @p slot. @return 0 or -EINVAL (never posted). */
 int sdr_rx_msg_info(const struct sdr_rx *rx, uint32_t slot, struct sdr_rx_msg_info *info);
 
-/** Chunk bitmap of a posted message, one byte (0 or 1) per data chunk; NULL if not posted. */
+/** Chunk bitmap of a posted message, one byte (0 or 1) per configured data chunk; NULL if
+ * not posted. */
 const uint8_t *sdr_rx_chunk_bytes(const struct sdr_rx *rx, uint32_t slot);
 
 /**
@@ -244,6 +250,13 @@ const uint64_t *sdr_rx_chunk_bits(const struct sdr_rx *rx, uint32_t slot);
  */
 int sdr_rx_chunk_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk,
 			uint64_t *out);
+
+/**
+ * The same for data chunk @p chunk of the configured chunk size (the application's view,
+ * as the mirror), whatever chunk the message's code runs on.
+ * @return the number of packets in it, or -EINVAL.
+ */
+int sdr_rx_view_expand(const struct sdr_rx *rx, uint32_t slot, uint32_t chunk, uint64_t *out);
 
 /**
  * The user immediate, reassembled from the fragments of the packets received so far.

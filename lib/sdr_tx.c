@@ -33,6 +33,7 @@ struct sdr_tx {
 	uint64_t next_seq;
 	uint32_t inflight;
 	uint32_t next_ch;
+	uint32_t chunk_shift;	/* the chunks of the messages started now (sdr_tx_set_chunk_shift) */
 	uint8_t *busy;		/* per slot: 1 while its message is in flight */
 	uint32_t *psn;		/* per data QPN (generation * channels + channel) */
 	uint16_t *sport;	/* per data QPN: its UDP source port (sdr_tx_steer), or NULL */
@@ -146,12 +147,21 @@ sdr_tx_msg_start(struct sdr_tx *tx, const uint8_t *buf, uint64_t len, uint32_t u
 	msg->buf = buf;
 	msg->len = len;
 	msg->npkts = sdr_conn_msg_pkts(&tx->geom, len);
-	msg->nchunks = sdr_conn_msg_chunks(&tx->geom, len);
+	msg->nchunks = sdr_conn_msg_chunks_at(&tx->geom, len, tx->chunk_shift);
 	msg->user_imm = user_imm;
 	msg->rkey = tx->attr.remote_rkey;	/* a fixed key; the endpoint derives it otherwise */
 	tx->busy[id] = 1;
 	tx->inflight++;
 	tx->counters[SDR_TX_MSGS_STARTED]++;
+	return 0;
+}
+
+int
+sdr_tx_set_chunk_shift(struct sdr_tx *tx, uint32_t shift)
+{
+	if (shift > tx->geom.max_chunk_shift)
+		return -EINVAL;
+	tx->chunk_shift = shift;
 	return 0;
 }
 

@@ -62,7 +62,7 @@ struct sdr_tx_msg {
 	const uint8_t *buf;
 	uint64_t len;
 	uint32_t npkts;
-	uint32_t nchunks;
+	uint32_t nchunks;	/**< at the chunk shift in force when it started */
 	uint32_t user_imm;
 	uint32_t rkey;		/**< the R_Key of the peer's receive for it (set before building) */
 };
@@ -117,6 +117,12 @@ const struct sdr_conn_geom *sdr_tx_geom(const struct sdr_tx *tx);
  */
 int sdr_tx_msg_start(struct sdr_tx *tx, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 		     struct sdr_tx_msg *msg);
+
+/**
+ * The chunks of the messages started from now on: the configured chunk size >> @p shift
+ * (a scheme change, between messages). @return 0, or -EINVAL above attr.max_chunk_shift.
+ */
+int sdr_tx_set_chunk_shift(struct sdr_tx *tx, uint32_t shift);
 
 /** Retire a message (acknowledged, or failed for good): its slot may be reused. */
 void sdr_tx_msg_retire(struct sdr_tx *tx, const struct sdr_tx_msg *msg);

@@ -84,8 +84,8 @@ static void
 cfg_init(struct pair *x, int scheme)
 {
 	static const struct sdr_scheme schemes[4] = {
-		{ SDR_SCHEME_SR, 0, 0 }, { SDR_SCHEME_SR_NACK, 0, 0 },
-		{ SDR_SCHEME_EC_XOR, 2, 1 }, { SDR_SCHEME_EC_MDS, 3, 2 },
+		{ SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_SR_NACK, 0, 0, 0 },
+		{ SDR_SCHEME_EC_XOR, 2, 1, 0 }, { SDR_SCHEME_EC_MDS, 3, 2, 0 },
 	};
 
 	for (int i = 0; i < 2; i++) {

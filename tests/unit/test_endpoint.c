@@ -93,6 +93,7 @@ static double wire_dup = 0.02;	/* run_transfer's duplication */
 static const struct sdr_scheme *switch_plan;
 static unsigned int switch_n, switch_every;
 static int switch_peer_fixed;	/* b is not set up for changes: it refuses them */
+static int switch_peer_chunk;	/* b may change its code but not its chunk: it refuses */
 static uint64_t steered_frames;
 
 static void
@@ -187,6 +188,9 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 				if (x->m > e[i]->switch_max_m)
 					e[i]->switch_max_m = (uint16_t)x->m;
 			}
+			for (unsigned int p = 0; p < switch_n && !(i == 1 && switch_peer_chunk); p++)
+				if (switch_plan[p].chunk_shift > e[i]->attr.max_chunk_shift)
+					e[i]->attr.max_chunk_shift = switch_plan[p].chunk_shift;
 		}
 		e[i]->steer_queue = STEER_QUEUE;
 		memcpy(e[i]->steer_key, rss_default_key, RSS_KEY_LEN);
@@ -454,6 +458,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 	struct sdr_ep *a, *b;
 	struct wire w = { .loss = loss, .dup = wire_dup, .reorder = 0.05, .delay = 200000 };
 	uint8_t *src[64], *dst[64], *fr[32];
+	uint8_t mirror[64][17];		/* the published view: a byte per configured chunk */
 	uint64_t lens[64], now = 0;
 	uint32_t sent = 0, posted = 0, send_done = 0, recv_done = 0, slots[64];
 	char name[32];
@@ -497,8 +502,8 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		struct sdr_ep_done d;
 		uint64_t t, tb;
 
-		while (posted < nmsg && sdr_ep_recv(b, dst[posted], lens[posted], NULL, posted, now,
-						    &slots[posted]) == 0)
+		while (posted < nmsg && sdr_ep_recv(b, dst[posted], lens[posted], mirror[posted],
+						    posted, now, &slots[posted]) == 0)
 			posted++;
 		if (stream) {
 			while (sent < nmsg && sdr_ep_send_stream(a, src[sent], lens[sent],
@@ -538,6 +543,9 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			assert_no_copy_into(&ct, dst[d.cookie], lens[d.cookie]);
 			assert_memory_equal(dst[d.cookie], stream ? sm.ref[d.cookie] : src[d.cookie],
 					    lens[d.cookie] ? lens[d.cookie] : 1);
+			/* every configured chunk marked, whatever chunk the scheme ran on */
+			for (uint64_t k = 0; k < (lens[d.cookie] + 4095) / 4096 || k == 0; k++)
+				assert_int_equal(mirror[d.cookie][k], 1);
 			/*
 			 * 8 packets carry the whole immediate. A fragment whose every packet was
 			 * rebuilt by decoding never arrives: EC may answer "retry", never wrong.
@@ -667,9 +675,12 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			      ca[SDR_EP_SCHEME_CHANGES], cb[SDR_EP_SCHEME_CHANGES],
 			      ca[SDR_EP_SCHEME_REFUSED], cb[SDR_EP_SCHEME_REFUSALS],
 			      sdr_scheme_format(&now_s, name, sizeof(name)));
-		if (switch_peer_fixed) {
+		if (switch_peer_fixed || switch_peer_chunk) {
 			assert_true(ca[SDR_EP_SCHEME_REFUSED] > 0 && ca[SDR_EP_SCHEME_CHANGES] == 0);
-			assert_int_equal(cb[SDR_EP_SCHEME_REFUSALS], ca[SDR_EP_SCHEME_REFUSED]);
+			/* each question refused; a question repeated because its answer was lost
+			 * is refused again */
+			assert_true(cb[SDR_EP_SCHEME_REFUSALS] >= ca[SDR_EP_SCHEME_REFUSED]);
+			assert_int_equal(ca[SDR_EP_SCHEME_REFUSED], ca[SDR_EP_SCHEME_ASKS]);
 			assert_int_equal(now_s.kind, scheme.kind);
 		} else {
 			/* every change asked was made on both sides, none refused */
@@ -897,11 +908,11 @@ static void
 test_zero_copy(void **state)
 {
 	(void)state;
-	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 1, 51);
-	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 1, 52);
-	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 1, 53);
-	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 1, 54);
-	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0, 51);
+	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 1, 51);
+	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 1, 52);
+	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 1, 53);
+	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2, 0 }, 1, 54);
+	run_zero_copy((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0, 51);
 }
 
 /*
@@ -922,7 +933,7 @@ test_send_between_ack_and_poll(void **state)
 	int second = 0;
 
 	(void)state;
-	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 2 * w.delay);
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 2 * w.delay);
 	a = sdr_ep_create(&c.a);
 	b = sdr_ep_create(&c.b);
 	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
@@ -981,10 +992,10 @@ static void
 test_fec_offload(void **state)
 {
 	(void)state;
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 40, 21, 0, 4, 0);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.02, 40, 22, 0, 2, 0);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4 }, 0.10, 30, 23, 0, 1, 0);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.02, 24, 24, 1, 3, 0);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 40, 21, 0, 4, 0);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2, 0 }, 0.02, 40, 22, 0, 2, 0);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4, 0 }, 0.10, 30, 23, 0, 1, 0);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.02, 24, 24, 1, 3, 0);
 }
 
 /*
@@ -997,18 +1008,18 @@ static void
 test_claimed_copies(void **state)
 {
 	(void)state;
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 40, 41, 0, 0, 1);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.02, 40, 42, 1, 0, 1);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 40, 43, 0, 4, 1);
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.05, 40, 44, 0, 0, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 40, 41, 0, 0, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.02, 40, 42, 1, 0, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 40, 43, 0, 4, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2, 0 }, 0.05, 40, 44, 0, 0, 1);
 }
 
 static void
 test_stream(void **state)
 {
 	(void)state;
-	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 24, 11, 1);
-	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.02, 24, 12, 1);
+	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.02, 24, 11, 1);
+	run_transfer_mode((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.02, 24, 12, 1);
 }
 
 /*
@@ -1024,12 +1035,12 @@ test_steering(void **state)
 	(void)state;
 	steer_queues = 4;
 	steered_frames = 0;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.03, 20, 21);
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 20, 22);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.03, 20, 21);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 20, 22);
 	assert_true(steered_frames > 1000);
 	/* a queue count that is not a power of two cannot be steered to */
 	steer_queues = 3;
-	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 1000000);
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 1000000);
 	assert_null(sdr_ep_create(&c.a));
 	steer_queues = 0;
 }
@@ -1038,22 +1049,22 @@ static void
 test_sr(void **state)
 {
 	(void)state;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0, 20, 1);
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 40, 2);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0, 20, 1);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 40, 2);
 }
 
 static void
 test_sr_nack(void **state)
 {
 	(void)state;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.03, 40, 3);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.03, 40, 3);
 }
 
 static void
 test_ec_xor(void **state)
 {
 	(void)state;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.02, 40, 4);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2, 0 }, 0.02, 40, 4);
 }
 
 /*
@@ -1068,10 +1079,10 @@ test_loss_reports(void **state)
 {
 	(void)state;
 	auto_report = 1;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.05, 60, 21);
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.05, 60, 22);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.05, 60, 21);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.05, 60, 22);
 	/* the copies made later, elsewhere: the PSNs are counted as frames arrive */
-	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.05, 60, 23, 0, 0, 1);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.05, 60, 23, 0, 0, 1);
 	auto_report = 0;
 }
 
@@ -1103,7 +1114,7 @@ test_paths(void **state)
 	uint64_t lens[N], now = 0, moved_at = 0, dead_after_move = 0, next_decide = 0;
 	uint32_t sent = 0, posted = 0, sdone = 0, rdone = 0, slots[N];
 	struct sdr_model_params mp;
-	struct sdr_scheme sc = { SDR_SCHEME_SR_NACK, 0, 0 };
+	struct sdr_scheme sc = { SDR_SCHEME_SR_NACK, 0, 0, 0 };
 	struct side_cfg c;
 	struct sdr_ep *a, *b;
 	const struct path_sel *ps;
@@ -1229,18 +1240,66 @@ static void
 test_scheme_change(void **state)
 {
 	static const struct sdr_scheme plan[] = {
-		{ SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
-		{ SDR_SCHEME_SR_NACK, 0, 0 },
+		{ SDR_SCHEME_EC_MDS, 4, 2, 0 }, { SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2, 0 },
+		{ SDR_SCHEME_SR_NACK, 0, 0, 0 },
 	};
 
 	(void)state;
 	switch_plan = plan;
 	switch_n = 4;
 	switch_every = 6;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 50, 31);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 50, 31);
 	switch_peer_fixed = 1;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.03, 20, 32);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 20, 32);
 	switch_peer_fixed = 0;
+	switch_plan = NULL;
+}
+
+/*
+ * The same with the chunk changing too (online auto's chunk choice): the sender goes
+ * through ec-mds:4,2 on 1 KiB chunks, sr on 2 KiB, ec-xor:4,2 on the configured 4 KiB,
+ * sr-nack on 1 KiB and ec-mds:4,2 on 2 KiB, every 5 messages, under 3 % loss, reordering
+ * and duplication, with the FEC work offloaded for a second run; every message arrives
+ * intact, and the receiver's view stays one byte per configured chunk. A receiver built
+ * for smaller chunks than the sender asks for refuses the change.
+ */
+static void
+test_scheme_change_chunks(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_EC_MDS, 4, 2, 2 }, { SDR_SCHEME_SR, 0, 0, 1 },
+		{ SDR_SCHEME_EC_XOR, 4, 2, 0 }, { SDR_SCHEME_SR_NACK, 0, 0, 2 },
+		{ SDR_SCHEME_EC_MDS, 4, 2, 1 },
+	};
+	struct sdr_scheme sr2 = { SDR_SCHEME_SR, 0, 0, 2 }, sr3 = { SDR_SCHEME_SR, 0, 0, 3 };
+	static struct sdr_scheme plan_small[2];
+	struct side_cfg c;
+	struct sdr_ep *a;
+
+	(void)state;
+	switch_plan = plan;
+	switch_n = 5;
+	switch_every = 5;
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 52, 33);
+	run_transfer_full((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 42, 34, 0, 4, 0);
+	switch_n = 2;				/* sr and sr-nack, on smaller chunks */
+	plan_small[0] = plan[1];
+	plan_small[1] = plan[3];
+	switch_plan = plan_small;
+	switch_peer_chunk = 1;
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 22, 35);
+	switch_peer_chunk = 0;
+	/* a shift past the connection's (2 here) or a chunk below one packet: not started */
+	switch_plan = plan;
+	switch_n = 5;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 400000);
+	a = sdr_ep_create(&c.a);
+	assert_non_null(a);
+	assert_int_equal(sdr_ep_change_scheme(a, &sr3, 0), -EINVAL);
+	assert_int_equal(sdr_ep_change_scheme(a, &sr2, 0), 0);
+	sdr_ep_destroy(a);
+	c.a.attr.max_chunk_shift = 3;		/* 4 KiB >> 3 is half a packet */
+	assert_null(sdr_ep_create(&c.a));
 	switch_plan = NULL;
 }
 
@@ -1257,10 +1316,10 @@ static void
 test_scheme_change_both(void **state)
 {
 	static const struct sdr_scheme plan[2][4] = {
-		{ { SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
-		  { SDR_SCHEME_SR_NACK, 0, 0 } },
-		{ { SDR_SCHEME_SR_NACK, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2 },
-		  { SDR_SCHEME_EC_MDS, 4, 2 }, { SDR_SCHEME_SR, 0, 0 } },
+		{ { SDR_SCHEME_EC_MDS, 4, 2, 0 }, { SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2, 0 },
+		  { SDR_SCHEME_SR_NACK, 0, 0, 0 } },
+		{ { SDR_SCHEME_SR_NACK, 0, 0, 0 }, { SDR_SCHEME_EC_XOR, 4, 2, 0 },
+		  { SDR_SCHEME_EC_MDS, 4, 2, 0 }, { SDR_SCHEME_SR, 0, 0, 0 } },
 	};
 	static const uint32_t every[2] = { 5, 7 };
 	enum { N = 40 };
@@ -1276,7 +1335,7 @@ test_scheme_change_both(void **state)
 	(void)state;
 	switch_plan = plan[0];
 	switch_n = 4;
-	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 2 * w.delay);
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 2 * w.delay);
 	switch_plan = NULL;
 	for (int i = 0; i < 2; i++) {
 		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
@@ -1395,9 +1454,9 @@ static void
 test_ec_mds(void **state)
 {
 	(void)state;
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0, 10, 5);
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 40, 6);
-	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4 }, 0.10, 30, 7);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0, 10, 5);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 40, 6);
+	run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 8, 4, 0 }, 0.10, 30, 7);
 }
 
 /*
@@ -1660,19 +1719,19 @@ test_abort(void **state)
 	uint64_t withdrawn = 0;
 
 	(void)state;
-	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 51, 1, 0, AB_OLD, &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.02, 51, 1, 0, AB_OLD, &withdrawn);
 	assert_int_equal(withdrawn, 0);
-	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 52, 0, 1, AB_OLD, &withdrawn);
-	run_abort((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 }, 0.05, 53, 1, 1, AB_OLD,
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.02, 52, 0, 1, AB_OLD, &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.05, 53, 1, 1, AB_OLD,
 		  &withdrawn);
-	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 54, 1, 0, AB_OLD,
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 54, 1, 0, AB_OLD,
 		  &withdrawn);
-	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 }, 0.03, 55, 0, 1, AB_OLD,
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.03, 55, 0, 1, AB_OLD,
 		  &withdrawn);
-	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2 }, 0.02, 56, 1, 1, AB_OLD,
+	run_abort((struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 2, 0 }, 0.02, 56, 1, 1, AB_OLD,
 		  &withdrawn);
 	/* the receiver had posted ahead of the sender: the sender numbers past its receives */
-	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 }, 0.02, 57, 0, 1, 2, &withdrawn);
+	run_abort((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.02, 57, 0, 1, 2, &withdrawn);
 	assert_true(withdrawn > 0);	/* some receiver went with receives half in */
 }
 
@@ -1857,7 +1916,7 @@ test_handshake(void **state)
 	struct wan x;
 
 	(void)state;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	assert_false(sdr_ep_ready(x.a));
 	wan_post(&x, 2);
 	wan_send(&x, 2);
@@ -1890,7 +1949,7 @@ test_handshake(void **state)
 static void
 test_forged_auto(void **state)
 {
-	static const struct sdr_scheme plan[] = { { SDR_SCHEME_EC_MDS, 4, 2 } };
+	static const struct sdr_scheme plan[] = { { SDR_SCHEME_EC_MDS, 4, 2, 0 } };
 	struct sdr_auto_estimate e0, e1;
 	struct sdr_scheme s;
 	struct sdr_ctrl c;
@@ -1902,7 +1961,7 @@ test_forged_auto(void **state)
 	auto_report = 1;
 	switch_plan = plan;
 	switch_n = 1;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	auto_report = 0;
 	switch_plan = NULL;
 	wan_post(&x, 2);
@@ -1958,7 +2017,7 @@ test_forged_control(void **state)
 	uint8_t buf[SDR_CTRL_MAX_LEN];
 
 	(void)state;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	wan_post(&x, 2);
 	wan_send(&x, 2);
 	wan_run(&x, 100000000, 2);
@@ -2078,7 +2137,7 @@ test_forged_data(void **state)
 	struct wan x;
 
 	(void)state;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 });
 	memset(evil, 0x66, WAN_LEN);
 	wan_post(&x, 1);
 	wan_send(&x, 1);
@@ -2124,7 +2183,7 @@ test_peer_restart(void **state)
 	struct wan x;
 
 	(void)state;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 });
 	wan_post(&x, 2);
 	wan_send(&x, 4);
 	wan_run_until(&x, 100000000, 2, 0);	/* two messages are done, two wait for receives */
@@ -2182,7 +2241,7 @@ run_both_restart(int data_first)
 	struct wan x;
 	uint32_t ok = 0;
 
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 });
 	wan_post(&x, 1);
 	wan_send(&x, 1);
 	wan_run(&x, 100000000, 1);
@@ -2265,7 +2324,7 @@ test_auth_key(void **state)
 	struct wan x;
 
 	(void)state;
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 1 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 1, 0 });
 	wan_auth(&x, k1, k1);
 	wan_post(&x, 2);
 	wan_send(&x, 2);
@@ -2290,7 +2349,7 @@ test_auth_key(void **state)
 	wan_fini(&x);
 
 	/* different keys: nothing is ever proven */
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	wan_auth(&x, k1, k2);
 	wan_post(&x, 1);
 	wan_send(&x, 1);
@@ -2316,7 +2375,7 @@ test_restart_stale_packets(void **state)
 
 	(void)state;
 	assert_non_null(stash);
-	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0 });
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	wan_post(&x, 2);
 	wan_send(&x, 1);
 	while (sdr_ep_rel_tx_counters(x.a)[REL_TX_CTS] == 0) {	/* the handshake, a CTS */
@@ -2374,6 +2433,7 @@ main(void)
 		cmocka_unit_test(test_scheme_change),
 		cmocka_unit_test_teardown(test_paths, paths_off),
 		cmocka_unit_test(test_scheme_change_both),
+		cmocka_unit_test(test_scheme_change_chunks),
 		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),

@@ -99,7 +99,7 @@ cfg_init(struct sdr_sim_cfg *c, enum sdr_scheme_kind kind, uint16_t k, uint16_t 
 	c->attr.ec_k = k;
 	c->attr.ec_m = m;
 	sdr_rel_cfg_default(&c->rel, RTT);
-	c->rel.scheme = (struct sdr_scheme){ kind, k, m };
+	c->rel.scheme = (struct sdr_scheme){ kind, k, m, 0 };
 	c->rel.rate_bps = BW;
 	c->rel.bucket_bytes = 0;
 	c->rel.pkt_overhead = 0;

@@ -237,6 +237,63 @@ test_no_flapping_at_boundary(void **state)
 	assert_true(changes <= 1);
 }
 
+/*
+ * The chunk: 1 MiB messages at 2 Gbit/s and 25 ms. At 1e-2 with chunks down to a quarter
+ * allowed, auto takes a code on smaller chunks, faster in the model than the best on the
+ * configured chunk; with the chunk fixed it keeps to it. At 1e-5 the configured chunk
+ * stays (a smaller one is not more than 1 % faster), and a connection running on smaller
+ * chunks goes back to it.
+ */
+static void
+test_chunk_choice(void **state)
+{
+	struct sdr_model_params p;
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	struct sdr_scheme nack = { .kind = SDR_SCHEME_SR_NACK }, small;
+	struct sdr_auto_decision d;
+	struct sdr_auto_cfg cfg;
+	struct sdr_auto a, fixed;
+	struct sdr_rng r;
+
+	(void)state;
+	sdr_model_params_init(&p);
+	p.msg_bytes = 1u << 20;
+	p.bandwidth_bps = 2e9;
+	p.rtt_s = 0.025;
+	sdr_auto_cfg_default(&cfg);
+	cfg.max_chunk_shift = 2;
+	sdr_auto_init(&a, &cfg);
+	sdr_auto_init(&fixed, NULL);
+	sdr_rng_seed(&r, 12);
+	for (int i = 0; i < 2; i++) {
+		struct sdr_auto *x = i ? &fixed : &a;
+
+		feed(x, &r, 1u << 20, 1e-2);
+		sdr_auto_message(x, 1u << 20);
+	}
+	assert_int_equal(sdr_auto_decide(&a, &p, &nack, 0, &d), SDR_AUTO_CHANGE);
+	print_message("%s\n", d.why);
+	assert_true(sdr_scheme_is_ec(&d.choice) && d.choice.chunk_shift > 0);
+	p.drop = d.p_used;	/* the best on the configured chunk at the same estimate */
+	assert_true(sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES) > 0);
+	assert_true(d.choice_s < 0.99 * ch[0].mean_s);
+	assert_non_null(strstr(d.why, "KiB"));
+	small = d.choice;
+	assert_int_equal(sdr_auto_decide(&fixed, &p, &nack, 0, &d), SDR_AUTO_CHANGE);
+	assert_int_equal(d.choice.chunk_shift, 0);
+	p.drop = d.p_used;
+	assert_true(sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES) > 0);
+	assert_true(sdr_scheme_eq(&d.choice, &ch[0].scheme) && d.choice_s == ch[0].mean_s);
+	print_message("%s\n", d.why);
+	/* the link clears: back to the configured chunk */
+	sdr_auto_init(&a, &cfg);
+	sdr_auto_observe(&a, 4u << 20, 0);
+	sdr_auto_message(&a, 1u << 20);
+	assert_int_equal(sdr_auto_decide(&a, &p, &small, 0, &d), SDR_AUTO_CHANGE);
+	assert_int_equal(d.choice.chunk_shift, 0);
+	print_message("%s\n", d.why);
+}
+
 #define S 1000000000ull
 
 /* The smallest RTT over the last one to two windows: a shorter sample wins at once, a
@@ -364,6 +421,7 @@ main(void)
 		cmocka_unit_test(test_estimate_steps),
 		cmocka_unit_test(test_keep_reasons),
 		cmocka_unit_test(test_no_flapping_at_boundary),
+		cmocka_unit_test(test_chunk_choice),
 		cmocka_unit_test(test_path_windows),
 		cmocka_unit_test(test_use_path),
 	};

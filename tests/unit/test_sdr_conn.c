@@ -41,6 +41,21 @@ test_defaults_geometry(void **state)
 	assert_int_equal(sdr_conn_msg_chunks(&g, 65537), 2);
 	assert_int_equal(sdr_conn_parity_chunks(33, 32, 8), 16);
 	assert_int_equal(sdr_conn_va(&g, 3, 5), 3ull * g.slot_span + 5 * 4096);
+	/* chunks of 16 KiB as the smallest a scheme change may bring: state sized for 4 times
+	 * the chunks, the parity region unchanged (a smaller chunk never needs more packets) */
+	assert_int_equal(g.max_units, 128);
+	assert_int_equal(g.max_parity_units, 32);
+	a.max_chunk_shift = 2;
+	assert_int_equal(sdr_conn_geometry(&a, &g), 0);
+	assert_int_equal(g.max_data_chunks, 128);
+	assert_int_equal(g.max_units, 512);
+	assert_int_equal(g.max_parity_chunks, 32);
+	assert_int_equal(g.max_parity_pkts, 512);
+	assert_int_equal(g.max_parity_units, 128);
+	assert_int_equal(g.slot_span, (2048u + 512u) * 4096u);
+	assert_int_equal(sdr_conn_shift_ppc(&g, 2), 4);
+	assert_int_equal(sdr_conn_msg_chunks_at(&g, 65537, 2), 5);
+	assert_int_equal(sdr_conn_msg_chunks_at(&g, 65537, 0), 2);
 }
 
 /* Apply refusal case i to a default attribute set; return the error it must give. */
@@ -70,6 +85,7 @@ refusal_case(int i, struct sdr_conn_attr *a, const char **what)
 	case 17: *what = "dir 0"; a->dir = 0; return SDR_CONN_E_DIR;
 	case 18: *what = "qpn 0"; a->local_qpn = 0; return SDR_CONN_E_QPN;
 	case 19: *what = "qpn high"; a->remote_qpn = 0xFFFFF0; return SDR_CONN_E_QPN;
+	case 20: *what = "chunk 64KiB >> 5"; a->max_chunk_shift = 5; return SDR_CONN_E_CHUNK_SHIFT;
 	default: return -1;
 	}
 }

@@ -529,6 +529,58 @@ test_zero_length_and_maximal(void **state)
 	one_teardown(&o);
 }
 
+/*
+ * A receive posted, then given chunks of half the configured size (a scheme change with
+ * nothing in yet): chunk numbers, events and recovery count the 2-packet chunks, the
+ * application's view (the mirror, the view's expand) stays per 4-packet chunk.
+ */
+static void
+test_smaller_chunks_view(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_msg_info info;
+	struct sdr_rx_event ev;
+	const uint8_t *view;
+	struct one o;
+	uint64_t bits[1];
+
+	(void)state;
+	a.max_chunk_shift = 1;
+	one_setup(&o, &a, 10000);	/* 10 packets: chunks of 2 (view: 4, 4, 2) */
+	assert_int_equal(sdr_rx_set_code(o.s.rx, 0, 0, 2), -EINVAL);	/* past the shift */
+	assert_int_equal(sdr_rx_set_code(o.s.rx, 0, 0, 1), 0);
+	for (uint32_t i = 0; i < o.n; i++)
+		if (o.f[i].pkt != 1 && o.f[i].pkt != 9)
+			assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_PLACED);
+	assert_int_equal(sdr_rx_set_code(o.s.rx, 0, 0, 0), -EBUSY);	/* packets are in */
+	assert_int_equal(sdr_rx_msg_info(o.s.rx, o.m.slot, &info), 0);
+	assert_int_equal(info.nchunks, 5);
+	assert_int_equal(info.chunks_done, 3);		/* 2-3, 4-5, 6-7 */
+	view = sdr_rx_chunk_bytes(o.s.rx, o.m.slot);
+	assert_int_equal(view[0], 0);			/* packet 1 missing */
+	assert_int_equal(view[1], 1);
+	assert_int_equal(view[2], 0);			/* packet 9 missing */
+	assert_int_equal(sdr_rx_chunk_expand(o.s.rx, o.m.slot, 0, bits), 2);
+	assert_int_equal(bits[0], 0x1);
+	assert_int_equal(sdr_rx_view_expand(o.s.rx, o.m.slot, 0, bits), 4);
+	assert_int_equal(bits[0], 0xD);
+	assert_int_equal(sdr_rx_view_expand(o.s.rx, o.m.slot, 2, bits), 2);
+	assert_int_equal(bits[0], 0x1);
+	assert_int_equal(sdr_rx_view_expand(o.s.rx, o.m.slot, 3, bits), -EINVAL);
+	/* the 2-packet chunk 0 rebuilt: the view's chunk 0 is whole */
+	memcpy(o.m.dst + 1024, o.m.src + 1024, 1024);
+	assert_int_equal(sdr_rx_chunk_recovered(o.s.rx, o.m.slot, 0, &ev), 0);
+	assert_true((ev.flags & SDR_RX_EV_CHUNK) && ev.chunk == 0);
+	assert_int_equal(view[0], 1);
+	for (uint32_t i = 0; i < o.n; i++)
+		if (o.f[i].pkt == 9)
+			assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_PLACED);
+	assert_true(ev.flags & SDR_RX_EV_DONE);
+	assert_int_equal(view[2], 1);
+	assert_memory_equal(o.m.dst, o.m.src, 10000);
+	one_teardown(&o);
+}
+
 static void
 test_expand_recover_events(void **state)
 {
@@ -754,6 +806,7 @@ main(void)
 		cmocka_unit_test(test_reth_imm_mismatch_and_bounds),
 		cmocka_unit_test(test_zero_length_and_maximal),
 		cmocka_unit_test(test_expand_recover_events),
+		cmocka_unit_test(test_smaller_chunks_view),
 		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
 		cmocka_unit_test(test_tx_slot_reuse),

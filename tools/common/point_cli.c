@@ -105,7 +105,7 @@ point_cli_add_scheme(struct point_cli *c, const char *name)
 	if (rc != 0)
 		return point_cli_bad(c, "scheme", name, sdr_scheme_strerror(rc));
 	for (unsigned int i = 0; i < c->n_schemes; i++)
-		if (memcmp(&c->schemes[i], &s, sizeof(s)) == 0)
+		if (sdr_scheme_eq(&c->schemes[i], &s))
 			return 0;
 	if (c->n_schemes == SDR_MODEL_MAX_CANDIDATES)
 		return point_cli_bad(c, "scheme", name, "more than 64 schemes");

@@ -55,7 +55,7 @@ POINT_CLI_HELP
 static int
 point_eval(const struct point_cli *c, uint64_t size, double drop, struct point *pt)
 {
-	static const struct sdr_scheme sr = { SDR_SCHEME_SR, 0, 0 };
+	static const struct sdr_scheme sr = { SDR_SCHEME_SR, 0, 0, 0 };
 	struct sdr_model_choice src;
 	int rc;
 
