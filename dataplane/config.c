@@ -681,19 +681,20 @@ dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *p)
 
 /* scheme = auto: the analytic model ranks the candidates for this connection's path. */
 static int
-conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_drop)
+conn_pick_scheme(struct dp_conn_cfg *c, const struct where *w, double expected_drop,
+		 uint32_t max_chunk_shift)
 {
 	struct sdr_model_params p;
-	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	struct sdr_model_choice best;
 	int n;
 
 	dp_conn_model_params(c, &p);
 	p.drop = expected_drop;
-	n = sdr_model_advise(&p, ch, SDR_MODEL_MAX_CANDIDATES);
+	n = sdr_auto_best(&p, max_chunk_shift, &best);
 	if (n <= 0)
 		return fail(w, "scheme", "auto: the model cannot rank schemes here: %s",
 			    sdr_model_strerror(n));
-	c->ep.rel.scheme = ch[0].scheme;
+	c->ep.rel.scheme = best.scheme;
 	return 0;
 }
 
@@ -889,9 +890,9 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 		c->ep.rel.scheme_may_change = 1;
 		if (isnan(drop))
 			c->ep.rel.scheme = (struct sdr_scheme){ .kind = SDR_SCHEME_SR_NACK };
-		else if (conn_pick_scheme(c, w, drop) != 0)
+		else if (conn_pick_scheme(c, w, drop, c->ep.attr.max_chunk_shift) != 0)
 			return -1;
-	} else if (c->scheme_auto && conn_pick_scheme(c, w, isnan(drop) ? 1e-4 : drop) != 0) {
+	} else if (c->scheme_auto && conn_pick_scheme(c, w, isnan(drop) ? 1e-4 : drop, 0) != 0) {
 		return -1;
 	}
 	if (!c->ep.rel.scheme_may_change)

@@ -204,6 +204,7 @@ apply_scheme(struct dp_cfg *cfg, const struct sdr_scheme *s)
 		c->ep.auto_report = 0;
 		c->ep.rel.scheme_may_change = 0;
 		c->ep.attr.parity_cap_chunks = 0;
+		c->ep.attr.max_chunk_shift = 0;
 		c->ep.switch_max_m = 0;
 		c->ep.attr.ec_k = sdr_scheme_is_ec(s) ? s->k : 0;
 		c->ep.attr.ec_m = sdr_scheme_is_ec(s) ? s->m : 0;
@@ -379,12 +380,13 @@ check_only(const struct app_opts *o)
 		printf(" (%u stripes)", cfg.nconns);
 	printf("\n");
 	for (unsigned int i = 0; i < cfg.nconns; i++) {
-		char name[SDR_SCHEME_NAME_MAX];
+		char name[SDR_SCHEME_CHUNK_NAME_MAX];
 
 		if (cfg.conns[i].stripe != 0)
 			continue;	/* told with its connection */
 		printf("  conn %s: port %s, scheme %s%s", cfg.conns[i].name, cfg.conns[i].port,
-		       sdr_scheme_format(&cfg.conns[i].ep.rel.scheme, name, sizeof(name)),
+		       sdr_scheme_format_chunk(&cfg.conns[i].ep.rel.scheme,
+					       cfg.conns[i].ep.attr.chunk_size, name, sizeof(name)),
 		       cfg.conns[i].scheme_auto ? " (auto)" : "");
 		if (cfg.conns[i].stripes > 1)
 			printf(", %u stripes", cfg.conns[i].stripes);

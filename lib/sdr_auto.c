@@ -170,17 +170,54 @@ format_est(const struct sdr_auto_estimate *e, char *buf, size_t len)
 			 e->pkts);
 }
 
+int
+sdr_auto_best(const struct sdr_model_params *p, uint32_t max_chunk_shift,
+	      struct sdr_model_choice *best)
+{
+	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES];
+	int n = 0;
+
+	/*
+	 * The best of every chunk allowed: the configured one, then halves of it, while a chunk
+	 * stays a whole number of packets. A smaller chunk must be more than 1 % faster, or as
+	 * fast with less parity (the model's own tie rule): the same time and parity with fewer
+	 * chunks costs less per byte.
+	 */
+	memset(best, 0, sizeof(*best));
+	for (uint32_t shift = 0; shift <= max_chunk_shift; shift++) {
+		struct sdr_model_params q = *p;
+		int got;
+
+		q.chunk_bytes = p->chunk_bytes >> shift;
+		if (shift > 0 && (q.mtu_bytes == 0 || q.chunk_bytes < q.mtu_bytes ||
+				  q.chunk_bytes % q.mtu_bytes != 0))
+			break;
+		got = sdr_model_advise(&q, ch, SDR_MODEL_MAX_CANDIDATES);
+		if (got <= 0) {
+			if (shift == 0)
+				n = got;
+			continue;
+		}
+		ch[0].scheme.chunk_shift = (uint8_t)shift;
+		if (n <= 0 || ch[0].mean_s < best->mean_s * 0.99 ||
+		    (ch[0].mean_s <= best->mean_s * 1.01 &&
+		     sdr_scheme_parity_share(&ch[0].scheme) < sdr_scheme_parity_share(&best->scheme)))
+			*best = ch[0];
+		n = got;
+	}
+	return n;
+}
+
 enum sdr_auto_verdict
 sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 		const struct sdr_scheme *current, uint64_t now, struct sdr_auto_decision *d)
 {
-	struct sdr_model_choice ch[SDR_MODEL_MAX_CANDIDATES], best;
+	struct sdr_model_choice best;
 	char cur[SDR_SCHEME_CHUNK_NAME_MAX], cho[SDR_SCHEME_CHUNK_NAME_MAX], est[96];
 	struct sdr_model_params p = *params;
 	int n = 0;
 
 	memset(d, 0, sizeof(*d));
-	memset(&best, 0, sizeof(best));
 	sdr_auto_estimate(a, &d->est);
 	d->current = *current;
 	d->choice = *current;
@@ -206,33 +243,7 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 	p.drop_unit = SDR_MODEL_DROP_PACKET;
 	if (a->msg_bytes >= 1)
 		p.msg_bytes = (uint64_t)(a->msg_bytes + 0.5);
-	/*
-	 * The best of every chunk allowed: the configured one, then halves of it, while a chunk
-	 * stays a whole number of packets. A smaller chunk must be more than 1 % faster, or as
-	 * fast with less parity (the model's own tie rule): the same time and parity with fewer
-	 * chunks costs less per byte.
-	 */
-	for (uint32_t shift = 0; shift <= a->cfg.max_chunk_shift; shift++) {
-		struct sdr_model_params q = p;
-		int got;
-
-		q.chunk_bytes = p.chunk_bytes >> shift;
-		if (shift > 0 && (q.mtu_bytes == 0 || q.chunk_bytes < q.mtu_bytes ||
-				  q.chunk_bytes % q.mtu_bytes != 0))
-			break;
-		got = sdr_model_advise(&q, ch, SDR_MODEL_MAX_CANDIDATES);
-		if (got <= 0) {
-			if (shift == 0)
-				n = got;
-			continue;
-		}
-		ch[0].scheme.chunk_shift = (uint8_t)shift;
-		if (n <= 0 || ch[0].mean_s < best.mean_s * 0.99 ||
-		    (ch[0].mean_s <= best.mean_s * 1.01 &&
-		     sdr_scheme_parity_share(&ch[0].scheme) < sdr_scheme_parity_share(&best.scheme)))
-			best = ch[0];
-		n = got;
-	}
+	n = sdr_auto_best(&p, a->cfg.max_chunk_shift, &best);
 	d->current_s = mean_at(&p, current, d->p_used);
 	if (n <= 0 || isnan(d->current_s)) {
 		d->verdict = SDR_AUTO_KEEP_MODEL;

@@ -116,6 +116,16 @@ struct sdr_auto_decision {
 };
 
 /**
+ * The model's best scheme for point @p p on its chunk or a half of it down to
+ * chunk >> @p max_chunk_shift (a whole number of packets): the best of each chunk, a
+ * smaller chunk taken when more than 1 % faster or as fast with less parity. @p best's
+ * scheme carries the chunk shift. @return the number of candidates ranked on the
+ * configured chunk (> 0), or the model's negated error.
+ */
+int sdr_auto_best(const struct sdr_model_params *p, uint32_t max_chunk_shift,
+		  struct sdr_model_choice *best);
+
+/**
  * Decide at @p now whether @p current should change for the messages of the model point
  * @p p (its drop is replaced by the estimate, its message size by the mean of the messages
  * sent when there were some; its candidates are the ones considered).

@@ -156,6 +156,9 @@ class Demo:
         cmd = [self.bin("tools", "sdr-model"), "--json", "--size", str(size), "--drop",
                "%g" % self.a.loss, "--drop-unit", "packet", "--rtt", "%gs" % self.a.rtt,
                "--bandwidth", "%g" % (self.a.rate * 0.95), "--mtu", str(mtu)]
+        if "/" in scheme:	# a scheme on smaller chunks than the configured ones
+            scheme, chunk = scheme.split("/", 1)
+            cmd += ["--chunk", chunk]
         if scheme != "auto":
             cmd += ["--scheme", scheme]
         r = subprocess.run(cmd, capture_output=True, text=True)
