@@ -202,6 +202,10 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	    sdr_scheme_is_ec(&cfg->scheme) &&
 	    (cfg->scheme.k != attr->ec_k || cfg->scheme.m != attr->ec_m))
 		goto fail;
+	/* a chunk other than the configured one only where the scheme may change */
+	if (cfg->scheme.chunk_shift && (!cfg->scheme_may_change ||
+					cfg->scheme.chunk_shift > rx->geom.max_chunk_shift))
+		goto fail;
 	if (sdr_scheme_is_ec(&cfg->scheme) && make_codec(&cfg->scheme, &rx->codec) != 0)
 		goto fail;
 	rx->rto = sdr_rel_rto(cfg);

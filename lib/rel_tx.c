@@ -194,6 +194,10 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 		goto fail;
 	if (cfg->scheme_may_change && !sdr_rel_code_fits(&tx->geom, &cfg->scheme))
 		goto fail;
+	/* a chunk other than the configured one only where the scheme may change */
+	if (cfg->scheme.chunk_shift && (!cfg->scheme_may_change ||
+					cfg->scheme.chunk_shift > tx->geom.max_chunk_shift))
+		goto fail;
 	tx->rto = sdr_rel_rto(cfg);
 	tx->trtt = cfg->rtt_ns;
 	tx->max_chunks = tx->geom.max_units;
@@ -223,7 +227,8 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct txm *m = &tx->msgs[i];
-		uint32_t cw = SDR_BITMAP_WORDS(tx->max_chunks), sw = SDR_BITMAP_WORDS(tx->max_sub);
+		/* (nsub + 1 bits are cleared at submit: room for them at nsub = max_sub) */
+		uint32_t cw = SDR_BITMAP_WORDS(tx->max_chunks), sw = SDR_BITMAP_WORDS(tx->max_sub + 1);
 
 		m->acked = calloc(cw, sizeof(uint64_t));
 		m->queued = calloc(cw, sizeof(uint64_t));

@@ -119,8 +119,8 @@ struct sdr_auto_decision {
  * The model's best scheme for point @p p on its chunk or a half of it down to
  * chunk >> @p max_chunk_shift (a whole number of packets): the best of each chunk, a
  * smaller chunk taken when more than 1 % faster or as fast with less parity. @p best's
- * scheme carries the chunk shift. @return the number of candidates ranked on the
- * configured chunk (> 0), or the model's negated error.
+ * scheme carries the chunk shift. @return > 0 when some chunk's candidates were ranked, or
+ * the model's negated error on the configured chunk.
  */
 int sdr_auto_best(const struct sdr_model_params *p, uint32_t max_chunk_shift,
 		  struct sdr_model_choice *best);

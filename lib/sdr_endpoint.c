@@ -1027,7 +1027,7 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 			ep->counters[SDR_EP_SCHEME_CHANGES]++;
 			return;
 		}
-		if (rc == -EBUSY) {
+		if (rc == -EBUSY && (ep->dec_jobs_out || ep->n_dec_wait)) {
 			/* the last message's work is still out (an offloaded decode that lost
 			 * its race): no answer yet; the sender asks again after an RTO */
 			ep->sw_owed = 0;
