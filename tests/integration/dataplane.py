@@ -1266,6 +1266,8 @@ def case_config():
         base = open(os.path.join(CFG, "loopback.ini")).read()
         bad(base.replace("rtt = 10ms", "rtt = 10 parsecs", 1),
             "[conn ab] rtt: '10 parsecs' is not a time")
+        bad(base.replace("scheme = sr", "scheme = auto\nauto_min_chunk = 24KiB", 1),
+            "[conn ab] auto_min_chunk: 24576: must be chunk (65536) halved 0 to 10 times")
         bad(base.replace("[link wan]", "[link wan]\nfoo = 1"), "[link wan] foo:")
         bad(base.replace("[link wan]", "[link wan]\npaths = 9"), "[link wan] paths:")
         bad(base.replace("[link wan]", "[link wan]\npaths = 2\npath3 = loss 0.1"),
