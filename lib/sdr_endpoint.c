@@ -136,6 +136,9 @@ struct sdr_ep {
 	uint64_t sw_seq;		/* the first message it is for */
 	uint64_t sw_next_ns, sw_gap_ns;
 	struct sdr_scheme scheme0;	/* the configured one: what a restarted peer runs */
+	/* after a peer restart, a direction still to go back to scheme0 (work of the old
+	 * peer was out): our sends wait (tx), the new peer's data finds no receive keyed (rx) */
+	uint8_t reset_tx, reset_rx;
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
@@ -499,6 +502,7 @@ fail:
 }
 
 static void collect_done(struct sdr_ep *ep);
+static int reset_settle(struct sdr_ep *ep, uint64_t now);
 
 _Static_assert(SDR_EP_PRIO_MAX == REL_TX_PRIO_MAX, "the endpoint's priorities are rel_tx's");
 
@@ -517,6 +521,8 @@ send_common(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_i
 	collect_done(ep);
 	if (ep->held)
 		return -EAGAIN;	/* a completion waits for its encodes (next_tx_done()) */
+	if (!reset_settle(ep, now) && ep->reset_tx)
+		return -EAGAIN;	/* back to the configured scheme after a restart first */
 	if (ep->sw_state != SW_NONE)
 		return -EAGAIN;	/* a scheme change waits for the messages in flight */
 	if (ep->ndone >= ep->done_cap - ep->cfg.attr.max_inflight)
@@ -941,7 +947,7 @@ sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now
 {
 	if (!(ep->cfg.attr.dir & SDR_DIR_SEND) || !scheme_runs_here(ep, s))
 		return -EINVAL;
-	if (ep->sw_state != SW_NONE)
+	if (ep->sw_state != SW_NONE || ep->reset_tx)
 		return -EBUSY;
 	if (scheme_value(s) == scheme_value(&ep->cfg.rel.scheme))
 		return 0;
@@ -956,7 +962,7 @@ struct sdr_scheme
 sdr_ep_scheme(const struct sdr_ep *ep, int *changing)
 {
 	if (changing != NULL)
-		*changing = ep->sw_state != SW_NONE;
+		*changing = ep->sw_state != SW_NONE || ep->reset_tx;
 	return ep->cfg.rel.scheme;
 }
 
@@ -1012,6 +1018,12 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 		ep->sw_state = SW_NONE;
 		return;
 	}
+	if (ep->reset_rx) {
+		/* still going back to the configured scheme after a restart (reset_settle()):
+		 * no answer yet; the sender asks again after an RTO */
+		ep->counters[SDR_EP_SCHEME_DEFERRED]++;
+		return;
+	}
 	ep->sw_owed = 1;
 	ep->sw_owed_value = c->value;
 	ep->sw_owed_cum = c->cum;
@@ -1062,7 +1074,7 @@ rekey(struct sdr_ep *ep, uint64_t now)
 {
 	uint64_t local = ep->hs.local, peer = ep->hs.peer;
 
-	if (!sdr_peer_ready(&ep->hs) ||
+	if (!sdr_peer_ready(&ep->hs) || ep->reset_rx ||
 	    (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer))
 		return;
 	if (sdr_rkeys_set(&ep->rk_recv, local, peer, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0 ||
@@ -1078,6 +1090,37 @@ rekey(struct sdr_ep *ep, uint64_t now)
 					sdr_rkeys_get(&ep->rk_recv, info.seq));
 	}
 	rel_rx_cts_now(ep->rrx, now);
+}
+
+static void run_decodes(struct sdr_ep *ep, uint64_t now);
+
+/*
+ * After a peer restart, each direction back on the configured scheme (scheme0) once the
+ * old peer's work is no longer out: apply_tx_scheme() and apply_rx_scheme() refuse while
+ * an encode or decode is out, a completion is held, or a receive that was arriving is not
+ * released yet. Until then our sends wait (send_common()) and no receive is keyed for the
+ * new peer (rekey()), so neither end runs the new peer's messages on another code or
+ * chunk than the other (the wire would not tell). @return whether both are back.
+ */
+static int
+reset_settle(struct sdr_ep *ep, uint64_t now)
+{
+	if (!ep->reset_tx && !ep->reset_rx)
+		return 1;
+	if (ep->reset_tx && apply_tx_scheme(ep, &ep->scheme0) == 0)
+		ep->reset_tx = 0;
+	if (ep->reset_rx) {
+		if (ep->n_dec_wait && ep->cfg.fec_jobs)
+			run_decodes(ep, now);	/* the old peer's: none is wanted any more */
+		if (apply_rx_scheme(ep, &ep->scheme0) == 0) {
+			ep->reset_rx = 0;
+			rekey(ep, now);
+		}
+	}
+	if (ep->reset_tx || ep->reset_rx)
+		return 0;
+	ep->counters[SDR_EP_SCHEME_CHANGES]++;
+	return 1;
 }
 
 /*
@@ -1115,16 +1158,16 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	ep->sync_owed = 0;	/* an old application's; ours is asked again below */
 	/* a new peer counts its REPORTs from 0 (the estimate itself is of the path: it stays) */
 	ep->peer_rep_pkts = ep->peer_rep_lost = 0;
-	/* and starts from the configured scheme: so do we (nothing is in flight any more) */
+	/* and starts from the configured scheme: so do we, now or once the old peer's work
+	 * that is still out is back (reset_settle()) */
 	ep->sw_state = SW_NONE;
 	ep->sw_owed = 0;
-	if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme) ||
-	    scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme)) {
-		if (scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme))
-			apply_tx_scheme(ep, &ep->scheme0);
-		if (scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme))
-			apply_rx_scheme(ep, &ep->scheme0);
-		ep->counters[SDR_EP_SCHEME_CHANGES]++;
+	ep->reset_tx = scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme);
+	ep->reset_rx = scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme);
+	if (ep->reset_tx || ep->reset_rx) {
+		reset_settle(ep, now);
+		if (ep->reset_tx || ep->reset_rx)
+			ep->counters[SDR_EP_SCHEME_RESET_WAITS]++;
 	}
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
@@ -1784,6 +1827,7 @@ sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 		decode_done(ep, job, now);
 	job_put(ep, job);
 	collect_done(ep);	/* a decode may have completed its message */
+	reset_settle(ep, now);	/* the old peer's last work may be back */
 }
 
 static void
@@ -2099,6 +2143,7 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	if (ep->psel_on && out)	/* round-trip probes of the paths: frames built now */
 		path_sel_sent(&ep->psel, sdr_tx_psns(ep->tx), now);
 	collect_done(ep);
+	reset_settle(ep, now);
 	return out;
 }
 
@@ -2151,6 +2196,9 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 
 	if (ep->job_active || ep->nready)
 		return now;
+	/* back on the configured scheme after a restart, just now: CTS to send, or sends */
+	if ((ep->reset_tx || ep->reset_rx) && reset_settle(ep, now))
+		return now;
 	/* a completion held for a FEC job that has come back: collect_done() delivers it */
 	if ((ep->held && (ep->enc_out == NULL || ep->enc_out[ep->held_tx.ctx] == 0) &&
 	     (ep->cfg.held == NULL || !ep->cfg.held(ep->cfg.held_arg, ep->held_tx.ctx))) ||
@@ -2199,7 +2247,7 @@ sdr_ep_busy(const struct sdr_ep *ep)
 {
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
 	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0 ||
-	       ep->copies_out != 0 || ep->sw_state != SW_NONE;
+	       ep->copies_out != 0 || ep->sw_state != SW_NONE || ep->reset_tx || ep->reset_rx;
 }
 
 int

@@ -185,8 +185,11 @@ struct sdr_ep_cfg {
 	  "per scheme change the peer asked for that this side refused (unknown, not receiving, " \
 	  "cannot run here)") \
 	X(SCHEME_DEFERRED, "scheme_changes_deferred", INFO, \
-	  "per scheme change the peer asked for while this side still had work of the last " \
-	  "message out (an offloaded decode): not answered, the peer asks again after an RTO") \
+	  "per scheme change the peer asked for while an offloaded decode was out or this side " \
+	  "was going back to the configured scheme: not answered, the peer asks again") \
+	X(SCHEME_RESET_WAITS, "scheme_resets_waited", INFO, \
+	  "per peer restart with work of the old peer out: back to the configured scheme once " \
+	  "it is in; meanwhile sends wait and no receive takes the new peer's data") \
 	X(REPORTS_OUT, "loss_reports_sent", INFO, \
 	  "per REPORT control message built with the wire loss counts (scheme auto, receive " \
 	  "side)") \
@@ -241,7 +244,8 @@ void sdr_ep_destroy(struct sdr_ep *ep);
 
 /**
  * Send a message. The buffer must stay valid and unchanged until its completion.
- * @return 0, -EAGAIN (too many in flight: poll completions and retry), -EMSGSIZE.
+ * @return 0, -EAGAIN (too many in flight, a scheme change under way, or the return to the
+ * configured scheme after a peer restart: poll completions and retry), -EMSGSIZE.
  */
 int sdr_ep_send(struct sdr_ep *ep, const uint8_t *buf, uint64_t len, uint32_t user_imm,
 		uint64_t cookie, uint64_t now);
@@ -527,7 +531,8 @@ const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
  * and both keep the current scheme (counted: scheme_changes_refused_by_peer). Nothing in
  * flight ever sees two schemes. @return 0 (asked, or the scheme already), -EINVAL for a
  * scheme this connection cannot run (its parity region, switch_max_m, a receive-only
- * connection), -EBUSY while another change is under way.
+ * connection), -EBUSY while another change is under way (or the return to the configured
+ * scheme after a peer restart, which waits for the old peer's work still out).
  */
 int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now);
 

@@ -54,10 +54,18 @@ static int dead_path = -1;
 static unsigned int dead_npaths;
 static uint64_t dead_frames;
 
+/* The next this many data-sized frames to B are lost (a loss placed by the test). */
+static unsigned int drop_to_b;
+
 static void
 wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 {
 	int copies = sdr_rng_unit(&w->rng) < w->loss ? 0 : 1;
+
+	if (to_b && drop_to_b && len > 1000) {
+		drop_to_b--;
+		copies = 0;
+	}
 
 	if (to_b && dead_path >= 0 &&
 	    link_emu_path_of((uint16_t)(b[34] << 8 | b[35]), dead_npaths) == (unsigned)dead_path) {
@@ -1752,6 +1760,11 @@ struct wan {
 	uint64_t rseq[WAN_MSGS];
 	uint32_t nsent, nposted;
 	uint32_t rbase;				/* receives of the current B start here */
+	int fec;				/* run both sides' FEC jobs at once ... */
+	int fec_hold;				/* ... or take them and keep them out */
+	struct sdr_fec_job *held[64];
+	struct sdr_ep *held_ep[64];
+	uint32_t nheld;
 };
 
 static void
@@ -1822,6 +1835,40 @@ wan_poll(struct wan *x)
 	}
 }
 
+/* The FEC jobs both sides made: run and returned now, or taken and kept out (fec_hold). */
+static void
+wan_fec(struct wan *x)
+{
+	struct sdr_ep *eps[2] = { x->a, x->b };
+	struct sdr_fec_job *j[16];
+	uint32_t n;
+
+	for (int e = 0; e < 2; e++)
+		while ((n = sdr_ep_fec_take(eps[e], j, 16)) > 0)
+			for (uint32_t i = 0; i < n; i++) {
+				if (x->fec_hold) {
+					assert_true(x->nheld < 64);
+					x->held_ep[x->nheld] = eps[e];
+					x->held[x->nheld++] = j[i];
+					continue;
+				}
+				sdr_fec_job_run(j[i]);
+				sdr_ep_fec_done(eps[e], j[i], x->now);
+			}
+}
+
+/* The jobs kept out come back. */
+static void
+wan_fec_release(struct wan *x)
+{
+	x->fec_hold = 0;
+	for (uint32_t i = 0; i < x->nheld; i++) {
+		sdr_fec_job_run(x->held[i]);
+		sdr_ep_fec_done(x->held_ep[i], x->held[i], x->now);
+	}
+	x->nheld = 0;
+}
+
 /* Run for up to @p limit ns, or until sends [0, @p sends) have ended, and with @p all the
  * receives posted as well. */
 static void
@@ -1835,6 +1882,8 @@ wan_run_until(struct wan *x, uint64_t limit, uint32_t sends, int all)
 
 		outputs(&x->w, x->a, x->b, x->fr, x->now);
 		arrivals(&x->w, x->a, x->b, &x->c, x->now);
+		if (x->fec)
+			wan_fec(x);
 		wan_poll(x);
 		for (uint32_t i = 0; i < sends; i++)
 			left += x->sst[i] < 0;
@@ -2229,6 +2278,116 @@ test_peer_restart(void **state)
 }
 
 /*
+ * A restart after a scheme change, while work of the old peer is still out: both ends go
+ * back to the configured scheme (ec-mds:4,2 on 4 KiB chunks; changed to ec-mds:2,2 on
+ * 2 KiB), the one with the work out only once it is back. Until then its sends wait, or
+ * no receive takes the new peer's data, so no message of the new peer runs on two codes
+ * (the wire would not tell: a decode on the wrong code rebuilds wrong bytes). Data frames
+ * are lost where each message needs its decode; every new message arrives intact.
+ */
+static void
+restart_scheme_setup(struct wan *x, const struct sdr_scheme *plan, int side_b)
+{
+	struct sdr_scheme s;
+	int changing;
+
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(x, plan[0]);
+	switch_plan = NULL;
+	/* the side whose work is out offloads its FEC (recreated before anything moved) */
+	if (side_b) {
+		sdr_ep_destroy(x->b);
+		x->c.b.fec_jobs = 4;
+		x->b = sdr_ep_create(&x->c.b);
+	} else {
+		sdr_ep_destroy(x->a);
+		x->c.a.fec_jobs = 4;
+		x->a = sdr_ep_create(&x->c.a);
+	}
+	x->fec = 1;
+	wan_post(x, 2);
+	wan_send(x, 1);
+	wan_run_until(x, 100000000, 1, 0);
+	wan_check(x, 0, 0);
+	assert_int_equal(sdr_ep_change_scheme(x->a, &plan[1], x->now), 0);
+	wan_run_until(x, 20000000, 0, 0);
+	s = sdr_ep_scheme(x->a, &changing);
+	assert_true(!changing && sdr_scheme_eq(&s, &plan[1]));
+	assert_int_equal(ep_count(x->b, SDR_EP_SCHEME_CHANGES), 1);
+	/* message 1 loses a data frame; the FEC work it makes stays out */
+	x->fec_hold = 1;
+	drop_to_b = 1;
+	wan_send(x, 1);
+	wan_run_until(x, 2000000, 0, 0);
+	assert_true(x->nheld > 0);
+	for (uint32_t i = 0; i < x->nheld; i++)
+		assert_ptr_equal(x->held_ep[i], side_b ? x->b : x->a);
+}
+
+static void
+test_restart_scheme_reset(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_EC_MDS, 4, 2, 0 }, { SDR_SCHEME_EC_MDS, 2, 2, 1 },
+	};
+	struct wan x;
+
+	(void)state;
+	/* the receiver's decode is out when the sender restarts */
+	restart_scheme_setup(&x, plan, 1);
+	sdr_ep_destroy(x.a);
+	x.c.a.tag = 0xA6A6A6A6A6A6A6A6ull;
+	x.a = sdr_ep_create(&x.c.a);
+	assert_non_null(x.a);
+	x.sst[1] = SDR_DONE_FAILED;		/* its sender is gone */
+	wan_send(&x, 2);
+	drop_to_b = 2;
+	wan_run_until(&x, 3000000, 0, 0);	/* the handshake; the new A waits for receives */
+	assert_int_equal(ep_count(x.b, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_RESET_WAITS), 1);
+	/* receive 1's completion (a retransmission may have completed it) is held while the
+	 * decode reads its buffer, and with it its slot: no receive can be posted yet */
+	assert_int_equal(x.rst[1], -1);
+	wan_fec_release(&x);
+	wan_run_until(&x, 1000000, 0, 0);
+	assert_true(x.rst[1] != -1);
+	if (x.rst[1] != SDR_DONE_FAILED)
+		assert_memory_equal(x.dst[1], x.src[1], WAN_LEN);
+	wan_post(&x, 2);
+	wan_run(&x, 300000000, 4);
+	for (uint32_t i = 2; i < 4; i++)
+		wan_check(&x, i, i);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 2);
+	assert_true(ep_count(x.b, SDR_EP_DECODES) > 0);
+	wan_fini(&x);
+
+	/* the sender's encode is out when the receiver restarts */
+	restart_scheme_setup(&x, plan, 0);
+	sdr_ep_destroy(x.b);
+	x.c.b.tag = 0xB7B7B7B7B7B7B7B7ull;
+	x.b = sdr_ep_create(&x.c.b);
+	assert_non_null(x.b);
+	x.rbase = x.nposted = 2;
+	wan_post(&x, 3);
+	wan_run_until(&x, 3000000, 0, 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_RESET_WAITS), 1);
+	assert_int_equal(sdr_ep_send(x.a, x.src[2], WAN_LEN, 0, 2, x.now), -EAGAIN);
+	wan_fec_release(&x);
+	wan_run_until(&x, 1000000, 0, 0);
+	assert_true(x.sst[1] != -1);
+	wan_send(&x, 3);
+	drop_to_b = 3;
+	wan_run(&x, 300000000, 5);
+	for (uint32_t i = 0; i < 3; i++)
+		wan_check(&x, 2 + i, 2 + i);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 2);
+	assert_true(ep_count(x.b, SDR_EP_DECODES) > 0);
+	wan_fini(&x);
+}
+
+/*
  * Both sides are replaced in turn, as when each side's application reconfigures the
  * connection: B restarts and posts receives, then A restarts and sends. Receives B posted
  * before A's restart and still untouched are kept for the new A; with @p data_first, A's old
@@ -2447,6 +2606,7 @@ main(void)
 		cmocka_unit_test(test_forged_data),
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_both_restart),
+		cmocka_unit_test(test_restart_scheme_reset),
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
 	};
