@@ -291,9 +291,13 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    "port", "scheme", "peer", "lqpn", "rqpn", "mtu", "chunkK", "dir", "rtt",
 			    "rate", "use");
 			conn_line(ctx, (unsigned int)i, 0, o, 1);
-			put(o, "handshake: %s%s\n", sdr_ep_ready(c->ep) ? "done" :
+			put(o, "handshake: %s%s%s\n", sdr_ep_ready(c->ep) ? "done" :
 			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
-			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "");
+			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "",
+			    sdr_ep_rx_held(c->ep) == 1 ? "; the peer's data is refused: its "
+			    "scheme is not one this end can decode (hello_scheme_refused)" :
+			    sdr_ep_rx_held(c->ep) == 2 ? "; the peer's data waits: back to the "
+			    "configured scheme once the old peer's work is in" : "");
 			put(o, "timers: rto %.3g ms, from the %s rtt %.3g ms; receiver's rto %.3g ms, "
 			    "from the %s rtt %.3g ms%s\n", (double)rto * 1e-6,
 			    trtt != c->cfg->ep.rel.rtt_ns ? "measured" : "configured",

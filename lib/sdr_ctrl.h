@@ -66,7 +66,9 @@
  *
  *   HELLO    "my tag is src tag; yours, as far as I know, is dst tag (0: unknown)". Repeated
  *            until the handshake is done; a HELLO without flag ANSWER is answered with one
- *            (see sdr_peer.h).
+ *            (see sdr_peer.h). Its value names the scheme of the sender's data (bit 63 set,
+ *            then SCHEME's value; 0 from a side that sends no data), which the receiver
+ *            takes, or refuses, before it takes any of that data.
  *
  * Every control message carries both tags: dst tag = the receiver's own tag (the token: a
  * blind sender must guess 64 bits), src tag = the sender's (its epoch: a new one means the
@@ -78,7 +80,7 @@
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
  *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; SCHEME:
- *      chunk shift << 40 | kind << 32 | k << 16 | m; others 0
+ *      chunk shift << 40 | kind << 32 | k << 16 | m; HELLO: 1 << 63 | that, or 0; others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
@@ -157,7 +159,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none, window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME, or a PATHS window of an odd or zero number of words") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none (CTS, SYNC, REPORT, SCHEME, HELLO have one), window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME, or a PATHS window of an odd or zero number of words") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {

@@ -139,6 +139,8 @@ struct sdr_ep {
 	/* after a peer restart, a direction still to go back to scheme0 (work of the old
 	 * peer was out): our sends wait (tx), the new peer's data finds no receive keyed (rx) */
 	uint8_t reset_tx, reset_rx;
+	struct sdr_scheme rx_want;	/* reset_rx: the peer's, from its HELLO, or scheme0 */
+	uint8_t rx_refused;		/* the peer's HELLO names a code we cannot decode */
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
@@ -1074,7 +1076,7 @@ rekey(struct sdr_ep *ep, uint64_t now)
 {
 	uint64_t local = ep->hs.local, peer = ep->hs.peer;
 
-	if (!sdr_peer_ready(&ep->hs) || ep->reset_rx ||
+	if (!sdr_peer_ready(&ep->hs) || ep->reset_rx || ep->rx_refused ||
 	    (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer))
 		return;
 	if (sdr_rkeys_set(&ep->rk_recv, local, peer, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0 ||
@@ -1112,7 +1114,7 @@ reset_settle(struct sdr_ep *ep, uint64_t now)
 	if (ep->reset_rx) {
 		if (ep->n_dec_wait && ep->cfg.fec_jobs)
 			run_decodes(ep, now);	/* the old peer's: none is wanted any more */
-		if (apply_rx_scheme(ep, &ep->scheme0) == 0) {
+		if (apply_rx_scheme(ep, &ep->rx_want) == 0) {
 			ep->reset_rx = 0;
 			rekey(ep, now);
 		}
@@ -1121,6 +1123,61 @@ reset_settle(struct sdr_ep *ep, uint64_t now)
 		return 0;
 	ep->counters[SDR_EP_SCHEME_CHANGES]++;
 	return 1;
+}
+
+/* A HELLO's value: the scheme of its sender's data, marked as said (SR's value is 0). */
+#define HELLO_SCHEME_SAID (1ull << 63)
+
+static uint64_t
+hello_value(const struct sdr_ep *ep)
+{
+	if (!(ep->cfg.attr.dir & SDR_DIR_SEND))
+		return 0;
+	return HELLO_SCHEME_SAID | scheme_value(ep->reset_tx ? &ep->scheme0 : &ep->cfg.rel.scheme);
+}
+
+/* Whether data sent on @p a is decoded as data on @p b is: the same code and chunk (the
+ * kinds without a code differ only in when the receiver acknowledges). */
+static int
+same_code(const struct sdr_scheme *a, const struct sdr_scheme *b)
+{
+	return a->chunk_shift == b->chunk_shift && sdr_scheme_is_ec(a) == sdr_scheme_is_ec(b) &&
+	       (!sdr_scheme_is_ec(a) || (a->kind == b->kind && a->k == b->k && a->m == b->m));
+}
+
+/*
+ * The scheme of the peer's data, from its proven HELLO, before any of its data is taken
+ * (two ends configured apart, or auto's start picks from each end's own estimate): taken
+ * where this end can run it, kept where only when the receiver acknowledges differs, and
+ * otherwise refused — no receive is keyed for the peer (rekey()), so no message is decoded
+ * on another code than it was encoded with. Once the receives are keyed, changes go by
+ * SCHEME only (a late HELLO changes nothing).
+ */
+static void
+hello_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
+{
+	const struct sdr_scheme *cur = ep->reset_rx ? &ep->rx_want : &ep->rx_scheme;
+	struct sdr_scheme s;
+
+	if (!(c->value & HELLO_SCHEME_SAID) || !(ep->cfg.attr.dir & SDR_DIR_RECV) ||
+	    c->dst_tag != ep->hs.local || c->src_tag != ep->hs.peer ||
+	    (ep->rk_recv.recv_tag == ep->hs.local && ep->rk_recv.send_tag == ep->hs.peer))
+		return;
+	ep->rx_refused = 0;
+	if (scheme_of_value(c->value & ~HELLO_SCHEME_SAID, &s) != 0) {
+		ep->rx_refused = 1;
+	} else if (scheme_value(&s) == scheme_value(cur)) {
+		return;
+	} else if (scheme_runs_here(ep, &s)) {
+		ep->rx_want = s;
+		ep->reset_rx = 1;
+		reset_settle(ep, now);
+		return;
+	} else if (!same_code(&s, cur)) {
+		ep->rx_refused = 1;
+	}
+	if (ep->rx_refused)
+		ep->counters[SDR_EP_HELLO_SCHEME_REFUSED]++;
 }
 
 /*
@@ -1164,6 +1221,8 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	ep->sw_owed = 0;
 	ep->reset_tx = scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme);
 	ep->reset_rx = scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme);
+	ep->rx_want = ep->scheme0;	/* until the new peer's HELLO says (hello_scheme()) */
+	ep->rx_refused = 0;
 	if (ep->reset_tx || ep->reset_rx) {
 		reset_settle(ep, now);
 		if (ep->reset_tx || ep->reset_rx)
@@ -1211,6 +1270,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		/* fall through */
 	case SDR_PEER_HELLO:
 		ep->counters[SDR_EP_HELLOS_IN]++;
+		hello_scheme(ep, &c, now);
 		rekey(ep, now);
 		return;
 	case SDR_PEER_BAD_TAG:
@@ -2092,8 +2152,10 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	struct sdr_ctrl c;
 	uint32_t out = 0;
 
-	while (out < n && sdr_peer_next(&ep->hs, now, &c))
+	while (out < n && sdr_peer_next(&ep->hs, now, &c)) {
+		c.value = hello_value(ep);
 		out += emit_ctrl(ep, k, out, &c);
+	}
 	if (!sdr_peer_ready(&ep->hs)) {
 		/* nobody to tell yet: CTS repeat, and rekey() sends them again at once */
 		while (rel_rx_next_ctrl(ep->rrx, now, &c) || rel_tx_next_ctrl(ep->rtx, now, &c))
@@ -2381,6 +2443,12 @@ int
 sdr_ep_ready(const struct sdr_ep *ep)
 {
 	return sdr_peer_ready(&ep->hs);
+}
+
+int
+sdr_ep_rx_held(const struct sdr_ep *ep)
+{
+	return ep->rx_refused ? 1 : ep->reset_rx ? 2 : 0;
 }
 
 uint64_t

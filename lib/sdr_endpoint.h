@@ -141,6 +141,9 @@ struct sdr_ep_cfg {
 	X(HELLOS_IN, "hellos_received", INFO, \
 	  "per HELLO control message received that passed the MAC and decode checks and is not " \
 	  "from an old epoch") \
+	X(HELLO_SCHEME_REFUSED, "hello_scheme_refused", DROP, \
+	  "per proven HELLO whose sender's data is on a code or chunk this end cannot decode: " \
+	  "none of that peer's data is taken (two ends configured apart)") \
 	X(CTRL_BAD_TOKEN, "ctrl_bad_token", DROP, \
 	  "per received non-HELLO control message dropped because its destination tag is not " \
 	  "this end's") \
@@ -594,6 +597,14 @@ uint64_t sdr_ep_ctrl_err_count(const struct sdr_ep *ep, int err);
 
 /** The handshake is done: the peer's tag is known and proven, data may flow. */
 int sdr_ep_ready(const struct sdr_ep *ep);
+
+/**
+ * Whether the peer's data is refused: its HELLO names a code or chunk this side cannot
+ * decode (two ends configured apart; counted in hello_scheme_refused), or it is still
+ * going back to the configured scheme after a restart (scheme_resets_waited): 1 refused,
+ * 2 waiting, 0 neither.
+ */
+int sdr_ep_rx_held(const struct sdr_ep *ep);
 
 /** This side's tag and the peer's (0: not known yet). */
 uint64_t sdr_ep_tag(const struct sdr_ep *ep);

@@ -596,6 +596,47 @@ def case_auto_online():
                                 ab["scheme_changes_asked"], ba["scheme_changes_asked"]))
 
 
+def case_scheme_apart():
+    """Two ends configured with different schemes: each HELLO names the scheme of its
+    sender's data. Both fixed on different codes: the receiving end refuses it and takes none
+    of the sender's data (hello_scheme_refused), where a decode on its own code would deliver
+    wrong bytes; `scheme = auto` at both ends starting from different expected_drop lines:
+    the receiving end takes the sender's start scheme, and every message arrives intact."""
+    base = open(os.path.join(CFG, "loopback.ini")).read()
+    ab, ba = base.index("[conn ab]"), base.index("[conn ba]")
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "apart.ini")
+        open(ini, "w").write(base[:ab] + base[ab:ba].replace("scheme = sr", "scheme = ec-mds:8,2") +
+                             base[ba:].replace("scheme = sr", "scheme = ec-mds:4,2"))
+        name = "ends apart, ec-mds:8,2 into ec-mds:4,2"
+        rc, s, err = run("sdrt-apart", ["-f", ini, "--traffic", "size=256KiB,count=4",
+                                        "--link", "wan=loss 1e-2", "--duration", "3s", "--json"])
+        if check(s is not None, "%s: no summary (rc %s): %s" % (name, rc, err[-1000:])):
+            check(s["conns"]["ba"].get("hello_scheme_refused", 0) >= 1 and s["verified"] == 0
+                  and s["conns"]["ba"].get("decoded_submessages", 0) == 0,
+                  "%s: refused %s, verified %s" % (name, s["conns"]["ba"].get(
+                      "hello_scheme_refused"), s["verified"]))
+            if not failures:
+                print("ok: %s: refused (%d HELLO), no message taken" %
+                      (name, s["conns"]["ba"]["hello_scheme_refused"]))
+        open(ini, "w").write(base[:ab] + base[ab:ba].replace(
+            "scheme = sr", "scheme = auto\nexpected_drop = 1e-2") +
+            base[ba:].replace("scheme = sr", "scheme = auto\nexpected_drop = 1e-6"))
+        name = "ends apart, auto from expected_drop 1e-2 and 1e-6"
+        rc, s, err = run("sdrt-apart2", ["-f", ini, "--traffic", "size=1MiB,count=40",
+                                         "--link", "wan=loss 1e-2", "--exit-when-done",
+                                         "--json"])
+        if not verified(name, rc, s, 40):
+            print(err[-2000:])
+            return
+        check(s["conns"]["ba"]["hello_scheme_refused"] == 0 and
+              s["conns"]["ba"]["scheme_changes"] >= 1,
+              "%s: ba %s" % (name, s["conns"]["ba"]))
+        if not failures:
+            print("ok: %s: ba took ab's start scheme %s, 40 messages verified" %
+                  (name, s["conns"]["ab"]["auto"]["scheme"]))
+
+
 def memif_ini(d, side, sock):
     """memif-<side>.ini with its own socket, so runs never meet another's."""
     path = os.path.join(d, "memif-%s.ini" % side)
@@ -1799,7 +1840,7 @@ def case_mlx5():
             print("ok: mlx5: %s: %s" % (f, ours[0]))
 
 
-run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "paths": case_paths, "paths_demo": case_paths_demo, "auto_online": case_auto_online, "memif": case_memif, "split": case_split,
+run_case({"loopback": case_loopback, "auto_estimate": case_auto_estimate, "rto_measured": case_rto_measured, "link_paths": case_link_paths, "paths": case_paths, "paths_demo": case_paths_demo, "auto_online": case_auto_online, "scheme_apart": case_scheme_apart, "memif": case_memif, "split": case_split,
           "zero_copy": case_zero_copy, "engines": case_engines, "striped": case_striped, "steering": case_steering,
           "rx_lcores": case_rx_lcores, "fec_lcore": case_fec_lcore, "exception": case_exception,
           "lifecycle": case_lifecycle, "capture": case_capture, "replay": case_replay,

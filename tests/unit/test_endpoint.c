@@ -2278,6 +2278,74 @@ test_peer_restart(void **state)
 }
 
 /*
+ * Two ends configured with different schemes: each HELLO names the scheme of its sender's
+ * data, and the receiver takes it before any data where it can (set up for changes: every
+ * message decodes on the sender's code), keeps its own where only the acknowledgements
+ * differ (sr against sr-nack), and otherwise refuses it: no receive takes that sender's
+ * data (hello_scheme_refused), where a decode on its own code would have delivered wrong
+ * bytes. Data frames are lost so that messages need their decodes.
+ */
+static void
+hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int may_change)
+{
+	static struct sdr_scheme plan[2];
+
+	plan[0] = a;
+	plan[1] = b;
+	switch_plan = may_change ? plan : NULL;
+	switch_n = 2;
+	wan_init(x, a);
+	switch_plan = NULL;
+	sdr_ep_destroy(x->b);
+	x->c.b.rel.scheme = b;
+	if (!may_change && sdr_scheme_is_ec(&b)) {
+		x->c.b.attr.ec_k = b.k;
+		x->c.b.attr.ec_m = b.m;
+	}
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->b);
+	wan_post(x, 3);
+	wan_send(x, 3);
+	drop_to_b = 3;
+}
+
+static void
+test_hello_scheme(void **state)
+{
+	const struct sdr_scheme mds42 = { SDR_SCHEME_EC_MDS, 4, 2, 0 },
+				mds22 = { SDR_SCHEME_EC_MDS, 2, 2, 1 },
+				sr = { SDR_SCHEME_SR, 0, 0, 0 }, nack = { SDR_SCHEME_SR_NACK, 0, 0, 0 };
+	struct wan x;
+
+	(void)state;
+	/* the receiver is set up for changes: it takes the sender's code and chunk */
+	hello_scheme_run(&x, mds42, mds22, 1);
+	wan_run(&x, 300000000, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		wan_check(&x, i, i);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED), 0);
+	assert_true(ep_count(x.b, SDR_EP_DECODES) > 0);
+	wan_fini(&x);
+	/* fixed at both ends, only the acknowledgements differ: kept */
+	hello_scheme_run(&x, sr, nack, 0);
+	wan_run(&x, 300000000, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		wan_check(&x, i, i);
+	assert_int_equal(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED), 0);
+	wan_fini(&x);
+	/* fixed at both ends on different codes: refused, nothing taken */
+	hello_scheme_run(&x, mds42, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 2, 2, 0 }, 0);
+	wan_run_until(&x, 50000000, 0, 0);
+	assert_true(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED) > 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(x.rst[i], -1);
+	assert_int_equal(ep_count(x.b, SDR_EP_DECODES), 0);
+	wan_fini(&x);
+}
+
+/*
  * A restart after a scheme change, while work of the old peer is still out: both ends go
  * back to the configured scheme (ec-mds:4,2 on 4 KiB chunks; changed to ec-mds:2,2 on
  * 2 KiB), the one with the work out only once it is back. Until then its sends wait, or
@@ -2607,6 +2675,7 @@ main(void)
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_both_restart),
 		cmocka_unit_test(test_restart_scheme_reset),
+		cmocka_unit_test(test_hello_scheme),
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
 	};

@@ -537,6 +537,16 @@ test_ctrl_round_trip_and_rejects(void **state)
 		c.nwords = 1;
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+		/* a value: SYNC's nonce and HELLO's scheme of its sender's data only */
+		c.nwords = 0;
+		c.value = 1ull << 63 | 2ull << 32 | 4 << 16 | 2;
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		if (t == SDR_CTRL_HELLO || t == SDR_CTRL_SYNC) {
+			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+			assert_true(d.value == c.value);
+		} else {
+			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+		}
 	}
 	/* REPORT carries a value (lost << 32 | packets), no flags, no window */
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_REPORT, .value = 3ull << 32 | 4096, .src_tag = 7 };
