@@ -177,6 +177,24 @@ rel_tx_destroy(struct rel_tx *tx)
 	free(tx);
 }
 
+/*
+ * Entries of the timer ring (and of each retransmission level): every chunk in flight
+ * holds one, and one that was resent may hold stale ones until the front reaches them;
+ * 4 per chunk of every message in flight (the margin the simulator's long-message tests
+ * give one message). A fixed 65536 fills with large messages on small chunks (auto's
+ * smaller chunks quadruple the count), and a chunk denied its timer is not resent by it
+ * (timer_ring_full).
+ */
+static uint32_t
+timer_slots(const struct sdr_rel_cfg *cfg, uint32_t max_chunks, uint32_t max_inflight)
+{
+	uint64_t n = 4ull * max_chunks * max_inflight;
+
+	if (cfg->timer_slots)
+		return cfg->timer_slots;
+	return n < 65536 ? 65536 : n > REL_TX_TIMER_SLOTS_MAX ? REL_TX_TIMER_SLOTS_MAX : (uint32_t)n;
+}
+
 struct rel_tx *
 rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 {
@@ -211,7 +229,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->slot_busy = calloc(tx->geom.nslots, 1);
 	tx->done.d = calloc(n, sizeof(*tx->done.d));
 	tx->done.cap = n;
-	tx->timers.cap = cfg->timer_slots ? cfg->timer_slots : 65536;
+	tx->timers.cap = timer_slots(cfg, tx->max_chunks, n);
 	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
 	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done.d ||
 	    !tx->timers.e)

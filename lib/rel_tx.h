@@ -168,6 +168,9 @@ int rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now
  */
 int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
 
+/** The most timer entries sdr_rel_cfg.timer_slots 0 sizes a sender for (24 bytes each). */
+#define REL_TX_TIMER_SLOTS_MAX (1u << 24)
+
 /** Priorities of a message: 0 (the default) .. REL_TX_PRIO_MAX. */
 #define REL_TX_PRIO_MAX 3
 

@@ -147,5 +147,5 @@ sdr_rel_cfg_default(struct sdr_rel_cfg *c, uint64_t rtt_ns)
 	c->ack_every_chunks = 8;
 	c->ack_every_ns = 50000;
 	c->nack_allowance_ns = rtt_ns / 100 > 20000 ? rtt_ns / 100 : 20000;
-	c->timer_slots = 65536;
+	c->timer_slots = 0;	/* sized from the connection (rel_tx_create()) */
 }

@@ -148,7 +148,10 @@ struct sdr_rel_cfg {
 	uint8_t rto_measured;		/**< the timers follow the measured RTT once it has
 					 *   SDR_REL_RTO_MIN_SAMPLES samples: the sender's
 					 *   (rel_tx_rto()) and the receiver's (rel_rx_rto()) */
-	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks) */
+	uint32_t timer_slots;		/**< sender retransmission-timer capacity (chunks); 0
+					 *   (the default): 4 per chunk of max_inflight messages
+					 *   of max_msg_size on the smallest chunk, at least
+					 *   65536, at most REL_TX_TIMER_SLOTS_MAX */
 	uint8_t scheme_may_change;	/**< the scheme may change between messages
 					 *   (rel_tx_set_scheme(), rel_rx_set_scheme()): state is
 					 *   sized for any code that fits the connection's parity

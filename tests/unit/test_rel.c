@@ -1132,6 +1132,48 @@ test_rx_cts_backoff(void **state)
 }
 
 /*
+ * The sender's timers are sized from the connection: 8 messages of 64 MiB on 4 KiB chunks
+ * in flight at once (131072 chunks, twice what a fixed 65536 entries held) all go out,
+ * every chunk with its timer; an explicit timer_slots still holds.
+ */
+static void
+test_timer_room(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx_unit u;
+	struct rel_tx *tx;
+	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 8, .win_start = 0,
+			      .value = 64ull << 20 };
+	uint64_t units = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.chunk_size = 4096;
+	a.max_msg_size = 64ull << 20;
+	a.max_inflight = 8;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	assert_int_equal(cfg.timer_slots, 0);
+	for (int fixed = 0; fixed < 2; fixed++) {
+		cfg.timer_slots = fixed ? 65536 : 0;
+		tx = rel_tx_create(&cfg, &a);
+		assert_non_null(tx);
+		rel_tx_on_ctrl(tx, &c, 0);
+		for (int i = 0; i < 8; i++)
+			assert_true(rel_tx_submit(tx, 64ull << 20, (uint64_t)i, 0) >= 0);
+		for (units = 0; rel_tx_next(tx, 1, &u) == 1; units++)
+			;
+		assert_int_equal(units, 8 * 16384);
+		if (fixed)
+			assert_int_equal(rel_tx_counters(tx)[REL_TX_TIMER_FULL], 8 * 16384 - 65536);
+		else
+			assert_int_equal(rel_tx_counters(tx)[REL_TX_TIMER_FULL], 0);
+		rel_tx_destroy(tx);
+	}
+}
+
+/*
  * Priorities: a large message at priority 0 is going out when a small one at priority 2
  * is submitted behind it; the small one's chunks go next, then the large one's
  * retransmission (first within its priority), then its new chunks. A retransmission of
@@ -1308,6 +1350,7 @@ main(void)
 		cmocka_unit_test(test_rto_measured_receiver),
 		cmocka_unit_test(test_rx_cts_backoff),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_timer_room),
 		cmocka_unit_test(test_ctrl_route),
 	};
 
