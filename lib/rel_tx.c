@@ -647,14 +647,14 @@ untouched(const struct rel_tx *tx)
 }
 
 uint64_t
-rel_tx_reset(struct rel_tx *tx, uint64_t now)
+rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 {
 	uint64_t base;
 
 	tx->skip_lo = tx->skip_hi = tx->skip_answered = tx->next_seq;
 	tx->skip_need_answer = 0;
 	tx->wd_answer = 0;
-	if (untouched(tx)) {
+	if (keep && untouched(tx)) {
 		for (uint32_t i = 0; i < tx->inflight; i++)
 			tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]].state =
 				TXM_WAIT_CTS;

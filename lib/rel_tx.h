@@ -169,7 +169,7 @@ int rel_tx_submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now
 int rel_tx_submit_stream(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now);
 
 /** The most timer entries sdr_rel_cfg.timer_slots 0 sizes a sender for (24 bytes each). */
-#define REL_TX_TIMER_SLOTS_MAX (1u << 24)
+#define REL_TX_TIMER_SLOTS_MAX (1u << 22)
 
 /** Priorities of a message: 0 (the default) .. REL_TX_PRIO_MAX. */
 #define REL_TX_PRIO_MAX 3
@@ -206,10 +206,11 @@ uint32_t rel_tx_cancel(struct rel_tx *tx, uint64_t now);
  * The peer restarted: every message in flight fails (nothing is owed to the old peer: no
  * SKIP), and numbering continues from sdr_seq_epoch_base(), where a fresh peer's count
  * lines up with ours. Unless nothing of this epoch went out yet (every message numbered
- * since its start still waits, none sent): then they stay, numbered as they are, for the
- * new peer. @return where numbering continues.
+ * since its start still waits, none sent) and @p keep: then they stay, numbered as they
+ * are, for the new peer (not when they would go out on another scheme than the new peer
+ * expects). @return where numbering continues.
  */
-uint64_t rel_tx_reset(struct rel_tx *tx, uint64_t now);
+uint64_t rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep);
 
 /**
  * Handle a control message from the receiver (ACK, NACK, EC-NACK, CTS, WITHDRAW, or the

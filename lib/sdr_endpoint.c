@@ -141,6 +141,11 @@ struct sdr_ep {
 	uint8_t reset_tx, reset_rx;
 	struct sdr_scheme rx_want;	/* reset_rx: the peer's, from its HELLO, or scheme0 */
 	uint8_t rx_refused;		/* the peer's HELLO names a code we cannot decode */
+	/* the value of the latest HELLO from the peer's tag (tentative or proven): the scheme
+	 * of its data; hello_ask: ready without one, we ask with HELLOs of our own */
+	uint64_t hello_tag, hello_val;
+	uint8_t hello_ask;
+	uint64_t hello_ask_ns;
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
@@ -505,6 +510,8 @@ fail:
 
 static void collect_done(struct sdr_ep *ep);
 static int reset_settle(struct sdr_ep *ep, uint64_t now);
+static int hello_scheme(struct sdr_ep *ep);
+static void rekey(struct sdr_ep *ep, uint64_t now);
 
 _Static_assert(SDR_EP_PRIO_MAX == REL_TX_PRIO_MAX, "the endpoint's priorities are rel_tx's");
 
@@ -623,7 +630,9 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 		ep->n_rx_par_free--;
 		ep->rx_par_of_slot[*slot] = region;
 	}
-	if (ep->cfg.attr.local_rkey == 0 && ep->rk_recv.aes != NULL)
+	if (ep->rk_recv.recv_tag == 0)
+		sdr_rx_set_rkey(ep->rx, *slot, 0);	/* rekey() keys it (a fixed key too) */
+	else if (ep->cfg.attr.local_rkey == 0)
 		sdr_rx_set_rkey(ep->rx, *slot, sdr_rkeys_get(&ep->rk_recv, seq));
 	return 0;
 }
@@ -1004,7 +1013,7 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
  * which), or its answer to ours.
  */
 static void
-on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
+on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 {
 	struct sdr_scheme s;
 
@@ -1032,13 +1041,17 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c)
 	ep->sw_owed_flags = SDR_CTRL_F_ANSWER;
 	if (scheme_of_value(c->value, &s) == 0 && (ep->cfg.attr.dir & SDR_DIR_RECV) &&
 	    scheme_runs_here(ep, &s)) {
-		int rc;
+		int same = scheme_value(&s) == scheme_value(&ep->rx_scheme);
+		int rc = same ? 0 : apply_rx_scheme(ep, &s);
 
-		if (scheme_value(&s) == scheme_value(&ep->rx_scheme))
-			return;
-		rc = apply_rx_scheme(ep, &s);
 		if (rc == 0) {
-			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+			if (!same)
+				ep->counters[SDR_EP_SCHEME_CHANGES]++;
+			if (ep->rx_refused) {
+				/* the sender comes to a scheme we run: its data is taken now */
+				ep->rx_refused = 0;
+				rekey(ep, now);
+			}
 			return;
 		}
 		if (rc == -EBUSY && (ep->dec_jobs_out || ep->n_dec_wait)) {
@@ -1075,13 +1088,22 @@ static void
 rekey(struct sdr_ep *ep, uint64_t now)
 {
 	uint64_t local = ep->hs.local, peer = ep->hs.peer;
+	const uint8_t *auth = ep->cfg.auth ? ep->cfg.auth_key : NULL;
 
-	if (!sdr_peer_ready(&ep->hs) || ep->reset_rx || ep->rx_refused ||
-	    (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer))
+	if (!sdr_peer_ready(&ep->hs))
 		return;
-	if (sdr_rkeys_set(&ep->rk_recv, local, peer, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0 ||
-	    sdr_rkeys_set(&ep->rk_send, peer, local, ep->cfg.auth ? ep->cfg.auth_key : NULL) != 0)
+	/* our sends' keys, whatever becomes of our receives (data both ways) */
+	if (!(ep->rk_send.recv_tag == peer && ep->rk_send.send_tag == local) &&
+	    sdr_rkeys_set(&ep->rk_send, peer, local, auth) != 0)
 		return;	/* no memory: packets fail the key check; retried at the next input */
+	/* the receives': once the scheme of the peer's data is settled (hello_scheme()), not
+	 * while it is refused or this end goes back to it (reset_settle()) */
+	if (ep->rk_recv.recv_tag == local && ep->rk_recv.send_tag == peer)
+		return;
+	if (!hello_scheme(ep) || ep->reset_rx || ep->rx_refused)
+		return;
+	if (sdr_rkeys_set(&ep->rk_recv, local, peer, auth) != 0)
+		return;
 	for (uint32_t s = 0; s < ep->geom.nslots; s++) {
 		struct sdr_rx_msg_info info;
 
@@ -1128,12 +1150,16 @@ reset_settle(struct sdr_ep *ep, uint64_t now)
 /* A HELLO's value: the scheme of its sender's data, marked as said (SR's value is 0). */
 #define HELLO_SCHEME_SAID (1ull << 63)
 
+/* For a HELLO to @p dst: the scheme our data runs on for it; a tag that is not our peer's
+ * (a restarted peer's, answered before the restart is proven) gets the configured one,
+ * which we go back to once it is. */
 static uint64_t
-hello_value(const struct sdr_ep *ep)
+hello_value(const struct sdr_ep *ep, uint64_t dst)
 {
 	if (!(ep->cfg.attr.dir & SDR_DIR_SEND))
 		return 0;
-	return HELLO_SCHEME_SAID | scheme_value(ep->reset_tx ? &ep->scheme0 : &ep->cfg.rel.scheme);
+	return HELLO_SCHEME_SAID | scheme_value(ep->reset_tx || dst != ep->hs.peer ?
+						&ep->scheme0 : &ep->cfg.rel.scheme);
 }
 
 /* Whether data sent on @p a is decoded as data on @p b is: the same code and chunk (the
@@ -1145,39 +1171,67 @@ same_code(const struct sdr_scheme *a, const struct sdr_scheme *b)
 	       (!sdr_scheme_is_ec(a) || (a->kind == b->kind && a->k == b->k && a->m == b->m));
 }
 
-/*
- * The scheme of the peer's data, from its proven HELLO, before any of its data is taken
- * (two ends configured apart, or auto's start picks from each end's own estimate): taken
- * where this end can run it, kept where only when the receiver acknowledges differs, and
- * otherwise refused — no receive is keyed for the peer (rekey()), so no message is decoded
- * on another code than it was encoded with. Once the receives are keyed, changes go by
- * SCHEME only (a late HELLO changes nothing).
- */
+/* No posted receive takes a packet (until rekey() keys them). */
 static void
-hello_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
+unkey_receives(struct sdr_ep *ep)
+{
+	for (uint32_t s = 0; s < ep->geom.nslots; s++)
+		sdr_rx_set_rkey(ep->rx, s, 0);
+}
+
+/*
+ * The scheme of the peer's data, from its HELLO, settled before rekey() keys a receive
+ * for it (two ends configured apart, or auto's start picks from each end's own
+ * estimate): taken where this end can run it, kept where only when the receiver
+ * acknowledges differs, otherwise refused (rx_refused: no receive is keyed, so no message
+ * is decoded on another code than it was encoded with). A peer ready without a HELLO of
+ * its tag having arrived (both lost) is asked with HELLOs of ours until it answers.
+ * Once the receives are keyed, changes go by SCHEME only. @return 0 while not known yet.
+ */
+static int
+hello_scheme(struct sdr_ep *ep)
 {
 	const struct sdr_scheme *cur = ep->reset_rx ? &ep->rx_want : &ep->rx_scheme;
 	struct sdr_scheme s;
+	int rc;
 
-	if (!(c->value & HELLO_SCHEME_SAID) || !(ep->cfg.attr.dir & SDR_DIR_RECV) ||
-	    c->dst_tag != ep->hs.local || c->src_tag != ep->hs.peer ||
-	    (ep->rk_recv.recv_tag == ep->hs.local && ep->rk_recv.send_tag == ep->hs.peer))
-		return;
-	ep->rx_refused = 0;
-	if (scheme_of_value(c->value & ~HELLO_SCHEME_SAID, &s) != 0) {
+	if (!(ep->cfg.attr.dir & SDR_DIR_RECV) || ep->rx_refused)
+		return 1;
+	if (ep->hello_tag != ep->hs.peer || ep->hs.peer == 0) {
+		if (!ep->hello_ask)
+			ep->hello_ask_ns = 0;	/* at the next output */
+		ep->hello_ask = 1;
+		return 0;
+	}
+	ep->hello_ask = 0;
+	if (!(ep->hello_val & HELLO_SCHEME_SAID))
+		return 1;		/* a peer that sends no data */
+	if (scheme_of_value(ep->hello_val & ~HELLO_SCHEME_SAID, &s) != 0) {
 		ep->rx_refused = 1;
 	} else if (scheme_value(&s) == scheme_value(cur)) {
-		return;
+		return 1;
 	} else if (scheme_runs_here(ep, &s)) {
 		ep->rx_want = s;
 		ep->reset_rx = 1;
-		reset_settle(ep, now);
-		return;
+		rc = apply_rx_scheme(ep, &s);
+		if (rc == 0) {
+			ep->reset_rx = 0;
+			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+		} else if (rc == -EBUSY) {
+			unkey_receives(ep);	/* reset_settle() keys them once it has */
+		} else {
+			ep->reset_rx = 0;
+			ep->rx_refused = 1;
+		}
+		return 1;
 	} else if (!same_code(&s, cur)) {
 		ep->rx_refused = 1;
 	}
-	if (ep->rx_refused)
+	if (ep->rx_refused) {
 		ep->counters[SDR_EP_HELLO_SCHEME_REFUSED]++;
+		unkey_receives(ep);
+	}
+	return 1;
 }
 
 /*
@@ -1193,7 +1247,10 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
 	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
 	collect_done(ep);	/* what finished before keeps its status */
-	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now));
+	/* sends that did not start stay for the new peer, unless on another scheme than the
+	 * configured one it starts from (they could not be re-coded: nothing may be in flight) */
+	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now, scheme_value(&ep->scheme0) ==
+					    scheme_value(&ep->cfg.rel.scheme)));
 	collect_done(ep);
 	/* receives may stay for the new peer only if no packet of the old one is in them, or on
 	 * its way into them (a payload copy out) */
@@ -1223,6 +1280,7 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	ep->reset_rx = scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme);
 	ep->rx_want = ep->scheme0;	/* until the new peer's HELLO says (hello_scheme()) */
 	ep->rx_refused = 0;
+	ep->hello_ask = 0;
 	if (ep->reset_tx || ep->reset_rx) {
 		reset_settle(ep, now);
 		if (ep->reset_tx || ep->reset_rx)
@@ -1270,7 +1328,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		/* fall through */
 	case SDR_PEER_HELLO:
 		ep->counters[SDR_EP_HELLOS_IN]++;
-		hello_scheme(ep, &c, now);
+		if (c.src_tag == ep->hs.peer) {	/* (not a stranger's, answered only) */
+			ep->hello_tag = c.src_tag;
+			ep->hello_val = c.value;
+		}
 		rekey(ep, now);
 		return;
 	case SDR_PEER_BAD_TAG:
@@ -1299,7 +1360,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		on_paths(ep, &c, now);
 		return;
 	case SDR_ROUTE_SCHEME:
-		on_scheme(ep, &c);
+		on_scheme(ep, &c, now);
 		return;
 	case SDR_ROUTE_SYNC:
 		ep->sync_owed = 1;	/* answered once our own resets are */
@@ -2153,8 +2214,17 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	uint32_t out = 0;
 
 	while (out < n && sdr_peer_next(&ep->hs, now, &c)) {
-		c.value = hello_value(ep);
+		c.value = hello_value(ep, c.dst_tag);
 		out += emit_ctrl(ep, k, out, &c);
+	}
+	if (out < n && ep->hello_ask && sdr_peer_ready(&ep->hs) && now >= ep->hello_ask_ns) {
+		/* ready, but no HELLO of the peer's came (hello_scheme()): ours asks for one */
+		memset(&c, 0, sizeof(c));
+		c.type = SDR_CTRL_HELLO;
+		sdr_peer_stamp(&ep->hs, &c);
+		c.value = hello_value(ep, c.dst_tag);
+		out += emit_ctrl(ep, k, out, &c);
+		ep->hello_ask_ns = now + sdr_rel_rto(&ep->cfg.rel);
 	}
 	if (!sdr_peer_ready(&ep->hs)) {
 		/* nobody to tell yet: CTS repeat, and rekey() sends them again at once */
@@ -2277,6 +2347,8 @@ sdr_ep_next_time(struct sdr_ep *ep, uint64_t now)
 	r = sdr_peer_next_time(&ep->hs, now);
 	if (r < t)
 		t = r;
+	if (ep->hello_ask && sdr_peer_ready(&ep->hs) && ep->hello_ask_ns < t)
+		t = ep->hello_ask_ns > now ? ep->hello_ask_ns : now;
 	if (!sdr_peer_ready(&ep->hs))
 		return t;	/* SYNC waits for the handshake */
 	if (ep->sync_owed && !rel_tx_resetting(ep->rtx) && !rel_rx_resetting(ep->rrx))

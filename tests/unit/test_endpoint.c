@@ -2285,6 +2285,8 @@ test_peer_restart(void **state)
  * data (hello_scheme_refused), where a decode on its own code would have delivered wrong
  * bytes. Data frames are lost so that messages need their decodes.
  */
+static int fixed_rkeys;		/* hello_scheme_run(): one R_Key for every receive */
+
 static void
 hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int may_change)
 {
@@ -2302,11 +2304,77 @@ hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int ma
 		x->c.b.attr.ec_k = b.k;
 		x->c.b.attr.ec_m = b.m;
 	}
+	if (fixed_rkeys) {
+		sdr_ep_destroy(x->a);
+		x->c.a.attr.remote_rkey = x->c.b.attr.local_rkey = 0x5d0a;
+		x->c.a.attr.generations = x->c.b.attr.generations = 2;
+		x->a = sdr_ep_create(&x->c.a);
+		assert_non_null(x->a);
+	}
 	x->b = sdr_ep_create(&x->c.b);
 	assert_non_null(x->b);
 	wan_post(x, 3);
 	wan_send(x, 3);
 	drop_to_b = 3;
+}
+
+static void
+hello_scheme_both(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
+{
+	static struct sdr_scheme plan[2];
+	struct sdr_ep_done d;
+	int got[2] = { -1, -1 }, sent = 0;
+
+	plan[0] = a;
+	plan[1] = b;
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(x, a);
+	switch_plan = NULL;
+	sdr_ep_destroy(x->a);
+	sdr_ep_destroy(x->b);
+	x->c.a.attr.dir = x->c.b.attr.dir = SDR_DIR_BOTH;
+	x->c.b.rel.scheme = b;
+	x->c.b.rel.scheme_may_change = 0;
+	x->c.b.attr.ec_k = b.k;
+	x->c.b.attr.ec_m = b.m;
+	x->a = sdr_ep_create(&x->c.a);
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->a);
+	assert_non_null(x->b);
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t slot;
+
+		assert_int_equal(sdr_ep_recv(x->a, x->dst[i], WAN_LEN, NULL, i, x->now, &slot), 0);
+		assert_int_equal(sdr_ep_recv(x->b, x->dst[2 + i], WAN_LEN, NULL, 2 + i, x->now,
+					     &slot), 0);
+		assert_int_equal(sdr_ep_send(x->a, x->src[2 + i], WAN_LEN, 0, 2 + i, x->now), 0);
+		assert_int_equal(sdr_ep_send(x->b, x->src[i], WAN_LEN, 0, i, x->now), 0);
+	}
+	drop_to_b = 0;
+	for (int step = 0; step < 4000; step++, x->now += 25000) {
+		outputs(&x->w, x->a, x->b, x->fr, x->now);
+		arrivals(&x->w, x->a, x->b, &x->c, x->now);
+		while (sdr_ep_poll(x->a, &d)) {
+			if (d.is_recv) {
+				got[d.cookie] = d.status;
+				assert_int_equal(sdr_ep_recv_release(x->a, d.slot), 0);
+			}
+		}
+		while (sdr_ep_poll(x->b, &d)) {
+			assert_false(d.is_recv);	/* none of A's data is taken */
+			sent += d.status == SDR_DONE_OK;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(got[i], SDR_DONE_OK);
+		assert_memory_equal(x->dst[i], x->src[i], WAN_LEN);
+	}
+	assert_int_equal(sent, 2);
+	assert_true(ep_count(x->b, SDR_EP_HELLO_SCHEME_REFUSED) > 0);
+	assert_int_equal(ep_count(x->a, SDR_EP_HELLO_SCHEME_REFUSED), 0);
+	assert_int_equal(ep_count(x->a, SDR_EP_SCHEME_CHANGES), 1);
+	wan_fini(x);
 }
 
 static void
@@ -2334,15 +2402,23 @@ test_hello_scheme(void **state)
 		wan_check(&x, i, i);
 	assert_int_equal(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED), 0);
 	wan_fini(&x);
-	/* fixed at both ends on different codes: refused, nothing taken */
-	hello_scheme_run(&x, mds42, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 2, 2, 0 }, 0);
-	wan_run_until(&x, 50000000, 0, 0);
-	assert_true(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED) > 0);
-	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
-	for (uint32_t i = 0; i < 3; i++)
-		assert_int_equal(x.rst[i], -1);
-	assert_int_equal(ep_count(x.b, SDR_EP_DECODES), 0);
-	wan_fini(&x);
+	/* fixed at both ends on different codes: refused, nothing taken; with fixed R_Keys
+	 * too (the receives posted before the handshake had theirs) */
+	for (int fixed_keys = 0; fixed_keys < 2; fixed_keys++) {
+		fixed_rkeys = fixed_keys;
+		hello_scheme_run(&x, mds42, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 2, 2, 0 }, 0);
+		fixed_rkeys = 0;
+		wan_run_until(&x, 50000000, 0, 0);
+		assert_true(ep_count(x.b, SDR_EP_HELLO_SCHEME_REFUSED) > 0);
+		assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+		for (uint32_t i = 0; i < 3; i++)
+			assert_int_equal(x.rst[i], -1);
+		assert_int_equal(ep_count(x.b, SDR_EP_DECODES), 0);
+		wan_fini(&x);
+	}
+	/* data both ways, B fixed on ec-mds:2,2, A set up for changes: B refuses A's data, A
+	 * takes B's scheme, and B's own sends still go out keyed and arrive intact */
+	hello_scheme_both(&x, mds42, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 2, 2, 0 });
 }
 
 /*
@@ -2399,6 +2475,7 @@ test_restart_scheme_reset(void **state)
 	static const struct sdr_scheme plan[] = {
 		{ SDR_SCHEME_EC_MDS, 4, 2, 0 }, { SDR_SCHEME_EC_MDS, 2, 2, 1 },
 	};
+	struct sdr_scheme s;
 	struct wan x;
 
 	(void)state;
@@ -2452,6 +2529,37 @@ test_restart_scheme_reset(void **state)
 		wan_check(&x, 2 + i, 2 + i);
 	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 2);
 	assert_true(ep_count(x.b, SDR_EP_DECODES) > 0);
+	wan_fini(&x);
+
+	/* the scheme changed before any message, then sends wait for receives (nothing of the
+	 * epoch sent) when the receiver restarts: such sends stay for a new receiver, but not
+	 * on the changed scheme, since it starts on the configured one: they fail, and the
+	 * next ones go on that */
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(&x, plan[0]);
+	switch_plan = NULL;
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], x.now), 0);
+	wan_run_until(&x, 20000000, 0, 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	wan_send(&x, 2);			/* no receive for them */
+	wan_run_until(&x, 2000000, 0, 0);
+	sdr_ep_destroy(x.b);
+	x.c.b.tag = 0xB8B8B8B8B8B8B8B8ull;
+	x.b = sdr_ep_create(&x.c.b);
+	assert_non_null(x.b);
+	wan_post(&x, 2);
+	wan_run(&x, 100000000, 2);
+	assert_int_equal(x.sst[0], SDR_DONE_FAILED);
+	assert_int_equal(x.sst[1], SDR_DONE_FAILED);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_PEER_RESTART], 2);
+	wan_send(&x, 2);
+	drop_to_b = 2;
+	wan_run(&x, 300000000, 4);
+	for (uint32_t i = 0; i < 2; i++)
+		wan_check(&x, i, 2 + i);
+	s = sdr_ep_scheme(x.a, NULL);
+	assert_true(sdr_scheme_eq(&s, &plan[0]));
 	wan_fini(&x);
 }
 
