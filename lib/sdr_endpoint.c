@@ -2225,6 +2225,7 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 		c.value = hello_value(ep, c.dst_tag);
 		out += emit_ctrl(ep, k, out, &c);
 		ep->hello_ask_ns = now + sdr_rel_rto(&ep->cfg.rel);
+		ep->counters[SDR_EP_HELLO_ASKS]++;
 	}
 	if (!sdr_peer_ready(&ep->hs)) {
 		/* nobody to tell yet: CTS repeat, and rekey() sends them again at once */

@@ -142,8 +142,11 @@ struct sdr_ep_cfg {
 	  "per HELLO control message received that passed the MAC and decode checks and is not " \
 	  "from an old epoch") \
 	X(HELLO_SCHEME_REFUSED, "hello_scheme_refused", DROP, \
-	  "per proven HELLO whose sender's data is on a code or chunk this end cannot decode: " \
+	  "per peer whose HELLO names a code or chunk for its data that this end cannot decode: " \
 	  "none of that peer's data is taken (two ends configured apart)") \
+	X(HELLO_ASKS, "hellos_asking", INFO, \
+	  "per HELLO sent after the handshake to ask a peer whose HELLO never arrived for the " \
+	  "scheme of its data (its receives wait for the answer)") \
 	X(CTRL_BAD_TOKEN, "ctrl_bad_token", DROP, \
 	  "per received non-HELLO control message dropped because its destination tag is not " \
 	  "this end's") \

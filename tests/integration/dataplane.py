@@ -617,7 +617,7 @@ def case_scheme_apart():
                   "%s: refused %s, verified %s" % (name, s["conns"]["ba"].get(
                       "hello_scheme_refused"), s["verified"]))
             if not failures:
-                print("ok: %s: refused (%d HELLO), no message taken" %
+                print("ok: %s: refused (hello_scheme_refused %d), no message taken" %
                       (name, s["conns"]["ba"]["hello_scheme_refused"]))
         open(ini, "w").write(base[:ab] + base[ab:ba].replace(
             "scheme = sr", "scheme = auto\nexpected_drop = 1e-2") +

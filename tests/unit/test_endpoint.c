@@ -2377,6 +2377,64 @@ hello_scheme_both(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
 	wan_fini(x);
 }
 
+/*
+ * A receiver that becomes ready with no HELLO of its peer's tag in hand: it learned the
+ * tag from one, a stranger's HELLO came next, then proven control messages of the peer
+ * that are not HELLOs (forged here in the peer's name, as its CTS or REPORTs would come).
+ * It keys no receive and asks with a HELLO of its own; the peer's answer names its scheme
+ * (ec-mds:4,2), which the receiver (configured ec-mds:2,2/2 KiB, set up for changes) takes
+ * before the peer's data, which arrives intact.
+ */
+static void
+hello_scheme_ask(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
+{
+	static struct sdr_scheme plan[2];
+	struct sdr_ctrl c;
+	uint64_t ta, tb;
+
+	plan[0] = a;
+	plan[1] = b;
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(x, a);
+	switch_plan = NULL;
+	sdr_ep_destroy(x->b);
+	x->c.b.rel.scheme = b;
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->b);
+	ta = sdr_ep_tag(x->a);
+	tb = sdr_ep_tag(x->b);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_HELLO, .src_tag = ta,
+			       .value = 1ull << 63 | (uint64_t)a.kind << 32 | a.k << 16 | a.m };
+	forge_ctrl(x, 1, &c);				/* the peer's, unproven */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_HELLO, .src_tag = 0x5757575757575757ull };
+	forge_ctrl(x, 1, &c);				/* a stranger's */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_REPORT, .src_tag = ta, .dst_tag = tb };
+	forge_ctrl(x, 1, &c);				/* proven: the peer's tag again */
+	assert_false(sdr_ep_ready(x->b));
+	{	/* B tells the peer its tag (lost here), then hears from it once more */
+		uint16_t fl[32];
+
+		while (sdr_ep_output(x->b, x->now, x->fr, FRAME, fl, 32) > 0)
+			;
+	}
+	forge_ctrl(x, 1, &c);
+	assert_true(sdr_ep_ready(x->b));
+	assert_int_equal(ep_count(x->b, SDR_EP_HELLO_SCHEME_REFUSED), 0);
+	assert_int_equal(sdr_ep_rx_held(x->b), 0);
+	/* the real A hears B's question and answers it; then data */
+	wan_post(x, 2);
+	wan_send(x, 2);
+	drop_to_b = 2;
+	wan_run(x, 300000000, 2);
+	for (uint32_t i = 0; i < 2; i++)
+		wan_check(x, i, i);
+	assert_true(ep_count(x->b, SDR_EP_HELLO_ASKS) >= 1);
+	assert_int_equal(ep_count(x->b, SDR_EP_SCHEME_CHANGES), 1);
+	assert_true(ep_count(x->b, SDR_EP_DECODES) > 0);
+	wan_fini(x);
+}
+
 static void
 test_hello_scheme(void **state)
 {
@@ -2419,6 +2477,8 @@ test_hello_scheme(void **state)
 	/* data both ways, B fixed on ec-mds:2,2, A set up for changes: B refuses A's data, A
 	 * takes B's scheme, and B's own sends still go out keyed and arrive intact */
 	hello_scheme_both(&x, mds42, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 2, 2, 0 });
+	/* ready with no HELLO of the peer's in hand: asked for */
+	hello_scheme_ask(&x, mds42, mds22);
 }
 
 /*
