@@ -548,7 +548,12 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "sends as the link changes, between messages, both ends agreeing "
 		       "(SCHEME control messages; with data both ways each direction changes "
 		       "on its own, the other running on); it starts from `expected_drop` if "
-		       "the section has one, else from `sr-nack`. A receive-only end (`dir = "
+		       "the section has one, else from `sr-nack`. With `auto`, the receiving "
+		       "end takes the sender's start scheme from its HELLO, whatever its own "
+		       "`expected_drop` says; two ends with different fixed schemes (other "
+		       "than `sr` against `sr-nack`) take none of each other's data "
+		       "(`hello_scheme_refused`, [wire-format.md](wire-format.md#tags-the-"
+		       "handshake-and-a-peer-that-restarts)). A receive-only end (`dir = "
 		       "recv`) follows the sender's choices, and `sdrctl conn show NAME` gives "
 		       "it the model's advice. See [model.md](model.md#online-auto).",
 	},
