@@ -2287,8 +2287,10 @@ test_peer_restart(void **state)
  */
 static int fixed_rkeys;		/* hello_scheme_run(): one R_Key for every receive */
 
+/* A on scheme @p a, B configured on @p b: set up for changes to either (@p may_change), or
+ * fixed on its own. */
 static void
-hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int may_change)
+wan_init_apart(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int may_change)
 {
 	static struct sdr_scheme plan[2];
 
@@ -2304,15 +2306,24 @@ hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int ma
 		x->c.b.attr.ec_k = b.k;
 		x->c.b.attr.ec_m = b.m;
 	}
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->b);
+}
+
+static void
+hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int may_change)
+{
+	wan_init_apart(x, a, b, may_change);
 	if (fixed_rkeys) {
 		sdr_ep_destroy(x->a);
 		x->c.a.attr.remote_rkey = x->c.b.attr.local_rkey = 0x5d0a;
 		x->c.a.attr.generations = x->c.b.attr.generations = 2;
+		sdr_ep_destroy(x->b);
 		x->a = sdr_ep_create(&x->c.a);
+		x->b = sdr_ep_create(&x->c.b);
 		assert_non_null(x->a);
+		assert_non_null(x->b);
 	}
-	x->b = sdr_ep_create(&x->c.b);
-	assert_non_null(x->b);
 	wan_post(x, 3);
 	wan_send(x, 3);
 	drop_to_b = 3;
@@ -2321,20 +2332,13 @@ hello_scheme_run(struct wan *x, struct sdr_scheme a, struct sdr_scheme b, int ma
 static void
 hello_scheme_both(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
 {
-	static struct sdr_scheme plan[2];
 	struct sdr_ep_done d;
 	int got[2] = { -1, -1 }, sent = 0;
 
-	plan[0] = a;
-	plan[1] = b;
-	switch_plan = plan;
-	switch_n = 2;
-	wan_init(x, a);
-	switch_plan = NULL;
+	wan_init_apart(x, a, b, 1);
 	sdr_ep_destroy(x->a);
 	sdr_ep_destroy(x->b);
 	x->c.a.attr.dir = x->c.b.attr.dir = SDR_DIR_BOTH;
-	x->c.b.rel.scheme = b;
 	x->c.b.rel.scheme_may_change = 0;
 	x->c.b.attr.ec_k = b.k;
 	x->c.b.attr.ec_m = b.m;
@@ -2388,20 +2392,10 @@ hello_scheme_both(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
 static void
 hello_scheme_ask(struct wan *x, struct sdr_scheme a, struct sdr_scheme b)
 {
-	static struct sdr_scheme plan[2];
 	struct sdr_ctrl c;
 	uint64_t ta, tb;
 
-	plan[0] = a;
-	plan[1] = b;
-	switch_plan = plan;
-	switch_n = 2;
-	wan_init(x, a);
-	switch_plan = NULL;
-	sdr_ep_destroy(x->b);
-	x->c.b.rel.scheme = b;
-	x->b = sdr_ep_create(&x->c.b);
-	assert_non_null(x->b);
+	wan_init_apart(x, a, b, 1);
 	ta = sdr_ep_tag(x->a);
 	tb = sdr_ep_tag(x->b);
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_HELLO, .src_tag = ta,
