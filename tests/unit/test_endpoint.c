@@ -1906,6 +1906,19 @@ wan_run(struct wan *x, uint64_t limit, uint32_t sends)
 	wan_run_until(x, limit, sends, 1);
 }
 
+/* Side B (@p side_b) or A restarts: a new endpoint with a new tag, the old one gone. */
+static void
+wan_restart(struct wan *x, int side_b, uint64_t tag)
+{
+	struct sdr_ep **ep = side_b ? &x->b : &x->a;
+	struct sdr_ep_cfg *c = side_b ? &x->c.b : &x->c.a;
+
+	sdr_ep_destroy(*ep);
+	c->tag = tag;
+	*ep = sdr_ep_create(c);
+	assert_non_null(*ep);
+}
+
 /* Receive @p r completed OK with the bytes of send @p s. */
 static void
 wan_check(const struct wan *x, uint32_t r, uint32_t s)
@@ -2246,10 +2259,7 @@ test_peer_restart(void **state)
 		before += x.sst[i] == SDR_DONE_OK;
 	assert_int_equal(before, 2);
 	/* B restarts: what it had posted is gone with it */
-	sdr_ep_destroy(x.b);
-	x.c.b.tag = 0xB3B3B3B3B3B3B3B3ull;
-	x.b = sdr_ep_create(&x.c.b);
-	assert_non_null(x.b);
+	wan_restart(&x, 1, 0xB3B3B3B3B3B3B3B3ull);
 	x.rbase = x.nposted = 2;
 	wan_post(&x, 3);
 	wan_run(&x, 200000000, 4);
@@ -2535,10 +2545,7 @@ test_restart_scheme_reset(void **state)
 	(void)state;
 	/* the receiver's decode is out when the sender restarts */
 	restart_scheme_setup(&x, plan, 1);
-	sdr_ep_destroy(x.a);
-	x.c.a.tag = 0xA6A6A6A6A6A6A6A6ull;
-	x.a = sdr_ep_create(&x.c.a);
-	assert_non_null(x.a);
+	wan_restart(&x, 0, 0xA6A6A6A6A6A6A6A6ull);
 	x.sst[1] = SDR_DONE_FAILED;		/* its sender is gone */
 	wan_send(&x, 2);
 	drop_to_b = 2;
@@ -2563,10 +2570,7 @@ test_restart_scheme_reset(void **state)
 
 	/* the sender's encode is out when the receiver restarts */
 	restart_scheme_setup(&x, plan, 0);
-	sdr_ep_destroy(x.b);
-	x.c.b.tag = 0xB7B7B7B7B7B7B7B7ull;
-	x.b = sdr_ep_create(&x.c.b);
-	assert_non_null(x.b);
+	wan_restart(&x, 1, 0xB7B7B7B7B7B7B7B7ull);
 	x.rbase = x.nposted = 2;
 	wan_post(&x, 3);
 	wan_run_until(&x, 3000000, 0, 0);
@@ -2598,10 +2602,7 @@ test_restart_scheme_reset(void **state)
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
 	wan_send(&x, 2);			/* no receive for them */
 	wan_run_until(&x, 2000000, 0, 0);
-	sdr_ep_destroy(x.b);
-	x.c.b.tag = 0xB8B8B8B8B8B8B8B8ull;
-	x.b = sdr_ep_create(&x.c.b);
-	assert_non_null(x.b);
+	wan_restart(&x, 1, 0xB8B8B8B8B8B8B8B8ull);
 	wan_post(&x, 2);
 	wan_run(&x, 100000000, 2);
 	assert_int_equal(x.sst[0], SDR_DONE_FAILED);
@@ -2636,9 +2637,7 @@ run_both_restart(int data_first)
 	wan_run(&x, 100000000, 1);
 	wan_check(&x, 0, 0);
 	/* B restarts and posts receives */
-	sdr_ep_destroy(x.b);
-	x.c.b.tag = 0xB4B4B4B4B4B4B4B4ull;
-	x.b = sdr_ep_create(&x.c.b);
+	wan_restart(&x, 1, 0xB4B4B4B4B4B4B4B4ull);
 	x.rbase = 1;
 	wan_post(&x, data_first ? 2 : 3);
 	wan_run(&x, 2000000, 0);	/* the handshake: A's messages so far failed */
@@ -2649,9 +2648,7 @@ run_both_restart(int data_first)
 	}
 	assert_true(sdr_ep_ready(x.b));
 	/* A restarts: its new endpoint sends three messages */
-	sdr_ep_destroy(x.a);
-	x.c.a.tag = 0xA5A5A5A5A5A5A5A5ull;
-	x.a = sdr_ep_create(&x.c.a);
+	wan_restart(&x, 0, 0xA5A5A5A5A5A5A5A5ull);
 	x.nsent = 4;
 	wan_send(&x, 3);
 	if (data_first) {
@@ -2782,10 +2779,7 @@ test_restart_stale_packets(void **state)
 		}
 	assert_true(nstash > 0);
 	/* A restarts */
-	sdr_ep_destroy(x.a);
-	x.c.a.tag = 0xA6A6A6A6A6A6A6A6ull;
-	x.a = sdr_ep_create(&x.c.a);
-	assert_non_null(x.a);
+	wan_restart(&x, 0, 0xA6A6A6A6A6A6A6A6ull);
 	while (ep_count(x.b, SDR_EP_PEER_RESTARTS) == 0 && x.now < 100000000) {
 		outputs(&x.w, x.a, x.b, x.fr, x.now);
 		arrivals(&x.w, x.a, x.b, &x.c, x.now);
