@@ -370,6 +370,11 @@ job_install(struct dp_ctx *ctx, struct ctl_job *j)
 		snprintf(j->err, j->errlen, "'%s' is in use (%s)", c->cfg->name, why);
 		return -EBUSY;
 	}
+	/* a rebuild toward the same peer: the peer hears of it at once, and what the old
+	 * endpoint delivered completes there even if its last ACK was lost (otherwise the new
+	 * endpoint starts as any other: -EINVAL, -EBUSY) */
+	if (c->ep != NULL)
+		(void)sdr_ep_take_over(j->p, c->ep);
 	rte_spinlock_lock(&ctx->conns_lock);
 	j->q = c->ep;
 	rc = dp_conn_install(ctx, j->conn, j->cfg, j->p, j->err, j->errlen);

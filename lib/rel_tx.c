@@ -674,6 +674,30 @@ rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 	return base;
 }
 
+uint32_t
+rel_tx_delivered(struct rel_tx *tx, uint32_t start, const uint32_t *win, uint32_t nwords,
+		 uint64_t now)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < tx->inflight;) {
+		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		const struct txm *m = &tx->msgs[ctx];
+		uint32_t off = (uint32_t)m->seq - start;	/* (modulo 2^32) */
+
+		/* sent whole, as a COMPLETE ACK must find it (ack_plausible()) */
+		if (off < 32u * nwords && (win[off / 32] >> (31 - off % 32) & 1) &&
+		    m->state == TXM_ACTIVE && m->data_next >= m->nchunks) {
+			finish(tx, ctx, SDR_DONE_OK, now);	/* (takes it out of the order ring) */
+			tx->counters[REL_TX_DELIVERED_AT_RESTART]++;
+			n++;
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
 /*
  * WITHDRAW: the receives for [lo, hi) are gone. Our messages for them fail, the next message
  * is numbered from hi, and the receiver hears that we did (the answer).

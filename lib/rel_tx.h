@@ -101,6 +101,9 @@
 	X(PEER_RESTART, "msgs_failed_peer_restart", ERROR, \
 	  "messages in flight failed because the peer restarted (also in msgs_failed; kept " \
 	  "messages not counted)") \
+	X(DELIVERED_AT_RESTART, "msgs_delivered_at_restart", OK, \
+	  "messages in flight when the peer rebuilt its connection that its previous endpoint " \
+	  "had delivered (HELLO's window): completed OK, not failed") \
 	X(ACK_IMPLAUSIBLE, "acks_implausible", DROP, \
 	  "aCKs ignored because they acknowledge a chunk not yet sent, or say COMPLETE before " \
 	  "all chunks went out") \
@@ -211,6 +214,16 @@ uint32_t rel_tx_cancel(struct rel_tx *tx, uint64_t now);
  * expects). @return where numbering continues.
  */
 uint64_t rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep);
+
+/**
+ * Before rel_tx_reset(), when the peer's restart is a rebuild of its connection that took
+ * over from the endpoint before (sdr_ep_take_over()): that endpoint delivered the messages
+ * @p win names (@p nwords words, bit i MSB first: message @p start + i, low 32 bits). Those
+ * in flight with every data chunk sent complete OK; only their final ACK was lost. A bit
+ * for a message not sent whole is not plausible and is ignored. @return messages completed.
+ */
+uint32_t rel_tx_delivered(struct rel_tx *tx, uint32_t start, const uint32_t *win,
+			  uint32_t nwords, uint64_t now);
 
 /**
  * Handle a control message from the receiver (ACK, NACK, EC-NACK, CTS, WITHDRAW, or the

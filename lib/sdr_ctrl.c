@@ -176,15 +176,17 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	c->src_tag = roce_get64(buf + 32);
 	if ((c->flags & ~type_flags(c->type)) != 0)
 		return -SDR_CTRL_E_FLAGS;
-	if ((uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
+	/* (a HELLO's window is of message numbers, which wrap modulo 2^32) */
+	if (c->type != SDR_CTRL_HELLO && (uint64_t)c->win_start + 32u * c->nwords > 0x100000000ull)
 		return -SDR_CTRL_E_RANGE;
 	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->type != SDR_CTRL_REPORT &&
 	     c->type != SDR_CTRL_SCHEME && c->type != SDR_CTRL_HELLO && c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
 	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
-	      c->type == SDR_CTRL_HELLO || c->type == SDR_CTRL_REPORT ||
+	      c->type == SDR_CTRL_REPORT ||
 	      c->type == SDR_CTRL_SCHEME) && c->nwords) ||
-	    (c->type == SDR_CTRL_PATHS && (c->nwords == 0 || c->nwords % 2 != 0)))
+	    (c->type == SDR_CTRL_PATHS && (c->nwords == 0 || c->nwords % 2 != 0)) ||
+	    (c->type == SDR_CTRL_HELLO && c->nwords != 0 && c->nwords < SDR_CTRL_HELLO_TAG_WORDS + 1))
 		return -SDR_CTRL_E_VALUE;
 	if (c->src_tag == 0)
 		return -SDR_CTRL_E_TAG;

@@ -68,7 +68,11 @@
  *            until the handshake is done; a HELLO without flag ANSWER is answered with one
  *            (see sdr_peer.h). Its value names the scheme of the sender's data (bit 63 set,
  *            then SCHEME's value; 0 from a side that sends no data), which the receiver
- *            takes, or refuses, before it takes any of that data.
+ *            takes, or refuses, before it takes any of that data. From an endpoint that
+ *            took over a rebuilt connection (sdr_ep_take_over()), to the peer of the one
+ *            before it: window words 0 and 1 = the tag of that one (high word first),
+ *            then bit i = it delivered the peer's message window start + i (low 32
+ *            bits, modulo 2^32: no range check); at least one word of bits.
  *
  * Every control message carries both tags: dst tag = the receiver's own tag (the token: a
  * blind sender must guess 64 bits), src tag = the sender's (its epoch: a new one means the
@@ -116,6 +120,9 @@ enum sdr_ctrl_type {
 	SDR_CTRL_PATHS = 11,
 };
 
+/* HELLO of an endpoint that took over: the tag of the one before leads its window */
+#define SDR_CTRL_HELLO_TAG_WORDS 2
+
 /* PATHS: per data QPN two window words, from QPN index window start on */
 #define SDR_CTRL_PATHS_PER_MSG	(SDR_CTRL_MAX_WORDS / 2)
 #define SDR_CTRL_PATHS_SEEN	0x80000000u	/**< word 0: a frame arrived on the QPN */
@@ -158,8 +165,8 @@ struct sdr_ctrl {
 	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
-	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none (CTS, SYNC, REPORT, SCHEME, HELLO have one), window on a CTS, SKIP, WITHDRAW, SYNC, HELLO, REPORT or SCHEME, or a PATHS window of an odd or zero number of words") \
+	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32 (but HELLO's)") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none (CTS, SYNC, REPORT, SCHEME, HELLO have one), window on a CTS, SKIP, WITHDRAW, SYNC, REPORT or SCHEME, a PATHS window of an odd or zero number of words, or a HELLO window of 1 or 2 words") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {

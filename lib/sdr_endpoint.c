@@ -146,6 +146,17 @@ struct sdr_ep {
 	uint64_t hello_tag, hello_val;
 	uint8_t hello_ask;
 	uint64_t hello_ask_ns;
+	/* the receives of this epoch (numbered from dlv_floor on) that completed OK: bit
+	 * (seq % SDR_CTRL_MAX_BITS) for the SDR_CTRL_MAX_BITS numbers below dlv_hi (for
+	 * sdr_ep_take_over()) */
+	uint64_t dlv_floor, dlv_hi;
+	uint32_t dlv[SDR_CTRL_MAX_WORDS];
+	/* taken over from an endpoint before (sdr_ep_take_over()): the peer's tag, and the
+	 * HELLO window for it (that endpoint's tag, the peer's messages it delivered) */
+	uint64_t ho_peer;
+	uint32_t ho_start;
+	uint8_t ho_words;
+	uint32_t ho_win[SDR_CTRL_MAX_WORDS];
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
@@ -1162,6 +1173,19 @@ hello_value(const struct sdr_ep *ep, uint64_t dst)
 						&ep->scheme0 : &ep->cfg.rel.scheme);
 }
 
+/* A HELLO's value, and to the peer an endpoint before us had, until the handshake is
+ * done, what that one delivered. */
+static void
+hello_fill(const struct sdr_ep *ep, struct sdr_ctrl *c)
+{
+	c->value = hello_value(ep, c->dst_tag);
+	if (ep->ho_peer != 0 && c->dst_tag == ep->ho_peer && !sdr_peer_ready(&ep->hs)) {
+		c->win_start = ep->ho_start;
+		c->nwords = ep->ho_words;
+		memcpy(c->win, ep->ho_win, sizeof(uint32_t) * ep->ho_words);
+	}
+}
+
 /* Whether data sent on @p a is decoded as data on @p b is: the same code and chunk (the
  * kinds without a code differ only in when the receiver acknowledges). */
 static int
@@ -1235,18 +1259,27 @@ hello_scheme(struct sdr_ep *ep)
 }
 
 /*
- * The peer restarted (a proven message from a new tag): everything in flight fails on both
- * halves, nothing is owed to the old peer, and numbering continues where a fresh peer's
+ * The peer restarted (@p c: a proven message from a new tag): everything in flight fails on
+ * both halves, nothing is owed to the old peer, and numbering continues where a fresh peer's
  * count lines up with ours. The old epoch's packets fail the tag and key checks from now on.
+ * Messages that the peer's endpoint before delivered (a HELLO's window, from an endpoint
+ * that took over the connection there) complete OK.
  */
 static void
-peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
+peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 {
+	uint64_t base;
 	int keep = 1;
 
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
 	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
 	collect_done(ep);	/* what finished before keeps its status */
+	/* (of the endpoint that was our peer: not one before it, replayed) */
+	if (c->type == SDR_CTRL_HELLO && c->nwords > SDR_CTRL_HELLO_TAG_WORDS &&
+	    ((uint64_t)c->win[0] << 32 | c->win[1]) == ep->hs.peer)
+		rel_tx_delivered(ep->rtx, c->win_start, c->win + SDR_CTRL_HELLO_TAG_WORDS,
+				 c->nwords - SDR_CTRL_HELLO_TAG_WORDS, now);
+	ep->ho_peer = 0;	/* (a peer we know no more) */
 	/* sends that did not start stay for the new peer, unless on another scheme than the
 	 * configured one it starts from (they could not be re-coded: nothing may be in flight) */
 	sdr_tx_skip_to(ep->tx, rel_tx_reset(ep->rtx, now, scheme_value(&ep->scheme0) ==
@@ -1261,7 +1294,12 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 		    (info.pkts_received != 0 || ep->rx_out[s] != 0))
 			keep = 0;
 	}
-	sdr_rx_skip_to(ep->rx, rel_rx_reset(ep->rrx, now, keep));
+	base = rel_rx_reset(ep->rrx, now, keep);
+	sdr_rx_skip_to(ep->rx, base);
+	/* what this end delivered was of the old peer's numbering: the record starts again
+	 * with the new peer's (receives of the old one that end later are not in it) */
+	ep->dlv_floor = ep->dlv_hi = base;
+	memset(ep->dlv, 0, sizeof(ep->dlv));
 	/* no posted receive takes a packet until the new peer's tags key it (rekey(): the ones
 	 * that stay); one that failed stays the application's until released, and takes none */
 	for (uint32_t s = 0; s < ep->geom.nslots; s++)
@@ -1288,7 +1326,7 @@ peer_restarted(struct sdr_ep *ep, uint64_t peer_tag, uint64_t now)
 	}
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
-	sdr_peer_restart(&ep->hs, peer_tag, now);
+	sdr_peer_restart(&ep->hs, c->src_tag, now);
 }
 
 static void
@@ -1322,7 +1360,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	case SDR_PEER_ACCEPT:
 		break;
 	case SDR_PEER_RESTART:
-		peer_restarted(ep, c.src_tag, now);
+		peer_restarted(ep, &c, now);
 		if (sdr_peer_input(&ep->hs, &c, now) != SDR_PEER_HELLO)
 			return;	/* (not ready yet: a message other than a HELLO waits) */
 		/* fall through */
@@ -1951,6 +1989,34 @@ sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 	reset_settle(ep, now);	/* the old peer's last work may be back */
 }
 
+/* Bit @p seq of the delivered record (dlv): 1 << (seq mod 32) of its word. */
+static uint32_t *
+dlv_word(struct sdr_ep *ep, uint64_t seq, uint32_t *bit)
+{
+	*bit = 1u << (seq % 32);
+	return &ep->dlv[seq / 32 % SDR_CTRL_MAX_WORDS];
+}
+
+/* The receive of message @p seq ended (@p ok: delivered): into the record. */
+static void
+note_delivered(struct sdr_ep *ep, uint64_t seq, int ok)
+{
+	uint32_t bit, *w;
+
+	if (seq < ep->dlv_floor || seq + SDR_CTRL_MAX_BITS <= ep->dlv_hi)
+		return;		/* of a peer before, or older than the record keeps */
+	if (seq >= ep->dlv_hi + SDR_CTRL_MAX_BITS) {
+		memset(ep->dlv, 0, sizeof(ep->dlv));
+		ep->dlv_hi = seq;
+	}
+	for (; ep->dlv_hi <= seq; ep->dlv_hi++) {	/* numbers skipped: not delivered */
+		w = dlv_word(ep, ep->dlv_hi, &bit);
+		*w &= ~bit;
+	}
+	w = dlv_word(ep, seq, &bit);
+	*w = ok ? *w | bit : *w & ~bit;
+}
+
 static void
 push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 {
@@ -1966,9 +2032,10 @@ push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 		.end_ns = d->end_ns,
 		.retransmitted = d->retransmitted, .decoded = d->decoded, .fallback = d->fallback,
 	};
-	if (is_recv)
+	if (is_recv) {
 		ep->counters[d->status == SDR_DONE_OK ? SDR_EP_RECV_OK : SDR_EP_RECV_FAILED]++;
-	else
+		note_delivered(ep, d->seq, d->status == SDR_DONE_OK);
+	} else
 		ep->counters[d->status == SDR_DONE_OK ? SDR_EP_SEND_OK : SDR_EP_SEND_FAILED]++;
 }
 
@@ -2214,7 +2281,7 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	uint32_t out = 0;
 
 	while (out < n && sdr_peer_next(&ep->hs, now, &c)) {
-		c.value = hello_value(ep, c.dst_tag);
+		hello_fill(ep, &c);
 		out += emit_ctrl(ep, k, out, &c);
 	}
 	if (out < n && ep->hello_ask && sdr_peer_ready(&ep->hs) && now >= ep->hello_ask_ns) {
@@ -2222,7 +2289,7 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 		memset(&c, 0, sizeof(c));
 		c.type = SDR_CTRL_HELLO;
 		sdr_peer_stamp(&ep->hs, &c);
-		c.value = hello_value(ep, c.dst_tag);
+		hello_fill(ep, &c);
 		out += emit_ctrl(ep, k, out, &c);
 		ep->hello_ask_ns = now + sdr_rel_rto(&ep->cfg.rel);
 		ep->counters[SDR_EP_HELLO_ASKS]++;
@@ -2383,6 +2450,46 @@ sdr_ep_busy(const struct sdr_ep *ep)
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
 	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0 ||
 	       ep->copies_out != 0 || ep->sw_state != SW_NONE || ep->reset_tx || ep->reset_rx;
+}
+
+/* The message numbers a HELLO's window can say delivered (after the tag it leads with). */
+#define HO_BITS	((SDR_CTRL_MAX_WORDS - SDR_CTRL_HELLO_TAG_WORDS) * 32)
+
+int
+sdr_ep_take_over(struct sdr_ep *ep, const struct sdr_ep *old)
+{
+	const struct roce_path *a = &ep->cfg.path, *b = &old->cfg.path;
+	uint64_t lo, hi = old->dlv_hi;
+
+	if (a->ip_version != b->ip_version || memcmp(a->src_ip, b->src_ip, 16) != 0 ||
+	    memcmp(a->dst_ip, b->dst_ip, 16) != 0 ||
+	    ep->cfg.attr.local_qpn != old->cfg.attr.local_qpn ||
+	    ep->cfg.attr.remote_qpn != old->cfg.attr.remote_qpn)
+		return -EINVAL;		/* another connection: its peer must not learn this one's tag */
+	if (ep->hs.peer != 0 || ep->counters[SDR_EP_CTRL_PKTS_OUT] != 0 ||
+	    ep->counters[SDR_EP_CTRL_PKTS_IN] != 0)
+		return -EINVAL;
+	if (!sdr_peer_ready(&old->hs) || sdr_ep_busy(old))
+		return -EBUSY;
+	sdr_peer_expect(&ep->hs, old->hs.peer);
+	ep->ho_peer = old->hs.peer;
+	/* the window: old's tag, then from the oldest delivered message the record keeps
+	 * and the window can say, up to dlv_hi */
+	lo = hi - old->dlv_floor > HO_BITS ? hi - HO_BITS : old->dlv_floor;
+	while (lo < hi && !(old->dlv[lo / 32 % SDR_CTRL_MAX_WORDS] >> (lo % 32) & 1))
+		lo++;
+	if (lo == hi)
+		return 0;	/* nothing delivered to tell of */
+	memset(ep->ho_win, 0, sizeof(ep->ho_win));
+	ep->ho_win[0] = (uint32_t)(old->hs.local >> 32);
+	ep->ho_win[1] = (uint32_t)old->hs.local;
+	ep->ho_start = (uint32_t)lo;
+	ep->ho_words = (uint8_t)(SDR_CTRL_HELLO_TAG_WORDS + (hi - lo + 31) / 32);
+	for (uint64_t q = lo; q < hi; q++)
+		if (old->dlv[q / 32 % SDR_CTRL_MAX_WORDS] >> (q % 32) & 1)
+			ep->ho_win[SDR_CTRL_HELLO_TAG_WORDS + (q - lo) / 32] |=
+				1u << (31 - (q - lo) % 32);
+	return 0;
 }
 
 int

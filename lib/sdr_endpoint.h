@@ -504,6 +504,18 @@ uint32_t sdr_ep_fec_outstanding(const struct sdr_ep *ep);
 /** Anything in flight: messages being sent, receives posted, FEC jobs or claims out. */
 int sdr_ep_busy(const struct sdr_ep *ep);
 
+/**
+ * @p ep, new and not run yet, replaces @p old on the same connection (the same QPNs and
+ * addresses; a change of its settings, as `conn set` makes): the peer sees a restart, as
+ * for any new endpoint, but learns it at once (our HELLOs carry the peer's tag, known from
+ * @p old) and learns which of its messages @p old delivered (HELLO's window: its receives
+ * of the last SDR_CTRL_MAX_BITS messages that completed OK). A message whose final ACK was
+ * lost before the rebuild then completes OK at the peer instead of failing.
+ * @return 0; -EBUSY if @p old has work in flight or no peer proven; -EINVAL if they are
+ *   not the same connection or @p ep has started.
+ */
+int sdr_ep_take_over(struct sdr_ep *ep, const struct sdr_ep *old);
+
 /*
  * What an application may read of its receives, through the engine (the receive side's
  * own view, sdr_rx.h): a posted message's state and counts, its user immediate as far as

@@ -13,6 +13,13 @@ sdr_peer_init(struct sdr_peer *p, uint64_t local_tag, uint64_t rto_ns)
 	p->hello_gap_ns = p->rto;
 }
 
+void
+sdr_peer_expect(struct sdr_peer *p, uint64_t peer_tag)
+{
+	p->peer = peer_tag;
+	p->proven = 0;
+}
+
 static int
 is_retired(const struct sdr_peer *p, uint64_t tag)
 {

@@ -64,6 +64,14 @@ enum sdr_peer_verdict {
 
 void sdr_peer_init(struct sdr_peer *p, uint64_t local_tag, uint64_t rto_ns);
 
+/**
+ * Before anything went out or came in: the peer's tag is known from an endpoint before this
+ * one on the same connection (a rebuild: sdr_ep_take_over()). It is a guess, as a tag from
+ * an unproven HELLO is; our HELLOs carry it, so the peer proves us at once (they are proven
+ * to it) and its answer proves it to us.
+ */
+void sdr_peer_expect(struct sdr_peer *p, uint64_t peer_tag);
+
 /** Check a decoded control message. */
 enum sdr_peer_verdict sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c,
 				     uint64_t now);

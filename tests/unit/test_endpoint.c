@@ -2288,6 +2288,128 @@ test_peer_restart(void **state)
 }
 
 /*
+ * B's connection rebuilt (a new endpoint for new settings, as `conn set` makes) right after
+ * a receive completed, its final ACK lost on the way to A. With the new endpoint taking over
+ * from the old one (sdr_ep_take_over()), A learns from its HELLO that the message was
+ * delivered and completes it OK; without, A can only fail it (data delivered, reported
+ * failed). Either way the new endpoint's receives take the next messages.
+ */
+enum { TO_RESTART, TO_TAKE_OVER, TO_FORGED_PEER, TO_FORGED_OTHER };
+
+static void
+take_over_run(int mode)
+{
+	struct sdr_ctrl c = { .type = SDR_CTRL_HELLO, .src_tag = 0xF0F0F0F0F0F0F0F0ull,
+			      .nwords = 3, .win = { 0, 0, 0x80000000u } };
+	struct sdr_ep *old;
+	struct wan x;
+	uint64_t t;
+	uint32_t n;
+
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 });
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	while (x.rst[0] < 0 && x.now < 100000000)
+		wan_run_until(&x, 1000, 0, 0);
+	assert_int_equal(x.rst[0], SDR_DONE_OK);
+	assert_true(x.sst[0] < 0);
+	/* every frame on its way to A is lost: the final ACK with them, if it went out */
+	for (uint32_t i = n = 0; i < x.w.n; i++)
+		if (x.w.f[i].to_b)
+			x.w.f[n++] = x.w.f[i];
+	x.w.n = n;
+	if (mode == TO_FORGED_PEER || mode == TO_FORGED_OTHER) {
+		/* the HELLO a take-over sends, by hand: with B's tag (what a take-over of B
+		 * says), or another (of an endpoint before B: a replay) */
+		t = sdr_ep_tag(x.b) ^ (mode == TO_FORGED_OTHER);
+		c.dst_tag = sdr_ep_tag(x.a);
+		c.win[0] = (uint32_t)(t >> 32);
+		c.win[1] = (uint32_t)t;
+		c.win_start = (uint32_t)x.rseq[0];
+		forge_ctrl(&x, 0, &c);
+		assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+		wan_poll(&x);
+		assert_int_equal(x.sst[0], mode == TO_FORGED_PEER ? SDR_DONE_OK : SDR_DONE_FAILED);
+		wan_fini(&x);
+		return;
+	}
+	old = x.b;
+	x.c.b.tag = 0xB4B4B4B4B4B4B4B4ull;
+	x.b = sdr_ep_create(&x.c.b);
+	assert_non_null(x.b);
+	if (mode == TO_TAKE_OVER)
+		assert_int_equal(sdr_ep_take_over(x.b, old), 0);
+	sdr_ep_destroy(old);
+	x.rbase = x.nposted = 1;
+	wan_post(&x, 2);
+	wan_run(&x, 200000000, 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(x.sst[0], mode == TO_TAKE_OVER ? SDR_DONE_OK : SDR_DONE_FAILED);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_DELIVERED_AT_RESTART],
+			 mode == TO_TAKE_OVER);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_PEER_RESTART], mode == TO_RESTART);
+	assert_true(sdr_ep_peer_tag(x.a) == 0xB4B4B4B4B4B4B4B4ull);
+	x.nsent = 1;
+	wan_send(&x, 2);
+	wan_run(&x, 200000000, 3);
+	wan_check(&x, 1, 1);
+	wan_check(&x, 2, 2);
+	wan_fini(&x);
+}
+
+static void
+test_take_over(void **state)
+{
+	struct sdr_ctrl c = { .type = SDR_CTRL_HELLO, .src_tag = 0xF0F0F0F0F0F0F0F0ull,
+			      .nwords = SDR_CTRL_MAX_WORDS };
+	struct sdr_ep *other;
+	struct wan x;
+	uint32_t slot;
+
+	(void)state;
+	take_over_run(TO_TAKE_OVER);
+	take_over_run(TO_RESTART);
+	take_over_run(TO_FORGED_PEER);
+	take_over_run(TO_FORGED_OTHER);
+
+	/* refused: an old endpoint with a receive posted, or no peer yet; another connection */
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	other = sdr_ep_create(&x.c.b);
+	assert_non_null(other);
+	assert_int_equal(sdr_ep_take_over(other, x.b), -EBUSY);	/* no handshake yet */
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	wan_run(&x, 100000000, 1);
+	wan_check(&x, 0, 0);
+	assert_int_equal(sdr_ep_recv(x.b, x.dst[1], WAN_LEN, NULL, 1, x.now, &slot), 0);
+	assert_int_equal(sdr_ep_take_over(other, x.b), -EBUSY);
+	sdr_ep_destroy(other);
+	x.c.b.attr.remote_qpn += 64;
+	other = sdr_ep_create(&x.c.b);
+	assert_non_null(other);
+	assert_int_equal(sdr_ep_take_over(other, x.a), -EINVAL);
+	sdr_ep_destroy(other);
+	x.c.b.attr.remote_qpn -= 64;
+
+	/* a take-over's HELLO (B's tag) whose window names a message not sent whole (it waits
+	 * for a receive) completes nothing: the restart fails it */
+	wan_send(&x, 2);
+	wan_run(&x, 100000000, 2);	/* the first takes the receive posted above */
+	assert_int_equal(x.sst[1], SDR_DONE_OK);
+	assert_true(x.sst[2] < 0);
+	c.dst_tag = sdr_ep_tag(x.a);
+	memset(c.win, 0xFF, sizeof(c.win));
+	c.win[0] = (uint32_t)(sdr_ep_tag(x.b) >> 32);
+	c.win[1] = (uint32_t)sdr_ep_tag(x.b);
+	forge_ctrl(&x, 0, &c);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+	wan_poll(&x);
+	assert_int_not_equal(x.sst[2], SDR_DONE_OK);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_DELIVERED_AT_RESTART], 0);
+	wan_fini(&x);
+}
+
+/*
  * Two ends configured with different schemes: each HELLO names the scheme of its sender's
  * data, and the receiver takes it before any data where it can (set up for changes: every
  * message decodes on the sender's code), keeps its own where only the acknowledgements
@@ -2829,6 +2951,7 @@ main(void)
 		cmocka_unit_test(test_forged_control),
 		cmocka_unit_test(test_forged_data),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_take_over),
 		cmocka_unit_test(test_both_restart),
 		cmocka_unit_test(test_restart_scheme_reset),
 		cmocka_unit_test(test_hello_scheme),

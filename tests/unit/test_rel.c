@@ -523,7 +523,8 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	assert_int_equal(sdr_ctrl_encode(&c, buf, 10), -ENOSPC);
-	/* SKIP, WITHDRAW, SYNC and HELLO take the ANSWER flag and nothing else, no window */
+	/* SKIP, WITHDRAW, SYNC and HELLO take the ANSWER flag and nothing else; no window but
+	 * HELLO's (the messages a connection's previous endpoint delivered) */
 	for (uint8_t t = SDR_CTRL_SKIP; t <= SDR_CTRL_HELLO; t++) {
 		c = (struct sdr_ctrl){ .type = t, .flags = SDR_CTRL_F_ANSWER, .cum = 9,
 				       .win_start = 5, .src_tag = 7 };
@@ -537,6 +538,23 @@ test_ctrl_round_trip_and_rejects(void **state)
 		c.nwords = 1;
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+		/* HELLO's: a tag (two words), then message bits, numbers modulo 2^32 */
+		c.nwords = 3;
+		c.win_start = 0xFFFFFFF0u;
+		c.win[0] = 0x12345678u;
+		c.win[2] = 0x80000001u;
+		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+		if (t == SDR_CTRL_HELLO) {
+			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+			assert_true(d.nwords == 3 && d.win[0] == 0x12345678u && d.win[2] == 0x80000001u &&
+				    d.win_start == 0xFFFFFFF0u);
+			c.nwords = 2;	/* a tag with no bits */
+			n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
+		} else {
+			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_RANGE);
+		}
+		c.win_start = 5;
 		/* a value: SYNC's nonce and HELLO's scheme of its sender's data only */
 		c.nwords = 0;
 		c.value = 1ull << 63 | 2ull << 32 | 4 << 16 | 2;

@@ -271,6 +271,9 @@ out:
 	rc = completed == o->iters && failed == 0 && (!o->server || verified == completed) ? 0 : 1;
 	if (completed < o->iters && !reported)	/* one line says why, not two */
 		fprintf(stderr, "sdr-perf: only %u of %u messages completed\n", completed, o->iters);
+	else if (failed != 0 && !reported)
+		fprintf(stderr, "sdr-perf: %u of %u messages %s\n", failed, completed,
+			o->server ? "failed or were not the bytes sent" : "failed");
 	sdr_mr_dereg(mr);
 	sdr_context_destroy(ctx);
 	free(lat);
