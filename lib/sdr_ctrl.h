@@ -80,7 +80,7 @@
  *
  * Layout (network byte order), 40 bytes + 4 bytes per window word:
  *
- *   0  version (2)      1  type           2  generation     3  window words (0..32)
+ *   0  version (3)      1  type           2  generation     3  window words (0..32)
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
  *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; SCHEME:
@@ -100,7 +100,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SDR_CTRL_VERSION	2
+#define SDR_CTRL_VERSION	3
 #define SDR_CTRL_HDR_LEN	40
 #define SDR_CTRL_MAX_WORDS	32
 #define SDR_CTRL_MAX_BITS	(SDR_CTRL_MAX_WORDS * 32)
@@ -160,7 +160,7 @@ struct sdr_ctrl {
 /* Every reason a control payload is refused. */
 #define SDR_CTRL_ERRORS(X) \
 	X(SHORT,	"ctrl_short",		"shorter than the 40-byte header") \
-	X(VERSION,	"ctrl_bad_version",	"version is not 2") \
+	X(VERSION,	"ctrl_bad_version",	"version is not 3 (a peer of another control version: both ends must run the same)") \
 	X(TYPE,		"ctrl_bad_type",	"unknown message type") \
 	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \

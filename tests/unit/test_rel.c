@@ -494,7 +494,9 @@ test_ctrl_round_trip_and_rejects(void **state)
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n + 1, &d), -SDR_CTRL_E_LENGTH);
 	buf[0] = 1;			/* the tagless version 1 */
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
-	buf[0] = 2;
+	buf[0] = 2;			/* version 2: no scheme or window on HELLO */
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VERSION);
+	buf[0] = SDR_CTRL_VERSION;
 	buf[1] = 12;
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_TYPE);
 	buf[1] = 0;
