@@ -292,6 +292,9 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			    "rate", "use");
 			conn_line(ctx, (unsigned int)i, 0, o, 1);
 			put(o, "handshake: %s%s%s\n", sdr_ep_ready(c->ep) ? "done" :
+			    sdr_ep_ctrl_err_count(c->ep, SDR_CTRL_E_VERSION) ?
+			    "waiting for the peer: control messages of another version came "
+			    "(ctrl_bad_version); both ends must run the same control version" :
 			    "waiting for the peer (HELLO every RTO, backing off to 64 RTO)",
 			    c->cfg->ep.auth ? "; control messages authenticated (auth_key)" : "",
 			    sdr_ep_rx_held(c->ep) == 1 ? "; the peer's data is refused: its "

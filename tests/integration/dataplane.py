@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 import harness
 from harness import (Skip, check, cleanup, engines_ini, failures, finish, run_case, sh, skip,
@@ -1182,6 +1183,52 @@ def case_replay():
                           for x in err.splitlines()) == 3,
           "replay: --log-drops 3: rc %s, %r" % (rc, err[-600:]))
     print("ok: replay: %s; --log-drops showed %d dropped frames" % (json.dumps(p), len(logged)))
+    ctrl_version_hint()
+
+
+def ctrl_version_hint():
+    """A HELLO of control version 2 (an older build's) to the connection's control QPN:
+    dropped as ctrl_bad_version, and `conn show` says why the handshake waits."""
+    hello = struct.pack(">BBBBHHIIQQQ", 2, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0x1122334455667788)
+    bth = struct.pack(">BBHI", 0x24, 0, 0xFFFF, 0x104) + struct.pack(">I", 0)
+    udp_len = 8 + len(bth) + len(hello) + 4
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, 0, 0x4000, 64, 17, 0,
+                               bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    csum = sum(struct.unpack(">10H", bytes(ip)))
+    csum = (csum & 0xFFFF) + (csum >> 16)
+    ip[10:12] = struct.pack(">H", ~csum & 0xFFFF)
+    frame = (bytes.fromhex("02005d000002" "02005d000001" "0800") + bytes(ip) +
+             struct.pack(">HHHH", 49152, 4791, udp_len, 0) + bth + hello)
+    # the ICRC (IBA A17.3.3): the variant fields set to ones, 8 bytes of ones first
+    m = bytearray(frame[14:])
+    m[1] = m[8] = 0xFF
+    m[10:12] = m[26:28] = b"\xff\xff"
+    m[32] = 0xFF
+    frame += struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(m)) & 0xFFFFFFFF)
+    d = tempfile.mkdtemp()
+    cap = os.path.join(d, "v2-hello.pcap")
+    with open(cap, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    p = start_dataplane(DP, CTL, os.path.join(CFG, "pcap-replay.ini"), "sdrt-ver", EAL[2:] +
+                        ["--vdev", "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % cap],
+                        duration="20s")
+    if p is None:
+        return
+    line = ""
+    for _ in range(50):
+        out = subprocess.run([CTL, "-n", "sdrt-ver", "conn", "show", "rx"], capture_output=True,
+                             text=True).stdout
+        line = next((x for x in out.splitlines() if x.startswith("handshake:")), "")
+        if "ctrl_bad_version" in line:
+            break
+        time.sleep(0.1)
+    stop_dataplane(p)
+    shutil.rmtree(d, ignore_errors=True)
+    if check(line.startswith("handshake: waiting for the peer: control messages of another "
+                             "version came (ctrl_bad_version)"), "replay: version 2 HELLO: %r" %
+             line):
+        print("ok: replay: a version 2 HELLO: %s" % line)
 
 
 def case_telemetry():
