@@ -688,7 +688,7 @@ rel_tx_delivered(struct rel_tx *tx, uint32_t start, const uint32_t *win, uint32_
 		/* sent whole, as a COMPLETE ACK must find it (ack_plausible()) */
 		if (off < 32u * nwords && (win[off / 32] >> (31 - off % 32) & 1) &&
 		    m->state == TXM_ACTIVE && m->data_next >= m->nchunks) {
-			finish(tx, ctx, SDR_DONE_OK, now);	/* (takes it out of the order ring) */
+			finish(tx, ctx, SDR_DONE_OK, now);	/* (out of the order ring) */
 			tx->counters[REL_TX_DELIVERED_AT_RESTART]++;
 			n++;
 		} else {

@@ -186,7 +186,8 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 	      c->type == SDR_CTRL_REPORT ||
 	      c->type == SDR_CTRL_SCHEME) && c->nwords) ||
 	    (c->type == SDR_CTRL_PATHS && (c->nwords == 0 || c->nwords % 2 != 0)) ||
-	    (c->type == SDR_CTRL_HELLO && c->nwords != 0 && c->nwords < SDR_CTRL_HELLO_TAG_WORDS + 1))
+	    (c->type == SDR_CTRL_HELLO && c->nwords != 0 &&
+	     c->nwords <= SDR_CTRL_HELLO_TAG_WORDS))
 		return -SDR_CTRL_E_VALUE;
 	if (c->src_tag == 0)
 		return -SDR_CTRL_E_TAG;

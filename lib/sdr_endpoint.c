@@ -2465,7 +2465,7 @@ sdr_ep_take_over(struct sdr_ep *ep, const struct sdr_ep *old)
 	    memcmp(a->dst_ip, b->dst_ip, 16) != 0 ||
 	    ep->cfg.attr.local_qpn != old->cfg.attr.local_qpn ||
 	    ep->cfg.attr.remote_qpn != old->cfg.attr.remote_qpn)
-		return -EINVAL;		/* another connection: its peer must not learn this one's tag */
+		return -EINVAL;	/* another connection: its peer must not learn this one's tag */
 	if (ep->hs.peer != 0 || ep->counters[SDR_EP_CTRL_PKTS_OUT] != 0 ||
 	    ep->counters[SDR_EP_CTRL_PKTS_IN] != 0)
 		return -EINVAL;

@@ -508,9 +508,10 @@ int sdr_ep_busy(const struct sdr_ep *ep);
  * @p ep, new and not run yet, replaces @p old on the same connection (the same QPNs and
  * addresses; a change of its settings, as `conn set` makes): the peer sees a restart, as
  * for any new endpoint, but learns it at once (our HELLOs carry the peer's tag, known from
- * @p old) and learns which of its messages @p old delivered (HELLO's window: @p old's tag, then
- * which of the peer's last 960 message numbers of the epoch @p old received OK). A message whose final ACK was
- * lost before the rebuild then completes OK at the peer instead of failing.
+ * @p old) and learns which of its messages @p old delivered (HELLO's window: @p old's tag,
+ * then which of the peer's last 960 message numbers of the epoch @p old received OK). A
+ * message whose final ACK was lost before the rebuild then completes OK at the peer instead
+ * of failing.
  * @return 0; -EBUSY if @p old has work in flight or no peer proven; -EINVAL if they are
  *   not the same connection or @p ep has started.
  */

@@ -548,8 +548,8 @@ test_ctrl_round_trip_and_rejects(void **state)
 		n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 		if (t == SDR_CTRL_HELLO) {
 			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
-			assert_true(d.nwords == 3 && d.win[0] == 0x12345678u && d.win[2] == 0x80000001u &&
-				    d.win_start == 0xFFFFFFF0u);
+			assert_true(d.nwords == 3 && d.win[0] == 0x12345678u &&
+				    d.win[2] == 0x80000001u && d.win_start == 0xFFFFFFF0u);
 			c.nwords = 2;	/* a tag with no bits */
 			n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 			assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
