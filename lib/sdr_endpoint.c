@@ -1997,6 +1997,13 @@ dlv_word(struct sdr_ep *ep, uint64_t seq, uint32_t *bit)
 	return &ep->dlv[seq / 32 % SDR_CTRL_MAX_WORDS];
 }
 
+/* Whether the record says message @p seq was delivered. */
+static int
+dlv_has(const struct sdr_ep *ep, uint64_t seq)
+{
+	return ep->dlv[seq / 32 % SDR_CTRL_MAX_WORDS] >> (seq % 32) & 1;
+}
+
 /* The receive of message @p seq ended (@p ok: delivered): into the record. */
 static void
 note_delivered(struct sdr_ep *ep, uint64_t seq, int ok)
@@ -2476,7 +2483,7 @@ sdr_ep_take_over(struct sdr_ep *ep, const struct sdr_ep *old)
 	/* the window: old's tag, then from the oldest delivered message the record keeps
 	 * and the window can say, up to dlv_hi */
 	lo = hi - old->dlv_floor > HO_BITS ? hi - HO_BITS : old->dlv_floor;
-	while (lo < hi && !(old->dlv[lo / 32 % SDR_CTRL_MAX_WORDS] >> (lo % 32) & 1))
+	while (lo < hi && !dlv_has(old, lo))
 		lo++;
 	if (lo == hi)
 		return 0;	/* nothing delivered to tell of */
@@ -2486,7 +2493,7 @@ sdr_ep_take_over(struct sdr_ep *ep, const struct sdr_ep *old)
 	ep->ho_start = (uint32_t)lo;
 	ep->ho_words = (uint8_t)(SDR_CTRL_HELLO_TAG_WORDS + (hi - lo + 31) / 32);
 	for (uint64_t q = lo; q < hi; q++)
-		if (old->dlv[q / 32 % SDR_CTRL_MAX_WORDS] >> (q % 32) & 1)
+		if (dlv_has(old, q))
 			ep->ho_win[SDR_CTRL_HELLO_TAG_WORDS + (q - lo) / 32] |=
 				1u << (31 - (q - lo) % 32);
 	return 0;
