@@ -390,7 +390,7 @@ icrc_short_init_before(struct icrc_short *s, size_t len, size_t after)
  */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t
-short_clmul(const struct icrc_short *s, const uint64_t *w)
+short_clmul(const struct icrc_short *s, const uint64_t *w, unsigned int first)
 {
 	const __m128i k4 = _mm_set_epi64x(0, 0x00ccaa009eull), k5 = _mm_set_epi64x(0, 0x0163cd6124ull);
 	const __m128i pu = _mm_set_epi64x(0x01f7011641ull, 0x01db710641ull);
@@ -399,7 +399,7 @@ short_clmul(const struct icrc_short *s, const uint64_t *w)
 	unsigned int j;
 
 	/* every product at once; two sums, so the XORs do not chain on one register */
-	for (j = 0; j + 1 < s->nwords; j += 2) {
+	for (j = first; j + 1 < s->nwords; j += 2) {
 		a = _mm_xor_si128(a, _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)w[j]),
 							   _mm_cvtsi32_si128((int)s->k[j]), 0x00));
 		b = _mm_xor_si128(b, _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)w[j + 1]),
@@ -417,7 +417,7 @@ short_clmul(const struct icrc_short *s, const uint64_t *w)
 	t = _mm_clmulepi64_si128(_mm_and_si128(x, lo32), pu, 0x10);
 	t = _mm_clmulepi64_si128(_mm_and_si128(t, lo32), pu, 0x00);
 	x = _mm_xor_si128(x, t);
-	return s->zeros ^ (uint32_t)_mm_extract_epi32(x, 1);
+	return (uint32_t)_mm_extract_epi32(x, 1);	/* the linear part: no s->zeros */
 }
 #endif
 
@@ -452,7 +452,6 @@ short_crc32(const struct icrc_short *s, const uint64_t *w)
 	}
 	return ~c;
 }
-#define short_clmul short_crc32
 #endif
 
 uint32_t
@@ -460,10 +459,12 @@ icrc_short_words(const struct icrc_short *s, const uint64_t *w)
 {
 	uint8_t buf[ICRC_SHORT_MAX];
 
-#if (defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))) || \
-	(defined(__aarch64__) && defined(__GNUC__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	if (s->clmul)
-		return short_clmul(s, w);
+		return s->zeros ^ short_clmul(s, w, 0);
+#elif defined(__aarch64__) && defined(__GNUC__)
+	if (s->clmul)
+		return short_crc32(s, w);
 #endif
 	for (unsigned int i = 0; i < s->len; i++)
 		buf[i] = (uint8_t)(w[i / 8] >> (8 * (i % 8)));
@@ -471,6 +472,28 @@ icrc_short_words(const struct icrc_short *s, const uint64_t *w)
 		return crc_after_zeros(crc(0, buf, s->len), s->after) ^
 		       crc_after_zeros(0, s->after);
 	return crc(0, buf, s->len);
+}
+
+/* icrc_short_words_from() without carry-less multiplication: the whole region with the
+ * first words zero, less what zeros leave. */
+static __attribute__((noinline)) uint32_t
+short_words_from(const struct icrc_short *s, const uint64_t *w, unsigned int first)
+{
+	uint64_t z[ICRC_SHORT_MAX / 8] = { 0 };
+
+	for (unsigned int j = first; j < s->nwords; j++)
+		z[j] = w[j];
+	return icrc_short_words(s, z) ^ s->zeros;
+}
+
+uint32_t
+icrc_short_words_from(const struct icrc_short *s, const uint64_t *w, unsigned int first)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (s->clmul)
+		return short_clmul(s, w, first);
+#endif
+	return short_words_from(s, w, first);
 }
 
 uint32_t

@@ -110,4 +110,14 @@ uint32_t icrc_short(const struct icrc_short *s, const uint8_t *buf);
  */
 uint32_t icrc_short_words(const struct icrc_short *s, const uint64_t *w);
 
+/**
+ * The linear part of icrc_short_words(), over words @p first to s->nwords - 1 of @p w
+ * (the words before them count as zero): for words a, and d zero before @p first,
+ * icrc_short_words(s, a ^ d) == icrc_short_words(s, a) ^ icrc_short_words_from(s, d,
+ * first). For a region that is the same in every frame but for a few fields: the share of
+ * the constant words a is computed once, and a frame multiplies only the words d its
+ * fields fall in.
+ */
+uint32_t icrc_short_words_from(const struct icrc_short *s, const uint64_t *w, unsigned int first);
+
 #endif /* SDR_ICRC_H */

@@ -393,37 +393,6 @@ roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t opcode
 	return icrc_short_init(&t->masked_crc, 8u + (unsigned int)h - l3);
 }
 
-int
-roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len)
-{
-	int rc;
-
-	t->full_len = 0;
-	if (len == 0 || len > 65535 || pad_of(len) != 0)
-		return -EINVAL;
-	rc = icrc_short_init_before(&t->masked_before, t->masked_crc.len, len);
-	if (rc == 0)
-		t->full_len = len;
-	return rc;
-}
-
-/*
- * The template's headers into a frame, 16 bytes at a time where the frame has the room
- * (up to 15 bytes past them, which the payload or nothing overwrites): memcpy() with the
- * length known only at run time compiles to a string move that costs more to start than
- * these 80 bytes take.
- */
-static ALWAYS_INLINE void
-tmpl_copy(const struct roce_tmpl *t, uint8_t *dst, size_t cap)
-{
-	if (cap < ROCE_BUILD_TMPL_MAX) {
-		memcpy(dst, t->hdr, t->hdr_len);
-		return;
-	}
-	for (unsigned int o = 0; o < t->hdr_len; o += 16)
-		memcpy(dst + o, t->hdr + o, 16);
-}
-
 /* UDP length of a frame of the template's opcode, or 0 when the payload is too long. */
 static unsigned int
 tmpl_udp_len(const struct roce_tmpl *t, uint32_t payload_len)
@@ -434,6 +403,67 @@ tmpl_udp_len(const struct roce_tmpl *t, uint32_t payload_len)
 	if (payload_len > 65535 || udp_len + (t->ip_version == 4 ? ROCE_IPV4_MIN_LEN : 0) > 65535)
 		return 0;
 	return udp_len;
+}
+
+/*
+ * The hot path's frame of @p len bytes of payload (tmpl_build_fast()): the template's
+ * headers and their ICRC view with the lengths and the IPv4 checksum in place, and in the
+ * view the masked BTH byte; every per-frame field zero in the view (tmpl_fields() XORs a
+ * frame of zeros in, whose default source port is XORed out again).
+ */
+static void
+tmpl_fast_init(struct roce_tmpl *t, uint32_t len)
+{
+	const unsigned int ip = 8, udp = ip + ROCE_IPV4_MIN_LEN;
+	struct roce_pkt zero = { .opcode = t->opcode };
+	uint64_t w[sizeof(t->masked_w) / 8];
+	struct fsink sk = { .buf = t->fast_hdr }, sw = { .w = w };
+	unsigned int udp_len = tmpl_udp_len(t, len);
+
+	t->fast_len = 0;
+	if (t->ip_version != 4 || t->opcode != ROCE_OP_UC_RDMA_WRITE_ONLY_IMM || udp_len == 0)
+		return;
+	memcpy(t->fast_hdr, t->hdr, sizeof(t->fast_hdr));
+	tmpl_fields(t, &sk, t->l3, 4, t->ext, &zero, udp_len, 0, 0);
+	memcpy(w, t->masked_w, sizeof(w));
+	tmpl_fields(t, &sw, ip, 4, t->ext, &zero, udp_len, 0, 1);
+	fput(&sw, udp, t->fixed_sport ? t->fixed_sport : roce_qpn_sport(0), 2);
+	t->fast_share = icrc_short_words(t->full_len == len ? &t->masked_before : &t->masked_crc,
+					 w);
+	t->fast_len = len;
+}
+
+int
+roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len)
+{
+	int rc;
+
+	t->full_len = 0;
+	t->fast_len = 0;
+	if (len == 0 || len > 65535 || pad_of(len) != 0)
+		return -EINVAL;
+	rc = icrc_short_init_before(&t->masked_before, t->masked_crc.len, len);
+	if (rc == 0)
+		t->full_len = len;
+	tmpl_fast_init(t, len);
+	return rc;
+}
+
+/*
+ * The template's headers into a frame, 16 bytes at a time where the frame has the room
+ * (up to 15 bytes past them, which the payload or nothing overwrites): memcpy() with the
+ * length known only at run time compiles to a string move that costs more to start than
+ * these 80 bytes take.
+ */
+static ALWAYS_INLINE void
+tmpl_copy(const struct roce_tmpl *t, const uint8_t *src, uint8_t *dst, size_t cap)
+{
+	if (cap < ROCE_BUILD_TMPL_MAX) {
+		memcpy(dst, src, t->hdr_len);
+		return;
+	}
+	for (unsigned int o = 0; o < t->hdr_len; o += 16)
+		memcpy(dst + o, src + o, 16);
 }
 
 int
@@ -448,7 +478,7 @@ roce_tmpl_headers(const struct roce_tmpl *t, uint8_t *buf, size_t cap, const str
 	if (cap < t->hdr_len + payload_len + pad_of(payload_len) + ROCE_ICRC_LEN)
 		return -ENOSPC;
 
-	tmpl_copy(t, buf, cap);
+	tmpl_copy(t, t->hdr, buf, cap);
 	tmpl_fields(t, &sk, t->l3, t->ip_version, t->ext, pkt, udp_len, pad_of(payload_len), 0);
 	return t->hdr_len;
 }
@@ -474,7 +504,7 @@ tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct 
 	udp_len = tmpl_udp_len(t, payload_len);
 	if (udp_len == 0)
 		return -EMSGSIZE;
-	tmpl_copy(t, hdr, cap);
+	tmpl_copy(t, t->hdr, hdr, cap);
 	tmpl_fields(t, &sk, t->l3, ip_version, ext, pkt, udp_len, pad, 0);
 	/*
 	 * The ICRC over the masked headers, then the payload where it lies, then the pad. The
@@ -499,11 +529,73 @@ tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct 
 	return t->hdr_len;
 }
 
-int
-roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
-		   const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+/*
+ * The hot path: a frame of fast_len bytes (an MTU) of UC RDMA WRITE Only with Immediate
+ * over IPv4. Everything but the per-frame fields is in the template already, its share of
+ * the ICRC too (fast_share), and in the ICRC view those fields fall on whole 8-byte words
+ * (the source port in word 3, the SE bit in 4, QPN and PSN in 5, the RETH in 6 and 7, the
+ * immediate in 8): a few byte swaps and stores, and six products, where the general path
+ * writes the lengths and the checksum too, a field at a time, into both, and multiplies
+ * every word.
+ */
+static ALWAYS_INLINE int
+tmpl_build_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		const void *payload, uint8_t *tail, unsigned int *tail_len)
 {
-	/* what sdr_tx sends: UC RDMA WRITE Only with Immediate over IPv4 */
+	enum { W = (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN + ROCE_RETH_LEN +
+		    ROCE_IMMDT_LEN + 7) / 8 };
+	uint8_t *ip = hdr + t->l3, *bth = ip + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN;
+	uint8_t *reth = bth + ROCE_BTH_LEN;
+	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
+			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
+	uint8_t flags = pkt->se ? ROCE_BTH_SE : 0;
+	uint32_t qpn = pkt->dqpn & ROCE_QPN_MASK;
+	uint32_t psn = (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK);
+	uint64_t d[W];
+	uint32_t crc;
+
+	if (cap < t->hdr_len)
+		return -ENOSPC;
+	if (cap >= ROCE_BUILD_TMPL_MAX) {
+		/* a constant length: five vector moves (the headers are 74 or, tagged, 78 B) */
+		_Static_assert(ROCE_BUILD_TMPL_MAX >= 80, "room for 80 bytes");
+		memcpy(hdr, t->fast_hdr, 80);
+	} else {
+		memcpy(hdr, t->fast_hdr, t->hdr_len);
+	}
+	roce_put16(ip + ROCE_IPV4_MIN_LEN, sport);
+	bth[1] = flags;
+	roce_put32(bth + 4, (pkt->becn ? ROCE_BTH_BECN : 0) | qpn);
+	roce_put32(bth + 8, psn);
+	roce_put64(reth, pkt->va);
+	roce_put32(reth + 8, pkt->rkey);
+	roce_put32(reth + 12, pkt->dma_len);
+	roce_put32(reth + ROCE_RETH_LEN, pkt->imm);
+
+	/* the fields in the ICRC view, words 3 to 8 (bytes 8j..8j+7, read little-endian) */
+	d[3] = (uint64_t)__builtin_bswap16(sport) << 32;
+	d[4] = (uint64_t)flags << 40;
+	d[5] = __builtin_bswap64((uint64_t)qpn << 32 | psn);
+	d[6] = __builtin_bswap64(pkt->va);
+	d[7] = __builtin_bswap64((uint64_t)pkt->rkey << 32 | pkt->dma_len);
+	d[8] = __builtin_bswap32(pkt->imm);
+	if (t->full_len == t->fast_len)
+		crc = t->fast_share ^ icrc_short_words_from(&t->masked_before, d, 3) ^
+		      icrc_update(0, payload, t->fast_len);
+	else
+		crc = icrc_update(t->fast_share ^ icrc_short_words_from(&t->masked_crc, d, 3),
+				  payload, t->fast_len);
+	roce_put_icrc(tail, crc);
+	*tail_len = ROCE_ICRC_LEN;
+	return t->hdr_len;
+}
+
+/* Every frame but the hot path's, out of line so that the hot path's stack frame is small. */
+static __attribute__((noinline)) int
+tmpl_build_other(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		 const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+{
+	/* what sdr_tx sends: UC RDMA WRITE Only with Immediate over IPv4 (a short last frame) */
 	if (t->ip_version == 4 && t->opcode == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
 		return tmpl_build_sg(t, hdr, cap, pkt, payload, payload_len, tail, tail_len, 4,
 				     ROCE_EXT_RETH | ROCE_EXT_IMMDT,
@@ -511,6 +603,15 @@ roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const st
 				      ROCE_RETH_LEN + ROCE_IMMDT_LEN + 7) / 8);
 	return tmpl_build_sg(t, hdr, cap, pkt, payload, payload_len, tail, tail_len,
 			     t->ip_version, t->ext, ICRC_SHORT_MAX / 8);
+}
+
+int
+roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		   const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+{
+	if (payload_len == t->fast_len && payload_len != 0)
+		return tmpl_build_fast(t, hdr, cap, pkt, payload, tail, tail_len);
+	return tmpl_build_other(t, hdr, cap, pkt, payload, payload_len, tail, tail_len);
 }
 
 int

@@ -143,6 +143,15 @@ struct roce_tmpl {
 	struct icrc_short masked_crc;	/**< the ICRC over the masked headers' length */
 	uint32_t full_len;	/**< roce_tmpl_set_payload_len(): 0 none */
 	struct icrc_short masked_before;	/**< the masked headers before full_len bytes */
+	/** roce_tmpl_set_payload_len()'s length where the frame is the hot path's (UC RDMA
+	 * WRITE Only with Immediate over IPv4), 0 otherwise; the two below are for it */
+	uint32_t fast_len;
+	/** the headers of a frame of fast_len bytes of payload: lengths and checksum set */
+	uint8_t fast_hdr[ROCE_BUILD_TMPL_MAX];
+	/** icrc_short_words() of their ICRC view (as masked_w, with the lengths; only the
+	 * per-frame fields zero), by masked_before where full_len is fast_len, else by
+	 * masked_crc: what a frame's fields add to (icrc_short_words_from()) */
+	uint32_t fast_share;
 };
 
 /** Build the template of @p path for frames of @p opcode. @return 0, or -EINVAL. */
@@ -152,7 +161,9 @@ int roce_tmpl_init(struct roce_tmpl *t, const struct roce_path *path, uint8_t op
  * Frames of roce_tmpl_build_sg() with @p len bytes of payload (the MTU: every frame but a
  * message's last) take their ICRC in two independent parts, the headers' and the
  * payload's, XORed (icrc_short_init_before()), instead of the payload's chained after the
- * headers'; the frames are the same. @return 0; -EINVAL (@p len 0, above 65535, or not a
+ * headers'; and where the template is UC RDMA WRITE Only with Immediate over IPv4, their
+ * headers come from a copy with the lengths already set (fast_len), even where the ICRC
+ * chains. The frames are the same. @return 0; -EINVAL (@p len 0, above 65535, or not a
  * multiple of 4, which would need a pad); -ENOTSUP (this CPU gains nothing: chained).
  */
 int roce_tmpl_set_payload_len(struct roce_tmpl *t, uint32_t len);

@@ -332,6 +332,63 @@ test_short_before(void **state)
 	}
 }
 
+/*
+ * icrc_short_words_from(): the share of words a with words d XORed in from word "first"
+ * on is a's share XORed with d's linear part, at every first word, for a region alone and
+ * one before 4 KiB, on the multiplying path and on the other (clmul off); and every word
+ * from "first" on counts, none before it does.
+ */
+static void
+test_short_words_from(void **state)
+{
+	static const size_t lens[] = { 1, 8, 13, 68, 75, ICRC_SHORT_MAX };
+	uint32_t x = 31337;
+
+	(void)state;
+	for (unsigned int l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		for (int before = 0; before <= 1; before++) {
+			for (int clmul = 1; clmul >= 0; clmul--) {
+				struct icrc_short s;
+
+				if (before)
+					(void)icrc_short_init_before(&s, lens[l], 4096);
+				else
+					assert_int_equal(icrc_short_init(&s, lens[l]), 0);
+				s.clmul = (uint8_t)(s.clmul && clmul);
+				for (unsigned int first = 0; first < s.nwords; first++) {
+					uint64_t a[ICRC_SHORT_MAX / 8], d[ICRC_SHORT_MAX / 8];
+					uint64_t ad[ICRC_SHORT_MAX / 8];
+					uint32_t want, got;
+
+					for (unsigned int j = 0; j < s.nwords; j++) {
+						x = x * 1103515245u + 12345u;
+						a[j] = (uint64_t)x << 32 | (x * 7u);
+						x = x * 1103515245u + 12345u;
+						d[j] = j < first ? 0 : (uint64_t)x << 29 ^ x;
+					}
+					a[s.nwords - 1] &= s.last_mask;
+					d[s.nwords - 1] &= s.last_mask;
+					for (unsigned int j = 0; j < s.nwords; j++)
+						ad[j] = a[j] ^ d[j];
+					want = icrc_short_words(&s, ad);
+					got = icrc_short_words(&s, a) ^ icrc_short_words_from(&s, d, first);
+					if (got != want)
+						fail_msg("%zu B%s, clmul %d, from word %u: %08x, want %08x",
+							 lens[l], before ? " before 4 KiB" : "", s.clmul,
+							 first, got, want);
+					/* the words before first do not count; the last one does */
+					d[0] ^= first > 0 ? 0x8000000000000001ull : 0;
+					assert_int_equal(icrc_short_words_from(&s, d, first) ^
+							 icrc_short_words(&s, a), want);
+					d[s.nwords - 1] ^= 1;
+					assert_int_not_equal(icrc_short_words_from(&s, d, first) ^
+							     icrc_short_words(&s, a), want);
+				}
+			}
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -344,6 +401,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_inplace_lengths),
 		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_short_before),
+		cmocka_unit_test(test_short_words_from),
 	};
 
 	vec_path = argc > 1 ? argv[1] : "tests/data/icrc_vectors.txt";
