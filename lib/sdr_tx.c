@@ -223,49 +223,105 @@ sdr_tx_max_frame(const struct sdr_tx *tx)
 	return roce_build_frame_len(&tx->path, ROCE_OP_UC_RDMA_WRITE_ONLY_IMM, tx->attr.mtu);
 }
 
-/* The next packet of a job: its transport fields and where its payload is. */
+/*
+ * Where a burst of a job stands: what its packets share, worked out once per burst (the
+ * channel's QPN base, the message's address and immediate, the payload's base), so that a
+ * packet costs a few additions; the counters are added once at the end (cursor_done()).
+ */
+struct cursor {
+	const uint8_t *src;	/* the job's payloads: the message buffer or the parity */
+	uint32_t off0;		/* the packet at src: 0, or the parity's first */
+	uint64_t va;		/* the message slot's address */
+	uint32_t qi0;		/* its generation's first data QPN, less attr.remote_qpn */
+	uint32_t imm;		/* the immediate's message id part */
+	uint32_t omask;		/* the immediate's packet offset field */
+	uint32_t frag_sh;	/* where the next packet's fragment of the user immediate is */
+	uint32_t frag_end;	/* frag_bits x the fragments: frag_sh wraps there; 0 none */
+	uint32_t frag_mask;
+	uint32_t last;		/* the message's last packet: the only short one; else ~0 */
+	uint32_t pkts;
+	uint64_t bytes;
+};
+
 static void
-next_pkt(const struct sdr_tx *tx, const struct sdr_tx_job *job, struct roce_pkt *pkt,
-	 const uint8_t **payload, uint32_t *plen)
+cursor_init(const struct sdr_tx *tx, const struct sdr_tx_job *job, struct cursor *c,
+	    struct roce_pkt *pkt)
 {
 	const struct sdr_tx_msg *msg = job->msg;
-	const struct sdr_conn_geom *g = &tx->geom;
-	uint32_t off = job->first_pkt + job->next, qi;
+	const struct sdr_imm_split *sp = &tx->attr.split;
 
-	if (job->src == NULL) {
-		/* data: the message buffer; the last packet may be short */
-		uint64_t boff = (uint64_t)off << g->mtu_shift;
-
-		*payload = msg->buf + boff;
-		*plen = off == msg->npkts - 1 ? (uint32_t)(msg->len - boff) : 1u << g->mtu_shift;
-	} else {
-		*payload = job->src + ((uint64_t)job->next << g->mtu_shift);
-		*plen = 1u << g->mtu_shift;
-	}
-	qi = msg->gen * tx->attr.channels + tx->next_ch;
+	c->src = job->src != NULL ? job->src : msg->buf;
+	c->off0 = job->src != NULL ? job->first_pkt : 0;
+	c->va = sdr_conn_va(&tx->geom, msg->msg_id, 0);
+	c->qi0 = msg->gen * tx->attr.channels;
+	c->imm = sdr_imm_pack(sp, msg->msg_id, 0, 0);
+	c->omask = (1u << sp->off_bits) - 1;
+	/* sdr_imm_frag_of() of the first packet, then one fragment on per packet: no
+	 * division per packet */
+	c->frag_end = sdr_imm_nfrags(sp) * sp->frag_bits;
+	c->frag_sh = c->frag_end ? ((job->first_pkt + job->next) % sdr_imm_nfrags(sp)) *
+				    sp->frag_bits : 0;
+	c->frag_mask = (1u << sp->frag_bits) - 1;
+	c->last = job->src == NULL ? msg->npkts - 1 : ~0u;
+	c->pkts = 0;
+	c->bytes = 0;
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
+	pkt->rkey = msg->rkey;
+}
+
+/* The next packet of a job: its transport fields (those cursor_init() did not set) and
+ * where its payload is; then the channel's PSN and the job move on. */
+static inline __attribute__((always_inline)) void
+next_pkt(struct sdr_tx *tx, struct sdr_tx_job *job, struct cursor *c, struct roce_pkt *pkt,
+	 const uint8_t **payload, uint32_t *plen)
+{
+	const struct sdr_conn_geom *g = &tx->geom;
+	const struct sdr_imm_split *sp = &tx->attr.split;
+	uint32_t off = job->first_pkt + job->next, qi = c->qi0 + tx->next_ch;
+	uint64_t boff = (uint64_t)off << g->mtu_shift;
+
+	*payload = c->src + ((uint64_t)(off - c->off0) << g->mtu_shift);
+	*plen = off == c->last ? (uint32_t)(job->msg->len - boff) : 1u << g->mtu_shift;
 	pkt->dqpn = tx->attr.remote_qpn + qi;
 	pkt->udp_sport = tx->sport != NULL ? tx->sport[qi] : 0;
 	pkt->psn = tx->psn[qi];
-	pkt->va = sdr_conn_va(g, msg->msg_id, off);
-	pkt->rkey = msg->rkey;
+	pkt->va = c->va + boff;
 	pkt->dma_len = *plen;
-	pkt->imm = sdr_imm_pack(&tx->attr.split, msg->msg_id, off,
-				sdr_imm_frag_of(&tx->attr.split, msg->user_imm, off));
-}
-
-/* The packet next_pkt() described is built: the channel's PSN and the job move on. */
-static void
-pkt_built(struct sdr_tx *tx, struct sdr_tx_job *job, uint32_t plen)
-{
-	uint32_t qi = job->msg->gen * tx->attr.channels + tx->next_ch;
-
+	pkt->imm = c->imm | (off & c->omask) << sp->frag_bits |
+		   (uint32_t)((uint64_t)job->msg->user_imm >> c->frag_sh & c->frag_mask);
+	if (c->frag_end != 0) {
+		c->frag_sh += sp->frag_bits;
+		if (c->frag_sh == c->frag_end)
+			c->frag_sh = 0;
+	}
 	tx->psn[qi] = (tx->psn[qi] + 1) & 0xFFFFFF;
 	tx->next_ch = tx->next_ch + 1 == tx->attr.channels ? 0 : tx->next_ch + 1;
-	tx->counters[SDR_TX_PKTS_BUILT]++;
-	tx->counters[SDR_TX_BYTES_BUILT] += plen;
+	c->pkts++;
+	c->bytes += *plen;
 	job->next++;
+}
+
+static void
+cursor_done(struct sdr_tx *tx, const struct cursor *c)
+{
+	tx->counters[SDR_TX_PKTS_BUILT] += c->pkts;
+	tx->counters[SDR_TX_BYTES_BUILT] += c->bytes;
+}
+
+/* A frame could not be built: the packet next_pkt() took is given back. */
+static void
+pkt_unbuilt(struct sdr_tx *tx, struct sdr_tx_job *job, struct cursor *c, uint32_t plen)
+{
+	uint32_t qi;
+
+	tx->next_ch = (tx->next_ch == 0 ? tx->attr.channels : tx->next_ch) - 1;
+	qi = c->qi0 + tx->next_ch;
+	tx->psn[qi] = (tx->psn[qi] - 1) & 0xFFFFFF;
+	c->pkts--;
+	c->bytes -= plen;
+	job->next--;
+	tx->counters[SDR_TX_BUILD_ERRORS]++;
 }
 
 uint32_t
@@ -273,25 +329,27 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 	     uint16_t *lens, uint32_t n)
 {
 	uint32_t built = 0;
+	struct roce_pkt pkt;
+	struct cursor c;
 
+	cursor_init(tx, job, &c, &pkt);
 	while (built < n && job->next < job->npkts) {
 		const uint8_t *payload;
-		struct roce_pkt pkt;
 		uint32_t plen;
 		int hdr;
 
-		next_pkt(tx, job, &pkt, &payload, &plen);
+		next_pkt(tx, job, &c, &pkt, &payload, &plen);
 		hdr = roce_tmpl_headers(&tx->tmpl, frames[built], cap, &pkt, plen);
 		if (hdr < 0) {
-			tx->counters[SDR_TX_BUILD_ERRORS]++;
+			pkt_unbuilt(tx, job, &c, plen);
 			break;
 		}
 		memcpy(frames[built] + hdr, payload, plen);
 		lens[built] = (uint16_t)roce_build_finish(frames[built], &tx->path,
 							  (unsigned int)hdr, plen);
-		pkt_built(tx, job, plen);
 		built++;
 	}
+	cursor_done(tx, &c);
 	return built;
 }
 
@@ -300,25 +358,27 @@ sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 		struct sdr_tx_frag *out, uint32_t n)
 {
 	uint32_t built = 0;
+	struct roce_pkt pkt;
+	struct cursor c;
 
+	cursor_init(tx, job, &c, &pkt);
 	while (built < n && job->next < job->npkts) {
 		struct sdr_tx_frag *f = &out[built];
-		struct roce_pkt pkt;
 		unsigned int tl;
 		int hdr;
 
-		next_pkt(tx, job, &pkt, &f->payload, &f->payload_len);
+		next_pkt(tx, job, &c, &pkt, &f->payload, &f->payload_len);
 		hdr = roce_tmpl_build_sg(&tx->tmpl, hdrs[built], cap, &pkt, f->payload,
 					 f->payload_len, f->tail, &tl);
 		if (hdr < 0) {
-			tx->counters[SDR_TX_BUILD_ERRORS]++;
+			pkt_unbuilt(tx, job, &c, f->payload_len);
 			break;
 		}
 		f->hdr_len = (uint16_t)hdr;
 		f->tail_len = (uint8_t)tl;
-		pkt_built(tx, job, f->payload_len);
 		built++;
 	}
+	cursor_done(tx, &c);
 	return built;
 }
 
@@ -326,13 +386,17 @@ uint32_t
 sdr_tx_build_wr(struct sdr_tx *tx, struct sdr_tx_job *job, struct sdr_tx_wr *out, uint32_t n)
 {
 	uint32_t built = 0;
+	struct roce_pkt shared;
+	struct cursor c;
 
+	cursor_init(tx, job, &c, &shared);
 	while (built < n && job->next < job->npkts) {
 		struct sdr_tx_wr *w = &out[built++];
 
-		next_pkt(tx, job, &w->pkt, &w->payload, &w->payload_len);
-		pkt_built(tx, job, w->payload_len);
+		w->pkt = shared;
+		next_pkt(tx, job, &c, &w->pkt, &w->payload, &w->payload_len);
 	}
+	cursor_done(tx, &c);
 	return built;
 }
 

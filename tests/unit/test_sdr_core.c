@@ -771,6 +771,96 @@ test_tx_slot_reuse(void **state)
 	side_fini(&s);
 }
 
+/*
+ * The three packetizers of one message (copying, zero-copy, work requests) describe the
+ * same packets: a zero-copy frame (headers, payload where it lies, tail) is the copying
+ * one byte for byte, from the first frame to the short last one, over 2 channels, in
+ * bursts of every size; a work request names its fields. A burst whose header room is too
+ * small builds nothing, counts build_errors, and takes no PSN: the frames after it are
+ * those of a packetizer that never saw it.
+ */
+static void
+test_tx_packetizers_agree(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct side cp, zc, wr;
+	struct sdr_tx_msg mc, mz, mw;
+	struct sdr_tx_job jc, jz, jw;
+	uint64_t len = 10 * 1024 + 300;	/* 11 packets, the last one short */
+	uint8_t *src = malloc(len), hdr[8][128];
+	uint32_t k = 0;
+
+	(void)state;
+	fill_random(src, len);
+	side_init(&cp, &a);
+	side_init(&zc, &a);
+	side_init(&wr, &a);
+	assert_int_equal(sdr_tx_msg_start(cp.tx, src, len, 0x1234, &mc), 0);
+	assert_int_equal(sdr_tx_msg_start(zc.tx, src, len, 0x1234, &mz), 0);
+	assert_int_equal(sdr_tx_msg_start(wr.tx, src, len, 0x1234, &mw), 0);
+	mc.rkey = mz.rkey = mw.rkey = RX_RKEY;
+	assert_int_equal(sdr_tx_job_data(&jc, &mc, 0, mc.npkts), 0);
+	assert_int_equal(sdr_tx_job_data(&jz, &mz, 0, mz.npkts), 0);
+	assert_int_equal(sdr_tx_job_data(&jw, &mw, 0, mw.npkts), 0);
+	assert_int_equal(mc.npkts, 11);
+	for (uint32_t burst = 1; sdr_tx_job_left(&jz) > 0; burst = burst % 4 + 1) {
+		uint8_t *hp[8], *fp[8];
+		struct sdr_tx_frag fr[8];
+		struct sdr_tx_wr w[8];
+		struct frame *f = calloc(8, sizeof(*f));
+		uint16_t lens[8];
+		uint32_t got, gc, gw;
+
+		for (int i = 0; i < 8; i++) {
+			hp[i] = hdr[i];
+			fp[i] = f[i].b;
+		}
+		if (k == 3) {	/* headers do not fit: nothing built, nothing taken */
+			assert_int_equal(sdr_tx_build_sg(zc.tx, &jz, hp, 20, fr, burst), 0);
+			assert_int_equal(sdr_tx_counters(zc.tx)[SDR_TX_BUILD_ERRORS], 1);
+		}
+		got = sdr_tx_build_sg(zc.tx, &jz, hp, sizeof(hdr[0]), fr, burst);
+		gc = sdr_tx_build(cp.tx, &jc, fp, FRAME_CAP, lens, burst);
+		gw = sdr_tx_build_wr(wr.tx, &jw, w, burst);
+		assert_true(got > 0);
+		assert_int_equal(gc, got);
+		assert_int_equal(gw, got);
+		for (uint32_t i = 0; i < got; i++, k++) {
+			uint8_t z[FRAME_CAP];
+			uint32_t n = fr[i].hdr_len;
+			struct roce_view v;
+
+			memcpy(z, hdr[i], n);
+			memcpy(z + n, fr[i].payload, fr[i].payload_len);
+			memcpy(z + n + fr[i].payload_len, fr[i].tail, fr[i].tail_len);
+			n += fr[i].payload_len + fr[i].tail_len;
+			assert_int_equal(n, lens[i]);
+			if (memcmp(z, f[i].b, n) != 0)
+				fail_msg("packet %u: the zero-copy frame differs", k);
+			assert_int_equal(roce_parse(z, (uint16_t)n, ROCE_PARSE_VERIFY_ICRC, &v),
+					 ROCE_V_OK);
+			assert_int_equal(w[i].pkt.dqpn, v.dqpn);
+			assert_int_equal(w[i].pkt.psn, v.psn);
+			assert_int_equal(w[i].pkt.va, v.va);
+			assert_int_equal(w[i].pkt.imm, v.imm);
+			assert_int_equal(w[i].pkt.dma_len, v.dma_len);
+			assert_int_equal(w[i].payload_len, fr[i].payload_len);
+			assert_ptr_equal(w[i].payload, fr[i].payload);
+			assert_ptr_equal(fr[i].payload, src + (uint64_t)k * a.mtu);
+			assert_int_equal(fr[i].payload_len, k == 10 ? 300 : a.mtu);
+		}
+		free(f);
+	}
+	assert_int_equal(k, 11);
+	assert_int_equal(sdr_tx_counters(zc.tx)[SDR_TX_PKTS_BUILT], 11);
+	assert_int_equal(sdr_tx_counters(zc.tx)[SDR_TX_BYTES_BUILT], len);
+	assert_int_equal(sdr_tx_counters(cp.tx)[SDR_TX_BUILD_ERRORS], 0);
+	free(src);
+	side_fini(&cp);
+	side_fini(&zc);
+	side_fini(&wr);
+}
+
 static void
 test_rx_post_limits(void **state)
 {
@@ -809,6 +899,7 @@ main(void)
 		cmocka_unit_test(test_smaller_chunks_view),
 		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
+		cmocka_unit_test(test_tx_packetizers_agree),
 		cmocka_unit_test(test_tx_slot_reuse),
 		cmocka_unit_test(test_rx_post_limits),
 	};
