@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "dp.h"
+#include "pool_prefault.h"
 #include "ports.h"
 #include "rss.h"
 
@@ -380,6 +381,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		fprintf(stderr, "sdr-dataplane: %u mbufs of %u bytes do not fit in EAL's memory; "
 			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
 			cfg->mbufs, DP_FRAME_ROOM, n);
+	sdr_pool_prefault(ctx->pool);
 	ctx->cfg.mbufs = n;	/* what the link emulators and the stats go by */
 	/* what an emulated link leaves free: an eighth, at least two stashes' worth (each lcore
 	 * keeps up to DP_BURST_MAX), at most half */
@@ -413,6 +415,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 					 "buffers: %s", p->cfg->name, rte_strerror(rte_errno));
 				return -1;
 			}
+			sdr_pool_prefault(p->rx_pool);
 		}
 		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, ctx->cfg.engines, err,
 			       errlen) != 0)
@@ -484,6 +487,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			p->zero_copy = 0;
 		}
 	}
+	sdr_pool_prefault(ctx->zc_pool);
 	ctx->iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	return 0;
 }

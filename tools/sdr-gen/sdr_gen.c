@@ -38,6 +38,7 @@
 #include <rte_mbuf.h>
 
 #include "eal_exit.h"
+#include "pool_prefault.h"
 #include "roce_build.h"
 #include "roce_opcode.h"
 #include "roce_parse.h"
@@ -823,6 +824,7 @@ main(int argc, char **argv)
 		sdr_eal_exit();
 		return 1;
 	}
+	sdr_pool_prefault(pool);	/* as the dataplane does: a baseline on equal terms */
 	if (opts.payload_span && opts.mode == MODE_TXONLY) {
 		/* written once here, so the first pass reads resident pages */
 		span_slots = opts.payload_span / opts.size;
