@@ -183,7 +183,7 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 	uint16_t type;
 	enum roce_verdict r;
 
-	memset(v, 0, sizeof(*v));
+	roce_view_clear(v);
 	v->payload = frame;
 	if (len < ROCE_ETH_LEN)
 		return ROCE_V_TRUNC_ETH;

@@ -1549,7 +1549,7 @@ sdr_ep_input_write(struct sdr_ep *ep, uint32_t q, uint32_t imm, const uint8_t *r
 		ep->counters[SDR_EP_WRITE_OUTSIDE]++;
 		return -1;
 	}
-	memset(&v, 0, sizeof(v));
+	roce_view_clear(&v);
 	v.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
 	v.dqpn = ep->cfg.attr.local_qpn + q;
 	v.imm = imm;
