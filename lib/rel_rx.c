@@ -8,6 +8,7 @@
 #include "path_est.h"
 #include "rel_rx.h"
 #include "sdr_bitmap.h"
+#include "sdr_zero.h"
 
 static const struct sdr_counter_def counter_defs[REL_RX_NCOUNTERS] = {
 	REL_RX_COUNTERS(SDR_COUNTER_DEF)
@@ -307,7 +308,7 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 		return -EAGAIN;
 	ctx = rx->free_ctx[--rx->nfree];
 	m = &rx->msgs[ctx];
-	memset(m, 0, offsetof(struct rxm, have));
+	sdr_zero(m, offsetof(struct rxm, have));
 	m->state = RXM_POSTED;
 	m->seq = seq;
 	m->slot = slot;
@@ -877,7 +878,7 @@ fill_window(struct sdr_ctrl *c, const struct rxm *m, uint32_t start, uint32_t en
 		n = SDR_CTRL_MAX_BITS;
 	c->win_start = start;
 	c->nwords = (uint8_t)((n + 31) / 32);
-	memset(c->win, 0, sizeof(c->win));
+	sdr_zero(c->win, sizeof(c->win));
 	for (uint32_t w = 0; w < c->nwords; w++) {
 		uint32_t first = start + 32 * w, cnt = n - 32 * w < 32 ? n - 32 * w : 32;
 		uint32_t v = bits32(m->have, first, first + cnt);
@@ -891,7 +892,7 @@ fill_window(struct sdr_ctrl *c, const struct rxm *m, uint32_t start, uint32_t en
 static void
 ctrl_head(struct sdr_ctrl *c, uint8_t type, const struct rxm *m)
 {
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = type;
 	c->msg_id = (uint16_t)m->slot;
 	c->gen = (uint8_t)m->gen;
@@ -986,7 +987,7 @@ int
 rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 {
 	if (rx->skip_answer) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SKIP;
 		c->flags = SDR_CTRL_F_ANSWER;
 		c->cum = (uint32_t)rx->skip_hi;
@@ -996,7 +997,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		return 1;
 	}
 	if (withdraw_pending(rx) && rx->wd_next_ns <= now) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_WITHDRAW;
 		c->cum = (uint32_t)rx->wd_hi;
 		c->win_start = (uint32_t)rx->wd_lo;
@@ -1016,7 +1017,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		sm->queued = 0;
 		if (!sm->valid)
 			continue;
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_ACK;
 		c->msg_id = (uint16_t)slot;
 		c->gen = sm->gen;

@@ -7,6 +7,7 @@
 #include "pacer.h"
 #include "rel_tx.h"
 #include "sdr_bitmap.h"
+#include "sdr_zero.h"
 
 static const struct sdr_counter_def counter_defs[REL_TX_NCOUNTERS] = {
 	REL_TX_COUNTERS(SDR_COUNTER_DEF)
@@ -1226,7 +1227,7 @@ int
 rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 {
 	if (tx->wd_answer) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_WITHDRAW;
 		c->flags = SDR_CTRL_F_ANSWER;
 		c->cum = (uint32_t)tx->wd_hi;
@@ -1237,7 +1238,7 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 	}
 	if (!skip_pending(tx) || tx->skip_next_ns > now)
 		return 0;
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = SDR_CTRL_SKIP;
 	c->cum = (uint32_t)tx->skip_hi;
 	c->win_start = (uint32_t)tx->skip_lo;

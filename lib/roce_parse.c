@@ -5,6 +5,7 @@
 #include "icrc.h"
 #include "roce_hdr.h"
 #include "roce_parse.h"
+#include "sdr_zero.h"
 
 static const struct sdr_counter_def verdict_defs[ROCE_V_COUNT] = {
 	ROCE_VERDICTS(SDR_COUNTER_DEF)
@@ -183,7 +184,7 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 	uint16_t type;
 	enum roce_verdict r;
 
-	roce_view_clear(v);
+	sdr_zero(v, sizeof(*v));
 	v->payload = frame;
 	if (len < ROCE_ETH_LEN)
 		return ROCE_V_TRUNC_ETH;

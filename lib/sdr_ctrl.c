@@ -6,6 +6,7 @@
 
 #include "roce_hdr.h"
 #include "sdr_ctrl.h"
+#include "sdr_zero.h"
 
 static const char *const err_names[SDR_CTRL_E_COUNT] = {
 	[SDR_CTRL_OK] = "ok",
@@ -163,7 +164,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_WORDS;
 	if (len != SDR_CTRL_HDR_LEN + 4u * buf[3])
 		return -SDR_CTRL_E_LENGTH;
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = buf[1];
 	c->gen = buf[2];
 	c->nwords = buf[3];

@@ -17,6 +17,7 @@
 #include "psn_loss.h"
 #include "sdr_peer.h"
 #include "sdr_tx.h"
+#include "sdr_zero.h"
 
 static const struct sdr_counter_def counter_defs[SDR_EP_NCOUNTERS] = {
 	SDR_EP_COUNTERS(SDR_COUNTER_DEF)
@@ -714,7 +715,7 @@ static int
 next_sync(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 {
 	if (ep->sync_owed && !rel_tx_resetting(ep->rtx) && !rel_rx_resetting(ep->rrx)) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SYNC;
 		c->flags = SDR_CTRL_F_ANSWER;
 		c->value = ep->sync_owed_nonce;
@@ -722,7 +723,7 @@ next_sync(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 		return 1;
 	}
 	if (ep->sync_wait && ep->sync_next_ns <= now) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SYNC;
 		c->value = ep->sync_nonce;
 		/* a peer that is not there yet hears less and less of it */
@@ -763,7 +764,7 @@ next_report(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	ep->rep_pkts = rc[SDR_EP_WIRE_PKTS];
 	ep->rep_lost = rc[SDR_EP_WIRE_LOST];
 	ep->rep_next_ns = now + gap;
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = SDR_CTRL_REPORT;
 	c->value = (ep->rep_lost & 0xFFFFFFFFull) << 32 | (ep->rep_pkts & 0xFFFFFFFFull);
 	ep->counters[SDR_EP_REPORTS_OUT]++;
@@ -791,7 +792,7 @@ next_paths(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	}
 	n = nqp - ep->pth_cursor < SDR_CTRL_PATHS_PER_MSG ? nqp - ep->pth_cursor :
 							     SDR_CTRL_PATHS_PER_MSG;
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = SDR_CTRL_PATHS;
 	c->win_start = ep->pth_cursor;
 	c->nwords = (uint8_t)(2 * n);
@@ -993,7 +994,7 @@ static int
 next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 {
 	if (ep->sw_owed) {
-		memset(c, 0, sizeof(*c));
+		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SCHEME;
 		c->flags = ep->sw_owed_flags;
 		c->value = ep->sw_owed_value;
@@ -1009,7 +1010,7 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	}
 	if (ep->sw_state != SW_ASK || now < ep->sw_next_ns)
 		return 0;
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = SDR_CTRL_SCHEME;
 	c->value = scheme_value(&ep->sw_want);
 	c->cum = (uint32_t)ep->sw_seq;
@@ -1549,7 +1550,7 @@ sdr_ep_input_write(struct sdr_ep *ep, uint32_t q, uint32_t imm, const uint8_t *r
 		ep->counters[SDR_EP_WRITE_OUTSIDE]++;
 		return -1;
 	}
-	roce_view_clear(&v);
+	sdr_zero(&v, sizeof(v));
 	v.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
 	v.dqpn = ep->cfg.attr.local_qpn + q;
 	v.imm = imm;
@@ -1567,7 +1568,7 @@ sdr_ep_input_ctrl(struct sdr_ep *ep, uint8_t opcode, const uint8_t *msg, uint32_
 {
 	struct roce_view v;
 
-	memset(&v, 0, sizeof(v));
+	sdr_zero(&v, sizeof(v));
 	v.opcode = opcode;
 	v.dqpn = sdr_conn_ctrl_qpn(ep->cfg.attr.local_qpn, &ep->cfg.attr);
 	v.payload = msg;
@@ -2293,7 +2294,7 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	}
 	if (out < n && ep->hello_ask && sdr_peer_ready(&ep->hs) && now >= ep->hello_ask_ns) {
 		/* ready, but no HELLO of the peer's came (hello_scheme()): ours asks for one */
-		memset(&c, 0, sizeof(c));
+		sdr_zero(&c, sizeof(c));
 		c.type = SDR_CTRL_HELLO;
 		sdr_peer_stamp(&ep->hs, &c);
 		hello_fill(ep, &c);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sdr_peer.h"
+#include "sdr_zero.h"
 
 void
 sdr_peer_init(struct sdr_peer *p, uint64_t local_tag, uint64_t rto_ns)
@@ -115,7 +116,7 @@ sdr_peer_stamp(struct sdr_peer *p, struct sdr_ctrl *c)
 int
 sdr_peer_next(struct sdr_peer *p, uint64_t now, struct sdr_ctrl *c)
 {
-	memset(c, 0, sizeof(*c));
+	sdr_zero(c, sizeof(*c));
 	c->type = SDR_CTRL_HELLO;
 	if (p->answer_owed) {
 		p->answer_owed = 0;
