@@ -259,6 +259,30 @@ test_all_opcodes(void **state)
 }
 
 /*
+ * roce_build() of @p pkt, and roce_tmpl_build_sg() of it with the room exactly the headers
+ * or @p plenty: the header lengths and frame lengths agree. @return 0 when the headers, the
+ * payload where it lies and the tail make the same bytes as roce_build().
+ */
+static int
+sg_differs(const struct roce_tmpl *t, const struct roce_path *path, const struct roce_pkt *pkt,
+	   const uint8_t *payload, uint32_t n, int plenty)
+{
+	static uint8_t frame[4096 + 256], sg[4096 + 256];
+	uint8_t h2[128], tail[ROCE_BUILD_TAIL_MAX];
+	unsigned int hl = roce_build_hdr_len(path, pkt->opcode), tl;
+	int len = roce_build(frame, sizeof(frame), path, pkt, payload, n);
+	int h = roce_tmpl_build_sg(t, h2, plenty ? sizeof(h2) : hl, pkt, payload, n, tail, &tl);
+
+	assert_true(len > 0);
+	assert_int_equal(h, (int)hl);
+	memcpy(sg, h2, hl);
+	memcpy(sg + hl, payload, n);
+	memcpy(sg + hl + n, tail, tl);
+	assert_int_equal(hl + n + tl, (unsigned int)len);
+	return memcmp(sg, frame, (size_t)len) != 0;
+}
+
+/*
  * A template of every opcode, IPv4 and IPv6, with every per-frame field set (the source
  * port chosen per frame too) and the room exactly the headers or plenty: the bytes
  * roce_build() writes. The specialised path (UC WRITE Only with Immediate over IPv4) and
@@ -268,7 +292,7 @@ test_all_opcodes(void **state)
 static void
 test_template_all_opcodes(void **state)
 {
-	static uint8_t payload[300], frame[512], sg[512];
+	static uint8_t payload[300];
 	uint32_t x = 99;
 	int rc;
 
@@ -296,10 +320,7 @@ test_template_all_opcodes(void **state)
 			assert_true(rc == 0 || rc == -ENOTSUP);
 			for (int v = 0; v < 8; v++) {
 				uint32_t n = info->payload ? (uint32_t)(v * 37) : 0;
-				uint8_t h2[128], tail[ROCE_BUILD_TAIL_MAX];
 				struct roce_pkt pkt = { .opcode = (uint8_t)op };
-				unsigned int tl;
-				int len, h;
 
 				x = x * 1103515245u + 12345u;
 				pkt.dqpn = x & 0xFFFFFF;
@@ -316,18 +337,7 @@ test_template_all_opcodes(void **state)
 				pkt.ackreq = (v >> 1) & 1;
 				pkt.becn = (v >> 2) & 1;
 				pkt.udp_sport = v & 1 ? (uint16_t)(0xC000 | x) : 0;
-				len = roce_build(frame, sizeof(frame), &path, &pkt, payload, n);
-				assert_true(len > 0);
-				h = roce_tmpl_build_sg(&t, h2, v & 1 ? sizeof(h2) :
-						       roce_build_hdr_len(&path, (uint8_t)op),
-						       &pkt, payload, n, tail, &tl);
-				if (h != (int)roce_build_hdr_len(&path, (uint8_t)op))
-					fail_msg("%s v%d: header %d", info->name, ipv, h);
-				memcpy(sg, h2, (size_t)h);
-				memcpy(sg + h, payload, n);
-				memcpy(sg + h + n, tail, tl);
-				assert_int_equal(h + (int)n + (int)tl, len);
-				if (memcmp(sg, frame, (size_t)len) != 0)
+				if (sg_differs(&t, &path, &pkt, payload, n, v & 1))
 					fail_msg("%s v%d, %u B: frames differ", info->name, ipv, n);
 			}
 		}
@@ -344,7 +354,7 @@ test_template_all_opcodes(void **state)
 static void
 test_template_fast(void **state)
 {
-	static uint8_t payload[4096], frame[4096 + 256], sg[4096 + 256];
+	static uint8_t payload[4096];
 	static const uint32_t lens[] = { 4096, 256 };
 	uint32_t x = 4711;
 
@@ -368,7 +378,6 @@ test_template_fast(void **state)
 					uint8_t h2[128], tail[ROCE_BUILD_TAIL_MAX];
 					struct roce_pkt pkt = { .opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM };
 					unsigned int tl;
-					int len, h;
 
 					x = x * 1103515245u + 12345u;
 					pkt.dqpn = x >> 4;	/* bits above the QPN's 24 too */
@@ -381,21 +390,13 @@ test_template_fast(void **state)
 					pkt.ackreq = (v >> 1) & 1;
 					pkt.becn = (v >> 2) & 1;
 					pkt.udp_sport = v & 8 ? (uint16_t)(0xC000 | x) : 0;
-					len = roce_build(frame, sizeof(frame), &path, &pkt, payload, n);
-					assert_true(len > 0);
-					h = roce_tmpl_build_sg(&t, h2, v & 16 ? sizeof(h2) :
-							       roce_build_hdr_len(&path, pkt.opcode),
-							       &pkt, payload, n, tail, &tl);
-					assert_int_equal(h, (int)roce_build_hdr_len(&path, pkt.opcode));
-					memcpy(sg, h2, (size_t)h);
-					memcpy(sg + h, payload, n);
-					memcpy(sg + h + n, tail, tl);
-					assert_int_equal(h + (int)n + (int)tl, len);
-					if (memcmp(sg, frame, (size_t)len) != 0)
+					if (sg_differs(&t, &path, &pkt, payload, n, v & 16))
 						fail_msg("vlan %d fixed %d, %u B, v%d: frames differ", vlan,
 							 fixed, n, v);
-					assert_int_equal(roce_tmpl_build_sg(&t, h2, (size_t)h - 1, &pkt,
-									    payload, n, tail, &tl),
+					assert_int_equal(roce_tmpl_build_sg(&t, h2,
+									    roce_build_hdr_len(&path,
+											       pkt.opcode) - 1,
+									    &pkt, payload, n, tail, &tl),
 							 -ENOSPC);
 				}
 			}
