@@ -15,8 +15,13 @@ touch_chunk(struct rte_mempool *mp, void *opaque, struct rte_mempool_memhdr *mem
 	(void)mp;
 	(void)opaque;
 	(void)idx;
+	if (memhdr->len == 0)
+		return;
+	/* from the chunk's first byte a page at a time, and its last byte: a chunk that does
+	 * not start on a page boundary ends in a page the steps may miss */
 	for (size_t o = 0; o < memhdr->len; o += page)
 		b[o] = b[o];	/* the same byte back: the page is present from here on */
+	b[memhdr->len - 1] = b[memhdr->len - 1];
 }
 
 void
