@@ -295,6 +295,14 @@ roce_build_sg(uint8_t *hdr, size_t cap, const struct roce_path *path, const stru
 	return h;
 }
 
+/* A frame's UDP source port: its own, else the path's, else the one of its QPN. */
+static ALWAYS_INLINE uint16_t
+tmpl_sport(const struct roce_tmpl *t, const struct roce_pkt *pkt)
+{
+	return pkt->udp_sport ? pkt->udp_sport :
+	       t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
+}
+
 /*
  * The fields of one frame that differ from its template, for the IP header at @p ip in
  * the sink: into a copy of the template's headers, or (@p masked) into the ICRC's view of
@@ -307,8 +315,7 @@ tmpl_fields(const struct roce_tmpl *t, const struct fsink *s, unsigned int ip,
 {
 	unsigned int ipl = ip_version == 6 ? ROCE_IPV6_LEN : ROCE_IPV4_MIN_LEN;
 	unsigned int udp = ip + ipl, bth = udp + ROCE_UDP_LEN;
-	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
-			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
+	uint16_t sport = tmpl_sport(t, pkt);
 
 	if (ip_version == 4) {
 		fput(s, ip + 2, ROCE_IPV4_MIN_LEN + udp_len, 2);
@@ -427,7 +434,7 @@ tmpl_fast_init(struct roce_tmpl *t, uint32_t len)
 	tmpl_fields(t, &sk, t->l3, 4, t->ext, &zero, udp_len, 0, 0);
 	memcpy(w, t->masked_w, sizeof(w));
 	tmpl_fields(t, &sw, ip, 4, t->ext, &zero, udp_len, 0, 1);
-	fput(&sw, udp, t->fixed_sport ? t->fixed_sport : roce_qpn_sport(0), 2);
+	fput(&sw, udp, tmpl_sport(t, &zero), 2);
 	t->fast_share = icrc_short_words(t->full_len == len ? &t->masked_before : &t->masked_crc,
 					 w);
 	t->fast_len = len;
@@ -546,8 +553,7 @@ tmpl_build_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struc
 		    ROCE_IMMDT_LEN + 7) / 8 };
 	uint8_t *ip = hdr + t->l3, *bth = ip + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN;
 	uint8_t *reth = bth + ROCE_BTH_LEN;
-	uint16_t sport = pkt->udp_sport ? pkt->udp_sport :
-			 t->fixed_sport ? t->fixed_sport : roce_qpn_sport(pkt->dqpn);
+	uint16_t sport = tmpl_sport(t, pkt);
 	uint8_t flags = pkt->se ? ROCE_BTH_SE : 0;
 	uint32_t qpn = pkt->dqpn & ROCE_QPN_MASK;
 	uint32_t psn = (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK);
