@@ -329,12 +329,33 @@ is_data_frame(const struct rte_mbuf *m)
 	       f[l3 + ihl + ROCE_UDP_LEN] == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM;
 }
 
-/* Send through the port's link emulator if it has one: each frame on its path. */
+/*
+ * Port @p p's frames go to its device as they are made: it has no link emulator, or each
+ * of its paths is transparent (wan=off), so link_emu_pass() gives them back at once. (A
+ * path with copies still queued holds its frames until link_flush() finds room.)
+ */
+static int
+tx_direct(const struct dp_port *p)
+{
+	struct link_emu *const *paths = link_of(p);
+
+	for (unsigned int k = 0; paths != NULL && k < p->npaths; k++)
+		if (!link_emu_transparent(paths[k]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Send through the port's link emulator if it has one: each frame on its path, or straight
+ * to the device where that path is transparent and empty.
+ */
 static void
 egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
 {
 	struct link_emu *const *paths = link_of(p);
-	int tight;
+	struct rte_mbuf *direct[DP_BURST_MAX];
+	uint16_t nd = 0;
+	int tight = -1;
 	uint64_t t0;
 
 	if (paths == NULL) {
@@ -342,19 +363,26 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
-	/*
-	 * An emulated link holds its frames in the dataplane's own mbufs. Were it let take
-	 * the last of them, the far end's ACKs would find none, every chunk would time out and
-	 * be sent again into the full link: a collapse that lasts as long as the sender keeps
-	 * retransmitting. Below the reserve, data frames are dropped as a full router queue
-	 * drops them (counted), and control frames still go.
-	 */
-	tight = rte_mempool_avail_count(ctx->pool) < ctx->link_reserve;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		struct link_emu *le = paths[path_of(m[i], p->npaths)];
 		int k;
 
+		/* a transparent link with nothing queued (wan=off): straight to the device */
+		if (link_emu_pass(le, m[i]->pkt_len)) {
+			direct[nd++] = m[i];
+			continue;
+		}
+		/*
+		 * An emulated link holds its frames in the dataplane's own mbufs. Were it let
+		 * take the last of them, the far end's ACKs would find none, every chunk would
+		 * time out and be sent again into the full link: a collapse that lasts as long
+		 * as the sender keeps retransmitting. Below the reserve, data frames are dropped
+		 * as a full router queue drops them (counted), and control frames still go.
+		 * (Looked at once per burst, and only for a burst that meets the queue.)
+		 */
+		if (tight < 0)
+			tight = rte_mempool_avail_count(ctx->pool) < ctx->link_reserve;
 		if (unlikely(tight) && is_data_frame(m[i])) {
 			PS(p)->counters[DP_PORT_LINK_RESERVE]++;
 			rte_pktmbuf_free(m[i]);
@@ -381,6 +409,8 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 		}
 	}
 	stage_add(ctx, DP_STAGE_LINK, t0, n);
+	if (nd != 0)
+		tx_port(ctx, p, direct, nd);
 }
 
 /* Packets whose time on the emulated link is over. */
@@ -909,7 +939,7 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 
 		/* backpressure: a port whose device is full gets nothing new; the chunks stay
 		 * with the reliability layer until there is room (no self-inflicted loss) */
-		if (link_of(p) == NULL && !tx_has_room(p, burst))
+		if (tx_direct(p) && !tx_has_room(p, burst))
 			break;
 		if (refill(ctx, w, burst) != 0) {
 			PS(p)->counters[DP_PORT_NO_MBUF]++;

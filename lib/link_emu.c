@@ -56,6 +56,7 @@ struct link_emu {
 	struct sdr_rng rng[RNG_COUNT];
 	int ge_bad;		/* Gilbert-Elliott state */
 	uint32_t owed;		/* copies admitted and not yet enqueued */
+	int transparent;	/* the configuration changes nothing (link_emu_pass()) */
 	uint64_t free_ns;	/* the link is free at free_ns + free_rem / rate_bps ns */
 	uint64_t free_rem;
 	uint64_t seq;		/* enqueue order, breaks ties */
@@ -569,6 +570,14 @@ seed_streams(struct link_emu *le)
 	le->ge_bad = 0;
 }
 
+/* No delay, no rate limit and no impairment: a copy would be due the moment it is sent. */
+static int
+is_transparent(const struct link_emu_config *c)
+{
+	return c->delay_ns == 0 && c->rate_bps == 0 && !c->burst && c->loss == 0 &&
+	       c->reorder == 0 && c->dup == 0 && c->corrupt == 0;
+}
+
 struct link_emu *
 link_emu_create(const struct link_emu_config *cfg, uint32_t capacity)
 {
@@ -586,6 +595,7 @@ link_emu_create(const struct link_emu_config *cfg, uint32_t capacity)
 		return NULL;
 	}
 	le->cfg = *cfg;
+	le->transparent = is_transparent(cfg);
 	le->capacity = capacity;
 	seed_streams(le);
 	return le;
@@ -618,6 +628,7 @@ link_emu_set_config(struct link_emu *le, const struct link_emu_config *cfg)
 		le->ge_bad = 0;
 	reseed = cfg->seed != le->cfg.seed;
 	le->cfg = *cfg;
+	le->transparent = is_transparent(cfg);
 	if (reseed)
 		seed_streams(le);
 	return 0;
@@ -675,6 +686,26 @@ link_emu_admit(struct link_emu *le, uint32_t len)
 		le->owed = 2;
 	}
 	return (int)le->owed;
+}
+
+int
+link_emu_transparent(const struct link_emu *le)
+{
+	return le->transparent;
+}
+
+int
+link_emu_pass(struct link_emu *le, uint32_t len)
+{
+	if (!le->transparent || le->count != 0 || len > LINK_EMU_MAX_LEN)
+		return 0;
+	le->ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED] += le->owed;
+	le->owed = 0;
+	le->ctr[LINK_EMU_C_PACKETS_IN]++;
+	le->ctr[LINK_EMU_C_BYTES_IN] += len;
+	le->ctr[LINK_EMU_C_DELIVERED]++;
+	le->ctr[LINK_EMU_C_BYTES_OUT] += len;
+	return 1;
 }
 
 static void

@@ -13,8 +13,9 @@
  *
  * Sending one packet (duplication needs a clone, which only the caller can make):
  *
- *	n = link_emu_admit(le, len);		// loss, then duplication: 0, 1 or 2 copies
- *	if (n <= 0)
+ *	if (link_emu_pass(le, len))
+ *		send(m);			// a transparent link, nothing queued
+ *	else if ((n = link_emu_admit(le, len)) <= 0)	// loss, then duplication: 0, 1, 2
  *		free(m);			// lost on the link (or len too large)
  *	else {
  *		if (n == 2 && (c = clone(m)) != NULL &&
@@ -244,6 +245,24 @@ int link_emu_set_config(struct link_emu *le, const struct link_emu_config *cfg);
 
 /** The current configuration. */
 const struct link_emu_config *link_emu_get_config(const struct link_emu *le);
+
+/**
+ * 1: the configuration changes nothing (no delay, no rate limit, no loss, burst loss,
+ * reordering, duplication or corruption: link_emu_config_default(), or "off"), so
+ * link_emu_pass() hands packets straight back whenever nothing is queued.
+ */
+int link_emu_transparent(const struct link_emu *le);
+
+/**
+ * Step 0, the short cut of a transparent link: when link_emu_transparent() and no copy is
+ * queued, a packet of @p len bytes would come out the moment it went in. It is counted as
+ * offered and delivered (the counters' identity holds) and 1 is returned: the caller sends
+ * it on at once, as link_emu_dequeue() would have at the same time, and neither admits nor
+ * enqueues it. Otherwise nothing is counted and 0 is returned: link_emu_admit() as usual.
+ * A queued copy (left from before a change to a transparent configuration) makes every
+ * packet take the queue until it is empty, so the link never reorders.
+ */
+int link_emu_pass(struct link_emu *le, uint32_t len);
 
 /**
  * Step 1 for one packet of @p len bytes: count it, then decide loss (i.i.d. or burst) and

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -577,6 +578,81 @@ test_set_config_runtime(void **state)
 	link_emu_destroy(le);
 }
 
+/*
+ * A transparent link hands packets straight back (link_emu_pass()), counted as offered and
+ * delivered; any impairment, or a copy still queued, sends them through the queue.
+ */
+static void
+test_pass(void **state)
+{
+	static const char *const each[] = { "delay 1us", "rate 10G", "loss 1e-9",
+					    "burst 0.1,0.5", "reorder 0.1", "dup 0.1",
+					    "corrupt 0.1" };
+	struct link_emu_config c;
+	struct link_emu *le;
+	void *p;
+
+	(void)state;
+	link_emu_config_default(&c);
+	le = make(&c, 4);
+	assert_true(link_emu_transparent(le));
+	assert_int_equal(link_emu_pass(le, 100), 1);
+	assert_int_equal(link_emu_pass(le, LINK_EMU_MAX_LEN), 1);
+	assert_int_equal(link_emu_pass(le, LINK_EMU_MAX_LEN + 1), 0);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 2);
+	assert_int_equal(ctr[LINK_EMU_C_DELIVERED], 2);
+	assert_int_equal(ctr[LINK_EMU_C_BYTES_IN], 100 + LINK_EMU_MAX_LEN);
+	assert_int_equal(ctr[LINK_EMU_C_BYTES_OUT], 100 + LINK_EMU_MAX_LEN);
+	assert_int_equal(link_emu_count(le), 0);
+	/* an admitted copy never enqueued is counted by the next packet, passed or not */
+	assert_int_equal(link_emu_admit(le, 100), 1);
+	assert_int_equal(link_emu_pass(le, 100), 1);
+	assert_int_equal(ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED], 1);
+	assert_int_equal(link_emu_enqueue(le, 0, H(9), 100, NULL), -EINVAL);
+
+	/* every impairment alone makes the link opaque; "off" makes it transparent again */
+	for (size_t i = 0; i < sizeof(each) / sizeof(each[0]); i++) {
+		struct link_emu_config d = c;
+		const char *argv[2] = { "off", NULL };
+		char w[32], *sp;
+
+		snprintf(w, sizeof(w), "%s", each[i]);
+		sp = strchr(w, ' ');
+		*sp = '\0';
+		argv[0] = w;
+		argv[1] = sp + 1;
+		assert_int_equal(link_emu_parse(&d, 2, argv, NULL), 0);
+		assert_int_equal(link_emu_set_config(le, &d), 0);
+		assert_false(link_emu_transparent(le));
+		assert_int_equal(link_emu_pass(le, 100), 0);
+		argv[0] = "off";
+		assert_int_equal(link_emu_parse(&d, 1, argv, NULL), 0);
+		assert_int_equal(link_emu_set_config(le, &d), 0);
+		assert_true(link_emu_transparent(le));
+	}
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 4);
+
+	/* a copy queued under a delay keeps later packets in the queue after "off" */
+	c.delay_ns = 1000;
+	assert_int_equal(link_emu_set_config(le, &c), 0);
+	send_one(le, 0, 0, 100);
+	c.delay_ns = 0;
+	assert_int_equal(link_emu_set_config(le, &c), 0);
+	assert_true(link_emu_transparent(le));
+	assert_int_equal(link_emu_pass(le, 100), 0);
+	send_one(le, 10, 1, 100);
+	assert_int_equal(link_emu_pass(le, 100), 0);
+	assert_int_equal(pop_one(le, &p), 10);
+	assert_int_equal(IDX(p), 1);
+	assert_int_equal(link_emu_pass(le, 100), 0);
+	assert_int_equal(pop_one(le, &p), 1000);
+	assert_int_equal(link_emu_pass(le, 100), 1);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 7);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], ctr[LINK_EMU_C_DELIVERED] +
+			 ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED]);
+	link_emu_destroy(le);
+}
+
 /* Loss pattern of @p n admits as a bit string. */
 static void
 loss_pattern(struct link_emu *le, int n, char *out)
@@ -1095,6 +1171,7 @@ main(void)
 		cmocka_unit_test(test_corrupt_one_bit),
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_set_config_runtime),
+		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_set_config_seed),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_conservation),
