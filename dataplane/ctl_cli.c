@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 
 #include "ctl.h"
+#include "pools.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
 #include "sdr_tx.h"
@@ -944,6 +945,28 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 		put(o, "]");
 }
 
+/* The mbuf pools: how many, how many free now, and the handler that hands them out. */
+static void
+pools_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	const struct rte_mempool *pools[2] = { ctx->pool, ctx->zc_pool };
+	static const char *const what[2] = { "mbufs", "zero-copy attach mbufs" };
+	static const char *const key[2] = { "mbufs", "zc_mbufs" };
+
+	for (int i = 0; i < 2; i++) {
+		const struct rte_mempool *mp = pools[i];
+
+		if (mp == NULL)
+			continue;
+		if (json)
+			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\"}", key[i],
+			    mp->size, rte_mempool_avail_count(mp), sdr_pool_handler(mp));
+		else
+			put(o, "%s: %u, %u free, handed out by the %s handler\n", what[i], mp->size,
+			    rte_mempool_avail_count(mp), sdr_pool_handler(mp));
+	}
+}
+
 /* mode = engines: a row per engine — its lcore, its connections, packets, cycles per packet. */
 static void
 engines_show(struct dp_ctx *ctx, int json, struct out *o)
@@ -996,6 +1019,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		rx_workers_show(ctx, json, o);
 		engines_show(ctx, json, o);
 		send_paths_show(ctx, json, o);
+		pools_show(ctx, json, o);
 		put(o, ",\"stages\":[");
 		for (int s = 0; s < DP_NSTAGES; s++) {
 			struct dp_stage_stats sum = dp_stage_sum(ctx, (enum dp_stage)s, -1);
@@ -1044,6 +1068,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	rx_workers_show(ctx, json, o);
 	engines_show(ctx, json, o);
 	send_paths_show(ctx, json, o);
+	pools_show(ctx, json, o);
 	return SDR_CTL_OK;
 }
 

@@ -16,7 +16,7 @@
 #include <rte_ring.h>
 
 #include "dp.h"
-#include "pool_prefault.h"
+#include "pools.h"
 #include "ports.h"
 #include "rss.h"
 
@@ -364,9 +364,9 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	 * copies run, and a benchmark sees the line.
 	 */
 	for (;;) {
-		ctx->pool = rte_pktmbuf_pool_create("sdr_mbufs", n, 256, 0,
-						    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM,
-						    (int)rte_socket_id());
+		ctx->pool = sdr_pool_create("sdr_mbufs", n, 256,
+					    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM,
+					    (int)rte_socket_id());
 		if (ctx->pool != NULL || rte_errno != ENOMEM || n / 2 < DP_MIN_MBUFS)
 			break;
 		n /= 2;
@@ -407,6 +407,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			char name[RTE_MEMPOOL_NAMESIZE];
 
 			snprintf(name, sizeof(name), "sdr_xsk%u", i);
+			/* (the default handler: this pool is the socket's UMEM, which the
+			 * AF_XDP device sets up from it, and no send path writes into it) */
 			p->rx_pool = rte_pktmbuf_pool_create(name, 4096, 256, 0, RTE_PKTMBUF_HEADROOM +
 							     DP_XDP_FRAME_ROOM,
 							     (int)rte_socket_id());
@@ -476,10 +478,9 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 
 		for (uint32_t z = 2 * n; p->zero_copy && ctx->zc_pool == NULL && z >= DP_MIN_MBUFS;
 		     z /= 2)
-			ctx->zc_pool = rte_pktmbuf_pool_create("sdr_zc", z, 256, 0,
-							       RTE_PKTMBUF_HEADROOM +
-							       RTE_CACHE_LINE_SIZE,
-							       (int)rte_socket_id());
+			ctx->zc_pool = sdr_pool_create("sdr_zc", z, 256,
+						       RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE,
+						       (int)rte_socket_id());
 		if (p->zero_copy && ctx->zc_pool == NULL) {
 			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
 				"data frames carry a copy of the payload (give EAL more with -m)\n",

@@ -38,7 +38,7 @@
 #include <rte_mbuf.h>
 
 #include "eal_exit.h"
-#include "pool_prefault.h"
+#include "pools.h"
 #include "roce_build.h"
 #include "roce_opcode.h"
 #include "roce_parse.h"
@@ -815,8 +815,9 @@ main(int argc, char **argv)
 		sdr_eal_exit();
 		return 2;
 	}
-	pool = rte_pktmbuf_pool_create("sdr_gen", 8192, 256, 0, RTE_PKTMBUF_HEADROOM + FRAME_ROOM,
-				       (int)rte_socket_id());
+	/* made and prefaulted as the dataplane's pools are: a baseline on equal terms */
+	pool = sdr_pool_create("sdr_gen", 8192, 256, RTE_PKTMBUF_HEADROOM + FRAME_ROOM,
+			       (int)rte_socket_id());
 	psn = calloc(opts.nqpn, sizeof(*psn));
 	if (pool == NULL || psn == NULL) {
 		fprintf(stderr, "sdr-gen: cannot create 8192 mbufs: %s (give EAL more memory with -m)\n",
@@ -824,7 +825,7 @@ main(int argc, char **argv)
 		sdr_eal_exit();
 		return 1;
 	}
-	sdr_pool_prefault(pool);	/* as the dataplane does: a baseline on equal terms */
+	sdr_pool_prefault(pool);
 	if (opts.payload_span && opts.mode == MODE_TXONLY) {
 		/* written once here, so the first pass reads resident pages */
 		span_slots = opts.payload_span / opts.size;
