@@ -645,6 +645,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 	struct dp_port *p = &ctx->ports[pi];
 	struct dp_port_stats *ps = PS(p);
 	struct rte_mbuf *m[DP_BURST_MAX], *keep[DP_BURST_MAX], *exc[DP_BURST_MAX];
+	struct rte_mbuf *done[DP_BURST_MAX];
 	unsigned int total = 0, burst = ctx->cfg.burst, nq;
 
 	/* this worker's queues of the port: rx_index, rx_index + rx_count, ... */
@@ -657,7 +658,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 		uint16_t q = (uint16_t)(w->rx_index + (it % nq) * w->rx_count);
 		uint64_t t0 = rte_get_tsc_cycles();
 		uint16_t n = rte_eth_rx_burst(p->port_id, q, m, (uint16_t)burst);
-		unsigned int nkeep = 0, nexc = 0;
+		unsigned int nkeep = 0, nexc = 0, ndone = 0;
 
 		stage_add(ctx, DP_STAGE_RX, t0, n);
 		if (n == 0) {
@@ -698,7 +699,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 					ps->counters[DP_PORT_NOT_ROCE]++;
 				if (unlikely(ctx->cfg.log_drops))
 					log_drop(ctx, p, data, &v, r, roce_verdict_name(r));
-				rte_pktmbuf_free(m[i]);
+				done[ndone++] = m[i];
 				continue;
 			}
 			if (out != NULL) {
@@ -709,8 +710,16 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 			t0 = rte_get_tsc_cycles();
 			deliver(ctx, p, &v, now);
 			stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
-			rte_pktmbuf_free(m[i]);
+			done[ndone++] = m[i];
 		}
+		/*
+		 * Freed together, once the burst is placed: a zero-copy frame's attached segment
+		 * drops its hold with a locked instruction, which waits for every store before
+		 * it. One after the last placement copy waits for that copy's stores; the ones
+		 * after it find nothing left to wait for.
+		 */
+		if (ndone)
+			rte_pktmbuf_free_bulk(done, ndone);
 		if (nexc)
 			egress(ctx, &ctx->ports[p->exception], exc, (uint16_t)nexc, now);
 		if (nkeep) {
