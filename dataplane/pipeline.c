@@ -346,8 +346,8 @@ tx_direct(const struct dp_port *p)
 }
 
 /*
- * Send through the port's link emulator if it has one: each frame on its path, or straight
- * to the device where that path is transparent and empty.
+ * Send through the port's link emulator if it has one: each frame on its path, or, where
+ * every path is transparent (tx_direct()), straight to the device while its path is empty.
  */
 static void
 egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
@@ -355,7 +355,7 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 	struct link_emu *const *paths = link_of(p);
 	struct rte_mbuf *direct[DP_BURST_MAX];
 	uint16_t nd = 0;
-	int tight = -1;
+	int tight = -1, pass;
 	uint64_t t0;
 
 	if (paths == NULL) {
@@ -363,13 +363,15 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 		return;
 	}
 	t0 = rte_get_tsc_cycles();
+	/* only where every path is transparent does output_stage() wait for the device */
+	pass = tx_direct(p);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		struct link_emu *le = paths[path_of(m[i], p->npaths)];
 		int k;
 
 		/* a transparent link with nothing queued (wan=off): straight to the device */
-		if (link_emu_pass(le, m[i]->pkt_len)) {
+		if (pass && link_emu_pass(le, m[i]->pkt_len)) {
 			direct[nd++] = m[i];
 			continue;
 		}

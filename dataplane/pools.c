@@ -31,10 +31,11 @@ sdr_pool_create(const char *name, unsigned int n, unsigned int cache, uint16_t d
 
 			if (!handler_exists(lifo[i]))
 				continue;
+			/* (on failure, ENOMEM included, the next one: "stack" needs less memory
+			 * per mbuf than "lf_stack", the default less again) */
 			mp = rte_pktmbuf_pool_create_by_ops(name, n, cache, 0, data_room, socket,
 							    lifo[i]);
-			/* (no memory is no memory whatever the handler: the caller decides) */
-			if (mp != NULL || rte_errno == ENOMEM)
+			if (mp != NULL)
 				return mp;
 		}
 	return rte_pktmbuf_pool_create(name, n, cache, 0, data_room, socket);

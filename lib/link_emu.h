@@ -260,7 +260,8 @@ int link_emu_transparent(const struct link_emu *le);
  * it on at once, as link_emu_dequeue() would have at the same time, and neither admits nor
  * enqueues it. Otherwise nothing is counted and 0 is returned: link_emu_admit() as usual.
  * A queued copy (left from before a change to a transparent configuration) makes every
- * packet take the queue until it is empty, so the link never reorders.
+ * packet take the queue until it is empty, so the short cut never lets a packet overtake
+ * one still queued (the queue itself may: a copy due now goes before one due later).
  */
 int link_emu_pass(struct link_emu *le, uint32_t len);
 
