@@ -190,7 +190,10 @@ def bench_fwd(a):
     md.extend(["### 1 MiB messages, zero-copy send (`zero_copy = yes` on both ring ports)", "",
                "%d messages, %.2f Gbit/s of messages. Send path %.0f cycles per packet "
                "(copying: %.0f); the receive path, %.0f cycles, includes reading each "
-               "three-mbuf chain into one piece, which a NIC or memif does on the wire." % (
+               "three-mbuf chain into one piece, which a NIC or memif does on the wire, and the "
+               "wait for the placement copies' stores: a burst's frames are freed together "
+               "after it, and each attached segment's locked release waits for the stores "
+               "before it, so the wait falls in the next packets' parse." % (
                    a.count_big, j["goodput_gbps"], tx, copying_tx, rx), ""])
     record("fwd", "send path zero-copy (reliability+packetizer+tx), 4 KiB writes", tx,
            "cycles/pkt", "the copying send path, same run", copying_tx, "lower")
@@ -198,9 +201,9 @@ def bench_fwd(a):
     # the floor of a zero-copy sender (it must read the payload once)
     crc = crc32_payload_ns(a.build, 4096)
     if crc:
-        md.extend(["Its scale-out budget is 1.3 x ISA-L's crc32 over the 4 KiB payload, "
-                   "%.0f cycles here (bench-tx's baseline in this run, hot, x TSC Hz): a "
-                   "ratio of %.2f. The payloads the send path reads were written by the "
+        md.extend(["Its scale-out budget is 1.3 x ISA-L's crc32 over the 4 KiB payload; "
+                   "that crc32 took %.0f cycles (bench-tx's baseline in this run, hot, x TSC "
+                   "Hz), and the send path is %.2f times it. The payloads the send path reads were written by the "
                    "traffic generator just before, so they are warm, not in the L1 cache "
                    "as bench-tx's are; the stages besides the packetizer (the reliability "
                    "layer, three mbufs per frame, the device's transmit) are the rest." % (
