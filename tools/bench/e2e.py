@@ -219,6 +219,8 @@ def bench_fwd(a):
         rows = [scaling.run(a.build, n, max(20, a.count_big), d) for n in (1, 2) if n <= cpus]
         # one connection: its messages striped over both engines ([conn] stripes = 2)
         striped = scaling.run(a.build, 2, max(20, a.count_big), d, True) if cpus >= 2 else None
+        # the machine's own ceiling: two dataplanes of one engine each, one per CPU, at once
+        apart = scaling.separate(a.build, 2, max(20, a.count_big), d) if cpus >= 2 else None
     md.extend(["### Engine lcores ([pipeline] mode = engines)", "",
                "Both nodes of `loopback.ini` in one process, one connection pair and one queue "
                "pair per engine, 1 MiB messages, unpaced, no emulator, busy polling, every "
@@ -235,9 +237,19 @@ def bench_fwd(a):
             striped["mpps"], striped["gbps"], striped["gbps"] / rows[0]["gbps"],
             " | ".join("%.0f" % striped["cycles"][s] for s in scaling.STAGES)))
     md.append("")
+    if apart is not None and len(rows) == 2:
+        md.extend(["Two separate dataplanes of one engine each, one per CPU, running at once "
+                   "(shared nothing by construction: what this machine's two CPUs, their caches "
+                   "and memory carry) together: %.2f Gbit/s, %.2f x one engine alone; the two "
+                   "engines of one process carry %.2f of that." % (
+                       apart, apart / rows[0]["gbps"], rows[1]["gbps"] / apart), ""])
     if len(rows) == 2:
         record("fwd", "2 engines, both nodes in one process: goodput", rows[1]["gbps"],
                "Gbit/s", "1 engine, same run (target ratio >= 1.8)", rows[0]["gbps"], "higher")
+        if apart is not None:
+            record("fwd", "2 engines in one process against 2 separate 1-engine dataplanes",
+                   rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, at once "
+                   "(their sum), same run", apart, "higher")
     if striped is not None:
         record("fwd", "1 connection striped over 2 engines: goodput", striped["gbps"],
                "Gbit/s", "1 engine (one connection), same run", rows[0]["gbps"], "higher")

@@ -198,6 +198,14 @@ def doc_sections(records):
                           "against %.1f Gbit/s; the last `make bench`, "
                           "[benchmarks.md](benchmarks.md), group `fwd`, *Engine lcores*)." % (
                               eng["ratio"], eng["value"], eng["baseline_value"]))
+        sep = by.get("2 engines in one process against 2 separate 1-engine dataplanes")
+        if sep and sep.get("baseline_value"):
+            out["engines"] += (" Two separate dataplanes of one engine each, one per CPU, "
+                               "carry %.1f Gbit/s together at once (%.2f times one engine): "
+                               "what the machine itself allows two engines; the two engines "
+                               "of one process reach %.2f of it." % (
+                                   sep["baseline_value"], sep["baseline_value"] /
+                                   eng["baseline_value"], sep["ratio"]))
         st = by.get("1 connection striped over 2 engines: goodput")
         if st and st.get("baseline_value"):
             out["engines"] += (" One connection striped over the two engines (`stripes = 2`) "

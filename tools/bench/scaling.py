@@ -77,6 +77,29 @@ def run(build, engines, count, d, striped=False):
                        for st in STAGES}}
 
 
+def separate(build, n, count, d):
+    """@p n dataplanes of one engine each, one per CPU (0 .. n-1), at once, each with its own
+    pair and @p count messages: shared nothing by construction, so their summed goodput is
+    what this machine's CPUs, caches and memory allow @p n engines. @return that sum."""
+    ini = config(d, 1)
+    procs = [subprocess.Popen(
+        [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", str(k), "--no-huge", "-m",
+         "1024", "--no-pci", "--log-level", "lib.eal:error", "--file-prefix",
+         "sdr-separate%d-%d" % (k, os.getpid()), "--", "-n", "separate%d-%d" % (k, os.getpid()),
+         "-f", ini, "--traffic", "size=1MiB,count=%d,inflight=16" % count, "--link", "wan=off",
+         "--busy-poll", "--exit-when-done", "--json"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True) for k in range(n)]
+    total = 0.0
+    for k, p in enumerate(procs):
+        out, err = p.communicate(timeout=600)
+        rows = [x for x in out.splitlines() if x.startswith("{")]
+        s = json.loads(rows[-1]) if rows else {}
+        if p.returncode != 0 or not s.get("ok") or s.get("verified") != count:
+            raise RuntimeError("separate dataplane %d: rc %d: %s" % (k, p.returncode, err[-500:]))
+        total += s["goodput_gbps"]
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
