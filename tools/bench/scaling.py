@@ -13,10 +13,15 @@ machine has CPUs for (each engine an lcore on a CPU of its own), and prints one 
 
 Mpps counts the packets the engines received (data and control), Gbit/s the messages'
 bytes over the time from the first send to the last completion, x1 the goodput against one
-engine in the same run. Copy the bundle of docs/deployment.md to a DPU or a host with more
-cores and run it there: the machine this project is built on has two.
+engine in the same run. With --separate, each row of N > 1 engines also runs N separate
+dataplanes of one engine each, one per CPU, at once (shared nothing by construction): their
+summed goodput is what the machine's CPUs, caches and memory allow N engines, and "of sep."
+is the engines' share of it. A low x1 with a high "of sep." is the machine, not the engines.
+Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run it there:
+the machine this project is built on has two.
 
-usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--json]
+usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--striped] [--separate]
+                  [--json]
 """
 import argparse
 import json
@@ -109,6 +114,9 @@ def main():
     ap.add_argument("--striped", action="store_true",
                     help="one connection pair striped over every engine ([conn] stripes) "
                     "instead of a pair per engine")
+    ap.add_argument("--separate", action="store_true",
+                    help="also run N separate one-engine dataplanes at once for each row of N "
+                    "engines: the machine's own ceiling")
     ap.add_argument("--json", action="store_true", help="one JSON object per row")
     a = ap.parse_args()
     cpus = len(os.sched_getaffinity(0))
@@ -121,18 +129,25 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         for n in runs:
             rows.append(run(a.build, n, a.count, d, a.striped))
+            if a.separate and n > 1:
+                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d)
     base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
     if a.json:
         for r in rows:
             r["x1"] = r["gbps"] / base if base else None
             print(json.dumps(r))
         return 0
-    print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1",
-                                   "  ".join("%s" % s for s in STAGES)))
+    sep = (["%8s %7s" % ("sep.", "of sep.")] if a.separate else [])
+    print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1", "  ".join(
+        sep + ["%s" % s for s in STAGES])))
     for r in rows:
+        cols = []
+        if a.separate:
+            g = r.get("separate_gbps")
+            cols = ["%8s %7s" % ("%.2f" % g if g else "-", "%.2f" % (r["gbps"] / g) if g else "-")]
         print("%7d %8.2f %8.2f %6s  %s" % (
             r["engines"], r["mpps"], r["gbps"], "%.2f" % (r["gbps"] / base) if base else "-",
-            "  ".join("%*.0f" % (len(s), r["cycles"][s]) for s in STAGES)))
+            "  ".join(cols + ["%*.0f" % (len(s), r["cycles"][s]) for s in STAGES])))
     return 0
 
 
