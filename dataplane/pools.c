@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
