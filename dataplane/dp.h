@@ -169,6 +169,7 @@ struct dp_conn {
 	X(COPY,		"payload_copy") \
 	X(APP,		"traffic") \
 	X(OUTPUT,	"reliability_packetizer") \
+	X(ICRC,		"payload_icrc") \
 	X(LINK,		"link_emulator") \
 	X(TX,		"tx") \
 	X(FEC,		"fec_worker")

@@ -72,11 +72,14 @@ dp_now_ns(const struct dp_ctx *ctx)
 	return (uint64_t)((double)t * 1e9 / (double)ctx->tsc_hz);
 }
 
-/* Cycles since @p t0 to stage @p s: @p calls calls, @p pkts packets, busy if @p busy. */
-static inline void
+/*
+ * Cycles since @p t0 to stage @p s: @p calls calls, @p pkts packets, busy if @p busy.
+ * @return the time read, where the next stage starts.
+ */
+static inline uint64_t
 stage_account(struct dp_ctx *ctx, enum dp_stage s, uint64_t t0, uint64_t calls, uint64_t pkts, int busy)
 {
-	uint64_t dt = rte_get_tsc_cycles() - t0;
+	uint64_t t = rte_get_tsc_cycles(), dt = t - t0;
 	struct dp_stage_stats *st = &ctx->stages[RTE_PER_LCORE(slot)].s[s];
 
 	st->calls += calls;
@@ -84,13 +87,14 @@ stage_account(struct dp_ctx *ctx, enum dp_stage s, uint64_t t0, uint64_t calls, 
 	st->cycles += dt;
 	if (busy)
 		st->busy_cycles += dt;
+	return t;
 }
 
 /* One call of stage @p s that handled @p pkts packets (0: an empty poll). */
-static inline void
+static inline uint64_t
 stage_add(struct dp_ctx *ctx, enum dp_stage s, uint64_t t0, uint64_t pkts)
 {
-	stage_account(ctx, s, t0, 1, pkts, pkts != 0);
+	return stage_account(ctx, s, t0, 1, pkts, pkts != 0);
 }
 
 /* The port's allowlist takes this source address. */
@@ -849,28 +853,32 @@ fec_collect(struct dp_ctx *ctx, uint64_t now)
  */
 #define DP_HOLD_FRAMES_MAX (UINT16_MAX - 2 * DP_BURST_MAX)
 
-/* Frame @p e into its header mbuf @p m in one piece: the payload copied after the headers. */
-static void
+/*
+ * Frame @p e into its header mbuf @p m in one piece: the payload copied after the headers.
+ * @return where its tail goes.
+ */
+static uint8_t *
 copy_frame(struct dp_port *p, struct rte_mbuf *m, const struct sdr_ep_frame *e)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 
 	rte_memcpy(f + e->len, e->ext, e->ext_len);
-	memcpy(f + e->len + e->ext_len, e->tail, e->tail_len);
 	m->data_len = (uint16_t)(e->len + e->ext_len + e->tail_len);
 	m->pkt_len = m->data_len;
 	PS(p)->counters[DP_PORT_TX_ZC_COPIED]++;
+	return f + e->len + e->ext_len;
 }
 
 /*
  * Zero-copy frames of one burst into mbuf chains: the header mbuf, an mbuf attached to the
- * message's bytes under the send's hold (holds.h), an mbuf with the pad and the ICRC. A
+ * message's bytes under the send's hold (holds.h), an mbuf for the pad and the ICRC. A
  * frame that finds no attach mbufs, or whose hold is full, is copied into its header mbuf
- * instead (counted).
+ * instead (counted). tails[i] is set to where frame i's tail goes (NULL: the frame is
+ * whole), for icrc_stage().
  */
 static void
 zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
-		const struct sdr_ep_frame *e, uint32_t n)
+		const struct sdr_ep_frame *e, uint32_t n, uint8_t **tails)
 {
 	struct rte_mbuf *att[2 * DP_BURST_MAX];
 	struct dp_holds *h = sdr_ep_config(c->ep)->held_arg;
@@ -887,11 +895,12 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 
 		m[i]->data_len = e[i].len;
 		m[i]->pkt_len = e[i].len;
+		tails[i] = NULL;
 		if (e[i].ext == NULL)
 			continue;
 		if (nz == 0) {
 			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
-			copy_frame(p, m[i], &e[i]);
+			tails[i] = copy_frame(p, m[i], &e[i]);
 			continue;
 		}
 		/*
@@ -908,7 +917,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 			alive = rte_mbuf_ext_refcnt_read(hold);
 		}
 		if (alive + run >= DP_HOLD_FRAMES_MAX) {
-			copy_frame(p, m[i], &e[i]);
+			tails[i] = copy_frame(p, m[i], &e[i]);
 			continue;
 		}
 		run++;
@@ -918,7 +927,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 					  ctx->iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
 					  (uint16_t)e[i].ext_len, hold);
 		x->data_len = (uint16_t)e[i].ext_len;
-		memcpy(rte_pktmbuf_mtod(t, uint8_t *), e[i].tail, e[i].tail_len);
+		tails[i] = rte_pktmbuf_mtod(t, uint8_t *);
 		t->data_len = e[i].tail_len;
 		m[i]->next = x;
 		x->next = t;
@@ -933,6 +942,27 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 	PS(p)->counters[DP_PORT_TX_ZERO_COPY] += k / 2;
 }
 
+/*
+ * The ICRC of a burst's zero-copy frames over their payloads where they lie, into the tails
+ * zero_copy_chain() set: the one pass over the payload the send path cannot skip, a stage
+ * of its own so that the rest of the send path can be told from it.
+ */
+static void
+icrc_stage(struct dp_ctx *ctx, const struct sdr_ep_frame *e, uint8_t *const *tails, uint32_t n,
+	   uint64_t t0)
+{
+	uint32_t nt = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (tails[i] != NULL) {
+			sdr_ep_frame_tail(&e[i], tails[i]);
+			nt++;
+		}
+	}
+	if (nt != 0)
+		stage_add(ctx, DP_STAGE_ICRC, t0, nt);
+}
+
 /* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
 static unsigned int
 output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t now)
@@ -942,7 +972,7 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 
 	for (;;) {
 		struct rte_mbuf *out[DP_BURST_MAX], **m;
-		uint8_t *frames[DP_BURST_MAX];
+		uint8_t *frames[DP_BURST_MAX], *tails[DP_BURST_MAX];
 		uint16_t lens[DP_BURST_MAX];
 		struct sdr_ep_frame e[DP_BURST_MAX];
 		uint64_t t0;
@@ -963,15 +993,16 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		t0 = rte_get_tsc_cycles();
 		if (p->zero_copy) {
 			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
-			zero_copy_chain(ctx, p, c, m, e, n);
+			zero_copy_chain(ctx, p, c, m, e, n, tails);
+			icrc_stage(ctx, e, tails, n, stage_add(ctx, DP_STAGE_OUTPUT, t0, n));
 		} else {
 			n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
 			for (uint32_t i = 0; i < n; i++) {
 				m[i]->data_len = lens[i];
 				m[i]->pkt_len = lens[i];
 			}
+			stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
 		}
-		stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
 		if (n == 0)
 			break;
 		memcpy(out, m, n * sizeof(*m));

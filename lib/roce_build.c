@@ -496,15 +496,13 @@ roce_tmpl_headers(const struct roce_tmpl *t, uint8_t *buf, size_t cap, const str
  * compiling.
  */
 static ALWAYS_INLINE int
-tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
-	      const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len,
-	      unsigned int ip_version, unsigned int ext, unsigned int nwords)
+tmpl_headers_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		uint32_t payload_len, struct roce_icrc_rest *rest, unsigned int ip_version,
+		unsigned int ext, unsigned int nwords)
 {
-	static const uint8_t zeros[4];
 	unsigned int pad = pad_of(payload_len), udp_len;
 	uint64_t w[ICRC_SHORT_MAX / 8];
 	struct fsink sk = { .buf = hdr }, sw = { .w = w };
-	uint32_t crc;
 
 	if (cap < t->hdr_len)
 		return -ENOSPC;
@@ -521,18 +519,15 @@ tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct 
 	 */
 	memcpy(w, t->masked_w, 8 * nwords);	/* a constant length: a few vector moves */
 	tmpl_fields(t, &sw, 8, ip_version, ext, pkt, udp_len, pad, 1);
+	rest->pad = (uint8_t)pad;
 	if (payload_len == t->full_len && payload_len != 0) {
 		/* two independent parts: the payload's CRC need not wait for the headers' */
-		crc = icrc_short_words(&t->masked_before, w) ^ icrc_update(0, payload, payload_len);
+		rest->seed = 0;
+		rest->share = icrc_short_words(&t->masked_before, w);
 	} else {
-		crc = icrc_short_words(&t->masked_crc, w);
-		crc = icrc_update(crc, payload, payload_len);
-		if (pad)
-			crc = icrc_update(crc, zeros, pad);
+		rest->seed = icrc_short_words(&t->masked_crc, w);
+		rest->share = 0;
 	}
-	memset(tail, 0, pad);
-	roce_put_icrc(tail + pad, crc);
-	*tail_len = pad + ROCE_ICRC_LEN;
 	return t->hdr_len;
 }
 
@@ -546,8 +541,8 @@ tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct 
  * every word.
  */
 static ALWAYS_INLINE int
-tmpl_build_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
-		const void *payload, uint8_t *tail, unsigned int *tail_len)
+tmpl_headers_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		  struct roce_icrc_rest *rest)
 {
 	enum { W = (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN + ROCE_RETH_LEN +
 		    ROCE_IMMDT_LEN + 7) / 8 };
@@ -558,7 +553,6 @@ tmpl_build_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struc
 	uint32_t qpn = pkt->dqpn & ROCE_QPN_MASK;
 	uint32_t psn = (pkt->ackreq ? ROCE_BTH_ACKREQ : 0) | (pkt->psn & ROCE_PSN_MASK);
 	uint64_t d[W];
-	uint32_t crc;
 
 	if (cap < t->hdr_len)
 		return -ENOSPC;
@@ -585,39 +579,83 @@ tmpl_build_fast(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struc
 	d[6] = __builtin_bswap64(pkt->va);
 	d[7] = __builtin_bswap64((uint64_t)pkt->rkey << 32 | pkt->dma_len);
 	d[8] = __builtin_bswap32(pkt->imm);
-	if (t->full_len == t->fast_len)
-		crc = t->fast_share ^ icrc_short_words_from(&t->masked_before, d, 3) ^
-		      icrc_update(0, payload, t->fast_len);
-	else
-		crc = icrc_update(t->fast_share ^ icrc_short_words_from(&t->masked_crc, d, 3),
-				  payload, t->fast_len);
-	roce_put_icrc(tail, crc);
-	*tail_len = ROCE_ICRC_LEN;
+	rest->pad = 0;
+	if (t->full_len == t->fast_len) {
+		rest->seed = 0;
+		rest->share = t->fast_share ^ icrc_short_words_from(&t->masked_before, d, 3);
+	} else {
+		rest->seed = t->fast_share ^ icrc_short_words_from(&t->masked_crc, d, 3);
+		rest->share = 0;
+	}
 	return t->hdr_len;
 }
 
 /* Every frame but the hot path's, out of line so that the hot path's stack frame is small. */
 static __attribute__((noinline)) int
-tmpl_build_other(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
-		 const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
+tmpl_headers_other(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+		   uint32_t payload_len, struct roce_icrc_rest *rest)
 {
 	/* what sdr_tx sends: UC RDMA WRITE Only with Immediate over IPv4 (a short last frame) */
 	if (t->ip_version == 4 && t->opcode == ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
-		return tmpl_build_sg(t, hdr, cap, pkt, payload, payload_len, tail, tail_len, 4,
-				     ROCE_EXT_RETH | ROCE_EXT_IMMDT,
-				     (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN +
-				      ROCE_RETH_LEN + ROCE_IMMDT_LEN + 7) / 8);
-	return tmpl_build_sg(t, hdr, cap, pkt, payload, payload_len, tail, tail_len,
-			     t->ip_version, t->ext, ICRC_SHORT_MAX / 8);
+		return tmpl_headers_sg(t, hdr, cap, pkt, payload_len, rest, 4,
+				       ROCE_EXT_RETH | ROCE_EXT_IMMDT,
+				       (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN +
+					ROCE_RETH_LEN + ROCE_IMMDT_LEN + 7) / 8);
+	return tmpl_headers_sg(t, hdr, cap, pkt, payload_len, rest, t->ip_version, t->ext,
+			       ICRC_SHORT_MAX / 8);
+}
+
+static ALWAYS_INLINE int
+tmpl_headers(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
+	     uint32_t payload_len, struct roce_icrc_rest *rest)
+{
+	if (payload_len == t->fast_len && payload_len != 0)
+		return tmpl_headers_fast(t, hdr, cap, pkt, rest);
+	return tmpl_headers_other(t, hdr, cap, pkt, payload_len, rest);
+}
+
+int
+roce_tmpl_headers_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap,
+		     const struct roce_pkt *pkt, uint32_t payload_len, struct roce_icrc_rest *rest)
+{
+	return tmpl_headers(t, hdr, cap, pkt, payload_len, rest);
+}
+
+unsigned int
+roce_icrc_rest_tail(const struct roce_icrc_rest *rest, const void *payload, uint32_t payload_len,
+		    uint8_t *tail)
+{
+	static const uint8_t zeros[4];
+	uint32_t crc = icrc_update(rest->seed, payload, payload_len);
+
+	if (rest->pad)
+		crc = icrc_update(crc, zeros, rest->pad);
+	memset(tail, 0, rest->pad);
+	roce_put_icrc(tail + rest->pad, crc ^ rest->share);
+	return rest->pad + ROCE_ICRC_LEN;
 }
 
 int
 roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const struct roce_pkt *pkt,
 		   const void *payload, uint32_t payload_len, uint8_t *tail, unsigned int *tail_len)
 {
-	if (payload_len == t->fast_len && payload_len != 0)
-		return tmpl_build_fast(t, hdr, cap, pkt, payload, tail, tail_len);
-	return tmpl_build_other(t, hdr, cap, pkt, payload, payload_len, tail, tail_len);
+	struct roce_icrc_rest rest;
+	int h;
+
+	if (payload_len == t->fast_len && payload_len != 0) {
+		/* the hot path: no pad, and the tail's length a constant */
+		h = tmpl_headers_fast(t, hdr, cap, pkt, &rest);
+		if (h < 0)
+			return h;
+		roce_put_icrc(tail, rest.share ^ icrc_update(rest.seed, payload, payload_len));
+		*tail_len = ROCE_ICRC_LEN;
+		return h;
+	}
+	h = tmpl_headers_other(t, hdr, cap, pkt, payload_len, &rest);
+	if (h < 0)
+		return h;
+	*tail_len = roce_icrc_rest_tail(&rest, payload, payload_len, tail);
+	return h;
 }
 
 int

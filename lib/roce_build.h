@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "icrc.h"
+#include "roce_hdr.h"
 
 /** Addresses and per-path header fields: fixed for a connection. */
 struct roce_path {
@@ -183,5 +184,40 @@ int roce_tmpl_headers(const struct roce_tmpl *t, uint8_t *buf, size_t cap,
 int roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap,
 		       const struct roce_pkt *pkt, const void *payload, uint32_t payload_len,
 		       uint8_t *tail, unsigned int *tail_len);
+
+/**
+ * What a frame's ICRC still needs once its headers are written (roce_tmpl_headers_sg()):
+ * the CRC over the payload and the pad, seeded with @c seed, XORed with @c share.
+ */
+struct roce_icrc_rest {
+	uint32_t seed;	/**< the headers' CRC, where the payload's chains on it; else 0 */
+	uint32_t share;	/**< the headers' share, where the two are independent; else 0 */
+	uint8_t pad;	/**< zero bytes between the payload and the ICRC */
+};
+
+/**
+ * roce_tmpl_build_sg() in two steps, so that the pass over the payload can be done (and
+ * timed) apart: the headers and their share of the ICRC now, into @p rest; the tail with
+ * roce_icrc_rest_tail() later, from the same payload.
+ * @return header length, or a negative errno as roce_tmpl_build_sg().
+ */
+int roce_tmpl_headers_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap,
+			 const struct roce_pkt *pkt, uint32_t payload_len,
+			 struct roce_icrc_rest *rest);
+
+/** Bytes roce_icrc_rest_tail() writes: the pad and the ICRC. */
+static inline unsigned int
+roce_icrc_rest_len(const struct roce_icrc_rest *rest)
+{
+	return rest->pad + ROCE_ICRC_LEN;
+}
+
+/**
+ * The ICRC of roce_tmpl_headers_sg()'s frame over its @p payload_len bytes at @p payload:
+ * the pad and the ICRC into @p tail (ROCE_BUILD_TAIL_MAX bytes).
+ * @return the bytes written, roce_icrc_rest_len().
+ */
+unsigned int roce_icrc_rest_tail(const struct roce_icrc_rest *rest, const void *payload,
+				 uint32_t payload_len, uint8_t *tail);
 
 #endif /* SDR_ROCE_BUILD_H */

@@ -2260,7 +2260,7 @@ emit_job(struct sdr_ep *ep, const struct ep_sink *k, uint32_t out, uint32_t n)
 	} else if (k->sg != NULL && !ep->job_parity) {
 		struct sdr_tx_frag f[64];
 
-		got = sdr_tx_build_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
+		got = sdr_tx_headers_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
 		for (uint32_t i = 0; i < got; i++) {
 			struct sdr_ep_frame *e = &k->sg[out + i];
 
@@ -2269,7 +2269,7 @@ emit_job(struct sdr_ep *ep, const struct ep_sink *k, uint32_t out, uint32_t n)
 			e->hold = ep->job_ctx;
 			k->lens[out + i] = f[i].hdr_len;
 			e->tail_len = f[i].tail_len;
-			memcpy(e->tail, f[i].tail, sizeof(e->tail));
+			e->icrc = f[i].icrc;
 		}
 	} else {
 		got = sdr_tx_build(ep->tx, &ep->job, k->frames + out, k->cap, k->lens + out,

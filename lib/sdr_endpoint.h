@@ -377,24 +377,39 @@ uint32_t sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, 
 struct sdr_ep_frame {
 	/** NULL: the frame is whole in the caller's buffer (@c len bytes). Else @c len bytes
 	 * of headers there, then @c ext_len bytes at @c ext (a send's buffer, not copied),
-	 * then @c tail_len bytes of @c tail. */
+	 * then @c tail_len bytes that sdr_ep_frame_tail() writes. */
 	const uint8_t *ext;
 	uint32_t ext_len;
 	uint32_t hold;		/**< ext: the send context whose buffer it points into */
 	uint16_t len;
 	uint8_t tail_len;
-	uint8_t tail[ROCE_BUILD_TAIL_MAX];
+	struct roce_icrc_rest icrc;	/**< ext: what the ICRC still needs */
 };
 
 /**
- * sdr_ep_output() with data packets built without copying their payload (sdr_tx_build_sg()):
+ * sdr_ep_output() with data packets built without copying their payload (sdr_tx_headers_sg()):
  * the caller sends each as headers + the send's own bytes + tail, and tells the endpoint
  * through cfg.held when no frame of a send reads its buffer any more. Control and parity
  * frames come whole, as from sdr_ep_output() (parity buffers are the endpoint's, recycled
  * once their frames are built). @p frames as for sdr_ep_output().
+ *
+ * The pass over a data frame's payload, its ICRC, is left to the caller:
+ * sdr_ep_frame_tail() writes the frame's tail, before the frame leaves, from the bytes the
+ * frame points to. A sender that times it apart sees the floor of its send path: the one
+ * read of the payload that no zero-copy sender can skip.
  */
 uint32_t sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
 			  uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
+
+/**
+ * The pad and the ICRC of a frame of sdr_ep_output_sg() with @c ext set, computed over its
+ * payload where it lies, into @p tail (@c tail_len bytes, at most ROCE_BUILD_TAIL_MAX).
+ */
+static inline void
+sdr_ep_frame_tail(const struct sdr_ep_frame *e, uint8_t *tail)
+{
+	roce_icrc_rest_tail(&e->icrc, e->ext, e->ext_len, tail);
+}
 
 /*
  * The same connection over a transport that builds its own packets: an RDMA NIC's queue

@@ -353,9 +353,10 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 	return built;
 }
 
-uint32_t
-sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32_t cap,
-		struct sdr_tx_frag *out, uint32_t n)
+/* sdr_tx_build_sg(), and with @p defer sdr_tx_headers_sg(). */
+static inline uint32_t
+build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32_t cap,
+	 struct sdr_tx_frag *out, uint32_t n, int defer)
 {
 	uint32_t built = 0;
 	struct roce_pkt pkt;
@@ -368,8 +369,14 @@ sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 		int hdr;
 
 		next_pkt(tx, job, &c, &pkt, &f->payload, &f->payload_len);
-		hdr = roce_tmpl_build_sg(&tx->tmpl, hdrs[built], cap, &pkt, f->payload,
-					 f->payload_len, f->tail, &tl);
+		if (defer) {
+			hdr = roce_tmpl_headers_sg(&tx->tmpl, hdrs[built], cap, &pkt,
+						   f->payload_len, &f->icrc);
+			tl = roce_icrc_rest_len(&f->icrc);
+		} else {
+			hdr = roce_tmpl_build_sg(&tx->tmpl, hdrs[built], cap, &pkt, f->payload,
+						 f->payload_len, f->tail, &tl);
+		}
 		if (hdr < 0) {
 			pkt_unbuilt(tx, job, &c, f->payload_len);
 			break;
@@ -380,6 +387,20 @@ sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 	}
 	cursor_done(tx, &c);
 	return built;
+}
+
+uint32_t
+sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32_t cap,
+		struct sdr_tx_frag *out, uint32_t n)
+{
+	return build_sg(tx, job, hdrs, cap, out, n, 0);
+}
+
+uint32_t
+sdr_tx_headers_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32_t cap,
+		  struct sdr_tx_frag *out, uint32_t n)
+{
+	return build_sg(tx, job, hdrs, cap, out, n, 1);
 }
 
 uint32_t

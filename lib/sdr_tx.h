@@ -175,7 +175,8 @@ struct sdr_tx_frag {
 	uint32_t payload_len;
 	uint16_t hdr_len;	/**< bytes of headers written into the caller's buffer */
 	uint8_t tail_len;	/**< bytes of @c tail that follow the payload */
-	uint8_t tail[ROCE_BUILD_TAIL_MAX];
+	uint8_t tail[ROCE_BUILD_TAIL_MAX];	/**< sdr_tx_build_sg() only */
+	struct roce_icrc_rest icrc;		/**< sdr_tx_headers_sg() only */
 };
 
 /**
@@ -187,6 +188,15 @@ struct sdr_tx_frag {
  */
 uint32_t sdr_tx_build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
 			 uint32_t cap, struct sdr_tx_frag *out, uint32_t n);
+
+/**
+ * sdr_tx_build_sg() without the pass over the payload: each frame's @c icrc says what its
+ * ICRC still needs, and roce_icrc_rest_tail() over its payload writes its tail (@c
+ * tail_len bytes) before it leaves. @c tail is not written.
+ * @return frames built.
+ */
+uint32_t sdr_tx_headers_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs,
+			   uint32_t cap, struct sdr_tx_frag *out, uint32_t n);
 
 /**
  * A packet of sdr_tx_build_wr(): what an RDMA NIC is asked to send as one UC RDMA WRITE

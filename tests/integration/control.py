@@ -117,7 +117,8 @@ def case_sdrctl():
           [s["stage"] for s in pipe["stages"]] == ["rx", "parse_icrc", "receive_backend",
                                                    "payload_copy", "traffic",
                                                    "reliability_packetizer",
-                                                   "link_emulator", "tx", "fec_worker"],
+                                                   "payload_icrc", "link_emulator", "tx",
+                                                   "fec_worker"],
           "pipeline show --json: %s" % pipe)
     # the pool hands out the mbufs freed last first (lf_stack, or stack where the CPU has no
     # 16-byte compare-and-swap; both from Debian's dpdk package), not the FIFO default

@@ -960,12 +960,17 @@ def case_zero_copy():
                 check(ev["tx_zero_copy_fallback_copies"] == 0,
                       "%s: %d frames copied for want of mbufs" % (
                           name, ev["tx_zero_copy_fallback_copies"]))
+                # the send path's pass over each data frame's payload, timed as a stage
+                check(s["stages"]["payload_icrc"]["packets"] == ab["data_pkts_out"],
+                      "%s: payload_icrc counted %d frames of %d" % (
+                          name, s["stages"]["payload_icrc"]["packets"], ab["data_pkts_out"]))
                 # the hold did work: some completions waited for frames still queued
                 check(wan == "off" or ab["sends_held_for_frames"] > 0,
                       "%s: no completion waited for a frame" % name)
             else:
                 check(not a["zero_copy"] and a["events"]["tx_zero_copy_frames"] == 0 and
-                      ab["sends_held_for_frames"] == 0,
+                      ab["sends_held_for_frames"] == 0 and
+                      s["stages"]["payload_icrc"]["packets"] == 0,
                       "%s: zero-copy frames on a copying port: %s" % (name, a))
             print("ok: %s: %d data frames, %d zero-copy, %d sends waited for their frames, "
                   "%d duplicates" % (name, ab["data_pkts_out"], a["events"]["tx_zero_copy_frames"],

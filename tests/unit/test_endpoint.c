@@ -779,7 +779,8 @@ zc_put(struct zc_wire *w, const uint8_t *b, const struct sdr_ep_frame *e, uint16
 			f->ext_len = e->ext_len;
 			f->hold = e->hold;
 			f->tail_len = e->tail_len;
-			memcpy(f->tail, e->tail, sizeof(f->tail));
+			/* the ICRC over the bytes as they are now, when the frame leaves */
+			sdr_ep_frame_tail(e, f->tail);
 			w->refs[e->hold]++;
 		}
 	}

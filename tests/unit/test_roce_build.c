@@ -261,17 +261,20 @@ test_all_opcodes(void **state)
 /*
  * roce_build() of @p pkt, and roce_tmpl_build_sg() of it with the room exactly the headers
  * or @p plenty: the header lengths and frame lengths agree. @return 0 when the headers, the
- * payload where it lies and the tail make the same bytes as roce_build().
+ * payload where it lies and the tail make the same bytes as roce_build(), and
+ * roce_tmpl_headers_sg() with roce_icrc_rest_tail() after it writes the same headers and
+ * tail.
  */
 static int
 sg_differs(const struct roce_tmpl *t, const struct roce_path *path, const struct roce_pkt *pkt,
 	   const uint8_t *payload, uint32_t n, int plenty)
 {
 	static uint8_t frame[4096 + 256], sg[4096 + 256];
-	uint8_t h2[128], tail[ROCE_BUILD_TAIL_MAX];
+	uint8_t h2[128], h3[128], tail[ROCE_BUILD_TAIL_MAX], tail3[ROCE_BUILD_TAIL_MAX];
 	unsigned int hl = roce_build_hdr_len(path, pkt->opcode), tl;
 	int len = roce_build(frame, sizeof(frame), path, pkt, payload, n);
 	int h = roce_tmpl_build_sg(t, h2, plenty ? sizeof(h2) : hl, pkt, payload, n, tail, &tl);
+	struct roce_icrc_rest rest;
 
 	assert_true(len > 0);
 	assert_int_equal(h, (int)hl);
@@ -279,6 +282,14 @@ sg_differs(const struct roce_tmpl *t, const struct roce_path *path, const struct
 	memcpy(sg + hl, payload, n);
 	memcpy(sg + hl + n, tail, tl);
 	assert_int_equal(hl + n + tl, (unsigned int)len);
+	/* in two steps, the pass over the payload apart */
+	memset(tail3, 0xEE, sizeof(tail3));
+	assert_int_equal(roce_tmpl_headers_sg(t, h3, plenty ? sizeof(h3) : hl, pkt, n, &rest),
+			 (int)hl);
+	assert_int_equal(roce_icrc_rest_len(&rest), tl);
+	assert_int_equal(roce_icrc_rest_tail(&rest, payload, n, tail3), tl);
+	assert_memory_equal(h3, h2, hl);
+	assert_memory_equal(tail3, tail, tl);
 	return memcmp(sg, frame, (size_t)len) != 0;
 }
 
