@@ -60,7 +60,7 @@ struct dp_port_stats {
 struct dp_txq {
 	uint16_t n;
 	struct rte_mbuf *pending[DP_TX_PENDING];
-};
+} __rte_cache_aligned;	/* (each engine's queue of a port on lines of its own) */
 
 struct dp_port {
 	const struct dp_port_cfg *cfg;

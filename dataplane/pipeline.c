@@ -43,7 +43,7 @@ struct worker {
 	unsigned int nstash;
 	uint8_t scratch[DP_FRAME_SCRATCH];
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
-};
+} __rte_cache_aligned;	/* (one per lcore, side by side: no line shared between lcores) */
 
 /* The counter slot of the calling lcore (dp.h: DP_SLOT_MAIN, 1 + receive worker, DP_SLOT_FEC;
  * engine e: slot e). */

@@ -422,11 +422,13 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, ctx->cfg.engines, err,
 			       errlen) != 0)
 			return -1;
-		p->txq = calloc(p->cfg->tx_queues, sizeof(*p->txq));
+		/* on cache lines of their own (sizeof is a multiple of one) */
+		p->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, p->cfg->tx_queues * sizeof(*p->txq));
 		if (p->txq == NULL) {
 			snprintf(err, errlen, "port %s: out of memory", p->cfg->name);
 			return -1;
 		}
+		memset(p->txq, 0, p->cfg->tx_queues * sizeof(*p->txq));
 		for (unsigned int e = 0; e < cfg->engines; e++)
 			if ((p->eqpns[e] = qpn_table_create(DP_MAX_CONNS)) == NULL)
 				break;
