@@ -1162,6 +1162,12 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 	}
 	if (cfg->engines == 0)
 		cfg->engines = 1;
+	/* each engine has a pool of its own: mbufs / engines, at least what one pool needs */
+	if (cfg->mbufs / cfg->engines < DP_MIN_MBUFS)
+		return fail(w, "engines", "%u engines share [dataplane] mbufs = %u: %u each, below "
+			    "the %u an engine's pool needs (raise mbufs to %u)", cfg->engines,
+			    cfg->mbufs, cfg->mbufs / cfg->engines, DP_MIN_MBUFS,
+			    DP_MIN_MBUFS * cfg->engines);
 	if (cfg->fec_lcore)
 		return fail(w, "fec", "lcore does not go with mode = engines (each engine codes "
 			    "its own connections: fec = inline)");

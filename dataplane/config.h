@@ -21,6 +21,9 @@
 #define DP_MAX_QUEUES	64	/* rx_queues, tx_queues of a port */
 #define DP_MAX_RX_LCORES 8	/* receive workers of a split pipeline */
 #define DP_MAX_ENGINES	8	/* engine lcores of [pipeline] mode = engines */
+/* The fewest mbufs a pool has: [dataplane] mbufs at least, per engine; what a pool is cut
+ * down to when EAL has too little memory (ports.c) */
+#define DP_MIN_MBUFS	1024
 #define DP_MAX_FEC_JOBS	64	/* per connection: the FEC rings hold every job of every one */
 #define DP_DEVICE_LEN	256
 #define DP_MAX_ALLOW	16

@@ -21,7 +21,10 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		.value = "integer, 1024 … 16777216",
 		.dflt = "16384",
 		.doc = "packet buffers in the pool shared by every port (each holds a "
-		       "4352-byte frame; about 4.6 KB with its headers). See "
+		       "4352-byte frame; about 4.6 KB with its headers). With `mode = "
+		       "engines` they are split evenly into one pool per engine, at least "
+		       "1024 each: an engine's RX queues, frames and emulated links take from "
+		       "its own, so one that runs short leaves the others theirs. See "
 		       "[sizing](deployment.md#memory).",
 	},
 	[DPK_DATAPLANE_BURST] = {

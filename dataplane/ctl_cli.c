@@ -855,7 +855,7 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			j.q = NULL;
 			if (make) {
 				/* made here: the engine only puts it in place */
-				j.q = link_emu_create(&ce, ctx->cfg.mbufs);
+				j.q = link_emu_create(&ce, ctx->pool_mbufs);
 				if (j.q == NULL) {
 					o->len = 0;
 					put(o, "link set: cannot create an emulator on port %s",
@@ -945,25 +945,37 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 		put(o, "]");
 }
 
-/* The mbuf pools: how many, how many free now, and the handler that hands them out. */
+/*
+ * The mbuf pools: how many mbufs, how many free now, and the handler that hands them out;
+ * with engines, added up over their pools (one per engine).
+ */
 static void
 pools_show(struct dp_ctx *ctx, int json, struct out *o)
 {
-	const struct rte_mempool *pools[2] = { ctx->pool, ctx->zc_pool };
+	struct rte_mempool *const *pools[2] = { ctx->pool, ctx->zc_pool };
 	static const char *const what[2] = { "mbufs", "zero-copy attach mbufs" };
 	static const char *const key[2] = { "mbufs", "zc_mbufs" };
 
 	for (int i = 0; i < 2; i++) {
-		const struct rte_mempool *mp = pools[i];
+		unsigned int count = 0, avail = 0;
 
-		if (mp == NULL)
+		if (pools[i][0] == NULL)
 			continue;
+		for (unsigned int e = 0; e < ctx->npools; e++) {
+			count += pools[i][e]->size;
+			avail += rte_mempool_avail_count(pools[i][e]);
+		}
 		if (json)
-			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\"}", key[i],
-			    mp->size, rte_mempool_avail_count(mp), sdr_pool_handler(mp));
+			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\","
+			    "\"pools\":%u}", key[i], count, avail, sdr_pool_handler(pools[i][0]),
+			    ctx->npools);
+		else if (ctx->npools > 1)
+			put(o, "%s: %u, %u free, in %u pools of one engine each, handed out by "
+			    "the %s handler\n", what[i], count, avail, ctx->npools,
+			    sdr_pool_handler(pools[i][0]));
 		else
-			put(o, "%s: %u, %u free, handed out by the %s handler\n", what[i], mp->size,
-			    rte_mempool_avail_count(mp), sdr_pool_handler(mp));
+			put(o, "%s: %u, %u free, handed out by the %s handler\n", what[i], count,
+			    avail, sdr_pool_handler(pools[i][0]));
 	}
 }
 

@@ -27,8 +27,6 @@
 #define DP_BURST_MAX 256
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
-/* The fewest mbufs the pool is cut down to when EAL has too little memory (ports.c) */
-#define DP_MIN_MBUFS 1024
 #define DP_TX_PENDING 1024	/* frames held per port while its TX rings are full */
 /*
  * Counter slots: the lcores that write a port's counters and the stage table each write
@@ -195,12 +193,17 @@ struct dp_slot_stages {
 
 struct dp_ctx {
 	struct dp_cfg cfg;
-	struct rte_mempool *pool;
-	/* zero-copy send: the mbufs that point into a message and carry pad + ICRC (holds.h) */
-	struct rte_mempool *zc_pool;
+	/* the frames' mbufs: with mode = engines one pool per engine (shared nothing: an
+	 * engine's RX queues, frames and emulated links take from its own), else pool[0] */
+	struct rte_mempool *pool[DP_MAX_ENGINES];
+	unsigned int npools;
+	uint32_t pool_mbufs;		/* mbufs in each */
+	/* zero-copy send: the mbufs that point into a message and carry pad + ICRC (holds.h),
+	 * one pool per engine as pool[] (NULL: no port sends zero-copy) */
+	struct rte_mempool *zc_pool[DP_MAX_ENGINES];
 	int iova_va;			/* EAL's IOVA is the virtual address */
-	/* an emulated link takes no data frame while fewer mbufs than this are free, so
-	 * control frames (ACKs) always find some (pipeline.c, egress()) */
+	/* an emulated link takes no data frame while fewer mbufs than this are free in its
+	 * engine's pool, so control frames (ACKs) always find some (pipeline.c, egress()) */
 	unsigned int link_reserve;
 	struct dp_port ports[DP_MAX_PORTS];
 	unsigned int nports;

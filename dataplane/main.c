@@ -340,10 +340,13 @@ ignore_tap_signals(const struct dp_cfg *cfg)
 /*
  * An emulated link holds its bandwidth-delay product in mbufs. If that is most of the pool,
  * the packetizer and the control messages starve while the link is full: say so at start.
+ * With engines each has its own copy of the link and its own pool, mbufs / engines.
  */
 static void
 warn_link_bdp(const struct dp_cfg *cfg)
 {
+	uint32_t pool = cfg->mbufs / (cfg->mode == DP_PIPE_ENGINES ? cfg->engines : 1);
+
 	for (unsigned int i = 0; i < cfg->nlinks; i++) {
 		double frames = 0;
 
@@ -353,11 +356,13 @@ warn_link_bdp(const struct dp_cfg *cfg)
 			frames += (double)e->rate_bps * (double)e->delay_ns * 1e-9 / (8.0 * 4200);
 		}
 
-		if (frames > cfg->mbufs / 2.0)
+		if (frames > pool / 2.0)
 			fprintf(stderr, "sdr-dataplane: warning: [link %s] keeps about %.0f frames in "
-				"flight (rate x delay); with mbufs = %u the rest of the dataplane "
+				"flight (rate x delay); with %u mbufs%s the rest of the dataplane "
 				"starves while it is full: raise [dataplane] mbufs to %.0f or more\n",
-				cfg->links[i].name, frames, cfg->mbufs, 2 * frames + 4096);
+				cfg->links[i].name, frames, pool,
+				pool < cfg->mbufs ? " an engine" : "", (2 * frames + 4096) *
+				(cfg->mbufs / pool));
 	}
 }
 

@@ -61,6 +61,24 @@ link_of(const struct dp_port *p)
 	return p->link == NULL ? NULL : p->elink[e > 0 ? e : 0];
 }
 
+/* The calling lcore's pool of frames: its engine's (mode = engines), else the only one. */
+static inline struct rte_mempool *
+frame_pool(const struct dp_ctx *ctx)
+{
+	int e = RTE_PER_LCORE(engine);
+
+	return ctx->pool[e > 0 ? e : 0];
+}
+
+/* The calling lcore's pool of zero-copy attach mbufs, as frame_pool(). */
+static inline struct rte_mempool *
+zc_pool(const struct dp_ctx *ctx)
+{
+	int e = RTE_PER_LCORE(engine);
+
+	return ctx->zc_pool[e > 0 ? e : 0];
+}
+
 /* The calling lcore's counters of port @p p. */
 #define PS(p) (&(p)->stats[RTE_PER_LCORE(slot)])
 
@@ -282,7 +300,7 @@ tx_port(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 static struct rte_mbuf *
 linearize(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf *m)
 {
-	struct rte_mbuf *c = rte_pktmbuf_copy(m, ctx->pool, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, frame_pool(ctx), 0, UINT32_MAX);
 
 	rte_pktmbuf_free(m);
 	if (c == NULL || c->nb_segs != 1) {
@@ -388,7 +406,7 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 		 * (Looked at once per burst, and only for a burst that meets the queue.)
 		 */
 		if (tight < 0)
-			tight = rte_mempool_avail_count(ctx->pool) < ctx->link_reserve;
+			tight = rte_mempool_avail_count(frame_pool(ctx)) < ctx->link_reserve;
 		if (unlikely(tight) && is_data_frame(m[i])) {
 			PS(p)->counters[DP_PORT_LINK_RESERVE]++;
 			rte_pktmbuf_free(m[i]);
@@ -399,7 +417,7 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 			continue;
 		k = link_emu_admit(le, copy[0]->pkt_len);
 		if (k == 2)
-			copy[1] = rte_pktmbuf_copy(copy[0], ctx->pool, 0, UINT32_MAX);
+			copy[1] = rte_pktmbuf_copy(copy[0], frame_pool(ctx), 0, UINT32_MAX);
 		if (k <= 0) {
 			rte_pktmbuf_free(copy[0]);
 			continue;
@@ -802,13 +820,14 @@ static int
 refill(struct dp_ctx *ctx, struct worker *w, unsigned int want)
 {
 	unsigned int top = want + 8 < DP_BURST_MAX ? want + 8 : DP_BURST_MAX;
+	struct rte_mempool *mp = frame_pool(ctx);
 
 	if (w->nstash >= want)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(ctx->pool, w->stash + w->nstash, top - w->nstash) != 0) {
+	if (rte_pktmbuf_alloc_bulk(mp, w->stash + w->nstash, top - w->nstash) != 0) {
 		/* the pool is short: take what it has, one by one */
 		while (w->nstash < want) {
-			struct rte_mbuf *m = rte_pktmbuf_alloc(ctx->pool);
+			struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 
 			if (m == NULL)
 				return -1;
@@ -896,7 +915,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
-	if (nz && rte_pktmbuf_alloc_bulk(ctx->zc_pool, att, 2 * nz) != 0)
+	if (nz && rte_pktmbuf_alloc_bulk(zc_pool(ctx), att, 2 * nz) != 0)
 		nz = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf_ext_shared_info *hi;

@@ -215,9 +215,10 @@ program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned in
 	return 0;
 }
 
+/* Start port @p p; RX queue q takes its mbufs from pools[q % npools] (engine q's pool). */
 static int
-start_port(struct dp_port *p, struct rte_mempool *pool, unsigned int engines, char *err,
-	   size_t errlen)
+start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npools,
+	   unsigned int engines, char *err, size_t errlen)
 {
 	int rss;
 	struct rte_eth_conf conf;
@@ -273,7 +274,8 @@ start_port(struct dp_port *p, struct rte_mempool *pool, unsigned int engines, ch
 	}
 	for (uint16_t q = 0; q < rxq; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, q, RX_DESC,
-					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL, pool);
+					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL,
+					    pools[q % npools]);
 		if (rc != 0) {
 			snprintf(err, errlen, "port %s: rx queue %u: %s", p->cfg->name, q,
 				 rte_strerror(-rc));
@@ -351,40 +353,70 @@ start_port(struct dp_port *p, struct rte_mempool *pool, unsigned int engines, ch
 	return 0;
 }
 
+/*
+ * @p np pools of *@p n mbufs of @p room bytes each, named @p name (+ the engine's number
+ * after the first). Where memory is short, *@p n halves, down to @p floor.
+ * @return 0, or -1 with rte_errno set (none made).
+ */
+static int
+pools_create(struct rte_mempool **pools, unsigned int np, const char *name, uint32_t *n,
+	     uint32_t floor, uint16_t room)
+{
+	for (;;) {
+		unsigned int made = 0;
+
+		for (; made < np; made++) {
+			char pn[RTE_MEMPOOL_NAMESIZE];
+
+			snprintf(pn, sizeof(pn), made ? "%s%u" : "%s", name, made);
+			pools[made] = sdr_pool_create(pn, *n, 256, room, (int)rte_socket_id());
+			if (pools[made] == NULL)
+				break;
+		}
+		if (made == np)
+			return 0;
+		while (made > 0) {
+			rte_mempool_free(pools[--made]);
+			pools[made] = NULL;
+		}
+		if (rte_errno != ENOMEM || *n / 2 < floor)
+			return -1;
+		*n /= 2;
+	}
+}
+
 int
 dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 {
 	const struct dp_cfg *cfg = &ctx->cfg;
-
-	uint32_t n = cfg->mbufs;
+	/* mode = engines: a pool per engine, the mbufs split evenly (config.c: each has at
+	 * least DP_MIN_MBUFS) */
+	unsigned int np = cfg->mode == DP_PIPE_ENGINES ? cfg->engines : 1;
+	uint32_t n = cfg->mbufs / np;
 
 	/*
 	 * EAL without hugepages has 64 MiB unless told more (-m): the default 65536 mbufs do not
-	 * fit. Take as many as fit, down to DP_MIN_MBUFS, and say so: the commands a newcomer
-	 * copies run, and a benchmark sees the line.
+	 * fit. Take as many as fit, down to DP_MIN_MBUFS a pool, and say so: the commands a
+	 * newcomer copies run, and a benchmark sees the line.
 	 */
-	for (;;) {
-		ctx->pool = sdr_pool_create("sdr_mbufs", n, 256,
-					    RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM,
-					    (int)rte_socket_id());
-		if (ctx->pool != NULL || rte_errno != ENOMEM || n / 2 < DP_MIN_MBUFS)
-			break;
-		n /= 2;
-	}
-	if (ctx->pool == NULL) {
+	if (pools_create(ctx->pool, np, "sdr_mbufs", &n, DP_MIN_MBUFS,
+			 RTE_PKTMBUF_HEADROOM + DP_FRAME_ROOM) != 0) {
 		snprintf(err, errlen, "cannot create %u mbufs of %u bytes: %s (give EAL more memory "
-			 "with -m, or lower [dataplane] mbufs)", n, DP_FRAME_ROOM,
+			 "with -m, or lower [dataplane] mbufs)", n * np, DP_FRAME_ROOM,
 			 rte_strerror(rte_errno));
 		return -1;
 	}
-	if (n < cfg->mbufs)
+	ctx->npools = np;
+	if (n * np < cfg->mbufs)
 		fprintf(stderr, "sdr-dataplane: %u mbufs of %u bytes do not fit in EAL's memory; "
 			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
-			cfg->mbufs, DP_FRAME_ROOM, n);
-	sdr_pool_prefault(ctx->pool);
-	ctx->cfg.mbufs = n;	/* what the link emulators and the stats go by */
-	/* what an emulated link leaves free: an eighth, at least two stashes' worth (each lcore
-	 * keeps up to DP_BURST_MAX), at most half */
+			cfg->mbufs, DP_FRAME_ROOM, n * np);
+	for (unsigned int e = 0; e < np; e++)
+		sdr_pool_prefault(ctx->pool[e]);
+	ctx->cfg.mbufs = n * np;	/* what the stats go by */
+	ctx->pool_mbufs = n;		/* and an engine's link emulators */
+	/* what an emulated link leaves free of its engine's pool: an eighth, at least two
+	 * stashes' worth (each lcore keeps up to DP_BURST_MAX), at most half */
 	ctx->link_reserve = n / 8 > 2 * DP_BURST_MAX ? n / 8 : 2 * DP_BURST_MAX;
 	if (ctx->link_reserve > n / 2)
 		ctx->link_reserve = n / 2;
@@ -419,8 +451,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			}
 			sdr_pool_prefault(p->rx_pool);
 		}
-		if (start_port(p, p->rx_pool ? p->rx_pool : ctx->pool, ctx->cfg.engines, err,
-			       errlen) != 0)
+		if (start_port(p, p->rx_pool ? &p->rx_pool : ctx->pool, p->rx_pool ? 1 : np,
+			       ctx->cfg.engines, err, errlen) != 0)
 			return -1;
 		/* on cache lines of their own (sizeof is a multiple of one) */
 		p->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, p->cfg->tx_queues * sizeof(*p->txq));
@@ -458,7 +490,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 					struct link_emu_config c = l->path[k];
 
 					c.seed += e + 1000ull * k;
-					p->elink[e][k] = link_emu_create(&c, cfg->mbufs);
+					p->elink[e][k] = link_emu_create(&c, ctx->pool_mbufs);
 					if (p->elink[e][k] == NULL) {
 						snprintf(err, errlen, "port %s: cannot create link "
 							 "emulator %s (path %u)", p->cfg->name, l->name,
@@ -471,26 +503,26 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	}
 	/*
 	 * Zero-copy send: two small mbufs per data frame besides its header mbuf (one attached
-	 * to the message, one with the pad and the ICRC). Made once the ports have what they
-	 * need, from what memory is left; when they run out a frame carries a copy instead
-	 * (counted), so fewer only costs speed.
+	 * to the message, one with the pad and the ICRC), a pool per engine as the frames'.
+	 * Made once the ports have what they need, from what memory is left; when they run out
+	 * a frame carries a copy instead (counted), so fewer only costs speed.
 	 */
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
+		uint32_t z = 2 * n;
 
-		for (uint32_t z = 2 * n; p->zero_copy && ctx->zc_pool == NULL && z >= DP_MIN_MBUFS;
-		     z /= 2)
-			ctx->zc_pool = sdr_pool_create("sdr_zc", z, 256,
-						       RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE,
-						       (int)rte_socket_id());
-		if (p->zero_copy && ctx->zc_pool == NULL) {
+		if (p->zero_copy && ctx->zc_pool[0] == NULL &&
+		    pools_create(ctx->zc_pool, np, "sdr_zc", &z, DP_MIN_MBUFS,
+				 RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE) == 0)
+			for (unsigned int e = 0; e < np; e++)
+				sdr_pool_prefault(ctx->zc_pool[e]);
+		if (p->zero_copy && ctx->zc_pool[0] == NULL) {
 			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
 				"data frames carry a copy of the payload (give EAL more with -m)\n",
 				p->cfg->name);
 			p->zero_copy = 0;
 		}
 	}
-	sdr_pool_prefault(ctx->zc_pool);
 	ctx->iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	return 0;
 }

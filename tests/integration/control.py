@@ -124,6 +124,7 @@ def case_sdrctl():
     # 16-byte compare-and-swap; both from Debian's dpdk package), not the FIFO default
     mb = pipe.get("mbufs", {})
     check(mb.get("handler") in ("lf_stack", "stack") and mb.get("count", 0) > 0 and
+          mb.get("pools") == 1 and
           0 <= mb.get("free", -1) <= mb["count"] and "zc_mbufs" not in pipe,
           "pipeline show --json, mbufs: %s" % mb)
     rc, out, err = ctl("pipeline", "show")
@@ -829,6 +830,13 @@ def case_engines():
     check(rc == 0 and pipe["mode"] == "engines" and
           [(r["engine"], r["conns"]) for r in rows] == [(0, "ab0,ba0"), (1, "ab1,ba1")],
           "pipeline show --json: %s" % pipe)
+    # a pool per engine: the file's 65536 mbufs in two of 32768
+    mb = pipe.get("mbufs", {}) if rc == 0 else {}
+    check(mb.get("pools") == 2 and mb.get("count") == 65536, "engines' pools: %s" % mb)
+    rc, out, err = ctl("pipeline", "show")
+    check(rc == 0 and re.search(r"^mbufs: 65536, \d+ free, in 2 pools of one engine each, "
+                                r"handed out by the \w+ handler$", out, re.M),
+          "pipeline show, engines' pools: %r" % out)
 
     def sent(name):
         rc, one, err = ctl("conn", "show", name, js=True)

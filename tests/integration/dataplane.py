@@ -769,6 +769,52 @@ def case_engines():
         check(rc == 2 and len(lines) == 1 and "rx_queues" in lines[0],
               "2 engines on one queue: rc %s, %r" % (rc, err[-300:]))
         print("ok: engines: too few lcores and too few queues refused in one line")
+        # a pool per engine: [dataplane] mbufs split evenly, at least 1024 each
+        rc, s, err = run("sdrt-eng", ["-f", ini_edit(engines_ini(SRC, d, "e2m.ini", 2, 2),
+                                                    "mbufs = 65536", "mbufs = 2047"),
+                                      "--check"])
+        check(rc == 2 and err.strip().count("\n") == 0 and "1023 each" in err,
+              "2 engines, 2047 mbufs: rc %s, %r" % (rc, err[-300:]))
+        engine_pool_isolation(d)
+
+
+def ini_edit(path, old, new):
+    """@path with @old replaced by @new (once, which must be there)."""
+    text = open(path).read()
+    check(old in text, "%s: no %r" % (path, old))
+    open(path, "w").write(text.replace(old, new, 1))
+    return path
+
+
+def engine_pool_isolation(d):
+    """Engine 0's link holds more frames than its pool has: its data frames are dropped at
+    the link (counted), and engine 1's, from a pool of its own, are not. Engine 1's pair is
+    paced at 200 Mbit/s; engine 0's is not, and its 16 messages of 1 MiB in flight over a
+    20 ms link want 4096 mbufs, of the 2048 of each engine. (With one pool for both, engine
+    1 lost frames to engine 0's load: RTOs on ab1.)"""
+    ini = engines_ini(SRC, d, "iso.ini", 2, 2)
+    ini_edit(ini, "mbufs = 65536", "mbufs = 4096")
+    text = open(ini).read().replace("rtt = 10ms", "rtt = 50ms")
+    i = text.index("[conn ab1]")
+    j = text.index("rate = 400G", i)
+    open(ini, "w").write(text[:j] + "rate = 200M" + text[j + len("rate = 400G"):])
+    name = "2 engines, engine 0's link beyond its pool"
+    rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=1MiB,count=32,inflight=16",
+                                  "--link", "wan=delay 20ms loss 0", "--exit-when-done",
+                                  "--duration", "60s", "--json"])
+    if not verified(name, rc, s, 64):
+        print(err[-2000:])
+        return
+    ab0, ab1 = s["conns"]["ab0"], s["conns"]["ab1"]
+    drops = s["drops"].get("a.link_data_drops_pool_low", 0)
+    check(drops > 0 and ab0["rto_expired"] > 0,
+          "%s: engine 0's pool never ran short: %s, %d RTOs" % (name, s["drops"],
+                                                                 ab0["rto_expired"]))
+    check(ab1["rto_expired"] == 0 and ab1["data_pkts_out"] == 32 * 256,
+          "%s: engine 1 lost frames: %d RTOs, %d data frames for %d" % (
+              name, ab1["rto_expired"], ab1["data_pkts_out"], 32 * 256))
+    print("ok: %s: %d of its data frames dropped at the link, %d RTOs; engine 1 none" % (
+        name, drops, ab0["rto_expired"]))
 
 
 def striped_ini(d, name, stripes, engines):
