@@ -23,8 +23,9 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		.doc = "packet buffers in the pool shared by every port (each holds a "
 		       "4352-byte frame; about 4.6 KB with its headers). With `mode = "
 		       "engines` they are split evenly into one pool per engine, at least "
-		       "1024 each: an engine's RX queues, frames and emulated links take from "
-		       "its own, so one that runs short leaves the others theirs. See "
+		       "1024 each: an engine's RX queues (but an AF_XDP port's), frames and "
+		       "emulated links take from its own, so one that runs short leaves the "
+		       "others theirs. See "
 		       "[sizing](deployment.md#memory).",
 	},
 	[DPK_DATAPLANE_BURST] = {

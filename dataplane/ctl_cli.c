@@ -958,24 +958,28 @@ pools_show(struct dp_ctx *ctx, int json, struct out *o)
 
 	for (int i = 0; i < 2; i++) {
 		unsigned int count = 0, avail = 0;
+		const char *handler;
 
 		if (pools[i][0] == NULL)
 			continue;
+		handler = sdr_pool_handler(pools[i][0]);
 		for (unsigned int e = 0; e < ctx->npools; e++) {
 			count += pools[i][e]->size;
 			avail += rte_mempool_avail_count(pools[i][e]);
+			/* (each pool takes the first handler that works: short of memory, they
+			 * may differ) */
+			if (strcmp(sdr_pool_handler(pools[i][e]), handler) != 0)
+				handler = "mixed";
 		}
 		if (json)
 			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\","
-			    "\"pools\":%u}", key[i], count, avail, sdr_pool_handler(pools[i][0]),
-			    ctx->npools);
+			    "\"pools\":%u}", key[i], count, avail, handler, ctx->npools);
 		else if (ctx->npools > 1)
 			put(o, "%s: %u, %u free, in %u pools of one engine each, handed out by "
-			    "the %s handler\n", what[i], count, avail, ctx->npools,
-			    sdr_pool_handler(pools[i][0]));
+			    "the %s handler\n", what[i], count, avail, ctx->npools, handler);
 		else
 			put(o, "%s: %u, %u free, handed out by the %s handler\n", what[i], count,
-			    avail, sdr_pool_handler(pools[i][0]));
+			    avail, handler);
 	}
 }
 

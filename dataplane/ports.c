@@ -407,7 +407,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		return -1;
 	}
 	ctx->npools = np;
-	if (n * np < cfg->mbufs)
+	if (n < cfg->mbufs / np)
 		fprintf(stderr, "sdr-dataplane: %u mbufs of %u bytes do not fit in EAL's memory; "
 			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
 			cfg->mbufs, DP_FRAME_ROOM, n * np);

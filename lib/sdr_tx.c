@@ -369,18 +369,18 @@ build_sg(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *hdrs, uint32
 		int hdr;
 
 		next_pkt(tx, job, &c, &pkt, &f->payload, &f->payload_len);
-		if (defer) {
+		if (defer)
 			hdr = roce_tmpl_headers_sg(&tx->tmpl, hdrs[built], cap, &pkt,
 						   f->payload_len, &f->icrc);
-			tl = roce_icrc_rest_len(&f->icrc);
-		} else {
+		else
 			hdr = roce_tmpl_build_sg(&tx->tmpl, hdrs[built], cap, &pkt, f->payload,
 						 f->payload_len, f->tail, &tl);
-		}
 		if (hdr < 0) {
 			pkt_unbuilt(tx, job, &c, f->payload_len);
 			break;
 		}
+		if (defer)
+			tl = roce_icrc_rest_len(&f->icrc);
 		f->hdr_len = (uint16_t)hdr;
 		f->tail_len = (uint8_t)tl;
 		built++;

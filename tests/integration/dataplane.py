@@ -790,17 +790,19 @@ def engine_pool_isolation(d):
     """Engine 0's link holds more frames than its pool has: its data frames are dropped at
     the link (counted), and engine 1's, from a pool of its own, are not. Engine 1's pair is
     paced at 200 Mbit/s; engine 0's is not, and its 16 messages of 1 MiB in flight over a
-    20 ms link want 4096 mbufs, of the 2048 of each engine. (With one pool for both, engine
-    1 lost frames to engine 0's load: RTOs on ab1.)"""
+    50 ms link want 4096 mbufs, of the 2048 of each engine: sent at 2 Gbit/s or more, more
+    than 1500 frames are on the link at once. (With one pool for both, engine 1 lost frames
+    to engine 0's load: RTOs on ab1.) The RTT the connections start from, 120 ms, keeps a
+    slow host's stalls from setting off an RTO on its own."""
     ini = engines_ini(SRC, d, "iso.ini", 2, 2)
     ini_edit(ini, "mbufs = 65536", "mbufs = 4096")
-    text = open(ini).read().replace("rtt = 10ms", "rtt = 50ms")
+    text = open(ini).read().replace("rtt = 10ms", "rtt = 120ms")
     i = text.index("[conn ab1]")
     j = text.index("rate = 400G", i)
     open(ini, "w").write(text[:j] + "rate = 200M" + text[j + len("rate = 400G"):])
     name = "2 engines, engine 0's link beyond its pool"
     rc, s, err = run("sdrt-eng", ["-f", ini, "--traffic", "size=1MiB,count=32,inflight=16",
-                                  "--link", "wan=delay 20ms loss 0", "--exit-when-done",
+                                  "--link", "wan=delay 50ms loss 0", "--exit-when-done",
                                   "--duration", "60s", "--json"])
     if not verified(name, rc, s, 64):
         print(err[-2000:])
