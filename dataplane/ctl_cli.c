@@ -983,14 +983,17 @@ pools_show(struct dp_ctx *ctx, int json, struct out *o)
 	}
 }
 
-/* mode = engines: a row per engine — its lcore, its connections, packets, cycles per packet. */
+/*
+ * mode = engines: a row per engine — its lcore, its connections, packets, cycles per packet,
+ * the free mbufs of its pool.
+ */
 static void
 engines_show(struct dp_ctx *ctx, int json, struct out *o)
 {
 	if (ctx->cfg.mode != DP_PIPE_ENGINES)
 		return;
-	put(o, json ? ",\"engines\":[" : "%-7s %6s %14s %14s %12s  %s\n", "engine", "lcore",
-	    "rx packets", "tx packets", "cycles/pkt", "connections");
+	put(o, json ? ",\"engines\":[" : "%-7s %6s %14s %14s %12s %11s  %s\n", "engine", "lcore",
+	    "rx packets", "tx packets", "cycles/pkt", "mbufs free", "connections");
 	for (unsigned int e = 0; e < ctx->cfg.engines; e++) {
 		struct dp_stage_stats rx = dp_stage_sum(ctx, DP_STAGE_RX, (int)e);
 		struct dp_stage_stats out = dp_stage_sum(ctx, DP_STAGE_OUTPUT, (int)e);
@@ -1007,13 +1010,16 @@ engines_show(struct dp_ctx *ctx, int json, struct out *o)
 		/* cycles per packet handled, received or sent */
 		if (json)
 			put(o, "%s{\"engine\":%u,\"lcore\":%u,\"rx_packets\":%" PRIu64
-			    ",\"tx_packets\":%" PRIu64 ",\"cycles_per_packet\":%.1f,\"conns\":\"%s\"}",
-			    e ? "," : "", e, ctx->engine_lcore[e], rx.pkts, out.pkts,
-			    pkts ? (double)busy / (double)pkts : 0.0, conns);
-		else
-			put(o, "%-7u %6u %14" PRIu64 " %14" PRIu64 " %12.1f  %s\n", e,
+			    ",\"tx_packets\":%" PRIu64 ",\"cycles_per_packet\":%.1f,"
+			    "\"mbufs_free\":%u,\"conns\":\"%s\"}", e ? "," : "", e,
 			    ctx->engine_lcore[e], rx.pkts, out.pkts,
-			    pkts ? (double)busy / (double)pkts : 0.0, conns);
+			    pkts ? (double)busy / (double)pkts : 0.0,
+			    rte_mempool_avail_count(ctx->pool[e]), conns);
+		else
+			put(o, "%-7u %6u %14" PRIu64 " %14" PRIu64 " %12.1f %11u  %s\n", e,
+			    ctx->engine_lcore[e], rx.pkts, out.pkts,
+			    pkts ? (double)busy / (double)pkts : 0.0,
+			    rte_mempool_avail_count(ctx->pool[e]), conns);
 	}
 	if (json)
 		put(o, "]");

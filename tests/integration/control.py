@@ -832,10 +832,15 @@ def case_engines():
           "pipeline show --json: %s" % pipe)
     # a pool per engine: the file's 65536 mbufs in two of 32768
     mb = pipe.get("mbufs", {}) if rc == 0 else {}
-    check(mb.get("pools") == 2 and mb.get("count") == 65536, "engines' pools: %s" % mb)
+    check(mb.get("pools") == 2 and mb.get("count") == 65536 and
+          all(0 < r.get("mbufs_free", -1) <= 32768 for r in rows),
+          "engines' pools: %s, engines %s" % (mb, rows))
     rc, out, err = ctl("pipeline", "show")
     check(rc == 0 and re.search(r"^mbufs: 65536, \d+ free, in 2 pools of one engine each, "
-                                r"handed out by the \w+ handler$", out, re.M),
+                                r"handed out by the \w+ handler$", out, re.M) and
+          re.search(r"^engine +lcore +rx packets +tx packets +cycles/pkt +mbufs free +"
+                    r"connections$", out, re.M) and
+          re.search(r"^1 +1 +\d+ +\d+ +[\d.]+ +\d+  ab1,ba1$", out, re.M),
           "pipeline show, engines' pools: %r" % out)
 
     def sent(name):
