@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
@@ -215,6 +216,35 @@ program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned in
 	return 0;
 }
 
+/*
+ * A memif port whose buffers (devargs bsize, 2048 unless set) are smaller than its frames
+ * carries each frame in several: the receiver then copies every frame into one piece
+ * (rx_multiseg_copied). Say so at start, with what carries one whole.
+ */
+static void
+memif_bsize_hint(const struct dp_port *p)
+{
+	const char *args = strchr(p->cfg->device, ',');
+	struct rte_kvargs *kv;
+	const char *v;
+	unsigned long bsize = 2048;	/* the memif PMD's default */
+	uint32_t frame = p->l3_mtu + RTE_ETHER_HDR_LEN;
+
+	if (strncmp(p->cfg->device, "net_memif", 9) != 0)
+		return;
+	kv = args ? rte_kvargs_parse(args + 1, NULL) : NULL;
+	v = kv ? rte_kvargs_get(kv, "bsize") : NULL;
+	if (v != NULL)
+		bsize = strtoul(v, NULL, 0);
+	rte_kvargs_free(kv);
+	if (bsize == 0 || bsize >= frame)
+		return;
+	fprintf(stderr, "sdr-dataplane: port %s: memif bsize %lu is below its %u-byte frames: each "
+		"takes %lu buffers and the receiver copies it into one (rx_multiseg_copied); "
+		"bsize=8192 carries it whole\n", p->cfg->name, bsize, frame,
+		(frame + bsize - 1) / bsize);
+}
+
 /* Start port @p p; RX queue q takes its mbufs from pools[q % npools] (engine q's pool). */
 static int
 start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npools,
@@ -313,6 +343,7 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 				"IP packets (mtu = %u asked)\n", p->cfg->name, max, p->cfg->mtu);
 		}
 	}
+	memif_bsize_hint(p);
 	rc = rte_eth_dev_start(p->port_id);
 	/* a memif client cannot start before its server has made the socket: wait for it */
 	for (int tries = 0; rc != 0 && strncmp(p->cfg->device, "net_memif", 9) == 0 &&
