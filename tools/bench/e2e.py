@@ -449,7 +449,7 @@ def bench_rx_scaling(a):
 
 # ------------------------------------------------------------------------------ memif
 
-MEMIF_ARGS = "bsize=8192,rsize=11"     # as pmd-configs/memif-*.ini
+MEMIF_ARGS = "bsize=8192,rsize=9"     # as pmd-configs/memif-*.ini
 
 
 def testpmd_memif(pkt_len, seconds):
@@ -496,12 +496,12 @@ def gen_memif(build, count, size, span=0):
     gen = os.path.join(build, "tools", "sdr-gen")
     eal = ["--no-huge", "-m", "512", "--no-pci", "--log-level", "lib.eal:error"]
     rx = subprocess.Popen([gen, "-l", "1"] + eal + ["--file-prefix", "sdrb-gr%d" % os.getpid(),
-                          "--vdev", "net_memif0,role=server,socket=%s,bsize=8192,rsize=11" % sock,
+                          "--vdev", "net_memif0,role=server,socket=%s,%s" % (sock, MEMIF_ARGS),
                           "--", "--mode", "rxonly", "--count", str(count), "--duration", "120s",
                           "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)
     tx = run([gen, "-l", "0"] + eal + ["--file-prefix", "sdrb-gt%d" % os.getpid(), "--vdev",
-             "net_memif0,role=client,socket=%s,bsize=8192,rsize=11" % sock, "--", "--count",
+             "net_memif0,role=client,socket=%s,%s" % (sock, MEMIF_ARGS), "--", "--count",
              str(count), "--size", str(size), "--qpn", "0x100,8", "--msgs", "16", "--json"] +
             (["--payload-span", str(span)] if span else []))
     out, _ = rx.communicate(timeout=180)
