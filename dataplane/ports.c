@@ -386,7 +386,7 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 
 /*
  * @p np pools of *@p n mbufs of @p room bytes each, named @p name (+ the engine's number
- * after the first). Where memory is short, *@p n halves, down to @p floor.
+ * after the first), prefaulted. Where memory is short, *@p n halves, down to @p floor.
  * @return 0, or -1 with rte_errno set (none made).
  */
 static int
@@ -404,8 +404,11 @@ pools_create(struct rte_mempool **pools, unsigned int np, const char *name, uint
 			if (pools[made] == NULL)
 				break;
 		}
-		if (made == np)
+		if (made == np) {
+			while (made > 0)
+				sdr_pool_prefault(pools[--made]);
 			return 0;
+		}
 		while (made > 0) {
 			rte_mempool_free(pools[--made]);
 			pools[made] = NULL;
@@ -442,8 +445,6 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		fprintf(stderr, "sdr-dataplane: %u mbufs of %u bytes do not fit in EAL's memory; "
 			"using %u (give EAL more with -m, e.g. -m 1024, for all of them)\n",
 			cfg->mbufs, DP_FRAME_ROOM, n * np);
-	for (unsigned int e = 0; e < np; e++)
-		sdr_pool_prefault(ctx->pool[e]);
 	ctx->cfg.mbufs = n * np;	/* what the stats go by */
 	ctx->pool_mbufs = n;		/* and an engine's link emulators */
 	/* what an emulated link leaves free of its engine's pool: an eighth, at least two
@@ -542,11 +543,9 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		struct dp_port *p = &ctx->ports[i];
 		uint32_t z = 2 * n;
 
-		if (p->zero_copy && ctx->zc_pool[0] == NULL &&
-		    pools_create(ctx->zc_pool, np, "sdr_zc", &z, DP_MIN_MBUFS,
-				 RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE) == 0)
-			for (unsigned int e = 0; e < np; e++)
-				sdr_pool_prefault(ctx->zc_pool[e]);
+		if (p->zero_copy && ctx->zc_pool[0] == NULL)
+			pools_create(ctx->zc_pool, np, "sdr_zc", &z, DP_MIN_MBUFS,
+				     RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE);
 		if (p->zero_copy && ctx->zc_pool[0] == NULL) {
 			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
 				"data frames carry a copy of the payload (give EAL more with -m)\n",
