@@ -398,9 +398,14 @@ def case_paths():
         if verified(name, rc, s, 40):
             data = [sp for sp, ln in egress_frames(cap, "02:00:5d:00:00:0a") if ln > 1000]
             per = [data.count(x) for x in ports]
+            # paths 1 and 2 carry as many channels: the same frames, but for the frames sent
+            # again (path 3 loses 1e-5 of its frames; a retransmission takes any channel)
+            again = s["conns"]["ab"]["data_pkts_out"] - 40 * 256
             check(set(data) == set(ports) and sum(per) == len(data) and
-                  per[0] == per[1] and abs(per[2] * 3 - per[0] * 2) <= per[0] // 10,
-                  "%s: data frames by source port %s (of %d)" % (name, per, len(data)))
+                  abs(per[0] - per[1]) <= again and
+                  abs(per[2] * 3 - per[0] * 2) <= per[0] // 10,
+                  "%s: data frames by source port %s (of %d), %d sent again" % (
+                      name, per, len(data), again))
             if not failures:
                 print("ok: %s: %d data frames, %s per port (channels 3, 3, 2)" %
                       (name, len(data), per))
