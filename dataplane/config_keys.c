@@ -300,8 +300,9 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "once no frame still points into its buffer "
 		       "([architecture.md](architecture.md#send-side)). A device that cannot "
 		       "send multi-segment frames copies, and says so at start. Off by default "
-		       "on a `ring:` port because its peer in the same process receives the "
-		       "very chains and would copy them into one piece; on a PCI NIC because "
+		       "on a `ring:` port, whose peer shares the process and its caches: there "
+		       "the copy costs what the chain saves (the receiver parses the chain "
+		       "where it lies, `rx_multiseg_in_place`); on a PCI NIC because "
 		       "the application's buffers are not registered for its DMA yet (see "
 		       "[deployment.md](deployment.md#memory)). `pipeline show` says how each "
 		       "port sends.",

@@ -31,8 +31,12 @@
 	  "per received frame that is not RoCEv2 forwarded to the exception port") \
 	X(UNKNOWN_QPN, "unknown_qpn", DROP, \
 	  "per received RoCE packet dropped because its destination QPN is no connection's") \
+	X(MULTISEG_IN_PLACE, "rx_multiseg_in_place", INFO, \
+	  "per received frame in several mbufs parsed where it lies (headers in the first, " \
+	  "payload in one: a zero-copy sender's frame, a NIC's header split), no copy") \
 	X(MULTISEG, "rx_multiseg_copied", INFO, \
-	  "per received frame in several mbufs copied whole into scratch to be parsed") \
+	  "per received frame in several mbufs copied whole into scratch to be parsed (another " \
+	  "layout, or a frame the parser finds fault with)") \
 	X(TOO_BIG, "rx_too_big", DROP, \
 	  "per received frame in several mbufs dropped because it is larger than the 16 KiB " \
 	  "scratch") \

@@ -486,7 +486,7 @@ port_drop(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v,
 {
 	PS(p)->counters[c]++;
 	if (unlikely(ctx->cfg.log_drops))
-		log_drop(ctx, p, v->payload - v->payload_off, v, ROCE_V_OK, dp_port_counter_name(c));
+		log_drop(ctx, p, v->frame, v, ROCE_V_OK, dp_port_counter_name(c));
 	return NULL;
 }
 
@@ -497,7 +497,7 @@ port_drop(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v,
 static struct dp_conn *
 resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen)
 {
-	const uint8_t *src = v->payload - v->payload_off + v->l3_off + (v->ip_version == 4 ? 12 : 8);
+	const uint8_t *src = v->frame + v->l3_off + (v->ip_version == 4 ? 12 : 8);
 	const struct dp_conn_cfg *cc;
 	uint32_t ci, base, ch;
 	struct dp_conn *c;
@@ -624,42 +624,66 @@ copies_commit(struct dp_ctx *ctx, uint64_t now)
 	return total;
 }
 
-/*
- * A frame in one piece: the mbuf's own data, or a copy of a chain into scratch. *rw says
- * whether this lcore alone holds those bytes (a direct mbuf nobody else references, or
- * the scratch copy), so the parser may check the ICRC in place (roce_parse_rw()).
- */
-static uint8_t *
-frame_data(struct worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t *len, int *rw)
-{
-	const void *data;
+/* A received chain of more segments than this is copied to be parsed (a NIC scatters a
+ * frame over a few; a memif port with small buffers is said at start). */
+#define DP_RX_SEGS 8
 
-	*len = m->pkt_len;
-	if (m->nb_segs == 1) {
-		*rw = RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1;
-		return rte_pktmbuf_mtod(m, uint8_t *);
+/*
+ * frame_parse() of a chain: in place where roce_parse_sg() can (the headers in the first
+ * segment, the payload in one: a zero-copy sender's frame, a NIC's header split), else
+ * copied whole into this lcore's scratch, which roce_parse_rw() may write.
+ */
+static enum roce_verdict
+chain_parse(struct worker *w, struct dp_port *p, const struct rte_mbuf *m, unsigned int flags,
+	    struct roce_view *v, const uint8_t **data)
+{
+	struct roce_seg seg[DP_RX_SEGS];
+	unsigned int n = 0, count = w->role != DP_WORKER_TX;	/* (else the receive worker
+								 * counted it) */
+	enum roce_verdict r;
+	const void *copy;
+
+	for (const struct rte_mbuf *s = m; s != NULL && n < DP_RX_SEGS; s = s->next)
+		seg[n++] = (struct roce_seg){ .data = rte_pktmbuf_mtod(s, const uint8_t *),
+					      .len = s->data_len };
+	*data = seg[0].data;
+	if (m->nb_segs <= DP_RX_SEGS && roce_parse_sg(seg, n, flags, v, &r)) {
+		PS(p)->counters[DP_PORT_MULTISEG_IN_PLACE] += count;
+		return r;
 	}
-	*rw = 0;
 	if (m->pkt_len > sizeof(w->scratch)) {
 		PS(p)->counters[DP_PORT_TOO_BIG]++;
-		return NULL;
+		*data = NULL;
+		return ROCE_V_TRUNC_ETH;
 	}
-	if (w->role != DP_WORKER_TX)	/* (else the receive worker counted it) */
-		PS(p)->counters[DP_PORT_MULTISEG]++;
-	data = rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+	PS(p)->counters[DP_PORT_MULTISEG] += count;
+	copy = rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+	*data = copy;
 	/* only the scratch copy is ours to write: a chain whose first segment holds the
 	 * whole frame is read in place, and may be shared */
-	*rw = data == w->scratch;
-	return (uint8_t *)(uintptr_t)data;
+	return copy == w->scratch ? roce_parse_rw(w->scratch, m->pkt_len, flags, v) :
+				    roce_parse(copy, m->pkt_len, flags, v);
 }
 
-/* Parse a frame from frame_data(), the ICRC in place where it may be. */
-static enum roce_verdict
-frame_parse(uint8_t *data, uint32_t len, int rw, unsigned int flags, struct roce_view *v)
+/*
+ * Parse received frame @p m, the ICRC with @p flags. One segment is parsed where it lies,
+ * the ICRC in place (roce_parse_rw()) where this lcore alone holds it: a direct mbuf
+ * nobody else references. *data is the frame's first byte for a drop's log line, NULL
+ * when a chain was too big to copy (counted; the verdict then counts nowhere).
+ */
+static inline enum roce_verdict
+frame_parse(struct worker *w, struct dp_port *p, struct rte_mbuf *m, unsigned int flags,
+	    struct roce_view *v, const uint8_t **data)
 {
-	if (data == NULL)
-		return ROCE_V_TRUNC_ETH;
-	return rw ? roce_parse_rw(data, len, flags, v) : roce_parse(data, len, flags, v);
+	uint8_t *d;
+
+	if (unlikely(m->nb_segs != 1))
+		return chain_parse(w, p, m, flags, v, data);
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	*data = d;
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+		return roce_parse_rw(d, m->pkt_len, flags, v);
+	return roce_parse(d, m->pkt_len, flags, v);
 }
 
 /* Receive stage: poll, parse (ICRC with @p flags), deliver or pass on. */
@@ -695,16 +719,13 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 		for (uint16_t i = 0; i < n; i++) {
 			struct roce_view v;
 			enum roce_verdict r;
-			uint8_t *data;
-			uint32_t len;
-			int rw;
+			const uint8_t *data;
 
 			ps->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
 			if (unlikely(p->capture != NULL))
 				dp_capture(p, m[i], now);
 			t0 = rte_get_tsc_cycles();
-			data = frame_data(w, p, m[i], &len, &rw);
-			r = frame_parse(data, len, rw, flags, &v);
+			r = frame_parse(w, p, m[i], flags, &v, &data);
 			stage_add(ctx, DP_STAGE_PARSE, t0, 1);
 			if (data)
 				ps->verdicts[r]++;
@@ -769,13 +790,11 @@ split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64
 	for (unsigned int i = 0; i < n; i++) {
 		struct dp_port *p = &ctx->ports[w->port_of_id[m[i]->port]];
 		struct roce_view v;
-		uint32_t len;
-		int rw;
-		uint8_t *data = frame_data(w, p, m[i], &len, &rw);
+		const uint8_t *data;
 		uint64_t t0 = rte_get_tsc_cycles();
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
-		if (frame_parse(data, len, rw, 0, &v) == ROCE_V_OK) {
+		if (frame_parse(w, p, m[i], 0, &v, &data) == ROCE_V_OK) {
 			if (deliver_or_offer(ctx, p, &v, m[i], k, now))
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {

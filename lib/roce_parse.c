@@ -176,21 +176,29 @@ decode_ext(const uint8_t *frame, uint32_t off, uint32_t avail, struct roce_view 
 	return ROCE_V_OK;
 }
 
-/* roce_parse(); @p rw is NULL or @p frame, writable: then the ICRC is computed in place */
+/*
+ * The headers of a frame of @p len bytes whose first @p head of them (head <= len) lie at
+ * @p frame: every read is checked against @p head, the lengths against @p len. A frame in
+ * one buffer has head == len. On ROCE_V_OK, *endp is where the IP header says the packet
+ * ends (at most len) and payload_len, pad are known; the ICRC is read where it lies in the
+ * head, but not checked.
+ */
 static enum roce_verdict
-parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struct roce_view *v)
+parse_headers(const uint8_t *frame, uint32_t head, uint32_t len, unsigned int flags,
+	      struct roce_view *v, uint32_t *endp)
 {
 	uint32_t off = ROCE_ETH_LEN, ip_end = 0, udp_len, end, avail, area;
 	uint16_t type;
 	enum roce_verdict r;
 
 	sdr_zero(v, sizeof(*v));
+	v->frame = frame;
 	v->payload = frame;
-	if (len < ROCE_ETH_LEN)
+	if (head < ROCE_ETH_LEN)
 		return ROCE_V_TRUNC_ETH;
 	type = roce_get16(frame + 12);
 	if (type == ROCE_ETHER_TYPE_VLAN) {
-		if (len < ROCE_ETH_LEN + ROCE_VLAN_LEN)
+		if (head < ROCE_ETH_LEN + ROCE_VLAN_LEN)
 			return ROCE_V_TRUNC_VLAN;
 		v->has_vlan = 1;
 		v->vlan_tci = roce_get16(frame + ROCE_ETH_LEN);
@@ -199,9 +207,9 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 	}
 	v->l3_off = (uint16_t)off;
 	if (type == ROCE_ETHER_TYPE_IPV4)
-		r = parse_ipv4(frame, len, off, flags, v, &ip_end);
+		r = parse_ipv4(frame, head, off, flags, v, &ip_end);
 	else if (type == ROCE_ETHER_TYPE_IPV6)
-		r = parse_ipv6(frame, len, off, v, &ip_end);
+		r = parse_ipv6(frame, head, off, v, &ip_end);
 	else
 		return ROCE_V_NOT_IP;
 	if (r != ROCE_V_OK)
@@ -213,7 +221,7 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 	 */
 	off += v->ip_hdr_len;
 	end = ip_end;
-	avail = ip_end < len ? ip_end : len;
+	avail = ip_end < head ? ip_end : head;
 	v->l4_off = (uint16_t)off;
 	if (avail - off < ROCE_UDP_LEN)
 		return ROCE_V_TRUNC_UDP;
@@ -251,12 +259,27 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 	if (end - off < ROCE_ICRC_LEN)
 		return ROCE_V_TRUNC_ICRC;
 	area = end - off - ROCE_ICRC_LEN;
-	v->icrc = roce_get_icrc(frame + end - ROCE_ICRC_LEN);
+	if (end <= head)
+		v->icrc = roce_get_icrc(frame + end - ROCE_ICRC_LEN);
 	if (v->pad > area || (v->roce_len & 3) != 0)
 		return ROCE_V_BAD_PAD;
 	v->payload_len = area - v->pad;
 	if (!v->op->payload && area != 0)
 		return ROCE_V_UNEXPECTED_PAYLOAD;
+	*endp = end;
+	return ROCE_V_OK;
+}
+
+/* roce_parse(); @p rw is NULL or @p frame, writable: then the ICRC is computed in place */
+static enum roce_verdict
+parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struct roce_view *v)
+{
+	enum roce_verdict r;
+	uint32_t end;
+
+	r = parse_headers(frame, len, len, flags, v, &end);
+	if (r != ROCE_V_OK)
+		return r;
 	if (flags & ROCE_PARSE_VERIFY_ICRC) {
 		uint32_t crc = rw ? icrc_compute_inplace(rw + v->l3_off, v->ip_version,
 							 v->ip_hdr_len, v->roce_len - ROCE_ICRC_LEN) :
@@ -281,4 +304,76 @@ enum roce_verdict
 roce_parse_rw(uint8_t *frame, uint32_t len, unsigned int flags, struct roce_view *v)
 {
 	return parse(frame, frame, len, flags, v);
+}
+
+/*
+ * Bytes [@p from, @p to) of a frame in segments, one piece per segment they touch:
+ * copied to @p out (when not NULL), or continued into the CRC *crc (when not NULL).
+ */
+static void
+seg_walk(const struct roce_seg *seg, unsigned int nseg, uint32_t from, uint32_t to,
+	 uint8_t *out, uint32_t *crc)
+{
+	uint32_t pos = 0;
+
+	for (unsigned int i = 0; i < nseg && pos < to; pos += seg[i++].len) {
+		uint32_t a = from > pos ? from : pos;
+		uint32_t b = to < pos + seg[i].len ? to : pos + seg[i].len;
+
+		if (a >= b)
+			continue;
+		if (out != NULL)
+			memcpy(out + (a - from), seg[i].data + (a - pos), b - a);
+		if (crc != NULL)
+			*crc = icrc_update(*crc, seg[i].data + (a - pos), b - a);
+	}
+}
+
+int
+roce_parse_sg(const struct roce_seg *seg, unsigned int nseg, unsigned int flags,
+	      struct roce_view *v, enum roce_verdict *r)
+{
+	uint32_t end, first, stop, head, pos = 0;
+	uint8_t icrc[ROCE_ICRC_LEN];
+	uint64_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nseg; i++)
+		len += seg[i].len;
+	if (nseg == 0 || len > UINT32_MAX)
+		return 0;
+	head = seg[0].len;
+	if (parse_headers(seg[0].data, head, (uint32_t)len, flags, v, &end) != ROCE_V_OK)
+		return 0;	/* a fault, or headers past the first segment */
+	/* the payload in one segment (an empty one stays at the headers' end, in the first) */
+	first = v->payload_off;
+	for (i = 0; v->payload_len != 0; pos += seg[i++].len) {
+		if (i == nseg)
+			return 0;
+		if (first >= pos + seg[i].len)
+			continue;
+		if (first + v->payload_len > pos + seg[i].len)
+			return 0;
+		v->payload = seg[i].data + (first - pos);
+		break;
+	}
+	seg_walk(seg, nseg, end - ROCE_ICRC_LEN, end, icrc, NULL);
+	v->icrc = roce_get_icrc(icrc);
+	*r = ROCE_V_OK;
+	if (flags & ROCE_PARSE_VERIFY_ICRC) {
+		uint32_t crc;
+
+		/* the headers and what follows them in the first segment, then the rest */
+		stop = end - ROCE_ICRC_LEN;
+		if (head > stop)
+			head = stop;
+		crc = icrc_compute(seg[0].data + v->l3_off, v->ip_version, v->ip_hdr_len,
+				   head - v->bth_off);
+		seg_walk(seg, nseg, head, stop, NULL, &crc);
+		v->icrc_checked = 1;
+		v->icrc_ok = crc == v->icrc;
+		if (!v->icrc_ok)
+			*r = ROCE_V_BAD_ICRC;
+	}
+	return 1;
 }

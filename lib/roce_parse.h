@@ -115,7 +115,10 @@ struct roce_view {
 	uint8_t syndrome;	/**< AETH */
 	uint32_t msn;		/**< AETH */
 	/* payload and trailer */
-	const uint8_t *payload;	/**< first payload byte (valid pointer even if length 0) */
+	const uint8_t *frame;	/**< first byte of the frame: the headers, at the offsets above */
+	const uint8_t *payload;	/**< first payload byte (valid pointer even if length 0); in a
+				 *   frame in segments (roce_parse_sg()) not always frame +
+				 *   payload_off */
 	uint32_t payload_len;	/**< without pad */
 	uint32_t icrc;		/**< as received */
 	uint8_t icrc_checked;	/**< 1 if ROCE_PARSE_VERIFY_ICRC ran */
@@ -143,5 +146,27 @@ enum roce_verdict roce_parse(const uint8_t *frame, uint32_t len, unsigned int fl
  */
 enum roce_verdict roce_parse_rw(uint8_t *frame, uint32_t len, unsigned int flags,
 				struct roce_view *v);
+
+/** One piece of a frame held in several buffers (an mbuf chain's segments, in order). */
+struct roce_seg {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/**
+ * roce_parse() of a frame held in @p nseg segments, without copying it, where its layout
+ * allows: every header (through the extension headers) in the first segment, and the
+ * payload within one segment; pad and ICRC anywhere after it. That is a zero-copy
+ * sender's chain (headers, the application's bytes, tail) or a NIC's header split. The
+ * ICRC is computed over the segments in place.
+ *
+ * @return 1 when it parsed the frame: *r is then ROCE_V_OK or ROCE_V_BAD_ICRC, and *v what
+ * roce_parse() gives for the segments' bytes laid end to end, but for the pointers frame
+ * (the first segment) and payload (into its segment). 0 for any other frame (another
+ * layout, or one roce_parse() finds fault with before the ICRC): the caller copies it into
+ * one buffer and parses that, which gives the exact verdict. *v is then undefined.
+ */
+int roce_parse_sg(const struct roce_seg *seg, unsigned int nseg, unsigned int flags,
+		  struct roce_view *v, enum roce_verdict *r);
 
 #endif /* SDR_ROCE_PARSE_H */

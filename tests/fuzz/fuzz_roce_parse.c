@@ -2,8 +2,11 @@
 /*
  * libFuzzer target: roce_parse on arbitrary bytes, with and without ICRC verification,
  * and roce_parse_rw (the ICRC in place) on a writable copy: the same verdict and view, and
- * the copy's bytes as they were. Built with AddressSanitizer and UBSan, so any access
- * outside the input is a crash.
+ * the copy's bytes as they were; and roce_parse_sg on the input cut in three pieces (at
+ * the headers' end and the payload's, as a zero-copy sender chains a frame, and at two
+ * points the input's length picks), each in a buffer of its own: it declines, or gives
+ * roce_parse's verdict and view. Built with AddressSanitizer and UBSan, so any access
+ * outside the input, or outside a piece, is a crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +15,39 @@
 #include "roce_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* roce_parse_sg() of @p data cut at @p a <= @p b, against roce_parse()'s @p r and @p v */
+static void
+check_pieces(const uint8_t *data, size_t size, size_t a, size_t b, unsigned int flags,
+	     enum roce_verdict r, const struct roce_view *v)
+{
+	size_t at[4] = { 0, a, b, size };
+	struct roce_seg seg[3];
+	uint8_t *piece[3];
+	struct roce_view w;
+	enum roce_verdict rs;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		size_t n = at[i + 1] - at[i];
+
+		piece[i] = malloc(n ? n : 1);
+		if (piece[i] == NULL)
+			abort();
+		memcpy(piece[i], data + at[i], n);
+		seg[i] = (struct roce_seg){ .data = piece[i], .len = (uint32_t)n };
+	}
+	if (roce_parse_sg(seg, 3, flags, &w, &rs)) {
+		if (rs != r || (r != ROCE_V_OK && r != ROCE_V_BAD_ICRC) ||
+		    memcmp(w.payload, v->payload, v->payload_len) != 0)
+			abort();
+		w.frame = v->frame;
+		w.payload = v->payload;
+		if (memcmp(&w, v, sizeof(w)) != 0)
+			abort();
+	}
+	for (unsigned int i = 0; i < 3; i++)
+		free(piece[i]);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,10 +71,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (roce_parse_rw(copy, (uint32_t)size, flags, &w) != r || memcmp(copy, data, size))
 			abort();
-		/* the same view, but for the pointer into the other buffer */
+		/* the same view, but for the pointers into the other buffer */
+		w.frame = v.frame;
 		w.payload = v.payload;
 		if (memcmp(&v, &w, sizeof(v)) != 0)
 			abort();
+		if (r == ROCE_V_OK || r == ROCE_V_BAD_ICRC) {
+			size_t a = v.payload_off, b = a + v.payload_len;
+
+			check_pieces(data, size, a, b, flags, r, &v);
+		}
+		check_pieces(data, size, size / 3, size - size / 4, flags, r, &v);
 	}
 	free(copy);
 	return 0;

@@ -1034,8 +1034,16 @@ def case_zero_copy():
                 # the hold did work: some completions waited for frames still queued
                 check(wan == "off" or ab["sends_held_for_frames"] > 0,
                       "%s: no completion waited for a frame" % name)
+                # the receiver parsed each chain where it lay (headers, payload, tail): no copy
+                rx = b["events"]
+                check(rx["rx_multiseg_in_place"] >= ab["data_pkts_out"] and
+                      rx["rx_multiseg_copied"] == 0,
+                      "%s: %d chains parsed in place, %d copied, of %d data frames" % (
+                          name, rx["rx_multiseg_in_place"], rx["rx_multiseg_copied"],
+                          ab["data_pkts_out"]))
             else:
                 check(not a["zero_copy"] and a["events"]["tx_zero_copy_frames"] == 0 and
+                      b["events"]["rx_multiseg_in_place"] == 0 and
                       ab["sends_held_for_frames"] == 0 and
                       s["stages"]["payload_icrc"]["packets"] == 0,
                       "%s: zero-copy frames on a copying port: %s" % (name, a))

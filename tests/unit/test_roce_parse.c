@@ -317,6 +317,139 @@ test_random_bytes(void **state)
 	}
 }
 
+/*
+ * roce_parse_sg() of frame @p f cut at @p ncut offsets (ascending), each piece in a buffer
+ * of its own (so a read past a piece is a sanitizer error): it parses or declines exactly
+ * as the layout says, and what it parses matches roce_parse() of the whole.
+ */
+static void
+check_sg(const uint8_t *f, uint32_t len, const uint32_t *cut, unsigned int ncut)
+{
+	struct roce_seg seg[4];
+	uint8_t *piece[4];
+	struct roce_view v, w;
+	enum roce_verdict r, rs = ROCE_V_COUNT;
+	uint32_t from = 0;
+	unsigned int n = ncut + 1;
+	int ret, want;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t to = i < ncut ? cut[i] : len;
+
+		piece[i] = malloc(to - from ? to - from : 1);
+		memcpy(piece[i], f + from, to - from);
+		seg[i] = (struct roce_seg){ .data = piece[i], .len = to - from };
+		from = to;
+	}
+	r = roce_parse(f, len, ROCE_PARSE_VERIFY_ICRC, &v);
+	ret = roce_parse_sg(seg, n, ROCE_PARSE_VERIFY_ICRC, &w, &rs);
+	want = r == ROCE_V_OK || r == ROCE_V_BAD_ICRC;
+	if (want) {
+		/* the headers in the first piece, the payload in one piece */
+		uint32_t a = v.payload_off, b = a + v.payload_len, pos = 0;
+
+		want = seg[0].len >= a;
+		for (unsigned int i = 0; want && v.payload_len && i < n; pos += seg[i++].len)
+			if (a < pos + seg[i].len) {
+				want = b <= pos + seg[i].len;
+				break;
+			}
+	}
+	assert_int_equal(ret, want);
+	if (ret) {
+		assert_int_equal(rs, r);
+		assert_ptr_equal(w.frame, piece[0]);
+		assert_memory_equal(w.payload, v.payload, v.payload_len);
+		w.frame = v.frame;
+		w.payload = v.payload;
+		assert_memory_equal(&w, &v, sizeof(v));
+	}
+	for (unsigned int i = 0; i < n; i++)
+		free(piece[i]);
+}
+
+/* A frame in segments: every one and two cuts of short frames, the sender's layouts of long ones. */
+static void
+test_segments(void **state)
+{
+	static uint8_t f[8192];
+	struct roce_path p6 = path4, pv = path4;
+	const struct roce_path *paths[] = { &path4, &p6, &pv };
+	const uint32_t plens[] = { 0, 1, 3, 40, 4096 };
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	struct roce_view v;
+
+	(void)state;
+	p6.ip_version = 6;
+	pv.has_vlan = 1;
+	pv.vlan_tci = 7;
+	for (unsigned int pi = 0; pi < 3; pi++) {
+		for (unsigned int li = 0; li < sizeof(plens) / sizeof(plens[0]); li++) {
+			uint32_t len = (uint32_t)build_write(f, sizeof(f), paths[pi], plens[li]);
+			uint32_t po, pe;
+
+			assert_int_equal(roce_parse(f, len, 0, &v), ROCE_V_OK);
+			po = v.payload_off;
+			pe = po + v.payload_len;
+			/* headers | payload | pad and ICRC, as a zero-copy sender chains them */
+			check_sg(f, len, (uint32_t[]){ po, pe }, 2);
+			check_sg(f, len, (uint32_t[]){ po, pe, len - 2 }, 3);
+			check_sg(f, len, (uint32_t[]){ po }, 1);
+			check_sg(f, len, (uint32_t[]){ pe }, 1);
+			if (len <= 200) {
+				for (uint32_t a = 0; a <= len; a++)
+					for (uint32_t b = a; b <= len; b++)
+						check_sg(f, len, (uint32_t[]){ a, b }, 2);
+				continue;
+			}
+			for (int it = 0; it < 2000; it++) {
+				uint32_t c[3];
+
+				for (int k = 0; k < 3; k++) {
+					x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+					c[k] = (uint32_t)(x % (len + 1));
+				}
+				for (int k = 1; k < 3; k++)	/* ascending */
+					for (int j = k; j > 0 && c[j] < c[j - 1]; j--) {
+						uint32_t t = c[j];
+
+						c[j] = c[j - 1];
+						c[j - 1] = t;
+					}
+				check_sg(f, len, c, 3);
+			}
+		}
+	}
+	/* a bad ICRC is found in place; a broken header declines (the caller copies) */
+	{
+		uint32_t len = (uint32_t)build_write(f, sizeof(f), &path4, 4096);
+		uint32_t po = len - 4096 - 4, pe = len - 4;
+		struct roce_seg seg[3] = { { f, po }, { f + po, 4096 }, { f + pe, 4 } };
+		enum roce_verdict r;
+
+		f[po + 100] ^= 1;
+		assert_int_equal(roce_parse_sg(seg, 3, ROCE_PARSE_VERIFY_ICRC, &v, &r), 1);
+		assert_int_equal(r, ROCE_V_BAD_ICRC);
+		assert_int_equal(roce_parse_sg(seg, 3, 0, &v, &r), 1);
+		assert_int_equal(r, ROCE_V_OK);
+		assert_int_equal(v.icrc_checked, 0);
+		f[14] = 0x55;
+		assert_int_equal(roce_parse_sg(seg, 3, ROCE_PARSE_VERIFY_ICRC, &v, &r), 0);
+		assert_int_equal(roce_parse_sg(seg, 0, ROCE_PARSE_VERIFY_ICRC, &v, &r), 0);
+	}
+	/* mutated frames: declined, or the verdict and view of the whole */
+	for (int it = 0; it < 20000; it++) {
+		uint32_t len = (uint32_t)build_write(f, sizeof(f), paths[it % 3], (uint32_t)(it % 97));
+		uint32_t c[2];
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		f[(x >> 8) % len] ^= (uint8_t)(1u << (x & 7));
+		c[0] = (uint32_t)((x >> 20) % (len + 1));
+		c[1] = c[0] + (uint32_t)((x >> 40) % (len + 1 - c[0]));
+		check_sg(f, len, c, 2);
+	}
+}
+
 static void
 test_verdict_names_unique(void **state)
 {
@@ -374,6 +507,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_named_verdicts),
 		cmocka_unit_test(test_not_ip_and_pad),
 		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_verdict_names_unique),
 		cmocka_unit_test(test_format),
 	};
