@@ -9,7 +9,7 @@ machine has CPUs for (each engine an lcore on a CPU of its own), and prints one 
 
   engines  Mpps  Gbit/s  x1  then the cycles per packet of each stage, on the engines
                              together (rx, parse_icrc, receive_backend,
-                             reliability_packetizer, link_emulator, tx)
+                             reliability_packetizer, payload_icrc, link_emulator, tx)
 
 Mpps counts the packets the engines received (data and control), Gbit/s the messages'
 bytes over the time from the first send to the last completion, x1 the goodput against one
@@ -17,11 +17,14 @@ engine in the same run. With --separate, each row of N > 1 engines also runs N s
 dataplanes of one engine each, one per CPU, at once (shared nothing by construction): their
 summed goodput is what the machine's CPUs, caches and memory allow N engines, and "of sep."
 is the engines' share of it. A low x1 with a high "of sep." is the machine, not the engines.
+The ring ports copy each payload into its frame, as they do by default; with --zero-copy
+they send chains that point into the messages instead ([port] zero_copy = yes), which
+payload_icrc then times, and the receiving engines parse the chains where they lie.
 Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run it there:
 the machine this project is built on has two.
 
 usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--striped] [--separate]
-                  [--json]
+                  [--zero-copy] [--json]
 """
 import argparse
 import json
@@ -33,18 +36,19 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
-STAGES = ["rx", "parse_icrc", "receive_backend", "reliability_packetizer", "link_emulator",
-          "tx"]
+STAGES = ["rx", "parse_icrc", "receive_backend", "reliability_packetizer", "payload_icrc",
+          "link_emulator", "tx"]
 
 
-def config(d, engines, striped=False):
+def config(d, engines, striped=False, zero_copy=False):
     """loopback.ini with a queue pair and a connection pair per engine, unpaced; striped:
-    one connection pair striped over every engine instead."""
+    one connection pair striped over every engine instead; zero_copy: ports that send
+    chains."""
     text = open(os.path.join(SRC, "pmd-configs", "loopback.ini")).read()
     text = text.replace("rate = 8G", "rate = 400G").replace("name = loopback",
                                                             "name = scaling%d" % engines)
-    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n" %
-                  (engines, engines), text)
+    text = re.sub(r"(\[port [ab]\]\n)", r"\1rx_queues = %d\ntx_queues = %d\n%s" %
+                  (engines, engines, "zero_copy = yes\n" if zero_copy else ""), text)
     head, conns = text[:text.index("[conn ab]")], text[text.index("[conn ab]"):]
     if striped:
         head += re.sub(r"(\[conn \w+\]\n)", r"\1stripes = %d\n" % engines, conns) + "\n"
@@ -53,17 +57,18 @@ def config(d, engines, striped=False):
         c = c.replace("0x100", "0x%x" % (0x100 + 0x40 * e)).replace("0x900",
                                                                     "0x%x" % (0x900 + 0x40 * e))
         head += re.sub(r"(\[conn \w+\]\n)", r"\1engine = %d\n" % e, c) + "\n"
-    path = os.path.join(d, "scaling%d%s.ini" % (engines, "s" if striped else ""))
+    path = os.path.join(d, "scaling%d%s%s.ini" % (engines, "s" if striped else "",
+                                                  "z" if zero_copy else ""))
     open(path, "w").write(head + "[pipeline]\nmode = engines\nengines = %d\n" % engines)
     return path
 
 
-def run(build, engines, count, d, striped=False):
+def run(build, engines, count, d, striped=False, zero_copy=False):
     """@count messages per engine: over a pair per engine, or one pair striped over all."""
     cmd = [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-%d" % (engines - 1),
            "--no-huge", "-m", str(512 + 512 * engines), "--no-pci", "--log-level",
            "lib.eal:error", "--file-prefix", "sdr-scaling%d-%d" % (engines, os.getpid()),
-           "--", "-f", config(d, engines, striped), "--traffic",
+           "--", "-f", config(d, engines, striped, zero_copy), "--traffic",
            "size=1MiB,count=%d,inflight=%d" % (count * engines if striped else count,
                                                16 * engines if striped else 16),
            "--link", "wan=off", "--busy-poll", "--exit-when-done", "--json"]
@@ -82,11 +87,11 @@ def run(build, engines, count, d, striped=False):
                        for st in STAGES}}
 
 
-def separate(build, n, count, d):
+def separate(build, n, count, d, zero_copy=False):
     """@p n dataplanes of one engine each, one per CPU (0 .. n-1), at once, each with its own
     pair and @p count messages: shared nothing by construction, so their summed goodput is
     what this machine's CPUs, caches and memory allow @p n engines. @return that sum."""
-    ini = config(d, 1)
+    ini = config(d, 1, zero_copy=zero_copy)
     procs = [subprocess.Popen(
         [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", str(k), "--no-huge", "-m",
          "1024", "--no-pci", "--log-level", "lib.eal:error", "--file-prefix",
@@ -117,6 +122,9 @@ def main():
     ap.add_argument("--separate", action="store_true",
                     help="also run N separate one-engine dataplanes at once for each row of N "
                     "engines: the machine's own ceiling")
+    ap.add_argument("--zero-copy", action="store_true",
+                    help="ports send chains that point into the messages ([port] zero_copy = "
+                    "yes) instead of copying each payload")
     ap.add_argument("--json", action="store_true", help="one JSON object per row")
     a = ap.parse_args()
     cpus = len(os.sched_getaffinity(0))
@@ -128,9 +136,9 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for n in runs:
-            rows.append(run(a.build, n, a.count, d, a.striped))
+            rows.append(run(a.build, n, a.count, d, a.striped, a.zero_copy))
             if a.separate and n > 1:
-                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d)
+                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d, a.zero_copy)
     base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
     if a.json:
         for r in rows:
