@@ -202,10 +202,8 @@ def bench_fwd(a):
     md.extend(["### 1 MiB messages, zero-copy send (`zero_copy = yes` on both ring ports)", "",
                "%d messages, %.2f Gbit/s of messages. Send path %.0f cycles per packet "
                "(copying: %.0f). The receive path, %.0f cycles (copying: %.0f), parses "
-               "each three-mbuf chain where it lies (`rx_multiseg_in_place`): the ICRC over "
-               "the segments, whose payload the sender's crc32 read from beyond the caches "
-               "and a NIC or memif would have copied whole; and it includes the wait for the "
-               "placement copies' stores: a burst's frames are freed together after it, and "
+               "each three-mbuf chain where it lies (`rx_multiseg_in_place`), the ICRC over "
+               "the segments, and it includes the wait for the placement copies' stores: a burst's frames are freed together after it, and "
                "each attached segment's locked release waits for the stores before it, so "
                "the wait falls in the next packets' parse." % (
                    a.count_big, j["goodput_gbps"], tx, copying_tx, rx, copying_rx), ""] +
