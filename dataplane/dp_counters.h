@@ -38,8 +38,8 @@
 	  "per received frame in several mbufs copied whole into scratch to be parsed (another " \
 	  "layout, or a frame the parser finds fault with)") \
 	X(TOO_BIG, "rx_too_big", DROP, \
-	  "per received frame in several mbufs dropped because it is larger than the 16 KiB " \
-	  "scratch") \
+	  "per received frame in several mbufs dropped because it cannot be parsed where it " \
+	  "lies and is larger than the 16 KiB scratch") \
 	X(NOT_ALLOWED, "source_not_allowed", DROP, \
 	  "per received RoCE packet dropped because its source IP is not in the port's allowlist") \
 	X(WRONG_PEER, "wrong_peer_address", DROP, \

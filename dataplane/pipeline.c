@@ -559,8 +559,8 @@ deliver_or_offer(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *
 	c = resolve(ctx, p, v, &kind, &gen);
 	if (c == NULL)
 		return 0;
-	/* a chained frame was read into this lcore's scratch: copied here, as is a packet
-	 * that finds every job of its worker out */
+	/* a chained frame may have been read into this lcore's scratch: copied here, as is a
+	 * packet that finds every job of its worker out */
 	if (!ctx->cfg.place_workers || kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
 		sdr_ep_input(c->ep, v, kind, gen, now);
 		return 0;

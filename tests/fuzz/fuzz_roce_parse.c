@@ -16,11 +16,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* roce_parse_sg() of @p data cut at @p a <= @p b, against roce_parse()'s @p r and @p v */
+/*
+ * roce_parse_sg() of @p data cut at @p a <= @p b, against roce_parse()'s @p r and @p v;
+ * @p must: the cuts are the headers' end and the payload's, which it must take.
+ */
 static void
 check_pieces(const uint8_t *data, size_t size, size_t a, size_t b, unsigned int flags,
-	     enum roce_verdict r, const struct roce_view *v)
+	     enum roce_verdict r, const struct roce_view *v, int must)
 {
+	int took;
+
 	size_t at[4] = { 0, a, b, size };
 	struct roce_seg seg[3];
 	uint8_t *piece[3];
@@ -36,7 +41,10 @@ check_pieces(const uint8_t *data, size_t size, size_t a, size_t b, unsigned int 
 		memcpy(piece[i], data + at[i], n);
 		seg[i] = (struct roce_seg){ .data = piece[i], .len = (uint32_t)n };
 	}
-	if (roce_parse_sg(seg, 3, flags, &w, &rs)) {
+	took = roce_parse_sg(seg, 3, flags, &w, &rs);
+	if (must && !took)
+		abort();
+	if (took) {
 		if (rs != r || (r != ROCE_V_OK && r != ROCE_V_BAD_ICRC) ||
 		    memcmp(w.payload, v->payload, v->payload_len) != 0)
 			abort();
@@ -79,9 +87,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r == ROCE_V_OK || r == ROCE_V_BAD_ICRC) {
 			size_t a = v.payload_off, b = a + v.payload_len;
 
-			check_pieces(data, size, a, b, flags, r, &v);
+			check_pieces(data, size, a, b, flags, r, &v, 1);
 		}
-		check_pieces(data, size, size / 3, size - size / 4, flags, r, &v);
+		check_pieces(data, size, size / 3, size - size / 4, flags, r, &v, 0);
 	}
 	free(copy);
 	return 0;

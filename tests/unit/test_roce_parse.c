@@ -420,6 +420,24 @@ test_segments(void **state)
 			}
 		}
 	}
+	/* IPv4 options (IHL 6), then 6 bytes of Ethernet trailer past the IP length: every cut */
+	{
+		uint32_t len = (uint32_t)build_write(f, sizeof(f), &path4, 40);
+
+		memmove(f + 14 + 24, f + 14 + 20, len - 14 - 20);
+		memset(f + 14 + 20, 1, 4);	/* four NOPs */
+		f[14] = 0x46;
+		roce_put16(f + 16, (uint16_t)(roce_get16(f + 16) + 4));
+		len += 4;
+		refresh(f, len, 14, 1);
+		assert_int_equal(roce_parse(f, len, ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+		assert_int_equal(v.ip_hdr_len, 24);
+		memset(f + len, 0xEE, 6);
+		for (uint32_t n = len; n <= len + 6; n += 6)
+			for (uint32_t a = 0; a <= n; a++)
+				for (uint32_t b = a; b <= n; b++)
+					check_sg(f, n, (uint32_t[]){ a, b }, 2);
+	}
 	/* a bad ICRC is found in place; a broken header declines (the caller copies) */
 	{
 		uint32_t len = (uint32_t)build_write(f, sizeof(f), &path4, 4096);
