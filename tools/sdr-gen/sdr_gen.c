@@ -533,6 +533,41 @@ tx_loop(uint64_t until)
 	}
 }
 
+#define RX_SEGS 8
+#define RX_SCRATCH 16384
+
+/*
+ * The verdict on received frame @p m, ICRC checked as sdr-dataplane checks it: one segment
+ * where it lies (the ICRC in place where nobody else holds the mbuf), a chain where it lies
+ * when its layout allows (roce_parse_sg()), any other chain read into one piece first.
+ */
+static enum roce_verdict
+rx_verdict(struct rte_mbuf *m)
+{
+	static uint8_t scratch[RX_SCRATCH];
+	struct roce_seg seg[RX_SEGS];
+	struct roce_view v;
+	enum roce_verdict r;
+	unsigned int n = 0;
+	const void *data;
+
+	if (m->nb_segs == 1)
+		return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 ?
+		       roce_parse_rw(rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
+				     ROCE_PARSE_VERIFY_ICRC, &v) :
+		       roce_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
+				  ROCE_PARSE_VERIFY_ICRC, &v);
+	for (const struct rte_mbuf *s = m; s != NULL && n < RX_SEGS; s = s->next)
+		seg[n++] = (struct roce_seg){ .data = rte_pktmbuf_mtod(s, const uint8_t *),
+					      .len = s->data_len };
+	if (m->nb_segs <= RX_SEGS && roce_parse_sg(seg, n, ROCE_PARSE_VERIFY_ICRC, &v, &r))
+		return r;
+	if (m->pkt_len > sizeof(scratch))
+		return ROCE_V_TRUNC_PAYLOAD;	/* (sdr-dataplane drops it: rx_too_big) */
+	data = rte_pktmbuf_read(m, 0, m->pkt_len, scratch);
+	return roce_parse(data, m->pkt_len, ROCE_PARSE_VERIFY_ICRC, &v);
+}
+
 /* rxonly, until @p until (TSC) or quit. */
 static void
 rx_loop(uint64_t until)
@@ -559,12 +594,7 @@ rx_loop(uint64_t until)
 		if (st.rx_pkts == 0)
 			st.start_tsc = rte_rdtsc();
 		for (uint16_t k = 0; k < n; k++) {
-			struct roce_view v;
-			enum roce_verdict r = roce_parse(rte_pktmbuf_mtod(m[k], const uint8_t *),
-							 rte_pktmbuf_data_len(m[k]),
-							 ROCE_PARSE_VERIFY_ICRC, &v);
-
-			st.verdicts[r]++;
+			st.verdicts[rx_verdict(m[k])]++;
 			st.rx_bytes += rte_pktmbuf_pkt_len(m[k]);
 		}
 		st.rx_pkts += n;
