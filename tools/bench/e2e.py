@@ -245,17 +245,31 @@ def bench_fwd(a):
     # engine lcores: one connection pair per engine, both nodes in one process (scaling.py)
     import scaling  # noqa: E402  (tools/bench/scaling.py)
     cpus = len(os.sched_getaffinity(0))
+    n = max(20, a.count_big)
+    rounds = 1 if a.quick else 3
     with tempfile.TemporaryDirectory() as d:
-        rows = [scaling.run(a.build, n, max(20, a.count_big), d) for n in (1, 2) if n <= cpus]
-        # one connection: its messages striped over both engines ([conn] stripes = 2)
-        striped = scaling.run(a.build, 2, max(20, a.count_big), d, True) if cpus >= 2 else None
-        # the machine's own ceiling: two dataplanes of one engine each, one per CPU, at once
-        apart = scaling.separate(a.build, 2, max(20, a.count_big), d) if cpus >= 2 else None
+        fns = {1: lambda: scaling.run(a.build, 1, n, d)}
+        if cpus >= 2:
+            fns[2] = lambda: scaling.run(a.build, 2, n, d)
+            # one connection: its messages striped over both engines ([conn] stripes = 2)
+            fns["striped"] = lambda: scaling.run(a.build, 2, n, d, True)
+            # the machine's own ceiling: two dataplanes of one engine each, one per CPU
+            fns["apart"] = lambda: {"gbps": scaling.separate(a.build, 2, n, d)}
+        runs = alternated(fns, rounds)
+    gbps = lambda r: r["gbps"]  # noqa: E731
+    rows = [median_of(runs[k], gbps) for k in (1, 2) if k in runs]
+    striped = median_of(runs["striped"], gbps) if "striped" in runs else None
+    apart = median_of(runs["apart"], gbps)["gbps"] if "apart" in runs else None
     md.extend(["### Engine lcores ([pipeline] mode = engines)", "",
                "Both nodes of `loopback.ini` in one process, one connection pair and one queue "
                "pair per engine, 1 MiB messages, unpaced, no emulator, busy polling, every "
                "message verified (`make bench-scaling` runs 1, 2, 4, 8 engines where there "
-               "are CPUs for them).", "",
+               "are CPUs for them). Each row is the run with the median goodput of %d, the "
+               "configurations taken in turn (%s Gbit/s, in run order)." % (
+                   rounds, "; ".join("%s: %s" % (
+                       {1: "1 engine", 2: "2 engines", "striped": "striped",
+                        "apart": "2 separate dataplanes"}[k], spread(v, gbps))
+                       for k, v in runs.items())), "",
                "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(scaling.STAGES) + " |",
                "|---:|---:|---:|---:|" + "---:|" * len(scaling.STAGES)])
     for r in rows:
@@ -275,16 +289,41 @@ def bench_fwd(a):
                        apart, apart / rows[0]["gbps"], rows[1]["gbps"] / apart), ""])
     if len(rows) == 2:
         record("fwd", "2 engines, both nodes in one process: goodput", rows[1]["gbps"],
-               "Gbit/s", "1 engine, same run (target ratio >= 1.8)", rows[0]["gbps"], "higher")
+               "Gbit/s", "1 engine, same run (medians of %d runs taken in turn; target "
+               "ratio >= 1.8)" % rounds, rows[0]["gbps"], "higher")
         if apart is not None:
             record("fwd", "2 engines in one process against 2 separate 1-engine dataplanes",
                    rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, at once "
-                   "(their sum), same run", apart, "higher")
+                   "(their sum), same run (medians of %d)" % rounds, apart, "higher")
     if striped is not None:
         record("fwd", "1 connection striped over 2 engines: goodput", striped["gbps"],
-               "Gbit/s", "1 engine (one connection), same run", rows[0]["gbps"], "higher")
+               "Gbit/s", "1 engine (one connection), same run (medians of %d)" % rounds,
+               rows[0]["gbps"], "higher")
     else:
         log("fwd: one CPU: the 2-engine run is left out")
+
+
+def alternated(fns, rounds):
+    """Run each callable of @p fns (name -> function) @p rounds times, taking the names in
+    turn, so that a drift in this machine's speed (it has neighbours) falls on all of them
+    alike. @return name -> the results, in run order."""
+    out = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            out[k].append(f())
+    return out
+
+
+def median_of(results, key=lambda r: r):
+    """The result whose @p key is the median (the lower middle of an even count), of those
+    that are not None; None if none is."""
+    ok = sorted((r for r in results if r is not None), key=key)
+    return ok[(len(ok) - 1) // 2] if ok else None
+
+
+def spread(results, key=lambda r: r):
+    """Each run's figure, in run order, for the text: "40.6 / 43.0 / 41.2"."""
+    return " / ".join("%.1f" % key(r) if r is not None else "failed" for r in results)
 
 
 def dataplane_json(cmd, what):
@@ -517,18 +556,9 @@ def gen_memif(build, count, size, span=0):
     return r["rx_pkts"] * size * 8e-9 / r["elapsed_s"] if r["rx_pkts"] == count else None
 
 
-def bench_memif(a):
-    # the same packets as the SDR run: a 1 MiB message is 256 frames of 4 KiB
-    base = gen_memif(a.build, a.count_memif * 256, 4096)
-    # the same, its payloads read from 16 MiB as the SDR sender reads its 16 messages in
-    # flight (the default sends one payload that stays in the L1 cache)
-    base_span = gen_memif(a.build, a.count_memif * 256, 4096, span=16 << 20)
-    # the frame of a 4 KiB SDR write over IPv4: 14 + 20 + 8 + 12 + 16 + 4 + 4096 + 4
-    rates = testpmd_memif(4174, 6 if a.quick else 14)
-    tp_pps = rates[len(rates) // 2] if rates else None
-    tp = tp_pps * 4096 * 8e-9 if tp_pps else None
-    log("testpmd txonly -> rxonly over memif: %s pps (%s Gbit/s of 4 KiB payloads)" % (tp_pps,
-                                                                                       tp))
+def sdr_memif_pair(a):
+    """Two dataplanes over memif (pmd-configs/memif-a.ini, memif-b.ini, unpaced), one core
+    each: a.count_memif messages of 1 MiB. @return both summaries (sender, receiver)."""
     d = tempfile.mkdtemp()
     sock = os.path.join(d, "m.sock")
     inis = []
@@ -554,9 +584,33 @@ def bench_memif(a):
     sb = json.loads([x for x in rb.stdout.splitlines() if x.startswith("{")][-1])
     if not (sa["ok"] and sb["ok"] and sb["verified"] == a.count_memif):
         raise RuntimeError("memif run failed: %s %s" % (sa, sb))
+    return sa, sb
+
+
+def bench_memif(a):
+    rounds = 1 if a.quick else 3
+    # taken in turn: the SDR pair; sdr-gen with as many packets (a 1 MiB message is 256
+    # frames of 4 KiB); and sdr-gen with its payloads read from 16 MiB, as the SDR sender
+    # reads its 16 messages in flight (the default sends one payload that stays in the L1
+    # cache)
+    runs = alternated({
+        "sdr": lambda: sdr_memif_pair(a),
+        "gen": lambda: gen_memif(a.build, a.count_memif * 256, 4096),
+        "span": lambda: gen_memif(a.build, a.count_memif * 256, 4096, span=16 << 20)}, rounds)
+    sa, sb = median_of(runs["sdr"], lambda r: r[1]["goodput_gbps"])
+    base, base_span = median_of(runs["gen"]), median_of(runs["span"])
+    # the frame of a 4 KiB SDR write over IPv4: 14 + 20 + 8 + 12 + 16 + 4 + 4096 + 4
+    rates = testpmd_memif(4174, 6 if a.quick else 14)
+    tp_pps = rates[len(rates) // 2] if rates else None
+    tp = tp_pps * 4096 * 8e-9 if tp_pps else None
+    log("testpmd txonly -> rxonly over memif: %s pps (%s Gbit/s of 4 KiB payloads)" % (tp_pps,
+                                                                                       tp))
     md.extend(["## memif", "",
                "Two `sdr-dataplane` processes, one core each, over a memif pair: %d messages "
                "of 1 MiB, 16 in flight, unpaced, no emulator, every message verified. "
+               "The SDR pair and the two sdr-gen baselines below ran %d times each, taken in "
+               "turn, and each figure is their median (SDR %s; sdr-gen %s; sdr-gen with "
+               "`--payload-span` %s Gbit/s, in run order). "
                "Baseline: `sdr-gen` txonly on one core into `sdr-gen` rxonly on the other "
                "over the same kind of memif pair, as many packets (256 per message): SDR "
                "data packets with 4 KiB payloads, "
@@ -580,7 +634,9 @@ def bench_memif(a):
                "receives; the memif PMD copies every frame in and out of the shared ring "
                "either way. (With testpmd the order of options matters: `--mbuf-size` before "
                "`--txpkts`, or it refuses the length and sends 64-byte frames.)" % (
-                   a.count_memif, MEMIF_ARGS, "%.3g" % tp_pps if tp_pps else "no rate",
+                   a.count_memif, rounds, spread(runs["sdr"], lambda r: r[1]["goodput_gbps"]),
+                   spread(runs["gen"]), spread(runs["span"]), MEMIF_ARGS,
+                   "%.3g" % tp_pps if tp_pps else "no rate",
                    "samples from %.3g to %.3g: this pair's rate varies a lot from second to "
                    "second on this machine" % (rates[0], rates[-1]) if rates else
                    "testpmd reported none"), ""])
