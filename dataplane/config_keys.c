@@ -156,8 +156,11 @@ static const struct dp_key pipeline_keys[DPK_PIPELINE_COUNT] = {
 		       "received it makes the copy (the `payload_copy` row of `pipeline "
 		       "show`), and the main lcore counts it in its chunk once the copy is "
 		       "made; a receive completes only after every copy into it. This takes "
-		       "the copy, about 60 % of the main lcore's receive cost, off it. Frames "
-		       "that came in several mbufs are copied on the main lcore. `workers` "
+		       "the copy, about 60 % of the main lcore's receive cost, off it. A frame "
+		       "in several mbufs goes to the worker too when its payload lies in one "
+		       "of them (a zero-copy sender's chain, `rx_multiseg_in_place`); one "
+		       "that had to be copied whole to be parsed (`rx_multiseg_copied`) is "
+		       "placed on the main lcore. `workers` "
 		       "needs `mode = split`.",
 	},
 	[DPK_PIPELINE_FEC] = {

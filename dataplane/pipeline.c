@@ -544,11 +544,13 @@ deliver(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64
  * Split pipeline: one parsed packet from receive worker @p k to its connection. With
  * placement = workers a data packet that passes its connection's checks is claimed and its
  * payload copy handed back to the worker, which received it (the frame is in its cache);
- * the rest is delivered here. @return 1 if @p m went to the worker.
+ * the rest is delivered here. @p in_place: @p v points into @p m (one segment, or a chain
+ * parsed where it lies), not into this lcore's scratch, so the worker can copy from it.
+ * @return 1 if @p m went to the worker.
  */
 static int
 deliver_or_offer(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, struct rte_mbuf *m,
-		 unsigned int k, uint64_t now)
+		 int in_place, unsigned int k, uint64_t now)
 {
 	struct dp_copies *cp = &ctx->copies[k];
 	enum sdr_qpn_kind kind;
@@ -559,9 +561,9 @@ deliver_or_offer(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *
 	c = resolve(ctx, p, v, &kind, &gen);
 	if (c == NULL)
 		return 0;
-	/* a chained frame may have been read into this lcore's scratch: copied here, as is a
-	 * packet that finds every job of its worker out */
-	if (!ctx->cfg.place_workers || kind != SDR_QPN_DATA || m->nb_segs != 1 || cp->nfree == 0) {
+	/* a chain copied into this lcore's scratch is placed here, as is a packet that finds
+	 * every job of its worker out */
+	if (!ctx->cfg.place_workers || kind != SDR_QPN_DATA || !in_place || cp->nfree == 0) {
 		sdr_ep_input(c->ep, v, kind, gen, now);
 		return 0;
 	}
@@ -795,7 +797,7 @@ split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (frame_parse(w, p, m[i], 0, &v, &data) == ROCE_V_OK) {
-			if (deliver_or_offer(ctx, p, &v, m[i], k, now))
+			if (deliver_or_offer(ctx, p, &v, m[i], data != w->scratch, k, now))
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;

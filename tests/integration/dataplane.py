@@ -1064,17 +1064,21 @@ def case_rx_lcores():
             ("sr", "loss 1e-3", "1MiB", 20, 1, "main"),
             ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2, "workers"),
             ("ec-mds:8,2", "loss 2e-2 reorder 0.02,100us dup 0.01", "300KiB", 60, 4, "workers"),
-            ("ec-xor:8,2", "loss 1e-2", "2MiB", 10, 4, "workers")]
+            ("ec-xor:8,2", "loss 1e-2", "2MiB", 10, 4, "workers"),
+            # zero-copy chains, parsed where they lie: their copies go to the workers too
+            ("sr", "loss 1e-2 reorder 0.02,100us dup 0.01", "1MiB", 30, 2, "workers", True)]
     with tempfile.TemporaryDirectory() as d:
         text = open(os.path.join(CFG, "loopback.ini")).read()
         text = text.replace("link = wan\n", "link = wan\nrx_queues = 2\ntx_queues = 2\n")
         text += "\n[pipeline]\nmode = split\nrx_lcores = 2\n"
-        for scheme, link, size, count, channels, placement in runs:
+        for scheme, link, size, count, channels, placement, *zc in runs:
             ini = os.path.join(d, "rxl.ini")
-            open(ini, "w").write(text.replace("scheme = sr\n", "scheme = sr\nchannels = %d\n"
-                                              % channels) + "placement = %s\n" % placement)
-            name = "rx_lcores 2, %s [%s] %s, %d channel(s), placement on %s" % (
-                scheme, link, size, channels, placement)
+            t = text.replace("scheme = sr\n", "scheme = sr\nchannels = %d\n" % channels)
+            if zc:
+                t = t.replace("[port a]\n", "[port a]\nzero_copy = yes\n")
+            open(ini, "w").write(t + "placement = %s\n" % placement)
+            name = "rx_lcores 2, %s [%s] %s, %d channel(s), placement on %s%s" % (
+                scheme, link, size, channels, placement, ", zero-copy sender" if zc else "")
             rc, s, err = run("sdrt-rxl", ["-f", ini, "--traffic", "size=%s,count=%d,scheme=%s"
                                           % (size, count, scheme), "--link", "wan=" + link,
                                           "--exit-when-done", "--json"], lcores="0@0,1@1,2@0")
@@ -1086,14 +1090,21 @@ def case_rx_lcores():
             check(len(workers) == 2 and sum(workers) == rx,
                   "%s: receive workers %s, ports received %d" % (name, workers, rx))
             copies = s["stages"]["payload_copy"]["packets"]
-            # with placement = workers every single-segment data packet that passed its
-            # checks was copied by a worker; with main, none
+            # with placement = workers every data packet that passed its checks, one
+            # segment or a chain parsed where it lies, was copied by a worker; with main,
+            # none
             check((copies > 0) if placement == "workers" else (copies == 0),
                   "%s: %d payload copies on the workers" % (name, copies))
             if placement == "workers" and scheme == "sr":
                 # SR places each data packet once, whatever was lost, resent or duplicated
                 check(copies == count * 256, "%s: %d copies for %d packets" %
                       (name, copies, count * 256))
+            if zc:
+                ev = s["ports"]["b"]["events"]
+                check(ev["rx_multiseg_in_place"] >= count * 256 and
+                      ev["rx_multiseg_copied"] == 0,
+                      "%s: chains parsed in place %d, copied %d" % (
+                          name, ev["rx_multiseg_in_place"], ev["rx_multiseg_copied"]))
             if channels > 1:
                 check(min(workers) > 0, "%s: a receive worker got nothing: %s" % (name, workers))
             else:
