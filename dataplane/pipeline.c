@@ -35,11 +35,16 @@
 
 #define RX_BURSTS 8
 
-/* Per-lcore state: a stash of free mbufs for frames, a scratch frame for chained mbufs. */
+/*
+ * Per-lcore state: a stash of free mbufs for frames with where each one's data starts (taken
+ * when it is allocated, and so in the caches, not loaded again for every send call), a
+ * scratch frame for chained mbufs.
+ */
 struct worker {
 	enum dp_worker_role role;
 	unsigned int rx_index, rx_count;	/* polls RX queues rx_index + i * rx_count */
 	struct rte_mbuf *stash[DP_BURST_MAX];
+	uint8_t *stash_data[DP_BURST_MAX];	/* rte_pktmbuf_mtod(stash[i]) */
 	unsigned int nstash;
 	uint8_t scratch[DP_FRAME_SCRATCH];
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
@@ -710,7 +715,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 		uint16_t n = rte_eth_rx_burst(p->port_id, q, m, (uint16_t)burst);
 		unsigned int nkeep = 0, nexc = 0, ndone = 0;
 
-		stage_add(ctx, DP_STAGE_RX, t0, n);
+		t0 = stage_add(ctx, DP_STAGE_RX, t0, n);
 		if (n == 0) {
 			if (nq == 1)
 				break;
@@ -723,12 +728,15 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 			enum roce_verdict r;
 			const uint8_t *data;
 
+			/* one clock read per stage: each starts when the one before it ended (a
+			 * dropped frame's count and log line go to the next frame's parse) */
 			ps->counters[DP_PORT_RX_BYTES] += m[i]->pkt_len;
-			if (unlikely(p->capture != NULL))
+			if (unlikely(p->capture != NULL)) {
 				dp_capture(p, m[i], now);
-			t0 = rte_get_tsc_cycles();
+				t0 = rte_get_tsc_cycles();
+			}
 			r = frame_parse(w, p, m[i], flags, &v, &data);
-			stage_add(ctx, DP_STAGE_PARSE, t0, 1);
+			t0 = stage_add(ctx, DP_STAGE_PARSE, t0, 1);
 			if (data)
 				ps->verdicts[r]++;
 			if (r != ROCE_V_OK) {
@@ -754,9 +762,8 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 				keep[nkeep++] = m[i];
 				continue;
 			}
-			t0 = rte_get_tsc_cycles();
 			deliver(ctx, p, &v, now);
-			stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
+			t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
 			done[ndone++] = m[i];
 		}
 		/*
@@ -765,8 +772,12 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 		 * it. One after the last placement copy waits for that copy's stores; the ones
 		 * after it find nothing left to wait for.
 		 */
-		if (ndone)
+		if (ndone) {
 			rte_pktmbuf_free_bulk(done, ndone);
+			/* the receive path's too: in the cycles of the stage that ended last */
+			stage_account(ctx, out != NULL ? DP_STAGE_PARSE : DP_STAGE_DELIVER, t0, 0, 0,
+				      1);
+		}
 		if (nexc)
 			egress(ctx, &ctx->ports[p->exception], exc, (uint16_t)nexc, now);
 		if (nkeep) {
@@ -788,12 +799,15 @@ split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64
 	struct rte_mbuf *m[DP_BURST_MAX];
 	unsigned int n = rte_ring_sc_dequeue_burst(ctx->split_rings[k], (void **)m, ctx->cfg.burst,
 						   NULL);
+	uint64_t t0;
 
+	if (n == 0)
+		return 0;
+	t0 = rte_get_tsc_cycles();
 	for (unsigned int i = 0; i < n; i++) {
 		struct dp_port *p = &ctx->ports[w->port_of_id[m[i]->port]];
 		struct roce_view v;
 		const uint8_t *data;
-		uint64_t t0 = rte_get_tsc_cycles();
 
 		/* the receive worker checked the ICRC; the headers are parsed again for a view */
 		if (frame_parse(w, p, m[i], 0, &v, &data) == ROCE_V_OK) {
@@ -801,14 +815,18 @@ split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64
 				m[i] = NULL;	/* the worker frees it after the copy */
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;
-			egress(ctx, &ctx->ports[p->exception], &m[i], 1, now);
+			t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
+			egress(ctx, &ctx->ports[p->exception], &m[i], 1, now);	/* (timed itself) */
 			m[i] = NULL;
+			t0 = rte_get_tsc_cycles();
+			continue;
 		}
-		stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
+		t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		if (m[i] != NULL)
 			rte_pktmbuf_free(m[i]);
+	stage_account(ctx, DP_STAGE_DELIVER, t0, 0, 0, 1);	/* (the frees, the backend's too) */
 	return n;
 }
 
@@ -852,10 +870,13 @@ refill(struct dp_ctx *ctx, struct worker *w, unsigned int want)
 
 			if (m == NULL)
 				return -1;
+			w->stash_data[w->nstash] = rte_pktmbuf_mtod(m, uint8_t *);
 			w->stash[w->nstash++] = m;
 		}
 		return 0;
 	}
+	for (unsigned int i = w->nstash; i < top; i++)
+		w->stash_data[i] = rte_pktmbuf_mtod(w->stash[i], uint8_t *);
 	w->nstash = top;
 	return 0;
 }
@@ -994,9 +1015,10 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 /*
  * The ICRC of a burst's zero-copy frames over their payloads where they lie, into the tails
  * zero_copy_chain() set: the one pass over the payload the send path cannot skip, a stage
- * of its own so that the rest of the send path can be told from it.
+ * of its own so that the rest of the send path can be told from it. @return the time it
+ * ended (@p t0 if there was nothing to do).
  */
-static void
+static uint64_t
 icrc_stage(struct dp_ctx *ctx, const struct sdr_ep_frame *e, uint8_t *const *tails, uint32_t n,
 	   uint64_t t0)
 {
@@ -1008,23 +1030,28 @@ icrc_stage(struct dp_ctx *ctx, const struct sdr_ep_frame *e, uint8_t *const *tai
 			nt++;
 		}
 	}
-	if (nt != 0)
-		stage_add(ctx, DP_STAGE_ICRC, t0, nt);
+	return nt != 0 ? stage_add(ctx, DP_STAGE_ICRC, t0, nt) : t0;
 }
 
-/* Send stage of one connection: frames from the endpoint into mbufs, out of its port. */
+/*
+ * Send stage of one connection: frames from the endpoint into mbufs, out of its port. *tp
+ * is when the stage starts (the clock read by the stage before it, one read per call saved)
+ * and becomes when it ended. The frames' mbufs are taken from the pool inside the stage:
+ * they are the send path's cost too.
+ */
 static unsigned int
-output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t now)
+output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t now,
+	     uint64_t *tp)
 {
 	struct dp_port *p = &ctx->ports[c->port];
 	unsigned int burst = ctx->cfg.burst, total = 0;
+	uint64_t t0 = *tp;
 
 	for (;;) {
 		struct rte_mbuf *out[DP_BURST_MAX], **m;
-		uint8_t *frames[DP_BURST_MAX], *tails[DP_BURST_MAX];
+		uint8_t *tails[DP_BURST_MAX], **frames;
 		uint16_t lens[DP_BURST_MAX];
 		struct sdr_ep_frame e[DP_BURST_MAX];
-		uint64_t t0;
 		uint32_t n;
 
 		/* backpressure: a port whose device is full gets nothing new; the chunks stay
@@ -1037,34 +1064,35 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		}
 		/* build into the last @burst mbufs of the stash */
 		m = w->stash + w->nstash - burst;
-		for (unsigned int i = 0; i < burst; i++)
-			frames[i] = rte_pktmbuf_mtod(m[i], uint8_t *);
-		t0 = rte_get_tsc_cycles();
+		frames = w->stash_data + w->nstash - burst;
 		if (p->zero_copy) {
 			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
 			zero_copy_chain(ctx, p, c, m, e, n, tails);
-			icrc_stage(ctx, e, tails, n, stage_add(ctx, DP_STAGE_OUTPUT, t0, n));
+			t0 = icrc_stage(ctx, e, tails, n, stage_add(ctx, DP_STAGE_OUTPUT, t0, n));
 		} else {
 			n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
 			for (uint32_t i = 0; i < n; i++) {
 				m[i]->data_len = lens[i];
 				m[i]->pkt_len = lens[i];
 			}
-			stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
+			t0 = stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
 		}
 		if (n == 0)
 			break;
 		memcpy(out, m, n * sizeof(*m));
 		/* the built mbufs leave the stash; the unused ones move down over them */
 		memmove(m, m + n, (burst - n) * sizeof(*m));
+		memmove(frames, frames + n, (burst - n) * sizeof(*frames));
 		w->nstash -= n;
-		egress(ctx, p, out, (uint16_t)n, now);
+		egress(ctx, p, out, (uint16_t)n, now);	/* (timed as link_emulator and tx) */
+		t0 = rte_get_tsc_cycles();
 		total += n;
 		if (n < burst)
 			break;
 	}
 	if (ctx->fec_in != NULL)
 		fec_hand_out(ctx, c);
+	*tp = t0;
 	return total;
 }
 
@@ -1176,9 +1204,10 @@ dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc
 			work += dp_control_engine_poll(ctx, (unsigned int)eng, now);
 		if (ctx->fec_out != NULL)
 			work += fec_collect(ctx, now);
+		t0 = rte_get_tsc_cycles();
 		for (unsigned int i = 0; i < ctx->nconns; i++)
 			if (mine(&ctx->conns[i]))
-				work += output_stage(ctx, w, &ctx->conns[i], now);
+				work += output_stage(ctx, w, &ctx->conns[i], now, &t0);
 		for (unsigned int i = 0; i < ctx->nports; i++) {
 			work += tx_flush(&ctx->ports[i]);
 			work += link_flush(ctx, &ctx->ports[i], now, ctx->cfg.burst);
