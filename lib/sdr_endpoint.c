@@ -937,10 +937,18 @@ apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 	return 0;
 }
 
+/* Work of the peer's last messages still out: a decode, or a claimed packet whose payload
+ * copy is not committed (it counts in its chunk, of the current code, only then). */
+static int
+rx_work_out(const struct sdr_ep *ep)
+{
+	return ep->dec_jobs_out || ep->n_dec_wait || ep->copies_out;
+}
+
 /*
  * The peer's sends to us to scheme @p s: only while nothing is arriving (no message in
- * progress, no decode out or waiting); the receives posted ahead take the new code.
- * @return 0, -EBUSY (nothing changed), -ENOMEM.
+ * progress, no decode or payload copy out, no decode waiting); the receives posted ahead
+ * take the new code. @return 0, -EBUSY (nothing changed), -ENOMEM.
  */
 static int
 apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
@@ -948,7 +956,7 @@ apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 	struct ec_codec *codec = NULL;
 	int rc;
 
-	if (ep->dec_jobs_out || ep->n_dec_wait)
+	if (rx_work_out(ep))
 		return -EBUSY;
 	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
 		return -ENOMEM;
@@ -1066,9 +1074,10 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 			}
 			return;
 		}
-		if (rc == -EBUSY && (ep->dec_jobs_out || ep->n_dec_wait)) {
+		if (rc == -EBUSY && rx_work_out(ep)) {
 			/* the last message's work is still out (an offloaded decode that lost
-			 * its race): no answer yet; the sender asks again after an RTO */
+			 * its race, a payload copy on a receive worker): no answer yet; the
+			 * sender asks again after an RTO */
 			ep->sw_owed = 0;
 			ep->counters[SDR_EP_SCHEME_DEFERRED]++;
 			return;
@@ -1423,7 +1432,9 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
  * scheme auto, receive side: every frame on a data QPN (first send, resend or parity) took
  * that QPN's next PSN at the sender, so the PSNs that never come are the path's losses,
  * whatever the scheme made of them (psn_loss.h: late frames within a window and second
- * copies are not losses). The counts go to the sender in REPORTs.
+ * copies are not losses). The counts go to the sender in REPORTs. Only frames that
+ * carried their receive's R_Key count (sdr_rx_keyed()): anyone can write a PSN, and one
+ * forged far ahead would count the PSNs before it lost and the real frames too late.
  */
 static void
 count_psn(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
@@ -1482,9 +1493,9 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 		return 0;
 	}
 	ep->counters[SDR_EP_DATA_PKTS_IN]++;
-	if (ep->cfg.auto_report || ep->psel_on)
-		count_psn(ep, v, now);
 	r = sdr_rx_claim(ep->rx, v, gen, cl);
+	if ((ep->cfg.auto_report || ep->psel_on) && sdr_rx_keyed(r))
+		count_psn(ep, v, now);
 	if (r != SDR_RX_PLACED) {
 		on_not_placed(ep, v, gen, r, now);
 		return 0;

@@ -328,24 +328,25 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 		return drop(rx, SDR_RX_BAD_OPCODE);
 	f = sdr_imm_unpack(&rx->attr.split, v->imm);
 	s = &rx->slots[f.msg_id];
-	switch (s->state) {
-	case SDR_SLOT_FREE:
+	if (s->state == SDR_SLOT_FREE)
 		return drop(rx, SDR_RX_SLOT_NOT_POSTED);
-	case SDR_SLOT_RELEASED:
-		return drop(rx, gen == s->gen ? SDR_RX_LATE_PACKET : SDR_RX_STALE_GENERATION);
-	default:
-		break;
-	}
 	if (gen != s->gen)
 		return drop(rx, SDR_RX_STALE_GENERATION);
+	/*
+	 * The receive's R_Key before anything else is believed, even that the message is over:
+	 * a late packet makes the receiver ACK again, and the caller counts the PSNs of keyed
+	 * packets only (sdr_rx_keyed()). A released slot keeps its last key.
+	 */
+	if (v->rkey != s->rkey || s->rkey == 0)
+		return drop(rx, SDR_RX_BAD_RKEY);
+	if (s->state == SDR_SLOT_RELEASED)
+		return drop(rx, SDR_RX_LATE_PACKET);
 	if (s->state == SDR_SLOT_DONE)
 		return drop(rx, SDR_RX_MSG_COMPLETE);
 	m = &rx->msgs[s->ctx];
 	ppc = m->ppc;
 
 	/* the RETH must say what the immediate says */
-	if (v->rkey != s->rkey || s->rkey == 0)
-		return drop(rx, SDR_RX_BAD_RKEY);
 	if (v->va != sdr_conn_va(g, f.msg_id, f.pkt_off))
 		return drop(rx, SDR_RX_VA_MISMATCH);
 	if (v->dma_len != v->payload_len)

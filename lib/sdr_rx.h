@@ -37,15 +37,17 @@
 	X(SLOT_NOT_POSTED, "slot_not_posted", DROP, \
 	  "per data packet dropped because its message id names a slot never posted") \
 	X(LATE_PACKET, "late_packet", DROP, \
-	  "per data packet dropped because its message was already released (same generation)") \
+	  "per data packet dropped because its message was already released (same generation, " \
+	  "the receive's R_Key)") \
 	X(STALE_GENERATION, "stale_generation", DROP, \
 	  "per data packet dropped because its QPN generation is not that of the message in its " \
 	  "slot") \
 	X(MSG_COMPLETE, "msg_already_complete", DROP, \
-	  "per data packet dropped because its message already has every data chunk") \
+	  "per data packet dropped because its message already has every data chunk (with the " \
+	  "receive's R_Key)") \
 	X(BAD_RKEY, "bad_rkey", DROP, \
-	  "per data packet dropped because its R_Key is not the receive's, or the receive has no " \
-	  "key yet") \
+	  "per data packet dropped because its R_Key is not the receive's (or the released " \
+	  "receive's, for a late packet), or the receive has no key yet") \
 	X(VA_MISMATCH, "va_mismatch", DROP, \
 	  "per data packet dropped because its RETH address disagrees with the immediate's " \
 	  "message and offset") \
@@ -87,6 +89,18 @@ enum sdr_rx_counter {
 
 /** Verdict of one packet: SDR_RX_PLACED or the drop counter it moved. */
 typedef enum sdr_rx_counter sdr_rx_verdict;
+
+/**
+ * Whether a packet of verdict @p r carried its receive's R_Key (its slot, generation and
+ * key checked before any other verdict), so that what it says of itself, its PSN, may be
+ * believed: a key is known to the two ends alone and changes with every receive.
+ */
+static inline int
+sdr_rx_keyed(sdr_rx_verdict r)
+{
+	return r != SDR_RX_BAD_OPCODE && r != SDR_RX_SLOT_NOT_POSTED &&
+	       r != SDR_RX_STALE_GENERATION && r != SDR_RX_BAD_RKEY;
+}
 
 /** The counters as a table (counters.h): name, kind, meaning. */
 extern const struct sdr_counter_table sdr_rx_counter_table;

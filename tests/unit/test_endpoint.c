@@ -1966,6 +1966,26 @@ forge_ctrl(struct wan *x, int to_b, const struct sdr_ctrl *c)
 	forge_ctrl_mac(x, to_b, c, NULL);
 }
 
+/*
+ * A data frame to B as if from A, for message @p seq's slot and generation, with PSN @p psn
+ * and R_Key @p rkey (an attacker off the path does not know the receive's).
+ */
+static void
+forge_data(struct wan *x, uint64_t seq, uint32_t psn, uint32_t rkey)
+{
+	const struct sdr_conn_attr *a = &x->c.b.attr;
+	uint32_t slot = (uint32_t)(seq & ((1u << a->split.id_bits) - 1));
+	struct roce_pkt pkt = { .opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_IMM,
+				.dqpn = sdr_conn_data_qpn(QPN_B, a, 0, sdr_conn_seq_gen(a, seq)),
+				.psn = psn, .rkey = rkey, .dma_len = 64,
+				.imm = sdr_imm_pack(&a->split, slot, 0, 0) };
+	uint8_t payload[64] = { 0 };
+	int l = roce_build(x->fr[0], FRAME, &x->c.a.path, &pkt, payload, sizeof(payload));
+
+	assert_true(l > 0);
+	deliver(x->b, QPN_B, a, x->fr[0], (uint16_t)l, x->now);
+}
+
 static uint64_t
 ep_count(const struct sdr_ep *ep, enum sdr_ep_counter k)
 {
@@ -2063,11 +2083,88 @@ test_forged_auto(void **state)
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
 	s = sdr_ep_scheme(x.b, NULL);
 	assert_int_equal(s.kind, SDR_SCHEME_SR);
+	/* data frames for the last message, 60 000 PSNs ahead, without the receive's R_Key:
+	 * each is a bad_rkey, and its PSN counts nowhere (else the PSNs before it would be
+	 * counted lost, and the real frames after it too late) */
+	{
+		uint64_t pkts = ep_count(x.b, SDR_EP_WIRE_PKTS), lost = ep_count(x.b, SDR_EP_WIRE_LOST);
+		uint64_t bad = sdr_ep_rx_counters(x.b)[SDR_RX_BAD_RKEY];
+
+		forge_data(&x, 1, 60000, 0x5EC0DE);
+		forge_data(&x, 1, 120000, 0);
+		assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_BAD_RKEY], bad + 2);
+		assert_int_equal(ep_count(x.b, SDR_EP_WIRE_PKTS), pkts);
+		assert_int_equal(ep_count(x.b, SDR_EP_WIRE_LOST), lost);
+		assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_LATE_PACKET], 0);
+	}
 	/* and the connection goes on */
 	wan_post(&x, 1);
 	wan_send(&x, 1);
 	wan_run(&x, 200000000, 3);
 	wan_check(&x, 2, 2);
+	wan_fini(&x);
+}
+
+/*
+ * A question to change the scheme, while a data packet of the peer's is claimed and its copy
+ * not committed (a receive worker still copies it): deferred, not made (the packet would
+ * count in a chunk of the other code); the same question once the copy is in and the message
+ * done is answered with the change.
+ */
+static void
+test_scheme_waits_for_copies(void **state)
+{
+	static const struct sdr_scheme plan[] = { { SDR_SCHEME_EC_MDS, 4, 2, 0 } };
+	uint8_t *fr[32];
+	uint16_t lens[32];
+	struct sdr_rx_claim cl;
+	struct roce_view v;
+	struct sdr_ctrl c;
+	struct wan x;
+	uint32_t n, ch, gen, held = UINT32_MAX;
+	enum sdr_qpn_kind kind;
+
+	(void)state;
+	switch_plan = plan;
+	switch_n = 1;
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	switch_plan = NULL;
+	wan_post(&x, 2);
+	wan_send(&x, 1);
+	wan_run(&x, 100000000, 1);
+	wan_check(&x, 0, 0);
+	/* message 1's frames, straight from A; the first data frame claimed, not committed */
+	wan_send(&x, 1);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	n = sdr_ep_output(x.a, x.now, fr, FRAME, lens, 32);
+	for (uint32_t i = 0; i < n && held == UINT32_MAX; i++) {
+		assert_int_equal(roce_parse(fr[i], lens[i], ROCE_PARSE_VERIFY_ICRC, &v), ROCE_V_OK);
+		kind = sdr_conn_qpn_decode(QPN_B, &x.c.b.attr, v.dqpn, &ch, &gen);
+		if (kind == SDR_QPN_DATA) {
+			assert_int_equal(sdr_ep_input_claim(x.b, &v, kind, gen, x.now, &cl), 1);
+			held = i;
+		}
+	}
+	assert_true(held != UINT32_MAX);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SCHEME,
+			       .value = (uint64_t)SDR_SCHEME_EC_MDS << 32 | 4 << 16 | 2, .cum = 1,
+			       .dst_tag = sdr_ep_tag(x.b), .src_tag = sdr_ep_tag(x.a) };
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_DEFERRED), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+	/* the copy is made and committed; the rest of the message arrives */
+	memcpy(cl.dst, cl.src, cl.len);
+	sdr_ep_input_commit(x.b, &cl, x.now);
+	for (uint32_t i = 0; i < n; i++)
+		if (i != held)
+			deliver(x.b, QPN_B, &x.c.b.attr, fr[i], lens[i], x.now);
+	wan_run(&x, 100000000, 2);
+	wan_check(&x, 1, 1);
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	for (int i = 0; i < 32; i++)
+		free(fr[i]);
 	wan_fini(&x);
 }
 
@@ -2941,6 +3038,7 @@ main(void)
 		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_scheme_change_chunks),
 		cmocka_unit_test(test_forged_auto),
+		cmocka_unit_test(test_scheme_waits_for_copies),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),

@@ -626,6 +626,51 @@ test_expand_recover_events(void **state)
 	one_teardown(&o);
 }
 
+/*
+ * The receive's R_Key is checked before the slot's state says anything: a frame without it
+ * is a bad_rkey for a complete message and for a released one alike, and only the
+ * verdicts of keyed frames are believed (sdr_rx_keyed()).
+ */
+static void
+test_late_needs_key(void **state)
+{
+	static const sdr_rx_verdict keyed[] = { SDR_RX_PLACED, SDR_RX_DUPLICATE,
+		SDR_RX_MSG_COMPLETE, SDR_RX_LATE_PACKET, SDR_RX_VA_MISMATCH, SDR_RX_BAD_LENGTH,
+		SDR_RX_OUT_OF_RANGE, SDR_RX_NO_PARITY, SDR_RX_DMA_LEN_MISMATCH };
+	static const sdr_rx_verdict unkeyed[] = { SDR_RX_BAD_RKEY, SDR_RX_STALE_GENERATION,
+		SDR_RX_SLOT_NOT_POSTED, SDR_RX_BAD_OPCODE };
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_event ev;
+	struct roce_view v;
+	uint32_t ch, gen;
+	struct one o;
+
+	(void)state;
+	one_setup(&o, &a, 5000);
+	for (uint32_t i = 0; i < o.n; i++)
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_PLACED);
+	assert_int_equal(roce_parse(o.f[0].b, o.f[0].len, 0, &v), ROCE_V_OK);
+	assert_int_equal(sdr_conn_qpn_decode(RX_QPN, &o.s.attr, v.dqpn, &ch, &gen), SDR_QPN_DATA);
+	/* complete, not released */
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_MSG_COMPLETE);
+	v.rkey ^= 1;
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_BAD_RKEY);
+	v.rkey ^= 1;
+	/* released: the slot keeps its key */
+	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_LATE_PACKET);
+	v.rkey ^= 0x80000000u;
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_BAD_RKEY);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_BAD_RKEY], 2);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PACKET], 1);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_MSG_COMPLETE], 1);
+	for (size_t i = 0; i < sizeof(keyed) / sizeof(keyed[0]); i++)
+		assert_true(sdr_rx_keyed(keyed[i]));
+	for (size_t i = 0; i < sizeof(unkeyed) / sizeof(unkeyed[0]); i++)
+		assert_false(sdr_rx_keyed(unkeyed[i]));
+	one_teardown(&o);
+}
+
 /* Claim a parsed frame (the first half of placement), without copying. */
 static sdr_rx_verdict
 claim(struct side *s, const struct frame *f, struct sdr_rx_claim *cl)
@@ -896,6 +941,7 @@ main(void)
 		cmocka_unit_test(test_reth_imm_mismatch_and_bounds),
 		cmocka_unit_test(test_zero_length_and_maximal),
 		cmocka_unit_test(test_expand_recover_events),
+		cmocka_unit_test(test_late_needs_key),
 		cmocka_unit_test(test_smaller_chunks_view),
 		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
