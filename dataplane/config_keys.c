@@ -390,12 +390,14 @@ const struct dp_key_section dp_link_keys = { "link", "[link NAME]", DPK_LINK_COU
 
 static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	[DPK_CONN_PORT] = {
+		.admin = 1,
 		.name = "port", .kind = DP_K_OTHER,
 		.value = "NAME of a `[port]`",
 		.dflt = "— (required)",
 		.doc = "the port the connection uses",
 	},
 	[DPK_CONN_ENGINE] = {
+		.admin = 1,
 		.name = "engine", .kind = DP_K_INT, .lo = 0, .hi = DP_MAX_ENGINES - 1,
 		.value = "integer, 0 … 7",
 		.dflt = "from the QPNs",
@@ -429,6 +431,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "stripes share it).",
 	},
 	[DPK_CONN_PEER_IP] = {
+		.admin = 1,
 		.name = "peer_ip", .kind = DP_K_OTHER,
 		.value = "IPv4 or IPv6 address",
 		.dflt = "— (required)",
@@ -436,6 +439,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "(`ipv4` or `ipv6`), checked at start",
 	},
 	[DPK_CONN_PEER_MAC] = {
+		.admin = 1,
 		.name = "peer_mac", .kind = DP_K_OTHER,
 		.value = "MAC",
 		.dflt = "`ff:ff:ff:ff:ff:ff`",
@@ -443,6 +447,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "the next hop's",
 	},
 	[DPK_CONN_LOCAL_QPN] = {
+		.admin = 1,
 		.name = "local_qpn", .kind = DP_K_INT, .lo = 1, .hi = 0xFFFFFF,
 		.value = "integer, 1 … 0xFFFFFF",
 		.dflt = "0x100",
@@ -450,12 +455,14 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "control QPN",
 	},
 	[DPK_CONN_REMOTE_QPN] = {
+		.admin = 1,
 		.name = "remote_qpn", .kind = DP_K_INT, .lo = 1, .hi = 0xFFFFFF,
 		.value = "integer, 1 … 0xFFFFFF",
 		.dflt = "0x100",
 		.doc = "first of the peer's QPNs (its `local_qpn`)",
 	},
 	[DPK_CONN_REMOTE_CTRL_QPN] = {
+		.admin = 1,
 		.name = "remote_ctrl_qpn", .kind = DP_K_INT, .lo = 0, .hi = 0xFFFFFF,
 		.value = "integer, 0 … 0xFFFFFF",
 		.dflt = "0",
@@ -464,6 +471,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "whose QPNs the NIC picks",
 	},
 	[DPK_CONN_LOCAL_RKEY] = {
+		.admin = 1,
 		.name = "local_rkey", .kind = DP_K_INT, .lo = 0, .hi = UINT32_MAX,
 		.value = "integer, 0 … 0xFFFFFFFF",
 		.dflt = "0",
@@ -473,6 +481,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "Checked on every packet",
 	},
 	[DPK_CONN_AUTH_KEY] = {
+		.admin = 1,
 		.name = "auth_key", .kind = DP_K_OTHER,
 		.value = "32 hex digits, or `off`",
 		.dflt = "off",
@@ -483,6 +492,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       ")). Keep the file readable by root only",
 	},
 	[DPK_CONN_REMOTE_RKEY] = {
+		.admin = 1,
 		.name = "remote_rkey", .kind = DP_K_INT, .lo = 0, .hi = UINT32_MAX,
 		.value = "integer, 0 … 0xFFFFFFFF",
 		.dflt = "0",
@@ -535,6 +545,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.doc = "messages in flight at once per direction",
 	},
 	[DPK_CONN_DIR] = {
+		.admin = 1,
 		.name = "dir", .kind = DP_K_OTHER,
 		.value = "`send`, `recv` or `both`",
 		.dflt = "`both`",
@@ -665,18 +676,21 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "chunk (4 times the chunk bitmaps at the default). Unused without `auto`",
 	},
 	[DPK_CONN_TCLASS] = {
+		.admin = 1,
 		.name = "tclass", .kind = DP_K_INT, .lo = 0, .hi = 255,
 		.value = "integer, 0 … 255",
 		.dflt = "0",
 		.doc = "IPv4 TOS / IPv6 traffic class (DSCP and ECN bits) of every frame",
 	},
 	[DPK_CONN_PKEY] = {
+		.admin = 1,
 		.name = "pkey", .kind = DP_K_INT, .lo = 1, .hi = 0xFFFF,
 		.value = "integer, 1 … 0xFFFF",
 		.dflt = "0xFFFF",
 		.doc = "the BTH partition key",
 	},
 	[DPK_CONN_PEER_CHECK] = {
+		.admin = 1,
 		.name = "peer_check", .kind = DP_K_OTHER,
 		.value = "`yes` or `no`",
 		.dflt = "`yes`",
@@ -686,6 +700,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "the port",
 	},
 	[DPK_CONN_PEER_UDP_SPORT] = {
+		.admin = 1,
 		.name = "peer_udp_sport", .kind = DP_K_OTHER,
 		.value = "`LO-HI` or `any`",
 		.dflt = "`any`",
@@ -694,6 +709,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "49152-65535",
 	},
 	[DPK_CONN_PATHS] = {
+		.admin = 1,
 		.name = "paths", .kind = DP_K_INT, .lo = 1, .hi = PATH_SEL_MAX_PATHS,
 		.value = "integer, 1 … 8",
 		.dflt = "1",
@@ -740,6 +756,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.doc = "how often the management thread decides where the channels go",
 	},
 	[DPK_CONN_PATH_SPORTS] = {
+		.admin = 1,
 		.name = "path_sports", .kind = DP_K_OTHER,
 		.value = "list of UDP ports, one per path",
 		.dflt = "none (the network hashes ports as the link emulator does)",

@@ -29,6 +29,9 @@ struct dp_key {
 	const char *value;	/**< what a value looks like */
 	const char *dflt;	/**< the default */
 	const char *doc;	/**< what it does */
+	uint8_t admin;		/**< [conn]: where the connection's frames go and what it
+				 *   trusts; an application changes it only on a connection it
+				 *   created (the administrator, sdrctl, on any) */
 };
 
 /** The keys of one section kind. */

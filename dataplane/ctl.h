@@ -30,6 +30,7 @@
 /* ---- the engine's side of the SDK ---- */
 
 #define CTL_OPS_PER_CLIENT	SDR_SHM_QUEUE_DEPTH	/* operations of a client at once */
+#define CTL_CREATES_PER_CLIENT	16	/* connections one application may have created */
 
 /* An SDK operation in flight; handle = generation << 32 | client * ops + index. */
 struct sdk_op {
@@ -82,6 +83,7 @@ struct sdk_client {
 	uint32_t *free_ops;		/* CTL_OPS_PER_CLIENT */
 	struct sdk_op *ops;		/* CTL_OPS_PER_CLIENT */
 	struct sdk_deferred *deferred;
+	uint32_t work;			/* this poll's work for it, in requests (REQ_BUDGET) */
 	uint64_t counters[SDK_C_NCOUNTERS];
 };
 

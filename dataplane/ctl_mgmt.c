@@ -391,7 +391,7 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 	struct sdr_welcome w = { .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION };
 	struct sdr_hello h;
 	ssize_t n = recv(s->fd, &h, sizeof(h), MSG_DONTWAIT);
-	int fd = -1, rc;
+	int fd = -1, rc, attach = 0;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -408,8 +408,8 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 	}
 	rc = segment_create(ctl, s, i, &fd);
 	if (rc == 0 && s->kind == SDR_CLIENT_SDK &&
-	    ctl_sdk_attach(ctx, i, s->seg, &s->L) != 0)
-		rc = -ESHUTDOWN;
+	    (attach = ctl_sdk_attach(ctx, i, s->seg, &s->L)) != 0)
+		rc = attach;
 	if (rc != 0) {
 		w.rc = -rc;
 		snprintf(w.msg, sizeof(w.msg), "instance '%s': cannot make the client's segment: %s",
@@ -417,6 +417,16 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 		send_welcome(s->fd, &w, -1);
 		if (fd >= 0)
 			close(fd);
+		if (attach != 0) {
+			/* engines that took the client before one refused poll its segment: it
+			 * leaves as a client that hung up does, mapped until every engine let go
+			 * (finish_leaving(); dp_control_fini() once the lcores stopped) */
+			close(s->fd);
+			s->fd = -1;
+			s->state = CTL_LEAVING;
+			ctl_sdk_detach(ctx, i);
+			return;
+		}
 		slot_free(ctl, s);
 		return;
 	}
@@ -529,8 +539,10 @@ on_readable(struct dp_ctx *ctx, unsigned int i)
 		on_gone(ctx, i);
 		return;
 	}
-	/* whatever the bells said: the call is in the segment */
-	while (recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+	/* whatever the bells said: the call is in the segment. A bounded number of reads: a
+	 * client that rings faster than this thread reads must not hold it here (the rest is
+	 * read at the next wakeup, the socket still readable) */
+	for (int k = 0; k < 16 && recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; k++)
 		;
 	run_call(ctx, i);
 }

@@ -22,9 +22,14 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
+#include "config_keys.h"
 #include "ctl.h"
 
 #define REQ_BUDGET 64		/* requests of one client per poll: no client starves packets */
+/* A search through a client's operations or its waiting requests by cookie costs this many
+ * requests of its budget: a client that sends only such requests (a cookie that matches
+ * nothing) must not hold an engine for thousands of steps per request. */
+#define SCAN_COST 16
 #define MAX_WORDS 96
 
 const char *
@@ -92,8 +97,9 @@ op_free(struct sdk_service *s, struct sdk_client *c, uint32_t k)
 
 /* Client @p c's receive on @p conn that it calls @p cookie (not released). */
 static int
-find_recv(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
+find_recv(struct sdk_client *c, uint16_t conn, uint64_t cookie)
 {
+	c->work += SCAN_COST;
 	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++) {
 		const struct sdk_op *op = &c->ops[k];
 
@@ -105,8 +111,9 @@ find_recv(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
 }
 
 static int
-find_stream(const struct sdk_client *c, uint16_t conn, uint64_t cookie)
+find_stream(struct sdk_client *c, uint16_t conn, uint64_t cookie)
 {
+	c->work += SCAN_COST;
 	for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT; k++) {
 		const struct sdk_op *op = &c->ops[k];
 
@@ -417,16 +424,19 @@ deferred_drop(struct sdk_client *c, uint16_t conn, int all, uint64_t cookie, int
 	struct sdk_deferred *d = c->deferred;
 	uint32_t w = 0, dropped = 0;
 
+	c->work += d->n ? SCAN_COST : 0;
 	for (uint32_t i = 0; i < d->n; i++) {
-		struct sdr_sdk_req r = *deferred_at(d, i);
+		struct sdr_sdk_req *r = deferred_at(d, i);
 
-		if (r.conn == conn && (all || (r.op == SDR_SDK_RECV && r.cookie == cookie))) {
+		if (r->conn == conn && (all || (r->op == SDR_SDK_RECV && r->cookie == cookie))) {
 			if (notify)
-				complete_now(c, &r, -ECANCELED);
+				complete_now(c, r, -ECANCELED);
 			dropped++;
 			continue;
 		}
-		*deferred_at(d, w++) = r;
+		if (w != i)
+			*deferred_at(d, w) = *r;
+		w++;
 	}
 	d->n = w;
 	return dropped > 0;
@@ -441,14 +451,19 @@ client_queue(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct 
 	struct sdr_sdk_req r;
 	unsigned int n = 0;
 
-	while (d->n > 0 && sdk_request(ctx, s, ci, c, deferred_at(d, 0), now) == 0) {
+	/* its work this poll, in requests: each request, and each search by cookie more */
+	c->work = 0;
+	while (c->work < REQ_BUDGET && d->n > 0 &&
+	       sdk_request(ctx, s, ci, c, deferred_at(d, 0), now) == 0) {
 		d->head = (d->head + 1) % SDR_SHM_QUEUE_DEPTH;
 		d->n--;
 		n++;
+		c->work++;
 	}
 	/* back-pressure: a client with a full set of operations, or of waiting requests,
 	 * waits in its queue */
-	while (n < REQ_BUDGET && c->nops < CTL_OPS_PER_CLIENT - 1 && d->n < SDR_SHM_QUEUE_DEPTH) {
+	while (c->work < REQ_BUDGET && c->nops < CTL_OPS_PER_CLIENT - 1 &&
+	       d->n < SDR_SHM_QUEUE_DEPTH) {
 		int rc = sdr_spsc_pop(&c->sq, &r);
 
 		if (rc == -EPROTO) {
@@ -458,6 +473,7 @@ client_queue(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct 
 		if (rc != 0)
 			break;
 		n++;
+		c->work++;
 		c->counters[SDK_C_REQUESTS]++;
 		if (r.op == SDR_SDK_RECV_DONE && r.handle == 0 && r.conn < DP_MAX_CONNS &&
 		    deferred_drop(c, r.conn, 0, r.cookie, 1))
@@ -832,6 +848,46 @@ call_words(struct sdr_rpc_req *q, char **argv, struct sdr_rpc_rep *rep)
 	return argc;
 }
 
+/* Connections client @p ci created that are still there. */
+static unsigned int
+created_by(const struct dp_ctx *ctx, unsigned int ci)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		n += ctx->conns[i].ep != NULL && ctx->conns[i].creator == (int)ci;
+	return n;
+}
+
+/*
+ * SET from client @p ci on connection @p conn: where the connection's frames go and what it
+ * trusts (the keys marked admin) it may change only on a connection it created. One that
+ * the file or sdrctl made outlives the application, and the next one to open it would
+ * send its data wherever this one pointed it. @return 0, or -1 refused.
+ */
+static int
+admin_words(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, int argc, char *const *argv,
+	    struct sdr_rpc_rep *rep)
+{
+	if (ctx->conns[conn].creator == (int)ci)
+		return 0;
+	for (int i = 0; i < argc; i += 2) {
+		char key[64];
+		int k;
+
+		snprintf(key, sizeof(key), "%s", argv[i]);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		k = dp_key_find(&dp_conn_keys, key);
+		if (k >= 0 && dp_conn_keys.keys[k].admin)
+			return refuse(rep, "connection '%s': %s is the administrator's (sdrctl conn "
+				      "set): an application changes it only on a connection it "
+				      "created", ctx->cfg.conns[conn].name, key);
+	}
+	return 0;
+}
+
 void
 ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 	     struct sdr_rpc_rep *rep)
@@ -857,6 +913,12 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "a connection '%s' exists already", q.name);
 			return;
 		}
+		if (created_by(ctx, ci) >= CTL_CREATES_PER_CLIENT) {
+			refuse(rep, "this application has created %u connections, the most one may "
+			       "have at once (the table of %u is shared)", CTL_CREATES_PER_CLIENT,
+			       DP_MAX_CONNS);
+			return;
+		}
 		argc = call_words(&q, argv, rep);
 		if (argc < 0)
 			return;
@@ -878,7 +940,7 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			return;
 		}
 		argc = call_words(&q, argv, rep);
-		if (argc < 0)
+		if (argc < 0 || admin_words(ctx, ci, q.conn, argc, argv, rep) != 0)
 			return;
 		tmp = ctx->cfg.conns[q.conn];
 		if (dp_config_conn_words(&ctx->cfg, &tmp, tmp.name, argc, argv, 0, err,

@@ -525,7 +525,8 @@ def case_hostile():
     got = json.loads((said + out).decode()) if t.returncode == 0 else {}
     want = {"outside_arena": -errno.EFAULT, "bitmap_outside_arena": -errno.EFAULT,
             "conn_not_open": -errno.EBADF, "unknown_op": -errno.EINVAL,
-            "header_lies": -errno.EFAULT, "stale_handle": -2 ** 31, "long_call": 2,
+            "header_lies": -errno.EFAULT, "stale_handle": -2 ** 31, "set_address": 2,
+            "set_address_refused_as_admin": True, "set_rtt": 0, "created": 16, "long_call": 2,
             "dropped_for_cq_index": True}
     check(got == want, "targeted attacks: got %s, want %s (%r)" % (got, want, err[-300:]))
     check(len(app) == 1 and app[0]["requests_refused"] == 5 and app[0]["stale_handles"] == 1,

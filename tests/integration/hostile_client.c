@@ -177,6 +177,71 @@ attach_open(const char *instance, const char *conn, struct sdr_client *c)
 	return 0;
 }
 
+/* SET on connection @p ci with @p words. @return the reply code; *said: its text. */
+static int
+set_words(struct sdr_client *c, uint16_t ci, const char *words, const char **said)
+{
+	struct sdr_rpc_req *q = &c->rpc->req;
+	char err[256];
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	q->op = SDR_RPC_SET;
+	q->conn = ci;
+	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
+	rc = sdr_client_call(c, 5000, err, sizeof(err));
+	*said = c->rpc->rep.u.text;
+	return rc;
+}
+
+/* CREATE connection @p name with @p words. @return the reply code; *said: its text. */
+static int
+create_words(struct sdr_client *c, const char *name, const char *words, const char **said)
+{
+	struct sdr_rpc_req *q = &c->rpc->req;
+	char err[256];
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	q->op = SDR_RPC_CREATE;
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
+	rc = sdr_client_call(c, 5000, err, sizeof(err));
+	*said = c->rpc->rep.u.text;
+	return rc;
+}
+
+/*
+ * Connections of its own: 16 made (the most one application may have), the 17th refused;
+ * on one it made, where it sends is its to change. @return how many were made, -1 if the
+ * 17th was not refused as the limit, -2 if SET was refused on its own connection.
+ */
+static int
+creates(struct sdr_client *c)
+{
+	const char *said;
+	int made = 0;
+	uint16_t last = 0;
+
+	for (int i = 0; i < 17; i++) {
+		char name[16], words[160];
+
+		snprintf(name, sizeof(name), "hq%d", i);
+		snprintf(words, sizeof(words), "port a peer-ip 10.0.0.2 peer-mac 02:00:5d:00:00:0b "
+			 "local-qpn 0x%x remote-qpn 0x%x dir both", 0x10000 + 0x100 * i,
+			 0x20000 + 0x100 * i);
+		if (create_words(c, name, words, &said) == SDR_CTL_OK) {
+			made++;
+			last = (uint16_t)c->rpc->rep.u.info.conn;
+		} else if (i < 16 || strstr(said, "the most one may have") == NULL)
+			return -1;
+	}
+	if (set_words(c, last, "peer-ip 10.0.0.2 remote-qpn 0x30000",
+		      &said) != SDR_CTL_OK)
+		return -2;
+	return made;
+}
+
 static int
 targeted(const char *instance, const char *conn)
 {
@@ -185,8 +250,9 @@ targeted(const char *instance, const char *conn)
 	struct sdr_client_hdr *h;
 	uint16_t ci;
 	char err[256];
-	int32_t r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc;
-	int alive_after_cq;
+	int32_t r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc, r_addr, r_rel, r_made;
+	int alive_after_cq, addr_says;
+	const char *said;
 
 	if (attach_open(instance, conn, &c) != 0)
 		return 1;
@@ -211,6 +277,12 @@ targeted(const char *instance, const char *conn)
 	/* RECV_DONE of an operation that never was: ignored, no completion */
 	r_stale = request(&c, &(struct sdr_sdk_req){ .op = SDR_SDK_RECV_DONE, .conn = ci,
 		.handle = 0x0000000500000003ull, .cookie = 6 });
+	/* where the administrator's connection sends: not this application's to change (the
+	 * next one to open it would send there); a reliability key is */
+	r_addr = set_words(&c, ci, "peer-ip 10.9.9.9 remote_qpn 0x4242", &said);
+	addr_says = strstr(said, "peer_ip is the administrator's") != NULL;
+	r_rel = set_words(&c, ci, "rtt 20ms", &said);
+	r_made = creates(&c);
 	/* a call whose text length is far past its buffer */
 	memset(q, 0, sizeof(*q));
 	q->op = SDR_RPC_SET;
@@ -220,8 +292,11 @@ targeted(const char *instance, const char *conn)
 	r_rpc = sdr_client_call(&c, 5000, err, sizeof(err));
 	/* let the counters be read (control.py looks now) */
 	printf("{\"outside_arena\":%d,\"bitmap_outside_arena\":%d,\"conn_not_open\":%d,"
-	       "\"unknown_op\":%d,\"header_lies\":%d,\"stale_handle\":%d,\"long_call\":%d",
-	       r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc);
+	       "\"unknown_op\":%d,\"header_lies\":%d,\"stale_handle\":%d,\"set_address\":%d,"
+	       "\"set_address_refused_as_admin\":%s,\"set_rtt\":%d,\"created\":%d,"
+	       "\"long_call\":%d",
+	       r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_addr, addr_says ? "true" : "false",
+	       r_rel, r_made, r_rpc);
 	fflush(stdout);
 	sleep(1);
 	/* a completion queue whose consumer index is impossible: the dataplane drops the client */

@@ -136,7 +136,14 @@ config_md(const char *section)
 
 			printf("| ");
 			key_md(k->name);
-			printf(" | %s | %s | %s |\n", k->value, k->dflt, k->doc);
+			size_t dl = strlen(k->doc);
+
+			printf(" | %s | %s | %s", k->value, k->dflt, k->doc);
+			if (k->admin)	/* (after the doc's own last sentence) */
+				printf("%s *The administrator's*: an application changes it only "
+				       "on a connection it created", dl && k->doc[dl - 1] == '.' ?
+				       "" : ".");
+			printf(" |\n");
 		}
 		return 0;
 	}
