@@ -157,7 +157,10 @@ def bench_fwd(a):
                "no link emulator, unpaced, every message verified — like VPP's `show "
                "runtime`. `cycles/packet` counts the calls that handled packets (the cost "
                "of a packet); `idle %` is the share of a stage's cycles spent in empty "
-               "polls. The baseline is `dpdk-testpmd` io forwarding between two `net_ring` "
+               "polls. Each stage's clock starts where the one before it stopped, so what "
+               "lies between stages is counted too: the mbufs of the frames sent are taken "
+               "from the pool in `reliability_packetizer`, a received burst's mbufs are "
+               "freed in `receive_backend`. The baseline is `dpdk-testpmd` io forwarding between two `net_ring` "
                "ports on the same machine in the same run (`--record-core-cycles`): pointer "
                "passing, no byte touched; the SDR stages parse and check every header, "
                "compute the ICRC over every byte, copy every payload into place and keep "
@@ -203,9 +206,10 @@ def bench_fwd(a):
                "%d messages, %.2f Gbit/s of messages. Send path %.0f cycles per packet "
                "(copying: %.0f). The receive path, %.0f cycles (copying: %.0f), parses "
                "each three-mbuf chain where it lies (`rx_multiseg_in_place`), the ICRC over "
-               "the segments, and it includes the wait for the placement copies' stores: a burst's frames are freed together after it, and "
-               "each attached segment's locked release waits for the stores before it, so "
-               "the wait falls in the next packets' parse." % (
+               "the segments, and it includes freeing the chains: a burst's frames are "
+               "freed together after it (timed in `receive_backend`), and each attached "
+               "segment's locked release waits for the placement copies' stores before "
+               "it." % (
                    a.count_big, j["goodput_gbps"], tx, copying_tx, rx, copying_rx), ""] +
               stage_table(st) + [""])
     record("fwd", "send path zero-copy (reliability+packetizer+tx), 4 KiB writes", tx,
