@@ -557,7 +557,8 @@ ctl_sdk_client_flush(struct dp_ctx *ctx, unsigned int e, unsigned int ci, uint64
 		return;
 	s = svc(ctx, e);
 	c = &s->clients[ci];
-	for (unsigned int r = 0; r <= SDR_SHM_QUEUE_DEPTH / REQ_BUDGET; r++)
+	/* (each round takes one request at least, a search by cookie costing more of it) */
+	for (unsigned int r = 0; r < 2 * SDR_SHM_QUEUE_DEPTH; r++)
 		if (c->state != SDK_ACTIVE || c->kick || client_queue(ctx, s, ci, c, now) == 0)
 			break;
 	if (s->releasing > 0)

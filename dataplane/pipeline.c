@@ -1090,8 +1090,10 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		if (n < burst)
 			break;
 	}
-	if (ctx->fec_in != NULL)
+	if (ctx->fec_in != NULL) {
 		fec_hand_out(ctx, c);
+		t0 = stage_account(ctx, DP_STAGE_OUTPUT, t0, 0, 0, 1);	/* (send work too) */
+	}
 	*tp = t0;
 	return total;
 }

@@ -1434,7 +1434,10 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
  * whatever the scheme made of them (psn_loss.h: late frames within a window and second
  * copies are not losses). The counts go to the sender in REPORTs. Only frames that
  * carried their receive's R_Key count (sdr_rx_keyed()): anyone can write a PSN, and one
- * forged far ahead would count the PSNs before it lost and the real frames too late.
+ * forged far ahead would count the PSNs before it lost and the real frames too late, ones
+ * forged behind would fill the holes of real losses. A genuine frame left out (a resend
+ * that comes after its slot took the next generation) counts as lost: the estimate errs
+ * towards more loss, the safe side for the scheme it picks.
  */
 static void
 count_psn(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
