@@ -1256,6 +1256,16 @@ out:
 	return rc;
 }
 
+void
+dp_config_key_name(char *key, size_t len, const char *word)
+{
+	/* the CLI spells keys with dashes or underscores; the file with underscores */
+	snprintf(key, len, "%s", word);
+	for (char *k = key; *k; k++)
+		if (*k == '-')
+			*k = '_';
+}
+
 int
 dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char *name,
 		     int argc, char *const argv[], int fresh, char *err, size_t errlen)
@@ -1275,11 +1285,7 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 	for (int i = 0; i < argc; i += 2) {
 		char key[64];
 
-		/* the CLI spells keys with dashes or underscores; the file with underscores */
-		snprintf(key, sizeof(key), "%s", argv[i]);
-		for (char *k = key; *k; k++)
-			if (*k == '-')
-				*k = '_';
+		dp_config_key_name(key, sizeof(key), argv[i]);
 		if (conn_key(c, &w, key, argv[i + 1], &drop) != 0)
 			return -1;
 	}

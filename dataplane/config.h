@@ -150,6 +150,12 @@ int dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errle
  * @param fresh  start from the defaults (conn add) or from @p c (conn set).
  * @return 0, or -1 with one line in @p err naming the section and key.
  */
+/**
+ * The key a command-line word names, as the file spells it (dashes become underscores), into
+ * @p key of @p len bytes: what dp_config_conn_words() looks up.
+ */
+void dp_config_key_name(char *key, size_t len, const char *word);
+
 int dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char *name,
 			 int argc, char *const argv[], int fresh, char *err, size_t errlen);
 

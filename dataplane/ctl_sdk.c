@@ -876,10 +876,7 @@ admin_words(struct dp_ctx *ctx, unsigned int ci, unsigned int conn, int argc, ch
 		char key[64];
 		int k;
 
-		snprintf(key, sizeof(key), "%s", argv[i]);
-		for (char *p = key; *p; p++)
-			if (*p == '-')
-				*p = '_';
+		dp_config_key_name(key, sizeof(key), argv[i]);	/* as the SET parses it */
 		k = dp_key_find(&dp_conn_keys, key);
 		if (k >= 0 && dp_conn_keys.keys[k].admin)
 			return refuse(rep, "connection '%s': %s is the administrator's (sdrctl conn "
