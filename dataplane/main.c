@@ -457,6 +457,7 @@ main(int argc, char **argv)
 	int sep = app_args_start(argc, argv), eal_argc, rc;
 	char err[1024];
 
+	sdr_crash_report_init();
 	/* help and --check need no EAL */
 	for (int i = sep ? sep + 1 : 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -597,6 +598,7 @@ out:
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
 	dp_lcores_free(&dp);
+	sdr_eal_park_interrupts();
 	dp_ports_close(&dp);
 	sdr_eal_exit();
 	return rc;

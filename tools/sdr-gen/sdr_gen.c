@@ -824,6 +824,7 @@ main(int argc, char **argv)
 	uint64_t next_stats = 0, deadline = 0;
 	int rc, eal;
 
+	sdr_crash_report_init();
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
@@ -943,6 +944,7 @@ main(int argc, char **argv)
 	 * them); stopping the port now would drop them, so give the peer a moment */
 	if (opts.mode == MODE_TXONLY && st.tx_pkts)
 		usleep(200000);
+	sdr_eal_park_interrupts();
 	rte_eth_dev_stop(opts.port);
 	rte_eth_dev_close(opts.port);
 	free(psn);
