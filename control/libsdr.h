@@ -33,8 +33,9 @@ struct sdr_recv;
 /**
  * Attach to an instance (the dataplane's [dataplane] name, default "sdr0").
  * @return SDR_SUCCESS, or SDR_ERROR when there is no such instance, it runs another
- *   control-segment version, it is not alive, or all client slots are taken (the message
- *   is in @p err if not NULL).
+ *   control-segment version, it is not alive, all client slots are taken, or this user's
+ *   applications hold its [dataplane] sdk_slots_per_user of them (the message is in @p err
+ *   if not NULL).
  */
 int sdr_context_create(const char *instance, struct sdr_context **ctx, char *err, size_t errlen);
 

@@ -67,6 +67,16 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		       "(sdrctl's changes) stays 0600 either way. See "
 		       "[sdk.md](sdk.md#the-trust-model)",
 	},
+	[DPK_DATAPLANE_SLOTS_PER_USER] = {
+		.name = "sdk_slots_per_user", .kind = DP_K_INT, .lo = 1, .hi = 16,
+		.value = "integer, 1 … 16",
+		.dflt = "4",
+		.doc = "of the 16 application slots, how many the applications of one user "
+		       "(one UID, as the kernel names the peer of the SDK socket) hold at once; "
+		       "one more is refused with a one-line reason, so that one member of "
+		       "`control_group` cannot take every slot. The dataplane's own user is "
+		       "not limited",
+	},
 	[DPK_DATAPLANE_STATS_PERIOD] = {
 		.name = "stats_period", .kind = DP_K_TIME,
 		.value = "time",

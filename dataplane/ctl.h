@@ -145,6 +145,7 @@ struct dp_ctl {
 	int lfd[2];
 	uint64_t arena_len;		/* of each SDK client */
 	gid_t gid;			/* control_group, or -1 */
+	unsigned int per_user;		/* application slots one UID holds at once */
 	struct ctl_slot slots[SDR_SHM_MAX_CLIENTS];
 	pthread_t thread;
 	int thread_started;
@@ -153,7 +154,7 @@ struct dp_ctl {
 	struct rte_ring *ejobs[DP_MAX_ENGINES];	/* mode = engines: to engine e >= 1 */
 	struct sdr_rpc_req req;		/* the call being run: a private copy */
 	struct sdr_rpc_rep rep;		/* its reply, copied out when done */
-	/* connections refused for want of a slot: told so, closed once their hello is read
+	/* connections refused (no slot free, or their user's sdk_slots_per_user held): told so, closed once their hello is read
 	 * (closing a socket with unread data resets the peer before it reads the refusal) */
 	struct { int fd; uint64_t since_ns; } refused[8];
 	unsigned int nrefused;

@@ -204,6 +204,7 @@ dp_control_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++)
 		ctl->slots[i].fd = -1;
 	ctl->arena_len = (ctx->cfg.arena_bytes / SDR_SHM_SDK_CLIENTS) & ~4095ull;
+	ctl->per_user = ctx->cfg.sdk_slots_per_user;
 	if (ctx->cfg.control_group[0]) {
 		struct group gr, *g = NULL;
 		char buf[4096];
@@ -286,33 +287,64 @@ slot_free(struct dp_ctl *ctl, struct ctl_slot *s)
 	(void)ctl;
 }
 
-/* A new connection on listening socket @p k (0 admin, 1 sdk): a slot waits for its hello. */
+/* Slots of @p kind held by user @p uid (a slot waiting for its hello counts). */
+static unsigned int
+slots_of_user(const struct dp_ctl *ctl, uint32_t kind, uid_t uid)
+{
+	unsigned int lo = slot_lo(kind), n = 0;
+
+	for (unsigned int i = lo; i < lo + SDR_SHM_SDK_CLIENTS; i++)
+		n += ctl->slots[i].state != CTL_FREE && ctl->slots[i].uid == uid;
+	return n;
+}
+
+/* Tell a connection why it has no slot; its hello is read before it is closed. */
+static void
+refuse(struct dp_ctl *ctl, int fd, int rc, const char *why)
+{
+	struct sdr_welcome w = { .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION,
+				 .rc = rc };
+
+	snprintf(w.msg, sizeof(w.msg), "instance '%s': %s", ctl->st->name, why);
+	send(fd, &w, sizeof(w), MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (ctl->nrefused == sizeof(ctl->refused) / sizeof(ctl->refused[0]))
+		close(fd);	/* a flood: no wait for its hello */
+	else
+		ctl->refused[ctl->nrefused++] = (typeof(ctl->refused[0])){ fd, sdr_shm_mono_ns() };
+}
+
+/*
+ * A new connection on listening socket @p k (0 admin, 1 sdk): a slot waits for its hello.
+ * An application's user holds at most per_user application slots (but the dataplane's).
+ */
 static void
 on_accept(struct dp_ctl *ctl, int k)
 {
 	uint32_t kind = k ? SDR_CLIENT_SDK : SDR_CLIENT_ADMIN;
 	unsigned int lo = slot_lo(kind), n = k ? SDR_SHM_SDK_CLIENTS : SDR_SHM_ADMIN_CLIENTS;
-	struct ucred cr;
-	socklen_t crl = sizeof(cr);
+	char why[96];
 	int fd;
 
 	while ((fd = accept4(ctl->lfd[k], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		unsigned int i;
+		struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		socklen_t crl = sizeof(cr);
+		unsigned int i, held;
 
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) != 0)
+			cr.uid = (uid_t)-1;	/* a user of its own, limited as any other */
 		for (i = lo; i < lo + n && ctl->slots[i].state != CTL_FREE; i++)
 			;
 		if (i == lo + n) {
-			struct sdr_welcome w = { .magic = SDR_CLIENT_MAGIC,
-						 .version = SDR_SHM_VERSION, .rc = ENOSPC };
-
-			snprintf(w.msg, sizeof(w.msg), "instance '%s': all %u %s slots are taken",
-				 ctl->st->name, n, k ? "application" : "client");
-			send(fd, &w, sizeof(w), MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (ctl->nrefused == sizeof(ctl->refused) / sizeof(ctl->refused[0]))
-				close(fd);	/* a flood: no wait for its hello */
-			else
-				ctl->refused[ctl->nrefused++] =
-					(typeof(ctl->refused[0])){ fd, sdr_shm_mono_ns() };
+			snprintf(why, sizeof(why), "all %u %s slots are taken", n,
+				 k ? "application" : "client");
+			refuse(ctl, fd, ENOSPC, why);
+			continue;
+		}
+		if (k && cr.uid != geteuid() &&
+		    (held = slots_of_user(ctl, kind, cr.uid)) >= ctl->per_user) {
+			snprintf(why, sizeof(why), "user %u holds %u application slots, its "
+				 "sdk_slots_per_user", (unsigned int)cr.uid, held);
+			refuse(ctl, fd, EDQUOT, why);
 			continue;
 		}
 		memset(&ctl->slots[i], 0, sizeof(ctl->slots[i]));
@@ -320,10 +352,8 @@ on_accept(struct dp_ctl *ctl, int k)
 		ctl->slots[i].kind = (uint8_t)kind;
 		ctl->slots[i].fd = fd;
 		ctl->slots[i].since_ns = sdr_shm_mono_ns();
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) == 0) {
-			ctl->slots[i].pid = cr.pid;
-			ctl->slots[i].uid = cr.uid;
-		}
+		ctl->slots[i].pid = cr.pid;
+		ctl->slots[i].uid = cr.uid;
 	}
 }
 

@@ -52,6 +52,7 @@ teardown(void)
 {
 	dp_control_fini(&dp);
 	dp_conns_free(&dp);
+	sdr_eal_park_interrupts();
 	dp_ports_close(&dp);
 	sdr_eal_exit();
 }

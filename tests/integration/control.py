@@ -638,7 +638,7 @@ def case_nonroot():
         ctl_u, perf_u = os.path.join(d, "sdrctl"), os.path.join(d, "sdr-perf")
         ini = os.path.join(d, "loopback.ini")
         text = open(LOOPBACK).read().replace("[dataplane]\n", "[dataplane]\ncontrol_group = "
-                                             "nogroup\n", 1)
+                                             "nogroup\nsdk_slots_per_user = 2\n", 1)
         open(ini, "w").write(text)
         p = start(ini)
         if p is None:
@@ -691,7 +691,67 @@ def case_nonroot():
         print("ok: nonroot: control_group nogroup: sockets %s; user 65534's sdrctl refused the "
               "admin channel, read stats, and its pair verified 20 of 20; user 65533 could "
               "open none of its files" % sorted(modes.values()))
+        slots_per_user(d, perf_u, gid)
         stop(p)
+
+
+HOLD = r"""
+import select, socket, sys
+held = []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    held.append(s)
+# a refused connection is told at once (a welcome with the reason); one given a slot hears
+# nothing until it says hello
+refused = select.select(held, [], [], 0.5)[0]
+print("held", len(refused), flush=True)
+sys.stdin.read()        # until the test closes it (a slot waits 5 s for a hello)
+"""
+
+
+def slots_per_user(d, perf_u, gid):
+    """[dataplane] sdk_slots_per_user (2 here): user 65534 holds two application slots (two
+    connections that have not said hello yet count); its third application is refused in
+    one line; user 65533 still gets a slot and attaches."""
+    sock = "/run/sdr/%s.sdk" % INST
+    # the pair's slots free again (sdrctl's own is the one left)
+    left = wait_for_clients(1)
+    check(len(left) == 1, "clients left after the pair: %s" % left)
+    cmd, env = as_user(65534, gid, ["/usr/bin/python3", "-c", HOLD, sock, "2"], d)
+    holder = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    procs.append(holder)
+    first = holder.stdout.readline()
+    cmd, env = as_user(65534, gid, [perf_u, "-n", INST, "-c", "ab", "--iters", "1",
+                                    "write_bw"], d)
+    third = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
+    # user 65533 beside them: attaches (an application waiting for its peer)
+    cmd, env = as_user(65533, gid, [perf_u, "-n", INST, "-c", "ba", "--server", "--iters",
+                                    "1", "write_bw"], d)
+    other = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    procs.append(other)
+    apps = []
+    for _ in range(100):
+        rc, cl, err = ctl("client", "show", js=True)
+        apps = [c for c in cl if c["kind"] == "sdk"] if rc == 0 else []
+        if any(c["uid"] == 65533 for c in apps) or other.poll() is not None:
+            break
+        time.sleep(0.05)
+    other.kill()
+    _, oerr = other.communicate(timeout=20)
+    _, herr = holder.communicate("", timeout=20)
+    check(first.split() == ["held", "0"], "user 65534's two connections: %r %r" % (
+        first, herr[-300:]))
+    check(third.returncode == 1 and third.stderr.count("\n") == 1 and
+          "user 65534 holds 2 application slots, its sdk_slots_per_user" in third.stderr,
+          "user 65534's third application: rc %d %r" % (third.returncode, third.stderr))
+    check([c["uid"] for c in apps] == [65533], "user 65533 beside them: applications %s, %r" %
+          (apps, oerr[-300:]))
+    if not failures:
+        print("ok: nonroot: sdk_slots_per_user = 2: user 65534's third application refused "
+              "(%s), user 65533's attached" % third.stderr.strip())
 
 
 def doc_example():

@@ -42,6 +42,7 @@ import glob
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import struct
@@ -1229,9 +1230,13 @@ def crash_report(ini):
     if harness.sanitized(DP) and b"__asan_init" in open(DP, "rb").read():
         print("skip: crash report: ASan reports the crash itself")
         return
-    p = spawn([DP] + EAL + ["--file-prefix", "sdrt-crash", "--", "-f", ini, "--traffic",
-                            "size=256KiB,count=0"])
-    p.stdout.readline()         # the banner: running
+    name = "sdrt-crash-%d" % os.getpid()
+    harness.leftovers.add(name)         # it dies holding its segment, sockets, EAL files
+    p = spawn([DP] + EAL + ["--file-prefix", name, "--", "-f", ini, "-n", name, "--traffic",
+                            "size=256KiB,count=0"],
+              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+    # the banner says it runs (however long this machine takes, up to the meson timeout)
+    p.stdout.readline()
     p.send_signal(signal.SIGSEGV)
     try:
         out, err = p.communicate(timeout=20)
