@@ -65,7 +65,7 @@ usage(FILE *f)
 "      --traffic SPEC     built-in message source and sink on the static\n"
 "                         connections: size=SIZE,count=N,inflight=N,scheme=S,\n"
 "                         role=send|recv|both|auto,seed=N,conn=NAME,\n"
-"                         log=FILE\n"
+"                         log=FILE,verify=yes|no\n"
 "      --scheme NAME      use this scheme on every connection (sr, sr-nack,\n"
 "                         ec-xor:K,M, ec-mds:K,M)\n"
 "      --link NAME=WORDS  change [link NAME] of the file (every path of it), e.g.\n"

@@ -31,6 +31,7 @@ struct traffic_cfg {
 	uint64_t seed;
 	enum traffic_role role;
 	uint8_t has_scheme;
+	uint8_t no_verify;		/**< verify=no: payloads written once, received unchecked */
 	struct sdr_scheme scheme;	/**< overrides the connection's scheme */
 	char conn[32];			/**< only this connection (empty: every connection) */
 	char log[256];			/**< write every completion time here at the end */
@@ -45,7 +46,8 @@ struct traffic_cfg {
 
 /**
  * Parse "size=1MiB,count=50,inflight=8,scheme=ec-mds:32,8,role=send,seed=1,conn=c0".
- * Keys: size, count, inflight, scheme, role (send|recv|both|auto), seed, conn, log.
+ * Keys: size, count, inflight, scheme, role (send|recv|both|auto), seed, conn, log,
+ * verify (yes|no).
  * @return 0, or -1 with a one-line reason in @p err naming the bad word.
  */
 int traffic_parse(const char *spec, struct traffic_cfg *cfg, char *err, size_t errlen);
@@ -58,6 +60,7 @@ struct traffic_stats {
 	uint32_t send_failed;
 	uint32_t received;		/**< receives completed */
 	uint32_t verified;		/**< received and every byte and the immediate right */
+	uint32_t unchecked;		/**< received, not checked (verify=no) */
 	uint32_t corrupt;		/**< received with wrong bytes */
 	uint32_t recv_failed;		/**< timed out */
 	uint64_t bytes;			/**< payload bytes completed (sent, or else received) */
@@ -93,7 +96,8 @@ unsigned int traffic_step(struct traffic *t, uint64_t now);
 /** Every message of the run is complete on the halves that run. */
 int traffic_done(const struct traffic *t);
 
-/** Every completed message verified and none failed (the exit status of a run). */
+/** Every completed message verified (or received, with verify=no) and none failed (the
+ * exit status of a run). */
 int traffic_ok(const struct traffic *t);
 
 const struct traffic_stats *traffic_stats(const struct traffic *t);
