@@ -555,8 +555,8 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		printf("\n");
 	}
 	printf("result: %s\n", !dp_traffic_ok(ctx) ? "FAILED" :
-	       unchecked ? "every message delivered, not checked (verify=no)" :
-	       "every message verified");
+	       lead != NULL && !traffic_verifies(lead) ?
+	       "every message delivered, not checked (verify=no)" : "every message verified");
 	fflush(stdout);
 	traffic_destroy(lead);
 }

@@ -360,6 +360,12 @@ traffic_stats(const struct traffic *t)
 	return &t->st;
 }
 
+int
+traffic_verifies(const struct traffic *t)
+{
+	return !t->cfg.no_verify;
+}
+
 struct traffic *
 traffic_join(struct traffic *const *parts, unsigned int n)
 {

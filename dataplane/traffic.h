@@ -102,6 +102,9 @@ int traffic_ok(const struct traffic *t);
 
 const struct traffic_stats *traffic_stats(const struct traffic *t);
 
+/** 0 when the run was asked with verify=no: nothing it received is checked. */
+int traffic_verifies(const struct traffic *t);
+
 /** Completion time percentile (q in [0, 1]) over completed messages, seconds; 0 if none. */
 double traffic_percentile(const struct traffic *t, double q);
 
