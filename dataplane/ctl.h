@@ -154,8 +154,9 @@ struct dp_ctl {
 	struct rte_ring *ejobs[DP_MAX_ENGINES];	/* mode = engines: to engine e >= 1 */
 	struct sdr_rpc_req req;		/* the call being run: a private copy */
 	struct sdr_rpc_rep rep;		/* its reply, copied out when done */
-	/* connections refused (no slot free, or their user's sdk_slots_per_user held): told so, closed once their hello is read
-	 * (closing a socket with unread data resets the peer before it reads the refusal) */
+	/* connections refused (no slot free, or their user's sdk_slots_per_user held): told
+	 * so, closed once their hello is read (closing a socket with unread data resets the
+	 * peer before it reads the refusal) */
 	struct { int fd; uint64_t since_ns; } refused[8];
 	unsigned int nrefused;
 	/* the SDK service, a shard per engine: engine e serves every client's queue pair e,

@@ -330,8 +330,8 @@ on_accept(struct dp_ctl *ctl, int k)
 		socklen_t crl = sizeof(cr);
 		unsigned int i, held;
 
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) != 0)
-			cr.uid = (uid_t)-1;	/* a user of its own, limited as any other */
+		/* unread, uid -1 stays: a user of its own, limited as any other */
+		(void)getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl);
 		for (i = lo; i < lo + n && ctl->slots[i].state != CTL_FREE; i++)
 			;
 		if (i == lo + n) {

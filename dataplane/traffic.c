@@ -260,12 +260,8 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		t->recvs_done++;
 		t->st.received++;
 		t->st.decoded += d->decoded;
-		if (t->cfg.no_verify && d->status == SDR_DONE_OK) {
-			t->st.unchecked++;
-			ok = 1;
-		}
 		/* the user immediate, when every fragment made it (decoding may hide one) */
-		if (ok && !t->cfg.no_verify && sdr_ep_recv_imm(t->ep, d->slot, &imm) == 0) {
+		if (ok && sdr_ep_recv_imm(t->ep, d->slot, &imm) == 0) {
 			uint32_t nfr = sdr_imm_nfrags(&sdr_ep_config(t->ep)->attr.split);
 			uint32_t npkts = (uint32_t)((t->cfg.size + sdr_ep_config(t->ep)->attr.mtu - 1) /
 						    sdr_ep_config(t->ep)->attr.mtu);
@@ -278,7 +274,7 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		if (d->status != SDR_DONE_OK)
 			t->st.recv_failed++;
 		else if (t->cfg.no_verify)
-			;	/* (counted above) */
+			t->st.unchecked++;
 		else if (ok)
 			t->st.verified++;
 		else
