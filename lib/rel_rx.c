@@ -1026,7 +1026,8 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		rx->counters[REL_RX_REACKS]++;
 		return 1;
 	}
-	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+	/* (none posted: a send-only end's, looked at in every output call) */
+	for (uint32_t i = 0; rx->nfree < rx->attr.max_inflight && i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
 		if (m->state == RXM_FREE)
@@ -1080,7 +1081,7 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 		return now;
 	if (withdraw_pending(rx))
 		t = rx->wd_next_ns > now ? rx->wd_next_ns : now;
-	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+	for (uint32_t i = 0; rx->nfree < rx->attr.max_inflight && i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
 		if (m->state == RXM_FREE)

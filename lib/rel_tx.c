@@ -109,8 +109,11 @@ struct rel_tx {
 	uint64_t wd_lo, wd_hi;
 	uint32_t inflight;
 	struct txm *msgs;
-	uint32_t *order;		/* contexts in sequence order (ring) */
-	uint32_t order_head;
+	uint32_t *order;		/* the in-flight contexts in sequence order: order[0, inflight) */
+	uint32_t sent_out;		/* order[0, sent_out) have no new unit left (sent_all()):
+					 * pick() starts after them */
+	uint64_t wake_ns;		/* no in-flight message's deadline or silence timer is
+					 * before this: run_timers() looks at them from then on */
 	uint32_t *free_ctx;
 	uint32_t nfree;
 	uint8_t *slot_busy;
@@ -262,6 +265,7 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 		tx->free_ctx[i] = n - 1 - i;
 	}
 	tx->nfree = n;
+	tx->wake_ns = UINT64_MAX;
 	pacer_init(&tx->pacer, cfg->rate_bps, cfg->bucket_bytes, 0);
 	path_est_init(&tx->path, 0);
 	return tx;
@@ -274,6 +278,26 @@ static int
 is_ec(const struct rel_tx *tx)
 {
 	return sdr_scheme_is_ec(&tx->cfg.scheme);
+}
+
+/*
+ * Message @p m has no new unit left: every data chunk went out once and, under EC, every
+ * encode was asked for and every parity chunk went out. It stays so (only its
+ * retransmissions are left, from the rexmit queues): pick_new() has nothing for it.
+ */
+static int
+sent_all(const struct rel_tx *tx, const struct txm *m)
+{
+	return m->data_next == m->nchunks &&
+	       (!is_ec(tx) || (m->enc_next == m->nsub && m->par_sub == m->nsub));
+}
+
+/* A message's deadline or silence timer was set to @p t: run_timers() looks by then. */
+static void
+wake_by(struct rel_tx *tx, uint64_t t)
+{
+	if (t < tx->wake_ns)
+		tx->wake_ns = t;
 }
 
 /* Bytes of a full chunk under the current scheme (it changes only with nothing in flight,
@@ -315,6 +339,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	m->submit_ns = now;
 	m->first_ns = m->last_tx_ns = m->delivered0 = m->acked_bytes = 0;
 	m->deadline_ns = tx->cfg.global_timeout_ns ? now + tx->cfg.global_timeout_ns : UINT64_MAX;
+	wake_by(tx, m->deadline_ns);
 	m->retransmitted = 0;
 	m->fallback_subs = 0;
 	cw = SDR_BITMAP_WORDS(m->nchunks);
@@ -329,7 +354,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	m->prio = 0;
 	tx->nprio[0]++;
 	tx->slot_busy[slot] = 1;
-	tx->order[(tx->order_head + tx->inflight) % tx->attr.max_inflight] = ctx;
+	tx->order[tx->inflight] = ctx;
 	tx->inflight++;
 	tx->counters[REL_TX_SUBMITTED]++;
 	return (int)ctx;
@@ -442,12 +467,14 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 	tx->slot_busy[m->slot] = 0;
 	tx->free_ctx[tx->nfree++] = ctx;
 	tx->inflight--;
-	/* keep the order ring compact: remove ctx, preserving sequence order */
+	/* keep order[] compact: remove ctx, preserving sequence order */
 	for (uint32_t i = 0, w = 0; i < tx->inflight + 1; i++) {
-		uint32_t c = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t c = tx->order[i];
 
 		if (c != ctx)
-			tx->order[(tx->order_head + w++) % tx->attr.max_inflight] = c;
+			tx->order[w++] = c;
+		else if (i < tx->sent_out)
+			tx->sent_out--;
 	}
 }
 
@@ -456,7 +483,7 @@ static int
 find_msg(const struct rel_tx *tx, uint32_t slot, uint32_t gen)
 {
 	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t c = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t c = tx->order[i];
 		const struct txm *m = &tx->msgs[c];
 
 		if (m->slot == slot && (m->gen & 0xFF) == gen && m->state != TXM_FREE)
@@ -620,10 +647,9 @@ rel_tx_cancel(struct rel_tx *tx, uint64_t now)
 
 	if (n == 0)
 		return 0;
-	lo = tx->msgs[tx->order[tx->order_head]].seq;	/* in sequence order */
+	lo = tx->msgs[tx->order[0]].seq;	/* in sequence order */
 	while (tx->inflight > 0)
-		finish(tx, tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight],
-		       SDR_DONE_CANCELLED, now);
+		finish(tx, tx->order[tx->inflight - 1], SDR_DONE_CANCELLED, now);
 	/* some may have had receives (credit): only the receiver's answer ends the SKIPs */
 	skip_add(tx, lo, 1, now);
 	return n;
@@ -639,7 +665,7 @@ untouched(const struct rel_tx *tx)
 	if (tx->next_seq - tx->epoch_seq != tx->inflight)
 		return 0;
 	for (uint32_t i = 0; i < tx->inflight; i++) {
-		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
+		const struct txm *m = &tx->msgs[tx->order[i]];
 
 		if (m->state != TXM_WAIT_CTS && (m->data_next || m->enc_next || m->retransmitted))
 			return 0;
@@ -657,15 +683,13 @@ rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 	tx->wd_answer = 0;
 	if (keep && untouched(tx)) {
 		for (uint32_t i = 0; i < tx->inflight; i++)
-			tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]].state =
-				TXM_WAIT_CTS;
+			tx->msgs[tx->order[i]].state = TXM_WAIT_CTS;
 		tx->credit = tx->epoch_seq;
 		return tx->next_seq;
 	}
 	while (tx->inflight > 0) {
 		tx->counters[REL_TX_PEER_RESTART]++;
-		finish(tx, tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight],
-		       SDR_DONE_FAILED, now);
+		finish(tx, tx->order[tx->inflight - 1], SDR_DONE_FAILED, now);
 	}
 	base = sdr_seq_epoch_base(tx->next_seq, tx->attr.generations);
 	tx->next_seq = tx->credit = tx->epoch_seq = base;
@@ -682,7 +706,7 @@ rel_tx_delivered(struct rel_tx *tx, uint32_t start, const uint32_t *win, uint32_
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < tx->inflight;) {
-		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t ctx = tx->order[i];
 		const struct txm *m = &tx->msgs[ctx];
 		uint32_t off = (uint32_t)m->seq - start;	/* (modulo 2^32) */
 
@@ -715,7 +739,7 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		return;
 	}
 	for (uint32_t i = 0; i < tx->inflight;) {
-		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t ctx = tx->order[i];
 		const struct txm *m = &tx->msgs[ctx];
 
 		if (m->seq >= lo && m->seq < hi) {
@@ -751,7 +775,7 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 		tx->credit = posted;
 	/* the length the receiver posted must be the length we send */
 	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t ctx = tx->order[i];
 		struct txm *m = &tx->msgs[ctx];
 
 		if ((uint32_t)m->seq == c->win_start && m->slot == c->msg_id) {
@@ -834,8 +858,10 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		tx->counters[REL_TX_ACK_IMPLAUSIBLE]++;
 		return;
 	}
-	if (m->silence_gap_ns)		/* silence counts from the last word heard */
+	if (m->silence_gap_ns) {	/* silence counts from the last word heard */
 		m->silence_ns = now + m->silence_gap_ns;
+		wake_by(tx, m->silence_ns);
+	}
 	switch (c->type) {
 	case SDR_CTRL_ACK:
 		tx->counters[REL_TX_ACKS]++;
@@ -901,10 +927,10 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 static void
 give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
 {
-	uint64_t seq = tx->msgs[tx->order[(tx->order_head + from) % tx->attr.max_inflight]].seq;
+	uint64_t seq = tx->msgs[tx->order[from]].seq;
 
 	while (tx->inflight > from) {
-		uint32_t ctx = tx->order[(tx->order_head + tx->inflight - 1) % tx->attr.max_inflight];
+		uint32_t ctx = tx->order[tx->inflight - 1];
 
 		finish(tx, ctx, SDR_DONE_TIMEOUT, now);
 	}
@@ -945,8 +971,10 @@ run_timers(struct rel_tx *tx, uint64_t now)
 		}
 		ring_pop(&tx->timers);
 	}
+	if (now < tx->wake_ns)
+		return;
 	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		uint32_t ctx = tx->order[i];
 		struct txm *m = &tx->msgs[ctx];
 
 		if (m->deadline_ns <= now && m->state == TXM_WAIT_CTS) {
@@ -964,6 +992,14 @@ run_timers(struct rel_tx *tx, uint64_t now)
 				m->silence_gap_ns *= 2;
 			m->silence_ns = now + m->silence_gap_ns;
 		}
+	}
+	/* the earliest of those left */
+	tx->wake_ns = UINT64_MAX;
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		const struct txm *m = &tx->msgs[tx->order[i]];
+
+		wake_by(tx, m->deadline_ns);
+		wake_by(tx, m->silence_ns);
 	}
 }
 
@@ -1040,6 +1076,7 @@ check_injected(struct rel_tx *tx, struct txm *m, uint64_t now)
 	if (is_ec(tx)) {
 		m->silence_gap_ns = silence_gap(tx);
 		m->silence_ns = now + m->silence_gap_ns;
+		wake_by(tx, m->silence_ns);
 	}
 }
 
@@ -1138,9 +1175,12 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 		}
 		if (tx->nprio[level] == 0)
 			continue;
-		/* new units, in sequence order */
-		for (uint32_t i = 0; i < tx->inflight; i++) {
-			uint32_t ctx = tx->order[(tx->order_head + i) % tx->attr.max_inflight];
+		/* new units, in sequence order, after the messages that have none left */
+		while (tx->sent_out < tx->inflight &&
+		       sent_all(tx, &tx->msgs[tx->order[tx->sent_out]]))
+			tx->sent_out++;
+		for (uint32_t i = tx->sent_out; i < tx->inflight; i++) {
+			uint32_t ctx = tx->order[i];
 			struct txm *m = &tx->msgs[ctx];
 			int r;
 
@@ -1200,15 +1240,8 @@ rel_tx_next_time(struct rel_tx *tx, uint64_t now)
 		return now;
 	if (skip_pending(tx) && tx->skip_next_ns < t)
 		t = tx->skip_next_ns > now ? tx->skip_next_ns : now;
-	for (uint32_t i = 0; i < tx->inflight; i++) {
-		const struct txm *m = &tx->msgs[tx->order[(tx->order_head + i) % tx->attr.max_inflight]];
-
-		if (m->deadline_ns < t)
-			t = m->deadline_ns;
-		if (m->silence_ns < t)
-			t = m->silence_ns;
-	}
-	return t;
+	/* (a bound: a message that ended since run_timers() last looked may leave it early) */
+	return tx->wake_ns < t ? tx->wake_ns : t;
 }
 
 int
