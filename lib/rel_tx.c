@@ -713,7 +713,7 @@ rel_tx_delivered(struct rel_tx *tx, uint32_t start, const uint32_t *win, uint32_
 		/* sent whole, as a COMPLETE ACK must find it (ack_plausible()) */
 		if (off < 32u * nwords && (win[off / 32] >> (31 - off % 32) & 1) &&
 		    m->state == TXM_ACTIVE && m->data_next >= m->nchunks) {
-			finish(tx, ctx, SDR_DONE_OK, now);	/* (out of the order ring) */
+			finish(tx, ctx, SDR_DONE_OK, now);	/* (out of order[]) */
 			tx->counters[REL_TX_DELIVERED_AT_RESTART]++;
 			n++;
 		} else {
@@ -744,7 +744,7 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 
 		if (m->seq >= lo && m->seq < hi) {
 			tx->counters[REL_TX_WITHDRAWN]++;
-			finish(tx, ctx, SDR_DONE_FAILED, now);	/* the order ring closes up */
+			finish(tx, ctx, SDR_DONE_FAILED, now);	/* order[] closes up */
 			continue;
 		}
 		i++;
