@@ -148,11 +148,16 @@ not_roce(enum roce_verdict r)
 static uint16_t
 tx_burst(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(p->port_id, q, m, n);
 	uint64_t bytes = 0;
+	uint16_t sent;
 
-	for (uint16_t i = 0; i < sent; i++)
+	/* the bytes are counted before the device has the frames: those it takes are no
+	 * longer ours to read (another lcore or process may have received and freed them) */
+	for (uint16_t i = 0; i < n; i++)
 		bytes += m[i]->pkt_len;
+	sent = rte_eth_tx_burst(p->port_id, q, m, n);
+	for (uint16_t i = sent; i < n; i++)
+		bytes -= m[i]->pkt_len;
 	PS(p)->counters[DP_PORT_TX_PKTS] += sent;
 	PS(p)->counters[DP_PORT_TX_BYTES] += bytes;
 	return sent;
@@ -392,6 +397,21 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 	t0 = rte_get_tsc_cycles();
 	/* only where every path is transparent does output_stage() wait for the device */
 	pass = tx_direct(p);
+	if (pass && p->npaths == 1) {
+		/* one transparent path (wan=off): the whole burst straight on, counted once */
+		uint32_t max_len = 0;
+		uint64_t bytes = 0;
+
+		for (uint16_t i = 0; i < n; i++) {
+			bytes += m[i]->pkt_len;
+			max_len = RTE_MAX(max_len, m[i]->pkt_len);
+		}
+		if (link_emu_pass_burst(paths[0], n, bytes, max_len)) {
+			stage_add(ctx, DP_STAGE_LINK, t0, n);
+			tx_port(ctx, p, m, n);
+			return;
+		}
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
 		struct link_emu *le = paths[path_of(m[i], p->npaths)];

@@ -695,17 +695,23 @@ link_emu_transparent(const struct link_emu *le)
 }
 
 int
-link_emu_pass(struct link_emu *le, uint32_t len)
+link_emu_pass_burst(struct link_emu *le, uint32_t n, uint64_t bytes, uint32_t max_len)
 {
-	if (!le->transparent || le->count != 0 || len > LINK_EMU_MAX_LEN)
+	if (!le->transparent || le->count != 0 || max_len > LINK_EMU_MAX_LEN)
 		return 0;
 	le->ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED] += le->owed;
 	le->owed = 0;
-	le->ctr[LINK_EMU_C_PACKETS_IN]++;
-	le->ctr[LINK_EMU_C_BYTES_IN] += len;
-	le->ctr[LINK_EMU_C_DELIVERED]++;
-	le->ctr[LINK_EMU_C_BYTES_OUT] += len;
+	le->ctr[LINK_EMU_C_PACKETS_IN] += n;
+	le->ctr[LINK_EMU_C_BYTES_IN] += bytes;
+	le->ctr[LINK_EMU_C_DELIVERED] += n;
+	le->ctr[LINK_EMU_C_BYTES_OUT] += bytes;
 	return 1;
+}
+
+int
+link_emu_pass(struct link_emu *le, uint32_t len)
+{
+	return link_emu_pass_burst(le, 1, len, len);
 }
 
 static void

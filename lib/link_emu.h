@@ -266,6 +266,13 @@ int link_emu_transparent(const struct link_emu *le);
 int link_emu_pass(struct link_emu *le, uint32_t len);
 
 /**
+ * link_emu_pass() for a burst of @p n packets of @p bytes in all, the longest @p max_len
+ * bytes: all of them pass (counted, 1) or none does (nothing counted, 0: each takes the
+ * usual way, link_emu_pass() first).
+ */
+int link_emu_pass_burst(struct link_emu *le, uint32_t n, uint64_t bytes, uint32_t max_len);
+
+/**
  * Step 1 for one packet of @p len bytes: count it, then decide loss (i.i.d. or burst) and
  * duplication. The caller then enqueues as many copies as returned (fewer if it cannot
  * clone: counted as copies_not_enqueued at the next admit) and frees the packet when 0.

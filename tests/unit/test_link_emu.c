@@ -604,6 +604,14 @@ test_pass(void **state)
 	assert_int_equal(ctr[LINK_EMU_C_BYTES_IN], 100 + LINK_EMU_MAX_LEN);
 	assert_int_equal(ctr[LINK_EMU_C_BYTES_OUT], 100 + LINK_EMU_MAX_LEN);
 	assert_int_equal(link_emu_count(le), 0);
+	/* a burst passes whole or not at all */
+	assert_int_equal(link_emu_pass_burst(le, 3, 300, LINK_EMU_MAX_LEN + 1), 0);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 2);
+	assert_int_equal(link_emu_pass_burst(le, 3, 300, 100), 1);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 5);
+	assert_int_equal(ctr[LINK_EMU_C_DELIVERED], 5);
+	assert_int_equal(ctr[LINK_EMU_C_BYTES_IN], 400 + LINK_EMU_MAX_LEN);
+	assert_int_equal(ctr[LINK_EMU_C_BYTES_OUT], 400 + LINK_EMU_MAX_LEN);
 	/* an admitted copy never enqueued is counted by the next packet, passed or not */
 	assert_int_equal(link_emu_admit(le, 100), 1);
 	assert_int_equal(link_emu_pass(le, 100), 1);
@@ -630,7 +638,7 @@ test_pass(void **state)
 		assert_int_equal(link_emu_set_config(le, &d), 0);
 		assert_true(link_emu_transparent(le));
 	}
-	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 4);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 7);
 
 	/* a copy queued under a delay keeps later packets in the queue after "off" */
 	c.delay_ns = 1000;
@@ -640,6 +648,7 @@ test_pass(void **state)
 	assert_int_equal(link_emu_set_config(le, &c), 0);
 	assert_true(link_emu_transparent(le));
 	assert_int_equal(link_emu_pass(le, 100), 0);
+	assert_int_equal(link_emu_pass_burst(le, 2, 200, 100), 0);
 	send_one(le, 10, 1, 100);
 	assert_int_equal(link_emu_pass(le, 100), 0);
 	assert_int_equal(pop_one(le, &p), 10);
@@ -647,7 +656,7 @@ test_pass(void **state)
 	assert_int_equal(link_emu_pass(le, 100), 0);
 	assert_int_equal(pop_one(le, &p), 1000);
 	assert_int_equal(link_emu_pass(le, 100), 1);
-	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 7);
+	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 10);
 	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], ctr[LINK_EMU_C_DELIVERED] +
 			 ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED]);
 	link_emu_destroy(le);
