@@ -133,6 +133,8 @@ struct rel_rx {
 	uint32_t *ctx_of_slot;		/* slot -> ctx + 1 (0: none) */
 	uint32_t *free_ctx;
 	uint32_t nfree;
+	uint64_t wake_ns;		/* the receives' timers have nothing due before this and
+					 * nothing changed since they were looked at (0: look) */
 	struct slot_mem *mem;
 	uint32_t *reack;		/* ring of slots owed a re-ACK */
 	uint32_t reack_head;
@@ -144,6 +146,18 @@ struct rel_rx {
 	struct sdr_rel_done_fifo done;
 	uint64_t counters[REL_RX_NCOUNTERS];
 };
+
+/*
+ * Something that may start a timer or make a control message due happened (every public
+ * call that changes the receives makes this call first): the next rel_rx_next_ctrl() or
+ * rel_rx_next_time() looks at every receive again. Between changes they look only once the
+ * earliest timer of the last look is due (wake_ns), not on every call.
+ */
+static void
+changed(struct rel_rx *rx)
+{
+	rx->wake_ns = 0;
+}
 
 #define REACK_RING 256
 
@@ -274,6 +288,7 @@ rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s)
 {
 	struct ec_codec *codec = NULL;
 
+	changed(rx);
 	if (!rx->cfg.scheme_may_change || !sdr_rel_code_fits(&rx->geom, s))
 		return -EINVAL;
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
@@ -301,6 +316,7 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	struct rxm *m;
 	uint32_t ctx;
 
+	changed(rx);
 	if (len > rx->attr.max_msg_size)
 		return -EMSGSIZE;	/* its chunks would not fit the bitmaps */
 	if (rx->nfree == 0 || rx->done.n >= rx->done.cap || slot >= rx->geom.nslots ||
@@ -462,6 +478,7 @@ rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
 	struct rxm *m = msg_of_slot(rx, slot);
 	uint32_t ctx;
 
+	changed(rx);
 	if (m == NULL || m->state != RXM_POSTED || chunk >= m->nchunks + m->npar)
 		return m != NULL && m->state != RXM_POSTED ? 0 : -1;
 	ctx = (uint32_t)(m - rx->msgs);
@@ -525,6 +542,7 @@ rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint
 	struct rxm *m;
 	uint32_t first, n;
 
+	changed(rx);
 	if (ctx >= rx->attr.max_inflight)
 		return;
 	m = &rx->msgs[ctx];
@@ -551,6 +569,7 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 	struct rxm *m = msg_of_slot(rx, slot);
 	struct slot_mem *sm;
 
+	changed(rx);
 	if (m != NULL && m->gen == gen) {
 		if (m->state == RXM_DONE || m->state == RXM_FAILED) {
 			if (now >= m->final_ns + rx->trtt / 4)
@@ -576,6 +595,7 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 {
 	struct rxm *m = msg_of_slot(rx, slot);
 
+	changed(rx);
 	if (m == NULL)
 		return;
 	rx->mem[slot] = (struct slot_mem){ .valid = 1, .gen = (uint8_t)m->gen,
@@ -623,6 +643,7 @@ next_hole(const struct rxm *m, uint32_t limit)
 uint64_t
 rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
 {
+	changed(rx);
 	/* the sender cannot have given up more than the window, nor beyond it */
 	if (hi < lo || hi - lo > SDR_SEQ_WINDOW || hi > rx->next_seq + SDR_SEQ_WINDOW) {
 		rx->counters[REL_RX_SKIP_IMPLAUSIBLE]++;
@@ -660,6 +681,7 @@ rel_rx_slot_open(const struct rel_rx *rx, uint32_t slot)
 void
 rel_rx_cts_now(struct rel_rx *rx, uint64_t now)
 {
+	changed(rx);
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
@@ -694,6 +716,7 @@ rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep)
 {
 	int keep = may_keep && untouched(rx);
 
+	changed(rx);
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
@@ -727,6 +750,7 @@ rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots)
 	uint64_t lo = UINT64_MAX;
 	uint32_t n = 0;
 
+	changed(rx);
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		const struct rxm *m = &rx->msgs[i];
 
@@ -766,6 +790,7 @@ rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
 {
 	uint64_t h = sdr_seq_near(rx->next_seq, hi);
 
+	changed(rx);
 	if (h > rx->wd_hi) {	/* an answer to a WITHDRAW we never sent */
 		rx->counters[REL_RX_WITHDRAW_ANSWER_IMPLAUSIBLE]++;
 		return;
@@ -983,6 +1008,47 @@ build_ctrl(struct rel_rx *rx, struct rxm *m, uint64_t now, struct sdr_ctrl *c)
 	return 0;
 }
 
+/* Keep the earliest of @p t and @p c, ignoring times not after @p now: whatever was due by
+ * now has already been handled by run_timers(). */
+static uint64_t
+later_min(uint64_t t, uint64_t c, uint64_t now)
+{
+	return c > now && c < t ? c : t;
+}
+
+/*
+ * The earliest time after @p now that run_timers() has something to do for a receive
+ * (UINT64_MAX: none), with every receive's timers just run and nothing due.
+ */
+static uint64_t
+timers_next(const struct rel_rx *rx, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+		const struct rxm *m = &rx->msgs[i];
+
+		if (m->state != RXM_POSTED)
+			continue;
+		t = later_min(t, m->deadline_ns, now);
+		t = later_min(t, m->cts_next_ns, now);
+		if (m->new_since_ack)
+			t = later_min(t, m->ack_next_ns, now);
+		t = later_min(t, m->fto_ns, now);
+		t = later_min(t, m->ecnack_next_ns, now);
+		if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
+			uint64_t allow = rx->cfg.nack_allowance_ns;
+
+			if (m->hi > m->sure_hi)
+				t = later_min(t, m->snap_ns + allow, now);
+			t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
+			if (m->nack_cursor > m->cum)
+				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
+		}
+	}
+	return t;
+}
+
 int
 rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 {
@@ -1026,8 +1092,9 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		rx->counters[REL_RX_REACKS]++;
 		return 1;
 	}
-	/* (none posted: a send-only end's, looked at in every output call) */
-	for (uint32_t i = 0; rx->nfree < rx->attr.max_inflight && i < rx->attr.max_inflight; i++) {
+	if (now < rx->wake_ns)
+		return 0;	/* nothing changed and no timer is due: the scan would find nothing */
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
 		if (m->state == RXM_FREE)
@@ -1038,6 +1105,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 				return 1;
 		}
 	}
+	rx->wake_ns = timers_next(rx, now);
 	return 0;
 }
 
@@ -1064,14 +1132,6 @@ rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d)
 	return 0;
 }
 
-/* Keep the earliest of @p t and @p c, ignoring times not after @p now: whatever was due by
- * now has already been handled by run_timers(). */
-static uint64_t
-later_min(uint64_t t, uint64_t c, uint64_t now)
-{
-	return c > now && c < t ? c : t;
-}
-
 uint64_t
 rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 {
@@ -1081,33 +1141,19 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 		return now;
 	if (withdraw_pending(rx))
 		t = rx->wd_next_ns > now ? rx->wd_next_ns : now;
-	for (uint32_t i = 0; rx->nfree < rx->attr.max_inflight && i < rx->attr.max_inflight; i++) {
-		struct rxm *m = &rx->msgs[i];
+	if (now >= rx->wake_ns) {
+		for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
+			struct rxm *m = &rx->msgs[i];
 
-		if (m->state == RXM_FREE)
-			continue;
-		run_timers(rx, m, now);
-		if (m->due)
-			return now;
-		if (m->state != RXM_POSTED)
-			continue;
-		t = later_min(t, m->deadline_ns, now);
-		t = later_min(t, m->cts_next_ns, now);
-		if (m->new_since_ack)
-			t = later_min(t, m->ack_next_ns, now);
-		t = later_min(t, m->fto_ns, now);
-		t = later_min(t, m->ecnack_next_ns, now);
-		if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
-			uint64_t allow = rx->cfg.nack_allowance_ns;
-
-			if (m->hi > m->sure_hi)
-				t = later_min(t, m->snap_ns + allow, now);
-			t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
-			if (m->nack_cursor > m->cum)
-				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
+			if (m->state == RXM_FREE)
+				continue;
+			run_timers(rx, m, now);
+			if (m->due)
+				return now;
 		}
+		rx->wake_ns = timers_next(rx, now);
 	}
-	return t;
+	return rx->wake_ns < t ? rx->wake_ns : t;
 }
 
 int
@@ -1119,6 +1165,7 @@ rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d)
 void
 rel_rx_cts_given(struct rel_rx *rx)
 {
+	changed(rx);
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
 		if (rx->msgs[i].state == RXM_POSTED)
 			rx->msgs[i].cts_ns = UINT64_MAX;
