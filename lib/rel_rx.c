@@ -1017,6 +1017,18 @@ later_min(uint64_t t, uint64_t c, uint64_t now)
 }
 
 /*
+ * Keep the earliest of @p t and timer @p c that run_timers() fires whenever it is not after
+ * the time it runs at: one at or before @p now (re-armed to now itself: a zero RTO,
+ * ack_interval or nack_allowance) fires again at the next look, @p now + 1.
+ */
+static uint64_t
+armed_min(uint64_t t, uint64_t c, uint64_t now)
+{
+	c = c > now ? c : now + 1;
+	return c < t ? c : t;
+}
+
+/*
  * The earliest time after @p now that run_timers() has something to do for a receive
  * (UINT64_MAX: none), with every receive's timers just run and nothing due.
  */
@@ -1030,17 +1042,18 @@ timers_next(const struct rel_rx *rx, uint64_t now)
 
 		if (m->state != RXM_POSTED)
 			continue;
-		t = later_min(t, m->deadline_ns, now);
-		t = later_min(t, m->cts_next_ns, now);
-		if (m->new_since_ack)
-			t = later_min(t, m->ack_next_ns, now);
-		t = later_min(t, m->fto_ns, now);
-		t = later_min(t, m->ecnack_next_ns, now);
+		t = armed_min(t, m->deadline_ns, now);
+		t = armed_min(t, m->cts_next_ns, now);
+		t = armed_min(t, m->ack_next_ns, now);	/* (re-armed even with nothing new) */
+		t = armed_min(t, m->fto_ns, now);
+		t = armed_min(t, m->ecnack_next_ns, now);
 		if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
 			uint64_t allow = rx->cfg.nack_allowance_ns;
 
+			/* (the tail and a round, once passed, change nothing until a chunk comes
+			 * or the snapshot moves the limit: later_min()) */
 			if (m->hi > m->sure_hi)
-				t = later_min(t, m->snap_ns + allow, now);
+				t = armed_min(t, m->snap_ns + allow, now);
 			t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
 			if (m->nack_cursor > m->cum)
 				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);

@@ -250,6 +250,34 @@ test_sr_nack_middle_loss(void **state)
 	assert_true(done_time(&s) < 2 * RTT + t_inj(9) + 3 * 100000);
 }
 
+/*
+ * nack_allowance = 0: a hole behind a later chunk is sure at once. The receiver's timers are
+ * looked at only when something changed or one is due (rel_rx_next_time()); the snapshot
+ * that makes the hole sure is due the moment the later chunk came, and must not wait for
+ * the next chunk or the tail rule.
+ */
+static void
+test_sr_nack_zero_allowance(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 3 } }, .nrules = 1 };
+	const struct sdr_sim_event *r;
+	char b[512];
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
+	c.rel.nack_allowance_ns = 0;
+	c.rel.ack_every_chunks = 8;	/* (no ACK per chunk: nothing else makes the receiver look) */
+	run(&c, &s);
+	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3x D4 D5 D6 D7 D3r");
+	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 1);
+	/* NACKed as D4 arrived: D3 goes again an RTT after D4 went out, not a chunk later
+	 * (when D5 arrives) */
+	r = find_ev(&s, SDR_SIM_EV_DATA, 3, 1);
+	assert_true(r->time_ns >= t_inj(5) + RTT);
+	assert_true(r->time_ns < t_inj(6) + RTT);
+}
+
 static void
 test_sr_nack_tail_loss(void **state)
 {
@@ -1349,6 +1377,7 @@ main(void)
 		cmocka_unit_test(test_sr_last_chunk_lost),
 		cmocka_unit_test(test_sr_final_ack_lost),
 		cmocka_unit_test(test_sr_nack_middle_loss),
+		cmocka_unit_test(test_sr_nack_zero_allowance),
 		cmocka_unit_test(test_sr_nack_tail_loss),
 		cmocka_unit_test(test_sr_nack_reorder_within_allowance),
 		cmocka_unit_test(test_ec_no_loss),
