@@ -230,21 +230,35 @@ test_sr_final_ack_lost(void **state)
 	assert_int_equal(done_time(&s), t_inj(7) + 3 * RTT + t_inj(1) + RTT);
 }
 
+/*
+ * SR-NACK over @p c with D3 lost: D3 goes again once, after D7, on one NACK. @return the
+ * resend of D3 in @p s.
+ */
+static const struct sdr_sim_event *
+sr_nack_d3_lost(const struct sdr_sim_cfg *c, struct script *s)
+{
+	char b[512];
+
+	memset(s, 0, sizeof(*s));
+	s->rules[0] = (struct drop_rule){ .kind = SDR_SIM_EV_DATA, .index = 3 };
+	s->nrules = 1;
+	run(c, s);
+	assert_string_equal(sends(s, b, sizeof(b)), "D0 D1 D2 D3x D4 D5 D6 D7 D3r");
+	assert_int_equal(count_ctrl(s, SDR_CTRL_NACK), 1);
+	return find_ev(s, SDR_SIM_EV_DATA, 3, 1);
+}
+
 static void
 test_sr_nack_middle_loss(void **state)
 {
 	struct sdr_sim_cfg c;
-	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 3 } }, .nrules = 1 };
 	const struct sdr_sim_event *r;
-	char b[512];
+	struct script s;
 
 	(void)state;
 	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
-	run(&c, &s);
-	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3x D4 D5 D6 D7 D3r");
-	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 1);
+	r = sr_nack_d3_lost(&c, &s);
 	/* NACKed after a later chunk arrived plus the allowance: well before the RTO */
-	r = find_ev(&s, SDR_SIM_EV_DATA, 3, 1);
 	assert_true(r->time_ns > t_inj(5) + RTT);
 	assert_true(r->time_ns < t_inj(5) + RTT + 3 * 100000);
 	assert_true(done_time(&s) < 2 * RTT + t_inj(9) + 3 * 100000);
@@ -260,20 +274,16 @@ static void
 test_sr_nack_zero_allowance(void **state)
 {
 	struct sdr_sim_cfg c;
-	struct script s = { .rules = { { .kind = SDR_SIM_EV_DATA, .index = 3 } }, .nrules = 1 };
 	const struct sdr_sim_event *r;
-	char b[512];
+	struct script s;
 
 	(void)state;
 	cfg_init(&c, SDR_SCHEME_SR_NACK, 0, 0, 8);
 	c.rel.nack_allowance_ns = 0;
 	c.rel.ack_every_chunks = 8;	/* (no ACK per chunk: nothing else makes the receiver look) */
-	run(&c, &s);
-	assert_string_equal(sends(&s, b, sizeof(b)), "D0 D1 D2 D3x D4 D5 D6 D7 D3r");
-	assert_int_equal(count_ctrl(&s, SDR_CTRL_NACK), 1);
+	r = sr_nack_d3_lost(&c, &s);
 	/* NACKed as D4 arrived: D3 goes again an RTT after D4 went out, not a chunk later
 	 * (when D5 arrives) */
-	r = find_ev(&s, SDR_SIM_EV_DATA, 3, 1);
 	assert_true(r->time_ns >= t_inj(5) + RTT);
 	assert_true(r->time_ns < t_inj(6) + RTT);
 }
