@@ -782,7 +782,8 @@ path_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 
 /*
  * Engine (j->engine, on its lcore): its emulator of port j->conn, path j->u32, gets config
- * j->p, or becomes emulator j->q.
+ * j->p, or becomes emulator j->q. A port's first link is put in place on engine 0 last
+ * (link_set()): p->link published means every engine has its copy (pipeline.c link_of()).
  */
 static int
 job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
@@ -794,7 +795,7 @@ job_link_set(struct dp_ctx *ctx, struct ctl_job *j)
 		*le = j->q;
 		if (j->engine == 0 && j->u32 == 0) {
 			p->npaths = 1;
-			p->link = j->q;
+			__atomic_store_n(&p->link, j->q, __ATOMIC_RELEASE);
 		}
 		j->q = NULL;
 		return 0;
@@ -843,9 +844,11 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 				   argv[w0 + badw] : argv[w0], link_emu_strerror(rc));
 	}
 	j.conn = (unsigned int)i;
-	/* each engine's copy on its own lcore, seeded apart as at start (ports.c) */
+	/* each engine's copy on its own lcore, seeded apart as at start (ports.c); engine 0's
+	 * last, as it publishes a new link */
 	for (unsigned int k = k0; k < k1 && rc == 0; k++)
-		for (unsigned int e = 0, make = p->link == NULL; e < ctx->cfg.engines; e++) {
+		for (unsigned int t = 0, make = p->link == NULL; t < ctx->cfg.engines; t++) {
+			unsigned int e = (t + 1) % ctx->cfg.engines;
 			struct link_emu_config ce = c[k];
 
 			ce.seed += e + 1000ull * k;

@@ -57,13 +57,17 @@ static RTE_DEFINE_PER_LCORE(unsigned int, slot);
  * every port and the connections of engine e; -1: the lcore owns every queue and emulator */
 static RTE_DEFINE_PER_LCORE(int, engine) = -1;
 
-/* The link emulator paths on port @p p's egress for the calling lcore (NULL: no link). */
+/*
+ * The link emulator paths on port @p p's egress for the calling lcore (NULL: no link). A
+ * link added at run time is published (p->link) once every engine has its copy.
+ */
 static inline struct link_emu *const *
 link_of(const struct dp_port *p)
 {
 	int e = RTE_PER_LCORE(engine);
 
-	return p->link == NULL ? NULL : p->elink[e > 0 ? e : 0];
+	return __atomic_load_n(&p->link, __ATOMIC_ACQUIRE) == NULL ? NULL :
+	       p->elink[e > 0 ? e : 0];
 }
 
 /* The calling lcore's pool of frames: its engine's (mode = engines), else the only one. */

@@ -883,9 +883,14 @@ def case_engines():
     """Run-time changes with [pipeline] mode = engines: each runs on its engine's lcore."""
     d = tempfile.mkdtemp()
     ini = engines_ini(SRC, d, "eng.ini", 2, 2)
+    # port b (the receivers' ACKs and CTSs) starts without a link: one is added below
+    text = open(ini).read()
+    open(ini, "w").write(re.sub(r"(\[port b\]\n(?:[^\[]*?\n)?)link = wan\n", r"\1", text, 1))
     p = start(ini, args=["--traffic", "size=256KiB,count=0"])
     if p is None:
         return
+    rc, out, err = ctl("link", "show", "b")
+    check(rc == 0 and out.strip() == "port b: no link emulator", "link show b: %r %r" % (out, err))
     rc, pipe, err = ctl("pipeline", "show", js=True)
     rows = pipe.get("engines", []) if rc == 0 else []
     check(rc == 0 and pipe["mode"] == "engines" and
@@ -927,6 +932,10 @@ def case_engines():
           "conn add on engine 2 of 2: rc %d %r" % (rc, err))
     rc, out, err = ctl("link", "set", "a", "loss", "1e-3")
     check(rc == 0 and "loss 0.001" in out, "link set a loss 1e-3: rc %d %r %r" % (rc, out, err))
+    # a link made at run time: each engine's copy in place before any engine may use it
+    rc, out, err = ctl("link", "set", "b", "delay", "1ms")
+    check(rc == 0 and out.startswith("port b: delay 1ms"), "link set b delay 1ms: rc %d %r %r"
+          % (rc, out, err))
     time.sleep(1.0)
     after = {c: sent(c) for c in ("ab0", "ab1")}
     check(all(after[c] > before[c] >= 0 for c in after),
@@ -934,7 +943,11 @@ def case_engines():
     rc, links, err = ctl("link", "show", "a", js=True)
     check(rc == 0 and links["links"][0]["dropped_loss"] > 0,
           "link show a: no loss on any engine's emulator: %s" % links)
+    rc, links, err = ctl("link", "show", "b", js=True)
+    check(rc == 0 and links["links"][0]["delivered"] > 0 and p.poll() is None,
+          "link show b after link set: %s %s" % (links, err))
     print("ok: engines: pair added on engine 1 and deleted, link set on both emulators, "
+          "a link added on port b, "
           "sends %s -> %s" % (before, after))
     stop(p)
     shutil.rmtree(d, ignore_errors=True)
