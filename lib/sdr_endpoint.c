@@ -2070,8 +2070,13 @@ push_done(struct sdr_ep *ep, const struct sdr_rel_done *d, int is_recv)
 static int
 next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
 {
-	if (!ep->held && !rel_tx_poll_done(ep->rtx, &ep->held_tx))
-		return 0;
+	if (!ep->held) {
+		if (!rel_tx_poll_done(ep->rtx, &ep->held_tx))
+			return 0;
+		/* nothing more of it needs to go out, even while its completion waits */
+		if (ep->job_active && ep->job_seq == ep->held_tx.seq)
+			ep->job_active = 0;
+	}
 	ep->held = 1;
 	if (ep->enc_out != NULL && ep->enc_out[ep->held_tx.ctx] != 0)
 		return 0;
@@ -2099,8 +2104,6 @@ collect_done(struct sdr_ep *ep)
 		if (ep->txc.ec)
 			for (uint32_t sub = 0; sub * ep->txc.k < s->msg.nchunks; sub++)
 				release_par(ep, d.ctx, sub);
-		if (ep->job_active && ep->job_seq == d.seq)
-			ep->job_active = 0;	/* nothing more of it needs to go out */
 		sdr_tx_msg_retire(ep->tx, &s->msg);
 		s->msg.seq = UINT64_MAX;
 		push_done(ep, &d, 0);
@@ -2364,7 +2367,13 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	}
 	if (ep->psel_on && out)	/* round-trip probes of the paths: frames built now */
 		path_sel_sent(&ep->psel, sdr_tx_psns(ep->tx), now);
-	collect_done(ep);
+	/*
+	 * Completions that came of this call (a deadline that passed), at once, unless frames
+	 * of this call may point into a send's buffer: those count in its hold (cfg.held) only
+	 * once the caller has them, so the next call (or sdr_ep_poll()) delivers them.
+	 */
+	if (k->sg == NULL && k->wr == NULL)
+		collect_done(ep);
 	reset_settle(ep, now);
 	return out;
 }
@@ -2382,24 +2391,16 @@ uint32_t
 sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
 		 struct sdr_ep_frame *out, uint32_t n)
 {
-	uint16_t lens[256];
-	uint32_t got, total = 0;
+	uint16_t lens[SDR_EP_SG_MAX];
+	const struct ep_sink k = { .frames = frames, .cap = cap, .lens = lens, .sg = out };
+	uint32_t got;
 
-	/* (in pieces of lens[]: a caller's burst is at most that anyway) */
-	while (total < n) {
-		uint32_t want = n - total < 256 ? n - total : 256;
-
-		const struct ep_sink k = { .frames = frames + total, .cap = cap, .lens = lens,
-					   .sg = out + total };
-
-		got = output(ep, now, &k, want);
-		for (uint32_t i = 0; i < got; i++)
-			out[total + i].len = lens[i];
-		total += got;
-		if (got < want)
-			break;
-	}
-	return total;
+	/* one output() only: a second would look at the holds before the caller has counted
+	 * the first one's frames in them */
+	got = output(ep, now, &k, n < SDR_EP_SG_MAX ? n : SDR_EP_SG_MAX);
+	for (uint32_t i = 0; i < got; i++)
+		out[i].len = lens[i];
+	return got;
 }
 
 uint32_t

@@ -389,7 +389,9 @@ struct sdr_ep_frame {
 /**
  * sdr_ep_output() with data packets built without copying their payload (sdr_tx_headers_sg()):
  * the caller sends each as headers + the send's own bytes + tail, and tells the endpoint
- * through cfg.held when no frame of a send reads its buffer any more. Control and parity
+ * through cfg.held when no frame of a send reads its buffer any more: each frame with
+ * @c ext counts in the hold of its send (@c hold) from before the caller's next call into
+ * the endpoint, for the call that made it delivers no completion. Control and parity
  * frames come whole, as from sdr_ep_output() (parity buffers are the endpoint's, recycled
  * once their frames are built). @p frames as for sdr_ep_output().
  *
@@ -400,6 +402,9 @@ struct sdr_ep_frame {
  */
 uint32_t sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
 			  uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
+
+/** The most frames one sdr_ep_output_sg() call makes (@p n beyond it is taken as it). */
+#define SDR_EP_SG_MAX 256
 
 /**
  * The pad and the ICRC of a frame of sdr_ep_output_sg() with @c ext set, computed over its

@@ -925,6 +925,88 @@ test_zero_copy(void **state)
 }
 
 /*
+ * A send whose deadline passes in the output call that builds the last frames of its
+ * chunk: those frames point into its buffer, and the caller counts them in the send's hold
+ * only after the call. The frames before them are gone already (hold 0 during the call).
+ * The timeout must not complete the send inside that call, or the application takes its
+ * buffer back while the new frames still read it.
+ */
+static void
+test_zero_copy_deadline_in_call(void **state)
+{
+	enum { LEN = 8192 };
+	struct zc_wire w = { 0 };
+	uint8_t src[LEN], dst[LEN], *fr[8];
+	struct sdr_ep_frame e[8];
+	struct sdr_ep_done d;
+	struct side_cfg c;
+	struct sdr_ep *a, *b;
+	uint32_t n, slot, data = 0, last = 0, ctx = 0;
+	uint64_t now = 0;
+	uint16_t fl[8];
+
+	(void)state;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 200000);
+	c.a.rel.global_timeout_ns = 1000000;
+	c.a.held = zc_held;
+	c.a.held_arg = &w;
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int i = 0; i < 8; i++)
+		fr[i] = malloc(FRAME);
+	pattern(src, LEN, 1);
+	assert_int_equal(sdr_ep_recv(b, dst, LEN, NULL, 0, now, &slot), 0);
+	assert_int_equal(sdr_ep_send(a, src, LEN, 0, 7, now), 0);
+	/* the handshake and the CTS, frame by frame, until a has built 2 data frames (of the
+	 * 4 of its first chunk); those the "NIC" keeps */
+	for (int step = 0; step < 1000 && data < 2; step++, now += 1000) {
+		while (data < 2 && (n = sdr_ep_output_sg(a, now, fr, FRAME, e, 1)) > 0) {
+			if (e[0].ext != NULL) {
+				w.refs[e[0].hold]++;
+				ctx = e[0].hold;
+				data++;
+			} else {
+				deliver(b, QPN_B, &c.b.attr, fr[0], e[0].len, now);
+			}
+		}
+		while ((n = sdr_ep_output(b, now, fr, FRAME, fl, 1)) > 0)
+			deliver(a, QPN_A, &c.a.attr, fr[0], fl[0], now);
+	}
+	assert_int_equal(data, 2);
+	assert_int_equal(w.refs[ctx], 2);
+	/* they leave and are freed; the deadline passes */
+	w.refs[ctx] = 0;
+	now = 1000000 + 1;
+	n = sdr_ep_output_sg(a, now, fr, FRAME, e, 8);
+	for (uint32_t i = 0; i < n; i++) {
+		if (e[i].ext != NULL) {
+			assert_int_equal(e[i].hold, ctx);
+			w.refs[ctx]++;		/* counted once the call is back, as the dataplane does */
+			last++;
+		}
+	}
+	assert_int_equal(last, 2);		/* the rest of the chunk, then the deadline */
+	assert_int_equal(sdr_ep_rel_tx_counters(a)[REL_TX_TIMEOUTS], 1);
+	/* while they are out the send does not complete: not by the call, not by a poll */
+	assert_int_equal(sdr_ep_poll(a, &d), 0);
+	n = sdr_ep_output_sg(a, now, fr, FRAME, e, 8);	/* (a SKIP, perhaps; no data) */
+	for (uint32_t i = 0; i < n; i++)
+		assert_null(e[i].ext);
+	assert_int_equal(sdr_ep_poll(a, &d), 0);
+	/* the last of them freed: it completes, timed out */
+	w.refs[ctx] = 0;
+	assert_int_equal(sdr_ep_poll(a, &d), 1);
+	assert_int_equal(d.cookie, 7);
+	assert_int_equal(d.status, SDR_DONE_TIMEOUT);
+	for (int i = 0; i < 8; i++)
+		free(fr[i]);
+	sdr_ep_destroy(a);
+	sdr_ep_destroy(b);
+}
+
+/*
  * A send that comes after the sender's reliability layer finished a message (the ACK was
  * taken in) but before the application polled: the finished message's context is free for
  * the new one, and the old completion must not retire the new message.
@@ -3043,6 +3125,7 @@ main(void)
 		cmocka_unit_test(test_fec_offload),
 		cmocka_unit_test(test_claimed_copies),
 		cmocka_unit_test(test_zero_copy),
+		cmocka_unit_test(test_zero_copy_deadline_in_call),
 		cmocka_unit_test(test_steering),
 		cmocka_unit_test(test_send_between_ack_and_poll),
 		cmocka_unit_test(test_abort),
