@@ -1144,6 +1144,8 @@ check_refs(struct dp_cfg *cfg, struct where *w)
 static int
 check_pipeline(struct dp_cfg *cfg, struct where *w)
 {
+	char sec[64];
+
 	w->section = "pipeline";
 	if (cfg->rx_lcores > 1 && cfg->mode != DP_PIPE_SPLIT)
 		return fail(w, "rx_lcores", "%u receive lcores need mode = split", cfg->rx_lcores);
@@ -1160,6 +1162,15 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 	if (cfg->engines > 1 && cfg->mode != DP_PIPE_ENGINES)
 		return fail(w, "engines", "%u engines need mode = engines", cfg->engines);
 	if (cfg->mode != DP_PIPE_ENGINES) {
+		/* (the table it programs sends every packet to engine 0's queue, 0: the receive
+		 * workers of mode = split would share nothing) */
+		for (unsigned int i = 0; i < cfg->nports; i++)
+			if (cfg->ports[i].steering == DP_STEER_RSS) {
+				snprintf(sec, sizeof(sec), "port %s", cfg->ports[i].name);
+				w->section = sec;
+				return fail(w, "steering", "rss needs [pipeline] mode = engines (it puts "
+					    "each connection on its engine's queue)");
+			}
 		cfg->engines = 1;
 		return 0;
 	}
@@ -1188,10 +1199,24 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 			return fail(w, "engines", "%u engines with [port %s] steering = rss: RSS "
 				    "steering needs 1, 2, 4 or 8 engines", cfg->engines, pc->name);
 	}
-	for (unsigned int i = 0; i < cfg->nconns; i++)
-		if (cfg->conns[i].engine >= (int)cfg->engines)
+	for (unsigned int i = 0; i < cfg->nconns; i++) {
+		const struct dp_conn_cfg *c = &cfg->conns[i];
+		int pi = dp_config_port(cfg, c->port);
+
+		if (c->engine >= (int)cfg->engines)
 			return fail(w, "engines", "[conn %s] engine = %d, but there are %u engines",
-				    cfg->conns[i].name, cfg->conns[i].engine, cfg->engines);
+				    c->name, c->engine, cfg->engines);
+		/* each stripe's frames must land on its own engine at the far end: one port
+		 * per path cannot do that for all of them */
+		if (c->stripes > 1 && c->stripe == 0 && c->ep.paths.sport[0] != 0 && pi >= 0 &&
+		    cfg->ports[pi].steering == DP_STEER_RSS) {
+			snprintf(sec, sizeof(sec), "conn %s", c->name);
+			w->section = sec;
+			return fail(w, "path_sports", "with stripes = %u and [port %s] steering = rss: "
+				    "each stripe's frames must reach its own engine, and one port per "
+				    "path reaches one", c->stripes, c->port);
+		}
+	}
 	return 0;
 }
 

@@ -298,7 +298,8 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "mod `engines`, and this side's connections send every frame with a UDP "
 		       "source port whose Toeplitz hash puts it on the queue of the engine "
 		       "that owns the connection at the far end (which must be configured "
-		       "alike: same `engines`, `steering = rss`). Needs 1, 2, 4 or 8 engines. "
+		       "alike: same `engines`, `steering = rss`). Needs `mode = engines` and "
+		       "1, 2, 4 or 8 engines. "
 		       "A device with no UDP RSS keeps its queues one for one and says so at "
 		       "start. See [deployment.md](deployment.md#engines).",
 	},
@@ -430,7 +431,8 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		       "Both ends set the same `stripes`. The connection's `rate` is shared: "
 		       "each stripe is paced at `rate` / `stripes`. `--traffic` gives stripe s "
 		       "every message n with n mod `stripes` = s (count and inflight are the "
-		       "connection's) and the summary reports the connection as one; `sdrctl "
+		       "connection's, shared out alike; a stripe has one in flight at least) "
+		       "and the summary reports the connection as one; `sdrctl "
 		       "conn show` and the `conns` of the summary have a row per stripe. Not "
 		       "with `remote_ctrl_qpn` (a verbs peer's QPNs are not consecutive "
 		       "ranges). A striped connection comes from the file: `conn add`/`conn "
@@ -773,7 +775,8 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.doc = "the operator's source port for each path (say, found with traceroute): "
 		       "every channel placed on path k leaves with the k-th port. Not with "
 		       "`path_policy = hash`; all different; with RSS steering each must also "
-		       "land on the peer's engine, or the connection is not made",
+		       "land on the peer's engine, or the connection is not made (and a "
+		       "connection with `stripes` cannot have them: one port reaches one engine)",
 	},
 	[DPK_CONN_PATH_PROBE] = {
 		.name = "path_probe", .kind = DP_K_TIME,

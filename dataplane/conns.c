@@ -7,6 +7,7 @@
 #include "dp.h"
 #include "holds.h"
 #include "rss.h"
+#include "seqcount.h"
 
 /* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
 static unsigned int
@@ -130,6 +131,22 @@ dp_ep_free(struct sdr_ep *ep)
 }
 
 /*
+ * Engine @p e's QPN table of port @p p: [@p base, + @p n) to connection @p i, or (@p n 0)
+ * connection @p i's range out. Under the table's sequence count: the other engines read it
+ * when a packet's QPN is not theirs (pipeline.c). Jobs run one at a time: one writer.
+ */
+static int
+qpns_change(struct dp_port *p, unsigned int e, uint32_t base, uint32_t n, unsigned int i)
+{
+	int rc;
+
+	seqcount_write_begin(&p->eqpns_seq[e]);
+	rc = n ? qpn_table_add(p->eqpns[e], base, n, i) : qpn_table_del(p->eqpns[e], i);
+	seqcount_write_end(&p->eqpns_seq[e]);
+	return rc;
+}
+
+/*
  * The connection's QPNs on its port, to index @p i, in the table of its engine (the only
  * one that engine looks up). A range another engine's table has is refused too: jobs run
  * one at a time, so those tables do not change meanwhile.
@@ -139,7 +156,7 @@ qpns_add(struct dp_ctx *ctx, const struct dp_conn_cfg *cc, unsigned int i, char 
 	 size_t errlen)
 {
 	uint32_t nqpn = (uint32_t)cc->ep.attr.channels * cc->ep.attr.generations + 1, ci, b;
-	const struct dp_port *p = &ctx->ports[dp_config_port(&ctx->cfg, cc->port)];
+	struct dp_port *p = &ctx->ports[dp_config_port(&ctx->cfg, cc->port)];
 	unsigned int own = dp_conn_engine(&ctx->cfg, cc);
 	int rc = 0;
 
@@ -149,7 +166,7 @@ qpns_add(struct dp_ctx *ctx, const struct dp_conn_cfg *cc, unsigned int i, char 
 			    ci != i)
 				rc = -EEXIST;
 	if (rc == 0)
-		rc = qpn_table_add(p->eqpns[own], cc->ep.attr.local_qpn, nqpn, i);
+		rc = qpns_change(p, own, cc->ep.attr.local_qpn, nqpn, i);
 
 	if (rc != 0)
 		snprintf(err, errlen, "[conn %s] QPNs 0x%x..0x%x: %s", cc->name,
@@ -175,7 +192,7 @@ dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc
 	}
 	/* a rebuild: the old QPNs go first (the new ones may overlap them) */
 	if (old_ep != NULL)
-		qpn_table_del(ctx->ports[c->port].eqpns[c->engine], i);
+		qpns_change(&ctx->ports[c->port], c->engine, 0, 0, i);
 	if (qpns_add(ctx, cc, i, err, errlen) != 0) {
 		if (old_ep != NULL)
 			qpns_add(ctx, &old, i, err, 0);	/* they fitted before */
@@ -207,7 +224,7 @@ dp_conn_remove(struct dp_ctx *ctx, unsigned int i)
 	if (ep == NULL)
 		return NULL;
 	__atomic_store_n(&c->ep, NULL, __ATOMIC_RELEASE);
-	qpn_table_del(ctx->ports[c->port].eqpns[c->engine], i);
+	qpns_change(&ctx->ports[c->port], c->engine, 0, 0, i);
 	c->owner = -1;
 	c->creator = -1;
 	return ep;

@@ -71,8 +71,10 @@ struct dp_port {
 	unsigned int npaths;		/* 1 .. LINK_EMU_MAX_PATHS (with a link) */
 	struct qpn_table *qpns;		/* local QPN -> connection index (engine 0's) */
 	/* mode = engines: engine e's table (eqpns[0] is qpns): each engine looks up, and its
-	 * jobs change, its own only */
+	 * jobs change, its own only; another engine reads it under its sequence count, only to tell
+	 * a packet steered to the wrong queue from one nobody owns (wrong_engine_queue) */
 	struct qpn_table *eqpns[DP_MAX_ENGINES];
+	uint32_t eqpns_seq[DP_MAX_ENGINES];	/* seqcount.h */
 	struct rte_mempool *rx_pool;	/* AF_XDP ports: their own receive pool, else NULL */
 	uint32_t l3_mtu;		/* largest IP packet the device takes */
 	/* data frames go out zero-copy: headers, the application's bytes, tail (holds.h);

@@ -31,6 +31,7 @@
 #include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "ports.h"
+#include "seqcount.h"
 #include "stats.h"
 
 #define RX_BURSTS 8
@@ -520,6 +521,33 @@ port_drop(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v,
 }
 
 /*
+ * mode = engines: another engine's table of port @p p has QPN @p qpn (a packet steered to
+ * the wrong queue, not one nobody owns). That engine may be changing its table meanwhile
+ * (a connection added or deleted): read under its sequence count. Only for packets dropped
+ * anyway.
+ */
+static __rte_noinline int
+others_qpn(const struct dp_ctx *ctx, const struct dp_port *p, uint32_t qpn)
+{
+	int me = RTE_PER_LCORE(engine);
+
+	for (unsigned int e = 0; me >= 0 && e < ctx->cfg.engines; e++) {
+		uint32_t ci, base, sn;
+		int found;
+
+		if ((int)e == me)
+			continue;
+		do {
+			sn = seqcount_read_begin(&p->eqpns_seq[e]);
+			found = qpn_table_lookup(p->eqpns[e], qpn, &ci, &base) == 0;
+		} while (seqcount_read_retry(&p->eqpns_seq[e], sn));
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The connection a parsed packet is for, once the port's and the connection's checks pass
  * (each failure counted). @return it, with the packet's kind and generation, or NULL.
  */
@@ -535,7 +563,8 @@ resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum s
 		return port_drop(ctx, p, v, DP_PORT_NOT_ALLOWED);
 	if (qpn_table_lookup(RTE_PER_LCORE(engine) > 0 ? p->eqpns[RTE_PER_LCORE(engine)] : p->qpns,
 			     v->dqpn, &ci, &base) != 0)
-		return port_drop(ctx, p, v, DP_PORT_UNKNOWN_QPN);
+		return port_drop(ctx, p, v, others_qpn(ctx, p, v->dqpn) ? DP_PORT_WRONG_ENGINE :
+					    DP_PORT_UNKNOWN_QPN);
 	c = &ctx->conns[ci];
 	if (unlikely(RTE_PER_LCORE(engine) >= 0 && c->engine != (unsigned int)RTE_PER_LCORE(engine))) {
 		/* steered to another engine's queue: its state is not ours to touch */

@@ -21,6 +21,7 @@ struct traffic {
 	struct sdr_ep *ep;
 	int send;
 	int recv;
+	int endless;		/* count = 0: until stopped (a stripe's share of 0 is none) */
 	struct tbuf *sbuf;
 	struct tbuf *rbuf;
 	uint32_t next_send;	/* next message number to send */
@@ -142,11 +143,16 @@ traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int r
 	if (t == NULL)
 		return NULL;
 	t->cfg = *cfg;
+	t->endless = cfg->count == 0;
 	if (cfg->stripes > 1) {
 		uint32_t s = cfg->stripes;
 
+		/* the connection's count and inflight, shared out as its messages are (a
+		 * stripe has one in flight at least, or its messages would never go) */
 		t->cfg.count = cfg->count / s + (cfg->count % s > cfg->stripe);
-		n = (cfg->inflight + s - 1) / s;
+		n = cfg->inflight / s + (cfg->inflight % s > cfg->stripe);
+		if (n == 0)
+			n = 1;
 	}
 	t->cfg.inflight = n;
 	t->ep = ep;
@@ -220,7 +226,7 @@ msg_number(const struct traffic *t, uint32_t k)
 static int
 more(const struct traffic *t, uint32_t issued)
 {
-	return t->cfg.count == 0 || issued < t->cfg.count;
+	return t->endless || issued < t->cfg.count;
 }
 
 static void
@@ -337,7 +343,7 @@ traffic_step(struct traffic *t, uint64_t now)
 int
 traffic_done(const struct traffic *t)
 {
-	if (t->cfg.count == 0)
+	if (t->endless)
 		return 0;
 	return (!t->send || t->sends_done >= t->cfg.count) &&
 	       (!t->recv || t->recvs_done >= t->cfg.count);
@@ -387,6 +393,7 @@ traffic_join(struct traffic *const *parts, unsigned int n)
 	t->cfg.stripe = t->cfg.stripes = 0;
 	t->send = parts[0]->send;
 	t->recv = parts[0]->recv;
+	t->endless = parts[0]->endless;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct traffic *p = parts[i];
 		const struct traffic_stats *ps = &p->st;

@@ -918,6 +918,16 @@ def case_striped():
             print("ok: %s: stripes on engines %s, %s data packets, %d retransmitted, %d "
                   "decoded" % (name, of, [c["ab0"]["data_pkts_out"], c["ab0/1"]["data_pkts_out"]],
                                s["retransmitted_chunks"], s["decoded_submessages"]))
+        # fewer messages than stripes: stripe 1's share is none (not "until stopped"), and
+        # inflight = 1 is the connection's, one a stripe at least
+        name = "1 message over 2 stripes"
+        rc, s, err = run("sdrt-str1", ["-f", ini, "--traffic", "size=64KiB,count=1,inflight=1",
+                                       "--exit-when-done", "--duration", "20s", "--json"])
+        if verified(name, rc, s, 1):
+            c = s["conns"]
+            check([c["ab0"]["sends_ok"], c["ab0/1"]["sends_ok"]] == [1, 0],
+                  "%s: sent %s" % (name, [c["ab0"]["sends_ok"], c["ab0/1"]["sends_ok"]]))
+            print("ok: %s: one message, on stripe 0, and done" % name)
 
 
 # The Toeplitz hash as the RSS specification defines it, written here apart from lib/rss.c.
@@ -993,6 +1003,46 @@ def case_steering():
         r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
         check(r.returncode == 2 and "RSS steering needs 1, 2, 4 or 8 engines" in r.stderr and
               r.stderr.count("\n") == 1, "3 engines with steering = rss: %r" % r.stderr)
+        # a peer that puts the connection on another engine: its packets come in on the
+        # queue of an engine that does not own it there, and are counted as such (not as
+        # a QPN nobody has)
+        ini = engines_ini(SRC, d, "wrong.ini", 1, 2)
+        text = open(ini).read()
+        open(ini, "w").write(text.replace("[conn ba0]\nengine = 0\n", "[conn ba0]\nengine = 1\n"))
+        rc, s, err = run("sdrt-wrongq", ["-f", ini, "--traffic", "size=64KiB,count=4",
+                                         "--duration", "2s", "--json"])
+        drops = s.get("drops", {}) if s else {}
+        wrong = sum(v for k, v in drops.items() if k.endswith("wrong_engine_queue"))
+        unknown = sum(v for k, v in drops.items() if k.endswith("unknown_qpn"))
+        check(s is not None and wrong > 0 and unknown == 0 and s["verified"] == 0,
+              "ba0 on engine 1 at one end, 0 at the other: drops %s" % drops)
+        if s is not None and wrong > 0:
+            print("ok: a connection on another engine at the far end: %d packets counted as "
+                  "wrong_engine_queue, none as unknown_qpn" % wrong)
+        # ... and mode = engines: a table of one engine would give a split pipeline's
+        # receive workers nothing but queue 0's
+        for mode in ("rtc", "split"):
+            text = re.sub(r"(\[port [ab]\]\n)", r"\1steering = rss\nrx_queues = 2\n",
+                          open(os.path.join(CFG, "loopback.ini")).read())
+            text += "\n[pipeline]\nmode = %s\n%s" % (mode, "rx_lcores = 2\n" if mode == "split"
+                                                    else "")
+            open(ini, "w").write(text)
+            r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+            check(r.returncode == 2 and r.stderr.count("\n") == 1 and
+                  "[port a] steering: rss needs [pipeline] mode = engines" in r.stderr,
+                  "steering = rss with mode = %s: %r" % (mode, r.stderr))
+        # a striped connection cannot have one port per path under RSS steering: each
+        # stripe's frames must reach its own engine
+        ini = striped_ini(d, "steer-ps.ini", 2, 2)
+        text = re.sub(r"(\[port [ab]\]\n)", r"\1steering = rss\n", open(ini).read())
+        text = text.replace("[link wan]\n", "[link wan]\npaths = 2\n", 1).replace(
+            "[conn ab0]\n", "[conn ab0]\npaths = 2\npath_policy = spray\n"
+            "path_sports = 50000,50001\n", 1)
+        open(ini, "w").write(text)
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr.count("\n") == 1 and
+              "[conn ab0] path_sports: with stripes = 2 and [port a] steering = rss" in r.stderr,
+              "stripes, path_sports, steering = rss: %r" % r.stderr)
 
 
 def check_engines(name, s, n):
