@@ -692,10 +692,10 @@ check_buf(struct sdr_qp *qp, int recv, const void *buf, uint64_t len, uint64_t *
 	return SDR_SUCCESS;
 }
 
-/* SEND and STREAM: checked, given an id, submitted. */
+/* SEND and STREAM: checked, given an id (into *@p id: a stream is named by it), submitted. */
 static int
 post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_t imm,
-	  uint64_t cookie)
+	  uint64_t cookie, uint64_t *id)
 {
 	struct sdr_context *ctx = qp->ctx;
 	struct sdr_sdk_req r = { .op = op, .conn = (uint16_t)qp->conn, .imm = imm, .len = len,
@@ -718,6 +718,7 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	s->qp = qp;
 	s->user_cookie = cookie;
 	ctx->requests++;
+	*id = r.cookie;
 	return SDR_SUCCESS;
 }
 
@@ -733,7 +734,9 @@ sdr_send_priority(struct sdr_qp *qp, unsigned int prio)
 int
 sdr_send_post(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm, uint64_t cookie)
 {
-	return post_send(qp, SDR_SDK_SEND, buf, len, imm, cookie);
+	uint64_t id;
+
+	return post_send(qp, SDR_SDK_SEND, buf, len, imm, cookie, &id);
 }
 
 /*
@@ -744,16 +747,12 @@ int
 sdr_send_stream_start(struct sdr_qp *qp, const void *buf, uint64_t len, uint32_t imm,
 		      uint64_t cookie, struct sdr_send_stream *s)
 {
-	struct sdr_context *ctx = qp->ctx;
+	uint32_t k = (uint32_t)(qp->nsent % qp->nstripes);
 	uint64_t id;
-	uint32_t k;
 	int rc;
 
-	if (ctx->nsend_free == 0)
-		return SDR_RETRY;
-	id = send_id(ctx, &ctx->sends[ctx->send_free[ctx->nsend_free - 1]]);
-	k = (uint32_t)(qp->nsent % qp->nstripes);
-	rc = post_send(qp, SDR_SDK_STREAM, buf, len, imm, cookie);
+	/* (the id is the one post_send() took: making room may free others first) */
+	rc = post_send(qp, SDR_SDK_STREAM, buf, len, imm, cookie, &id);
 	if (rc == SDR_SUCCESS)
 		*s = (struct sdr_send_stream){ .qp = qp, .cookie = id, .len = len,
 					       .chunk = qp->info.chunk_size, .stripe = k };

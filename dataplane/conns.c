@@ -272,7 +272,14 @@ dp_conns_init(struct dp_ctx *ctx, char *err, size_t errlen)
 void
 dp_conns_free(struct dp_ctx *ctx)
 {
-	for (unsigned int i = 0; i < ctx->nconns; i++)
-		dp_conn_stop(ctx, i);
+	unsigned int n;
+
+	/* the telemetry thread lives on, and reads the connections under this lock: there
+	 * are none left for it to read before they are freed */
+	rte_spinlock_lock(&ctx->conns_lock);
+	n = ctx->nconns;
 	ctx->nconns = 0;
+	rte_spinlock_unlock(&ctx->conns_lock);
+	for (unsigned int i = 0; i < n; i++)
+		dp_conn_stop(ctx, i);
 }

@@ -435,10 +435,11 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 static int
 job_remove(struct dp_ctx *ctx, struct ctl_job *j)
 {
-	const char *why = conn_in_use(ctx, j->conn, -1);
+	const char *why;
 
 	if (ctx->conns[j->conn].ep == NULL)
 		return -ENOENT;
+	why = conn_in_use(ctx, j->conn, -1);
 	if (why != NULL) {
 		snprintf(j->err, j->errlen, "'%s' is in use (%s): stop its traffic first",
 			 ctx->conns[j->conn].cfg->name, why);
@@ -502,14 +503,15 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (ctx->cfg.conns[i].stripe != 0)
 		return bad(o, "conn del: '%s' is a stripe of a connection: delete the connection",
 			   argv[2]);
-	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
-		return bad(o, "conn del: %s", err);
-	/* a striped connection: its other stripes */
+	/* a striped connection: its other stripes first, so that one still busy leaves the
+	 * connection there by its name, to be deleted again */
 	for (unsigned int k = 0; k < ctx->nconns; k++)
 		if (ctx->conns[k].ep != NULL && ctx->cfg.conns[k].stripe != 0 &&
 		    dp_config_conn_is(&ctx->cfg.conns[k], argv[2]) &&
 		    ctl_conn_delete(ctx, k, err, sizeof(err)) != 0)
 			return bad(o, "conn del: %s: %s", ctx->cfg.conns[k].name, err);
+	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
+		return bad(o, "conn del: %s", err);
 	put(o, "conn %s deleted\n", argv[2]);
 	return SDR_CTL_OK;
 }

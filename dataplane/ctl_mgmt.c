@@ -46,9 +46,13 @@ ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j)
 				   j) != 0)
 		usleep(50);
 	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
-		/* the engine stopped without taking it: nothing will */
-		if (ctx->quit && !ctx->engine_up)
+		/* every engine has returned: the job ran before (done, looked at once more), or
+		 * nothing will run it */
+		if (ctx->quit && !__atomic_load_n(&ctx->engine_up, __ATOMIC_ACQUIRE)) {
+			if (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+				break;
 			return j->rc = -ESHUTDOWN;
+		}
 		usleep(20);
 	}
 	return j->rc;

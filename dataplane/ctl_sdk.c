@@ -223,6 +223,20 @@ arena_ptr(const struct sdk_client *c, uint64_t off, uint64_t len)
 	return c->arena + off;
 }
 
+/*
+ * Connection @p cn's endpoint where it is engine @p e's, else NULL: the endpoint read first
+ * (published last, with release, by dp_conn_install() on the owner's lcore), then whose it
+ * is, as the poll loop's mine() does: a slot reused by another engine's connection is seen
+ * whole or not at all.
+ */
+static inline struct sdr_ep *
+engine_ep(const struct dp_conn *cn, unsigned int e)
+{
+	struct sdr_ep *ep = __atomic_load_n(&cn->ep, __ATOMIC_ACQUIRE);
+
+	return ep != NULL && cn->engine == e ? ep : NULL;
+}
+
 /* The connection of a request on shard @p s: open by this client, and this engine's (a
  * request on another engine's queue pair is refused: it would touch what that one owns). */
 static struct dp_conn *
@@ -231,8 +245,8 @@ req_conn(struct dp_ctx *ctx, const struct sdk_service *s, unsigned int ci,
 {
 	struct dp_conn *cn = conn < ctx->nconns && conn < DP_MAX_CONNS ? &ctx->conns[conn] : NULL;
 
-	if (cn == NULL || cn->ep == NULL || cn->owner != (int)ci || !(c->conns & (1ull << conn)) ||
-	    cn->engine != s->engine)
+	if (cn == NULL || engine_ep(cn, s->engine) == NULL || cn->owner != (int)ci ||
+	    !(c->conns & (1ull << conn)))
 		return NULL;
 	return cn;
 }
@@ -364,12 +378,12 @@ completions(struct dp_ctx *ctx, struct sdk_service *s)
 
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
 		struct dp_conn *conn = &ctx->conns[i];
+		struct sdr_ep *ep = engine_ep(conn, s->engine);
 		struct sdr_ep_done d;
 
-		if (conn->ep == NULL || conn->engine != s->engine ||
-		    (conn->owner < 0 && s->conn_ops[i] == 0))
+		if (ep == NULL || (conn->owner < 0 && s->conn_ops[i] == 0))
 			continue;
-		while (sdr_ep_poll(conn->ep, &d)) {
+		while (sdr_ep_poll(ep, &d)) {
 			unsigned int ci;
 			uint32_t k;
 			struct sdk_op *op = op_of(s, d.cookie, &ci, &k);
@@ -396,7 +410,7 @@ completions(struct dp_ctx *ctx, struct sdk_service *s)
 					release_recv(ctx, s, c, k, 1, 0);
 					continue;
 				}
-				e.imm_ok = sdr_ep_recv_imm(conn->ep, d.slot, &e.imm) == 0 ?
+				e.imm_ok = sdr_ep_recv_imm(ep, d.slot, &e.imm) == 0 ?
 					   imm_bits(conn, d.slot) : 0;
 			} else {
 				int orphan = op->orphan;

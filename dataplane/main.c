@@ -447,7 +447,8 @@ launch(const struct app_opts *o)
 		}
 	}
 	rte_eal_mp_wait_lcore();
-	dp.engine_up = 0;
+	/* (after every engine's last store: a job they ran is seen done, ctl_engine_call()) */
+	__atomic_store_n(&dp.engine_up, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
