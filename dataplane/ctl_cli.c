@@ -367,7 +367,8 @@ job_install(struct dp_ctx *ctx, struct ctl_job *j)
 	const char *why;
 	int rc;
 
-	if (j->owner >= 0 && c->ep != NULL)	/* what the application released before asking */
+	/* what the application released before asking (its own connection only) */
+	if (j->owner >= 0 && c->ep != NULL && c->owner == j->owner)
 		ctl_sdk_client_flush(ctx, c->engine, (unsigned int)j->owner, dp_now_ns(ctx));
 	why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner) : NULL;
 	if (why != NULL) {

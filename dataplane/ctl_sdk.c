@@ -30,6 +30,8 @@
  * requests of its budget: a client that sends only such requests (a cookie that matches
  * nothing) must not hold an engine for thousands of steps per request. */
 #define SCAN_COST 16
+/* The work of a call's flush (ctl_sdk_client_flush()): a full queue and waiting list */
+#define FLUSH_BUDGET (2 * SDR_SHM_QUEUE_DEPTH)
 #define MAX_WORDS 96
 
 const char *
@@ -456,18 +458,18 @@ deferred_drop(struct sdk_client *c, uint16_t conn, int all, uint64_t cookie, int
 	return dropped > 0;
 }
 
-/* One client's requests: the waiting ones first, then its queue. @return requests handled. */
+/* One client's requests: the waiting ones first, then its queue, @p budget of work (in
+ * requests: each request, and each search by cookie more). @return requests handled. */
 static unsigned int
 client_queue(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct sdk_client *c,
-	     uint64_t now)
+	     uint64_t now, unsigned int budget)
 {
 	struct sdk_deferred *d = c->deferred;
 	struct sdr_sdk_req r;
 	unsigned int n = 0;
 
-	/* its work this poll, in requests: each request, and each search by cookie more */
 	c->work = 0;
-	while (c->work < REQ_BUDGET && d->n > 0 &&
+	while (c->work < budget && d->n > 0 &&
 	       sdk_request(ctx, s, ci, c, deferred_at(d, 0), now) == 0) {
 		d->head = (d->head + 1) % SDR_SHM_QUEUE_DEPTH;
 		d->n--;
@@ -476,7 +478,7 @@ client_queue(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct 
 	}
 	/* back-pressure: a client with a full set of operations, or of waiting requests,
 	 * waits in its queue */
-	while (c->work < REQ_BUDGET && c->nops < CTL_OPS_PER_CLIENT - 1 &&
+	while (c->work < budget && c->nops < CTL_OPS_PER_CLIENT - 1 &&
 	       d->n < SDR_SHM_QUEUE_DEPTH) {
 		int rc = sdr_spsc_pop(&c->sq, &r);
 
@@ -547,7 +549,7 @@ shard_poll(struct dp_ctx *ctx, struct sdk_service *s, uint64_t now)
 		/* every client's queue pair, even with no connection of this engine open: a
 		 * request there is refused, not left to wait */
 		if (c->state == SDK_ACTIVE && !c->kick)
-			n += client_queue(ctx, s, ci, c, now);
+			n += client_queue(ctx, s, ci, c, now, REQ_BUDGET);
 		else if (c->state == SDK_LEAVING && c->nops == 0)
 			c->state = SDK_GONE;	/* nothing of it is left */
 	}
@@ -558,8 +560,10 @@ shard_poll(struct dp_ctx *ctx, struct sdk_service *s, uint64_t now)
  * A call of client @p ci comes by the management socket, its requests by its queue pairs:
  * before the call's job acts on engine @p e, the requests the client queued there first are
  * handled (a receive it released before asking for a rebuild is released, so the rebuild
- * does not find the connection in use). The queue is SDR_SHM_QUEUE_DEPTH deep: what was in
- * it when the call came takes at most that many requests, REQ_BUDGET per round.
+ * does not find the connection in use). Once, with the work of a queue and a waiting list
+ * of plain requests (FLUSH_BUDGET): a client that keeps its queue full of searches by
+ * cookie while it calls holds the engine no longer than that; what is left waits for the
+ * polls, and the call may find the connection in use (-EBUSY, the client asks again).
  */
 void
 ctl_sdk_client_flush(struct dp_ctx *ctx, unsigned int e, unsigned int ci, uint64_t now)
@@ -571,10 +575,8 @@ ctl_sdk_client_flush(struct dp_ctx *ctx, unsigned int e, unsigned int ci, uint64
 		return;
 	s = svc(ctx, e);
 	c = &s->clients[ci];
-	/* (each round takes one request at least, a search by cookie costing more of it) */
-	for (unsigned int r = 0; r < 2 * SDR_SHM_QUEUE_DEPTH; r++)
-		if (c->state != SDK_ACTIVE || c->kick || client_queue(ctx, s, ci, c, now) == 0)
-			break;
+	if (c->state == SDK_ACTIVE && !c->kick)
+		client_queue(ctx, s, ci, c, now, FLUSH_BUDGET);
 	if (s->releasing > 0)
 		releases(ctx, s);
 }
