@@ -823,8 +823,10 @@ on_paths(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		uint64_t q = (uint64_t)c->win_start + i;
 		uint32_t w0 = c->win[2 * i], w1 = c->win[2 * i + 1];
 
-		if (q >= ep->psel.cfg.nqp)
+		if (q >= ep->psel.cfg.nqp) {
+			ep->counters[SDR_EP_CTRL_STALE]++;
 			break;
+		}
 		path_sel_report(&ep->psel, (unsigned int)q, (w0 & SDR_CTRL_PATHS_SEEN) != 0,
 				w0 & 0xFFFFFFu,
 				sdr_ctrl_hold_ns(w0 >> SDR_CTRL_PATHS_HOLD_SHIFT & 0x7F),
@@ -1039,8 +1041,10 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 
 	if (c->flags & SDR_CTRL_F_ANSWER) {
 		if (ep->sw_state != SW_ASK || c->value != scheme_value(&ep->sw_want) ||
-		    c->cum != (uint32_t)ep->sw_seq)
-			return;		/* not about our question: stale or forged */
+		    c->cum != (uint32_t)ep->sw_seq) {
+			ep->counters[SDR_EP_CTRL_STALE]++;	/* not about our question */
+			return;
+		}
 		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_tx_scheme(ep, &ep->sw_want) != 0)
 			ep->counters[SDR_EP_SCHEME_REFUSED]++;
 		else
@@ -1285,10 +1289,13 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
 	collect_done(ep);	/* what finished before keeps its status */
 	/* (of the endpoint that was our peer: not one before it, replayed) */
-	if (c->type == SDR_CTRL_HELLO && c->nwords > SDR_CTRL_HELLO_TAG_WORDS &&
-	    ((uint64_t)c->win[0] << 32 | c->win[1]) == ep->hs.peer)
-		rel_tx_delivered(ep->rtx, c->win_start, c->win + SDR_CTRL_HELLO_TAG_WORDS,
-				 c->nwords - SDR_CTRL_HELLO_TAG_WORDS, now);
+	if (c->type == SDR_CTRL_HELLO && c->nwords > SDR_CTRL_HELLO_TAG_WORDS) {
+		if (((uint64_t)c->win[0] << 32 | c->win[1]) == ep->hs.peer)
+			rel_tx_delivered(ep->rtx, c->win_start, c->win + SDR_CTRL_HELLO_TAG_WORDS,
+					 c->nwords - SDR_CTRL_HELLO_TAG_WORDS, now);
+		else	/* what it delivered of another peer's sends: not ours to complete */
+			ep->counters[SDR_EP_CTRL_STALE]++;
+	}
 	ep->ho_peer = 0;	/* (a peer we know no more) */
 	/* sends that did not start stay for the new peer, unless on another scheme than the
 	 * configured one it starts from (they could not be re-coded: nothing may be in flight) */
@@ -1417,6 +1424,8 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	case SDR_ROUTE_SYNC_ANSWER:
 		if (ep->sync_wait && c.value == ep->sync_nonce)
 			ep->sync_wait = 0;
+		else
+			ep->counters[SDR_EP_CTRL_STALE]++;
 		return;
 	case SDR_ROUTE_HELLO:	/* the handshake took it above */
 		return;

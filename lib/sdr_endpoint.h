@@ -213,7 +213,10 @@ struct sdr_ep_cfg {
 	  "per data QPN moved onto a path by a path decision (the first placement is not counted)") \
 	X(WRITE_OUTSIDE, "write_outside_region", DROP, \
 	  "per write with immediate a NIC placed (sdr_ep_input_write()) whose immediate names " \
-	  "bytes outside the receive region")
+	  "bytes outside the receive region") \
+	X(CTRL_STALE, "ctrl_stale", DROP, \
+	  "per peer's control message about nothing this end knows: a SCHEME or SYNC answer to " \
+	  "no question of ours, a restart HELLO naming another old peer, PATHS past our QPNs")
 
 enum sdr_ep_counter {
 #define X(sym, name, kind, doc) SDR_EP_##sym,

@@ -2153,6 +2153,12 @@ test_forged_auto(void **state)
 	s = sdr_ep_scheme(x.a, &changing);
 	assert_true(s.kind == SDR_SCHEME_SR && !changing);
 	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_STALE), 1);	/* counted where it stops */
+	/* a SYNC answer to no SYNC of ours: ignored, counted */
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_SYNC, .flags = SDR_CTRL_F_ANSWER, .value = 12345,
+			       .dst_tag = ta, .src_tag = tb };
+	forge_ctrl(&x, 0, &c);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_STALE), 2);
 	/* questions to the receiver: a kind that does not exist, a code too big to fit */
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_SCHEME, .value = 7ull << 32, .cum = 2,
 			       .dst_tag = tb, .src_tag = ta };
