@@ -161,6 +161,9 @@ struct sdr_ep {
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
+	/* the peer's question applied last (this epoch): its first message */
+	uint8_t sw_rx_set;
+	uint64_t sw_rx_seq;
 	/* per receive slot: jobs out that touch its buffer (decodes, payload copies) */
 	uint32_t *rx_out;
 	uint32_t copies_out;		/* claimed data packets not committed yet */
@@ -1038,6 +1041,7 @@ static void
 on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 {
 	struct sdr_scheme s;
+	uint64_t q;
 
 	if (c->flags & SDR_CTRL_F_ANSWER) {
 		if (ep->sw_state != SW_ASK || c->value != scheme_value(&ep->sw_want) ||
@@ -1059,6 +1063,14 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		ep->counters[SDR_EP_SCHEME_DEFERRED]++;
 		return;
 	}
+	/* a question for messages before those of the one applied last: a late duplicate
+	 * (or forged), which must not take the code back; the same one again is answered
+	 * again (our answer may have been lost) */
+	q = sdr_seq_near(sdr_rx_next_seq(ep->rx), c->cum);
+	if (ep->sw_rx_set && q < ep->sw_rx_seq) {
+		ep->counters[SDR_EP_CTRL_STALE]++;
+		return;
+	}
 	ep->sw_owed = 1;
 	ep->sw_owed_value = c->value;
 	ep->sw_owed_cum = c->cum;
@@ -1069,6 +1081,8 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		int rc = same ? 0 : apply_rx_scheme(ep, &s);
 
 		if (rc == 0) {
+			ep->sw_rx_set = 1;
+			ep->sw_rx_seq = q;
 			if (!same)
 				ep->counters[SDR_EP_SCHEME_CHANGES]++;
 			if (ep->rx_refused) {
@@ -1287,6 +1301,7 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
 	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
+	ep->sw_rx_set = 0;		/* (its questions are numbered anew) */
 	collect_done(ep);	/* what finished before keeps its status */
 	/* (of the endpoint that was our peer: not one before it, replayed) */
 	if (c->type == SDR_CTRL_HELLO && c->nwords > SDR_CTRL_HELLO_TAG_WORDS) {

@@ -216,7 +216,7 @@ struct sdr_ep_cfg {
 	  "bytes outside the receive region") \
 	X(CTRL_STALE, "ctrl_stale", DROP, \
 	  "per peer's control message about nothing this end knows: a SCHEME or SYNC answer to " \
-	  "no question of ours, a restart HELLO naming another old peer, PATHS past our QPNs")
+	  "no question of ours, a SCHEME question older than the one applied, and the like")
 
 enum sdr_ep_counter {
 #define X(sym, name, kind, doc) SDR_EP_##sym,

@@ -2171,6 +2171,20 @@ test_forged_auto(void **state)
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
 	s = sdr_ep_scheme(x.b, NULL);
 	assert_int_equal(s.kind, SDR_SCHEME_SR);
+	/* a valid question from message 2 on (applied), then one from message 1 on (a late
+	 * duplicate of an older change: it must not take the code back), then back to SR from
+	 * message 2 on (the same point: a question asked again) */
+	c.value = (uint64_t)SDR_SCHEME_SR_NACK << 32;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	c.value = (uint64_t)SDR_SCHEME_SR << 32;
+	c.cum = 1;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_CTRL_STALE), 1);
+	c.cum = 2;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 2);
 	/* data frames for the last message, 60 000 PSNs ahead, without the receive's R_Key:
 	 * each is a bad_rkey, and its PSN counts nowhere (else the PSNs before it would be
 	 * counted lost, and the real frames after it too late) */
