@@ -98,6 +98,7 @@ struct slot_mem {
 	uint8_t gen;
 	uint8_t failed;
 	uint8_t queued;
+	uint32_t seq;			/* its low 32 bits, for the re-ACK */
 	uint64_t reack_ns;
 };
 
@@ -599,7 +600,8 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 	if (m == NULL)
 		return;
 	rx->mem[slot] = (struct slot_mem){ .valid = 1, .gen = (uint8_t)m->gen,
-					   .failed = m->state != RXM_DONE, .reack_ns = m->final_ns };
+					   .failed = m->state != RXM_DONE, .seq = (uint32_t)m->seq,
+					   .reack_ns = m->final_ns };
 	/* released before its final ACK went out: the ACK is still owed */
 	if ((m->due & DUE_FINAL) && rx->nreack < REACK_RING) {
 		rx->mem[slot].queued = 1;
@@ -921,6 +923,7 @@ ctrl_head(struct sdr_ctrl *c, uint8_t type, const struct rxm *m)
 	c->type = type;
 	c->msg_id = (uint16_t)m->slot;
 	c->gen = (uint8_t)m->gen;
+	c->value = (uint32_t)m->seq;	/* (the message itself, not a later one in its slot) */
 }
 
 /* Build the control message m owes, highest priority first. @return 1 if one was built. */
@@ -1100,6 +1103,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		c->type = SDR_CTRL_ACK;
 		c->msg_id = (uint16_t)slot;
 		c->gen = sm->gen;
+		c->value = sm->seq;
 		c->flags = sm->failed ? SDR_CTRL_F_FAILED : SDR_CTRL_F_COMPLETE;
 		sm->reack_ns = now;
 		rx->counters[REL_RX_REACKS]++;

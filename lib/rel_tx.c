@@ -478,15 +478,17 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 	}
 }
 
-/* The message a control message is about: the in-flight one with that slot and gen. */
+/* The message a control message is about: the in-flight one with that slot, gen and
+ * sequence number (low 32 bits: slot and gen come round again, a replayed ACK with them). */
 static int
-find_msg(const struct rel_tx *tx, uint32_t slot, uint32_t gen)
+find_msg(const struct rel_tx *tx, uint32_t slot, uint32_t gen, uint32_t seq)
 {
 	for (uint32_t i = 0; i < tx->inflight; i++) {
 		uint32_t c = tx->order[i];
 		const struct txm *m = &tx->msgs[c];
 
-		if (m->slot == slot && (m->gen & 0xFF) == gen && m->state != TXM_FREE)
+		if (m->slot == slot && (m->gen & 0xFF) == gen && (uint32_t)m->seq == seq &&
+		    m->state != TXM_FREE)
 			return (int)c;
 	}
 	return -1;
@@ -848,7 +850,7 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		tx->counters[REL_TX_CTRL_UNKNOWN_MSG]++;	/* one for the receive side */
 		return;
 	}
-	ctx = find_msg(tx, c->msg_id, c->gen);
+	ctx = find_msg(tx, c->msg_id, c->gen, (uint32_t)c->value);
 	if (ctx < 0 || tx->msgs[ctx].state != TXM_ACTIVE) {
 		tx->counters[REL_TX_CTRL_UNKNOWN_MSG]++;
 		return;

@@ -80,11 +80,14 @@
  *
  * Layout (network byte order), 40 bytes + 4 bytes per window word:
  *
- *   0  version (3)      1  type           2  generation     3  window words (0..32)
+ *   0  version (4)      1  type           2  generation     3  window words (0..32)
  *   4  message id (16)  6  flags (16)
  *   8  cumulative (32)                    12 window start (32)
  *   16 value (64): CTS: posted length; SYNC: nonce; REPORT: lost << 32 | packets; SCHEME:
- *      chunk shift << 40 | kind << 32 | k << 16 | m; HELLO: 1 << 63 | that, or 0; others 0
+ *      chunk shift << 40 | kind << 32 | k << 16 | m; HELLO: 1 << 63 | that, or 0; ACK,
+ *      NACK, EC-NACK: the message's sequence number (low 32 bits: with message id and
+ *      generation, which come round again every slots x generations messages, it names
+ *      that one message, not a later one in its slot); others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
@@ -100,7 +103,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SDR_CTRL_VERSION	3
+#define SDR_CTRL_VERSION	4
 #define SDR_CTRL_HDR_LEN	40
 #define SDR_CTRL_MAX_WORDS	32
 #define SDR_CTRL_MAX_BITS	(SDR_CTRL_MAX_WORDS * 32)

@@ -2318,7 +2318,7 @@ test_forged_control(void **state)
 		wire_put(&x.w, x.fr[0], fl[0], 1, x.now);
 	}
 	/* ACK COMPLETE of message 2 (slot 2, generation 0): blind, then too early */
-	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .msg_id = 2, .gen = 0,
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_ACK, .msg_id = 2, .gen = 0, .value = 2,
 			       .flags = SDR_CTRL_F_COMPLETE, .cum = 4, .dst_tag = ta ^ 0x100,
 			       .src_tag = tb };
 	forge_ctrl(&x, 0, &c);
@@ -2326,6 +2326,17 @@ test_forged_control(void **state)
 	c.dst_tag = ta;
 	forge_ctrl(&x, 0, &c);
 	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_ACK_IMPLAUSIBLE], 1);
+	/* its slot and generation with another message's number: an ACK of the message that
+	 * had them slots x generations messages before, replayed, is not this one's */
+	{
+		uint64_t unknown = sdr_ep_rel_tx_counters(x.a)[REL_TX_CTRL_UNKNOWN_MSG];
+
+		c.value = 2 + 4096;
+		forge_ctrl(&x, 0, &c);
+		assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_CTRL_UNKNOWN_MSG], unknown + 1);
+		assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_ACK_IMPLAUSIBLE], 1);
+		c.value = 2;
+	}
 	/* a window bit of a chunk not sent yet */
 	c.flags = 0;
 	c.cum = 0;

@@ -559,7 +559,12 @@ test_ctrl_round_trip_and_rejects(void **state)
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
 	assert_int_equal(d.value, 65536);
+	/* ACK, NACK and EC-NACK carry the message's sequence number, 32 bits */
 	c.type = SDR_CTRL_NACK;
+	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), 0);
+	assert_int_equal(d.value, 65536);
+	c.value = 1ull << 32;
 	n = sdr_ctrl_encode(&c, buf, sizeof(buf));
 	assert_int_equal(sdr_ctrl_decode(buf, (size_t)n, &d), -SDR_CTRL_E_VALUE);
 	assert_int_equal(sdr_ctrl_encode(&c, buf, 10), -ENOSPC);
@@ -1290,7 +1295,8 @@ test_priority(void **state)
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 0, .win_start = 2, .nwords = 1 };
 	c.win[0] = 1u << 31;
 	rel_tx_on_ctrl(tx, &c, 2 * RTT + 3);
-	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 1, .win_start = 1, .nwords = 1 };
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_NACK, .msg_id = 1, .value = 1, .win_start = 1,
+			       .nwords = 1 };
 	c.win[0] = 1u << 31;
 	rel_tx_on_ctrl(tx, &c, 2 * RTT + 3);
 	order[0] = '\0';
