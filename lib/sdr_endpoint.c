@@ -15,6 +15,7 @@
 #include "sdr_keys.h"
 #include "link_emu.h"
 #include "psn_loss.h"
+#include "rng.h"
 #include "sdr_peer.h"
 #include "sdr_tx.h"
 #include "sdr_zero.h"
@@ -187,6 +188,7 @@ struct sdr_ep {
 	uint64_t sync_owed_nonce;
 	/* the handshake, and the R_Keys of the two directions under the current tags */
 	struct sdr_peer hs;
+	uint8_t tag_fixed;		/* cfg.tag came from the caller: so do the next ones */
 	struct sdr_rkeys rk_recv;	/* of our receives */
 	struct sdr_rkeys rk_send;	/* of the peer's receives, for our messages */
 	struct sdr_mac mac;		/* cfg.auth: of every control message */
@@ -488,6 +490,7 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 						roce_qpn_sport(cq), cfg->steer_queues,
 						cfg->steer_queue);
 	}
+	ep->tag_fixed = cfg->tag != 0;
 	ep->cfg.tag = cfg->tag ? cfg->tag : sdr_tag_random();
 	if (ep->cfg.tag == 0)
 		goto fail;	/* no entropy */
@@ -1287,10 +1290,28 @@ hello_scheme(struct sdr_ep *ep)
 }
 
 /*
+ * Our tag for the epoch that starts when the peer restarted: a fresh random one, or, where
+ * the first was the caller's (tests) or the OS has no entropy to give, one derived from the
+ * tags before (splitmix64 through sdr_rng: never 0, and not ours before).
+ */
+static uint64_t
+next_local_tag(const struct sdr_ep *ep, uint64_t peer_tag)
+{
+	uint64_t t = ep->tag_fixed ? 0 : sdr_tag_random();
+	struct sdr_rng r;
+
+	sdr_rng_seed(&r, ep->hs.local ^ peer_tag);
+	while (t == 0 || t == ep->hs.local)
+		t = sdr_rng_next(&r);
+	return t;
+}
+
+/*
  * The peer restarted (@p c: a proven message from a new tag): everything in flight fails on
  * both halves, nothing is owed to the old peer, and numbering continues where a fresh peer's
- * count lines up with ours. The old epoch's packets fail the tag and key checks from now on.
- * Messages that the peer's endpoint before delivered (a HELLO's window, from an endpoint
+ * count lines up with ours. We take a fresh tag as well, so the old epoch's packets fail the
+ * tag and key checks from now on, ours and the peer's, and a message proven in it, replayed
+ * later, proves nothing (sdr_peer.h). Messages that the peer's endpoint before delivered (a HELLO's window, from an endpoint
  * that took over the connection there) complete OK.
  */
 static void
@@ -1358,7 +1379,7 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	}
 	if (ep->sync_wait)
 		ep->sync_next_ns = now;
-	sdr_peer_restart(&ep->hs, c->src_tag, now);
+	sdr_peer_restart(&ep->hs, c->src_tag, next_local_tag(ep, c->src_tag), now);
 }
 
 static void

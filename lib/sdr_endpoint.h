@@ -154,7 +154,7 @@ struct sdr_ep_cfg {
 	  "per received control message dropped because its MAC is missing or wrong (auth on)") \
 	X(CTRL_OLD_EPOCH, "ctrl_old_epoch", DROP, \
 	  "per received control message dropped because it comes from a tag the peer had before " \
-	  "a restart") \
+	  "a restart, or is addressed to one this end had") \
 	X(CTRL_EARLY, "ctrl_before_handshake", DROP, \
 	  "per received proven non-HELLO control message dropped because the handshake is not " \
 	  "done yet") \

@@ -22,12 +22,19 @@ sdr_peer_expect(struct sdr_peer *p, uint64_t peer_tag)
 }
 
 static int
-is_retired(const struct sdr_peer *p, uint64_t tag)
+is_in(const uint64_t *tags, uint32_t n, uint64_t tag)
 {
-	for (uint32_t i = 0; i < p->nretired && i < SDR_PEER_RETIRED; i++)
-		if (p->retired[i] == tag)
+	for (uint32_t i = 0; i < n && i < SDR_PEER_RETIRED; i++)
+		if (tags[i] == tag)
 			return 1;
 	return 0;
+}
+
+/* A tag the peer had before. */
+static int
+is_retired(const struct sdr_peer *p, uint64_t tag)
+{
+	return is_in(p->retired, p->nretired, tag);
 }
 
 /* The peer's tag is now @p tag: the old one is remembered, the handshake starts over. */
@@ -77,8 +84,9 @@ sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c, uint64_t now)
 			return SDR_PEER_HELLO;
 		return p->ready ? SDR_PEER_ACCEPT : SDR_PEER_NOT_READY;
 	}
-	if (!hello)
-		return SDR_PEER_BAD_TAG;
+	if (!hello)	/* (to a tag of ours before the peer restarted: a late one) */
+		return is_in(p->old_local, p->nold_local, c->dst_tag) ? SDR_PEER_OLD_EPOCH :
+									 SDR_PEER_BAD_TAG;
 	if (is_retired(p, c->src_tag))
 		return SDR_PEER_OLD_EPOCH;
 	if (!p->proven) {
@@ -97,8 +105,12 @@ sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c, uint64_t now)
 }
 
 void
-sdr_peer_restart(struct sdr_peer *p, uint64_t peer_tag, uint64_t now)
+sdr_peer_restart(struct sdr_peer *p, uint64_t peer_tag, uint64_t local_tag, uint64_t now)
 {
+	if (local_tag != 0 && local_tag != p->local) {
+		p->old_local[p->nold_local++ % SDR_PEER_RETIRED] = p->local;
+		p->local = local_tag;
+	}
 	p->answer_owed = 0;
 	set_peer(p, peer_tag, 1, now);
 }

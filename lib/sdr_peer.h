@@ -20,10 +20,15 @@
  *    per RTO and changes nothing; a *proven* message from a tag that is not the peer's
  *    means the peer restarted (it learned our tag from that answer): sdr_peer_input() says
  *    SDR_PEER_RESTART, the caller fails everything in flight, then calls
- *    sdr_peer_restart() and the handshake runs again. R_Keys are derived from both tags
- *    (sdr_keys.h), so the old epoch's data packets, of either side, fail the key check;
- *  - the tags a peer had before are remembered (4): their late packets are dropped as
- *    old, not taken for another restart.
+ *    sdr_peer_restart() with a fresh tag of ours and the handshake runs again. R_Keys are
+ *    derived from both tags (sdr_keys.h), so the old epoch's data packets, of either side,
+ *    fail the key check;
+ *  - our own tag changes at each restart, so a message proven in an earlier epoch proves
+ *    nothing in a later one: a recorded message of a peer's tag that we no longer remember,
+ *    replayed (MAC and all), is not taken for another restart that would retire the real
+ *    peer's tag and lock it out;
+ *  - the tags a peer had before, and ours, are remembered (4 each): the late packets of an
+ *    earlier epoch are dropped as old (SDR_PEER_OLD_EPOCH), not as forged.
  *
  * Non-HELLO control messages go out only once the handshake is done (sdr_peer_ready()).
  * No clock, no randomness here: the caller gives both.
@@ -47,6 +52,8 @@ struct sdr_peer {
 	uint64_t answer_to;		/**< the tag the owed answer goes to */
 	uint64_t retired[SDR_PEER_RETIRED];
 	uint32_t nretired;
+	uint64_t old_local[SDR_PEER_RETIRED];	/**< tags of ours before the latest restarts */
+	uint32_t nold_local;
 	uint64_t rto;
 	uint64_t hello_next_ns, hello_gap_ns;
 	uint64_t challenge_ok_ns;	/**< the next unproven HELLO answered from then */
@@ -58,7 +65,8 @@ enum sdr_peer_verdict {
 	SDR_PEER_HELLO,			/**< a HELLO: consumed here */
 	SDR_PEER_RESTART,		/**< the peer restarted (see above) */
 	SDR_PEER_BAD_TAG,		/**< drop: not addressed to our tag */
-	SDR_PEER_OLD_EPOCH,		/**< drop: from a tag the peer had before */
+	SDR_PEER_OLD_EPOCH,		/**< drop: from a tag the peer had before, or (not a
+					 *   HELLO) to a tag we had before */
 	SDR_PEER_NOT_READY,		/**< drop: proven, but before the handshake */
 };
 
@@ -76,8 +84,12 @@ void sdr_peer_expect(struct sdr_peer *p, uint64_t peer_tag);
 enum sdr_peer_verdict sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c,
 				     uint64_t now);
 
-/** After SDR_PEER_RESTART: the peer is @p peer_tag (the message's src tag) from now on. */
-void sdr_peer_restart(struct sdr_peer *p, uint64_t peer_tag, uint64_t now);
+/**
+ * After SDR_PEER_RESTART: the peer is @p peer_tag (the message's src tag) from now on, and
+ * ours is @p local_tag (a fresh one, never 0; the caller draws it).
+ */
+void sdr_peer_restart(struct sdr_peer *p, uint64_t peer_tag, uint64_t local_tag,
+		      uint64_t now);
 
 /** A HELLO (or an answer) that should go out now. @return 1 if @p c was built. */
 int sdr_peer_next(struct sdr_peer *p, uint64_t now, struct sdr_ctrl *c);

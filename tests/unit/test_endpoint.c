@@ -21,6 +21,7 @@
 #include "roce_parse.h"
 #include "sdr_ctrl.h"
 #include "sdr_keys.h"
+#include "sdr_peer.h"
 #include "sdr_tx.h"
 #include "sdr_endpoint.h"
 #include "sdr_sim.h"
@@ -3080,6 +3081,69 @@ test_auth_key(void **state)
 }
 
 /*
+ * A control packet recorded in the receiver's first epoch (MAC and all: auth_key is on) and
+ * replayed after the receiver restarted more times than the tags remembered: the sender
+ * does not take it for another restart (our tag changed at each, so it proves nothing), and
+ * the real receiver's messages still get through, every byte verified. Without the change
+ * of tag, the replay retired the real receiver's tag and locked it out.
+ */
+static void
+test_replayed_epoch(void **state)
+{
+	static const uint8_t k[16] = "0123456789abcdef";
+	uint8_t old_ctrl[FRAME];
+	uint16_t old_len = 0;
+	uint64_t dropped;
+	struct wan x;
+
+	(void)state;
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	wan_auth(&x, k, k);
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	while (old_len == 0 && x.now < 100000000) {	/* a proven packet of B's, recorded */
+		outputs(&x.w, x.a, x.b, x.fr, x.now);
+		for (uint32_t i = 0; i < x.w.n && old_len == 0; i++) {
+			struct roce_view v;
+
+			/* not a HELLO: a CTS or an ACK */
+			if (!x.w.f[i].to_b && x.w.f[i].len < 300 &&
+			    roce_parse(x.w.f[i].b, x.w.f[i].len, 0, &v) == ROCE_V_OK &&
+			    v.payload[1] != SDR_CTRL_HELLO) {
+				memcpy(old_ctrl, x.w.f[i].b, x.w.f[i].len);
+				old_len = x.w.f[i].len;
+			}
+		}
+		arrivals(&x.w, x.a, x.b, &x.c, x.now);
+		wan_poll(&x);
+		x.now += 10000;
+	}
+	assert_true(old_len > 0);
+	wan_run(&x, 100000000, 2);
+	wan_check(&x, 0, 0);
+	wan_check(&x, 1, 1);
+	for (uint32_t i = 0; i <= SDR_PEER_RETIRED; i++) {
+		wan_restart(&x, 1, 0xB0B0B0B0B0B0B0B1ull + i);
+		wan_run(&x, 20000000, 0);
+		assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), i + 1);
+		assert_true(sdr_ep_ready(x.a) && sdr_ep_ready(x.b));
+	}
+	dropped = ep_count(x.a, SDR_EP_CTRL_OLD_EPOCH) + ep_count(x.a, SDR_EP_CTRL_BAD_TOKEN);
+	deliver(x.a, QPN_A, &x.c.a.attr, old_ctrl, old_len, x.now);	/* the replay */
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), SDR_PEER_RETIRED + 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_OLD_EPOCH) +
+			 ep_count(x.a, SDR_EP_CTRL_BAD_TOKEN), dropped + 1);
+	x.rbase = x.nposted;
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 200000000, 4);
+	wan_check(&x, 2, 2);
+	wan_check(&x, 3, 3);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), SDR_PEER_RETIRED + 1);
+	wan_fini(&x);
+}
+
+/*
  * The sender restarts with its first packets still on the wire: B's receives had nothing
  * yet, so they stay for the new sender; the old sender's packets, arriving after B learned
  * of the restart, are dropped (bad_rkey), and the receives complete with the new sender's
@@ -3170,6 +3234,7 @@ main(void)
 		cmocka_unit_test(test_hello_scheme),
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
+		cmocka_unit_test(test_replayed_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

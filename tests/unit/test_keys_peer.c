@@ -176,19 +176,81 @@ test_handshake_steps(void **state)
 	/* the stranger, now knowing A's tag, is a restart (proven): the caller resets */
 	c = hello(0x5EED, 0xA, 0);
 	assert_int_equal(sdr_peer_input(&a, &c, 12), SDR_PEER_RESTART);
-	sdr_peer_restart(&a, 0x5EED, 12);
-	assert_true(a.peer == 0x5EED && !sdr_peer_ready(&a));
-	assert_int_equal(sdr_peer_input(&a, &c, 12), SDR_PEER_HELLO);	/* then answered */
-	assert_int_equal(out(&a, 12, &d), 1);
-	assert_true(d.dst_tag == 0x5EED);
+	sdr_peer_restart(&a, 0x5EED, 0xA2, 12);
+	assert_true(a.peer == 0x5EED && a.local == 0xA2 && !sdr_peer_ready(&a));
+	/* the same message again: to our tag before, so it proves nothing now */
+	assert_int_equal(sdr_peer_input(&a, &c, 12), SDR_PEER_HELLO);
+	assert_int_equal(out(&a, 12, &d), 1);	/* our HELLO, with our new tag */
+	assert_true(d.dst_tag == 0x5EED && d.src_tag == 0xA2 && !(d.flags & SDR_CTRL_F_ANSWER));
 	/* B's late packets: an old epoch, not another restart */
 	ack.src_tag = 0xB;
 	assert_int_equal(sdr_peer_input(&a, &ack, 13), SDR_PEER_OLD_EPOCH);
 	c = hello(0xB, 0, 0);
 	assert_int_equal(sdr_peer_input(&a, &c, 13), SDR_PEER_OLD_EPOCH);
-	/* a proven message from the new peer after our answer told it: the handshake is done */
+	/* the new peer's, to our tag before it learned the new one: late, dropped */
 	ack.src_tag = 0x5EED;
+	assert_int_equal(sdr_peer_input(&a, &ack, 13), SDR_PEER_OLD_EPOCH);
+	/* a proven message from the new peer after our HELLO told it: the handshake is done */
+	ack.dst_tag = 0xA2;
 	assert_int_equal(sdr_peer_input(&a, &ack, 14), SDR_PEER_ACCEPT);
+	assert_true(sdr_peer_ready(&a));
+}
+
+static int
+is_peer_tag_retired(const struct sdr_peer *p, uint64_t tag)
+{
+	for (uint32_t i = 0; i < SDR_PEER_RETIRED; i++)
+		if (p->retired[i] == tag)
+			return 1;
+	return 0;
+}
+
+/* Bring @p a to ready with a peer of tag @p peer that knows a's tag (a proven HELLO). */
+static void
+ready_with(struct sdr_peer *a, uint64_t peer, uint64_t now)
+{
+	struct sdr_ctrl c, d;
+
+	c = hello(peer, a->local, 0);
+	if (sdr_peer_input(a, &c, now) == SDR_PEER_RESTART) {
+		sdr_peer_restart(a, peer, a->local + 0x100, now);
+		c.dst_tag = a->local;
+		assert_int_equal(sdr_peer_input(a, &c, now), SDR_PEER_HELLO);
+	}
+	while (out(a, now, &d) == 1)
+		;
+	c = hello(peer, a->local, SDR_CTRL_F_ANSWER);
+	assert_int_equal(sdr_peer_input(a, &c, now), SDR_PEER_HELLO);
+	assert_true(sdr_peer_ready(a) && a->peer == peer);
+}
+
+/*
+ * A message recorded in the peer's first epoch and replayed after more restarts than the
+ * tags remembered (MAC and all, as a replay is) is not a restart: it would retire the real
+ * peer's tag and lock it out. Our tag changed at each restart, so it proves nothing.
+ */
+static void
+test_replay_old_epoch(void **state)
+{
+	struct sdr_peer a;
+	struct sdr_ctrl old = { .type = SDR_CTRL_ACK, .src_tag = 0xB, .dst_tag = 0xA };
+	struct sdr_ctrl now = { .type = SDR_CTRL_ACK };
+	uint64_t peer = 0xB;
+
+	(void)state;
+	sdr_peer_init(&a, 0xA, RTO);
+	ready_with(&a, peer, 1);
+	assert_int_equal(sdr_peer_input(&a, &old, 2), SDR_PEER_ACCEPT);	/* recorded */
+	for (uint32_t i = 0; i <= SDR_PEER_RETIRED; i++)	/* restarts: 0xB1 .. 0xB5 */
+		ready_with(&a, ++peer + 0xA5, 10 * (i + 1));
+	assert_false(is_peer_tag_retired(&a, 0xB));	/* forgotten */
+	assert_int_not_equal(sdr_peer_input(&a, &old, 100), SDR_PEER_RESTART);
+	old.type = SDR_CTRL_HELLO;
+	assert_int_not_equal(sdr_peer_input(&a, &old, 100), SDR_PEER_RESTART);
+	/* the real peer still gets through */
+	now.src_tag = a.peer;
+	now.dst_tag = a.local;
+	assert_int_equal(sdr_peer_input(&a, &now, 101), SDR_PEER_ACCEPT);
 	assert_true(sdr_peer_ready(&a));
 }
 
@@ -245,6 +307,7 @@ main(void)
 		cmocka_unit_test(test_rkeys),
 		cmocka_unit_test(test_handshake_steps),
 		cmocka_unit_test(test_tentative_forgery),
+		cmocka_unit_test(test_replay_old_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
