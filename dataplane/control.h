@@ -27,7 +27,16 @@ int dp_control_init(struct dp_ctx *ctx, char *err, size_t errlen);
 /** Start serving clients (the management thread). @return 0 or -1 with a reason. */
 int dp_control_start(struct dp_ctx *ctx, char *err, size_t errlen);
 
-/** Stop serving, mark the status dead, remove the segment and the sockets. */
+/**
+ * Stop serving: the management thread ends and the status says the dataplane stopped.
+ * Clients' segments stay mapped (frames queued on a port may still read their buffers).
+ */
+void dp_control_stop(struct dp_ctx *ctx);
+
+/**
+ * Once the ports are closed (no frame reads a client's buffer): stop serving if not done
+ * yet, unmap the clients' segments, remove the status segment and the sockets.
+ */
 void dp_control_fini(struct dp_ctx *ctx);
 
 /** The engine's share: jobs from the management thread, SDK queues. @return work done. */

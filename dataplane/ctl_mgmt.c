@@ -669,7 +669,7 @@ dp_control_start(struct dp_ctx *ctx, char *err, size_t errlen)
 }
 
 void
-dp_control_fini(struct dp_ctx *ctx)
+dp_control_stop(struct dp_ctx *ctx)
 {
 	struct dp_ctl *ctl = ctx->ctl;
 
@@ -678,6 +678,7 @@ dp_control_fini(struct dp_ctx *ctx)
 	if (ctl->thread_started) {
 		ctl->stop = 1;
 		pthread_join(ctl->thread, NULL);
+		ctl->thread_started = 0;
 	}
 	/* stopped, said before any client's socket hangs up: a client woken by the hang-up
 	 * reads why (sdr_client_gone_reason()), and must not find the old flag still set */
@@ -685,6 +686,16 @@ dp_control_fini(struct dp_ctx *ctx)
 		ctl->st->alive = 0;
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 	}
+}
+
+void
+dp_control_fini(struct dp_ctx *ctx)
+{
+	struct dp_ctl *ctl = ctx->ctl;
+
+	if (ctl == NULL)
+		return;
+	dp_control_stop(ctx);
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++)
 		if (ctl->slots[i].state != CTL_FREE)
 			slot_free(ctl, &ctl->slots[i]);

@@ -24,6 +24,7 @@
 #include "control.h"
 #include "dp.h"
 #include "eal_exit.h"
+#include "holds.h"
 #include "lcores.h"
 #include "pipeline.h"
 #include "ports.h"
@@ -597,11 +598,15 @@ out:
 	rte_eal_mp_wait_lcore();
 	if (rte_eal_has_hugepages())
 		rte_pdump_uninit();
-	dp_control_fini(&dp);
+	dp_control_stop(&dp);
 	dp_conns_free(&dp);
 	dp_lcores_free(&dp);
 	sdr_eal_park_interrupts();
+	/* frames still queued (a TX ring, the link emulator) may point into clients' buffers
+	 * (zero-copy): the ports close before those are unmapped */
 	dp_ports_close(&dp);
+	dp_holds_reap(1);
+	dp_control_fini(&dp);
 	sdr_eal_exit();
 	return rc;
 }
