@@ -665,8 +665,10 @@ link_emu_admit(struct link_emu *le, uint32_t len)
 {
 	const struct link_emu_config *c = &le->cfg;
 
-	if (len > LINK_EMU_MAX_LEN)
+	if (len > LINK_EMU_MAX_LEN) {
+		le->ctr[LINK_EMU_C_DROPPED_TOO_LONG]++;
 		return -EMSGSIZE;
+	}
 	le->ctr[LINK_EMU_C_COPIES_NOT_ENQUEUED] += le->owed;
 	le->owed = 0;
 	le->ctr[LINK_EMU_C_PACKETS_IN]++;

@@ -69,6 +69,8 @@
 	X(DROPPED_BURST, "dropped_burst", DROP, "packets lost to the Gilbert-Elliott model") \
 	X(DROPPED_QUEUE_FULL, "dropped_queue_full", DROP, \
 	  "copies refused: the queue was at capacity") \
+	X(DROPPED_TOO_LONG, "dropped_too_long", DROP, \
+	  "packets refused: longer than 1 MiB (no frame of a 9 KiB MTU is)") \
 	X(DUPLICATED,	"duplicated", INFO,	"packets admitted as two copies") \
 	X(CORRUPTED,	"corrupted", INFO,	"copies with one bit flipped") \
 	X(REORDERED,	"reordered", INFO,	"copies given an extra reordering delay") \
@@ -276,8 +278,8 @@ int link_emu_pass_burst(struct link_emu *le, uint32_t n, uint64_t bytes, uint32_
  * Step 1 for one packet of @p len bytes: count it, then decide loss (i.i.d. or burst) and
  * duplication. The caller then enqueues as many copies as returned (fewer if it cannot
  * clone: counted as copies_not_enqueued at the next admit) and frees the packet when 0.
- * @return 0 (lost), 1, 2 (duplicated), or -EMSGSIZE (@p len > LINK_EMU_MAX_LEN; nothing
- *   counted).
+ * @return 0 (lost), 1, 2 (duplicated), or -EMSGSIZE (@p len > LINK_EMU_MAX_LEN: counted
+ *   as dropped_too_long only; the caller frees the packet).
  */
 int link_emu_admit(struct link_emu *le, uint32_t len);
 

@@ -846,6 +846,7 @@ test_limits(void **state)
 	le = make(&c, 1);
 	assert_int_equal(link_emu_admit(le, LINK_EMU_MAX_LEN + 1), -EMSGSIZE);
 	assert_int_equal(ctr[LINK_EMU_C_PACKETS_IN], 0);
+	assert_int_equal(ctr[LINK_EMU_C_DROPPED_TOO_LONG], 1);
 	assert_int_equal(link_emu_admit(le, LINK_EMU_MAX_LEN), 1);
 	assert_int_equal(link_emu_enqueue(le, 0, H(0), LINK_EMU_MAX_LEN + 1, NULL), -EMSGSIZE);
 	assert_int_equal(link_emu_enqueue(le, 0, H(0), LINK_EMU_MAX_LEN, NULL), 0);
