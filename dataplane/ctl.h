@@ -78,7 +78,8 @@ struct sdk_client {
 	struct sdr_spsc_end cq;		/* we produce */
 	uint64_t conns;			/* connections it has open (bit i: conn i) */
 	uint32_t nops;			/* operations in flight */
-	uint32_t releasing;		/* receives released, waiting for their copies */
+	uint32_t releasing;		/* receives released, waiting for their copies: */
+	uint32_t *rel_ops;		/* ... these ops (CTL_OPS_PER_CLIENT) */
 	uint32_t nfree;
 	uint32_t *free_ops;		/* CTL_OPS_PER_CLIENT */
 	struct sdk_op *ops;		/* CTL_OPS_PER_CLIENT */

@@ -174,8 +174,10 @@ sdk_alloc(struct sdk_service *s)
 
 		c->ops = calloc(CTL_OPS_PER_CLIENT, sizeof(*c->ops));
 		c->free_ops = calloc(CTL_OPS_PER_CLIENT, sizeof(*c->free_ops));
+		c->rel_ops = calloc(CTL_OPS_PER_CLIENT, sizeof(*c->rel_ops));
 		c->deferred = calloc(1, sizeof(*c->deferred));
-		if (c->ops == NULL || c->free_ops == NULL || c->deferred == NULL)
+		if (c->ops == NULL || c->free_ops == NULL || c->rel_ops == NULL ||
+		    c->deferred == NULL)
 			return -1;
 	}
 	return 0;
@@ -187,6 +189,7 @@ sdk_free(struct sdk_service *s)
 	for (unsigned int i = 0; i < SDR_SHM_SDK_CLIENTS; i++) {
 		free(s->clients[i].ops);
 		free(s->clients[i].free_ops);
+		free(s->clients[i].rel_ops);
 		free(s->clients[i].deferred);
 	}
 }

@@ -185,7 +185,7 @@ release_recv(struct dp_ctx *ctx, struct sdk_service *s, struct sdk_client *c, ui
 		release_done(s, c, k);
 		return;
 	}
-	c->releasing++;
+	c->rel_ops[c->releasing++] = k;
 	s->releasing++;
 }
 
@@ -195,17 +195,20 @@ releases(struct dp_ctx *ctx, struct sdk_service *s)
 {
 	unsigned int n = 0;
 
+	/* only the receives waiting (a list: not every operation of every client per poll) */
 	for (unsigned int ci = 0; ci < SDR_SHM_SDK_CLIENTS && s->releasing > 0; ci++) {
 		struct sdk_client *c = &s->clients[ci];
 
-		for (uint32_t k = 0; k < CTL_OPS_PER_CLIENT && c->releasing > 0; k++) {
-			struct sdk_op *op = &c->ops[k];
+		for (uint32_t i = 0; i < c->releasing;) {
+			uint32_t k = c->rel_ops[i];
+			const struct sdk_op *op = &c->ops[k];
 			struct sdr_ep *ep = ctx->conns[op->conn].ep;
 
-			if (!op->used || !op->released ||
-			    (ep != NULL && sdr_ep_recv_writers(ep, op->slot) != 0))
+			if (ep != NULL && sdr_ep_recv_writers(ep, op->slot) != 0) {
+				i++;
 				continue;
-			c->releasing--;
+			}
+			c->rel_ops[i] = c->rel_ops[--c->releasing];
 			s->releasing--;
 			release_done(s, c, k);
 			n++;
