@@ -1220,6 +1220,130 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 	return 0;
 }
 
+/* The longest line rte_cfgfile_load() reads (its buffer: a name, a value, " = " and \n). */
+#define CFG_LINE_MAX (CFG_NAME_LEN + CFG_VALUE_LEN + 2)
+
+/* Whitespace off both ends of [*s, *s + *n). */
+static void
+trim(const char **s, size_t *n)
+{
+	while (*n > 0 && (**s == ' ' || **s == '\t'))
+		(*s)++, (*n)--;
+	while (*n > 0 && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r' ||
+			  (*s)[*n - 1] == '\n'))
+		(*n)--;
+}
+
+/* A name seen before, and on which line (names: @p n of @p seen, each CFG_NAME_LEN). */
+static int
+seen_before(const char (*seen)[CFG_NAME_LEN], const int *lines, unsigned int n, const char *name)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (strcmp(seen[i], name) == 0)
+			return lines[i];
+	return 0;
+}
+
+/*
+ * The file's lines as rte_cfgfile_load() would take them, refused where it would not say
+ * so: it skips a line that is neither a [section] nor key = value, reads only the first of
+ * two sections of one name, keeps the last of a key given twice and cuts a value of 256
+ * characters or more short, all silently; and on a line too long or a value missing it
+ * logs a line of its own and fails without saying where. Each is one line here, with the
+ * file and line number. (A file that cannot be opened is left to rte_cfgfile_load().)
+ */
+static int
+precheck(const char *file, char *err, size_t errlen)
+{
+	static char secs[DP_MAX_CONNS + 64][CFG_NAME_LEN], keys[MAX_ENTRIES][CFG_NAME_LEN];
+	int sec_line[DP_MAX_CONNS + 64], key_line[MAX_ENTRIES];
+	unsigned int nsecs = 0, nkeys = 0;
+	char *buf = NULL, sec[CFG_NAME_LEN] = "";
+	size_t cap = 0;
+	ssize_t got;
+	int lineno = 0, rc = 0;
+	FILE *f = fopen(file, "r");
+
+#define BAD(...) do { \
+		int o_ = snprintf(err, errlen, "%s:%d: ", file, lineno); \
+		snprintf(err + o_, errlen > (size_t)o_ ? errlen - (size_t)o_ : 0, __VA_ARGS__); \
+		rc = -1; \
+		goto out; \
+	} while (0)
+	if (f == NULL)
+		return 0;
+	while ((got = getline(&buf, &cap, f)) > 0) {
+		const char *s = buf, *eq, *k, *v;
+		size_t n = (size_t)got, kn, vn;
+
+		lineno++;
+		if (n > CFG_LINE_MAX)
+			BAD("line longer than %d characters", CFG_LINE_MAX);
+		for (size_t i = 0; i < n; i++)		/* a comment to the end of the line */
+			if (s[i] == ';' && (i == 0 || s[i - 1] != '\\')) {
+				n = i;
+				break;
+			}
+		trim(&s, &n);
+		if (n == 0)
+			continue;
+		if (s[0] == '[') {
+			const char *e = memchr(s, ']', n);
+
+			k = s + 1;
+			kn = e != NULL ? (size_t)(e - k) : 0;
+			trim(&k, &kn);
+			if (e == NULL || e != s + n - 1)
+				BAD("'%.*s': a section heading is [NAME] alone on its line", (int)n, s);
+			if (kn == 0 || kn >= CFG_NAME_LEN)
+				BAD("'%.*s': a section name has 1 to %d characters", (int)n, s,
+				    CFG_NAME_LEN - 1);
+			memcpy(sec, k, kn);
+			sec[kn] = '\0';
+			if ((rc = seen_before(secs, sec_line, nsecs, sec)) != 0)
+				BAD("[%s] given twice (line %d too): put its keys in one section",
+				    sec, rc);
+			if (nsecs == (sizeof(secs) / sizeof(secs[0])))
+				BAD("more than %u sections", (unsigned int)(sizeof(secs) / sizeof(secs[0])));
+			strcpy(secs[nsecs], sec);
+			sec_line[nsecs++] = lineno;
+			nkeys = 0;
+			continue;
+		}
+		eq = memchr(s, '=', n);
+		if (eq == NULL)
+			BAD("'%.*s' is not a [section], a key = value or a comment (;)", (int)n, s);
+		k = s;
+		kn = (size_t)(eq - s);
+		v = eq + 1;
+		vn = n - kn - 1;
+		trim(&k, &kn);
+		trim(&v, &vn);
+		if (kn == 0 || kn >= CFG_NAME_LEN)
+			BAD("'%.*s': a key has 1 to %d characters", (int)n, s, CFG_NAME_LEN - 1);
+		if (sec[0] == '\0')
+			BAD("%.*s: a key before any [section]", (int)kn, k);
+		if (vn == 0)
+			BAD("[%s] %.*s: no value", sec, (int)kn, k);
+		if (vn >= CFG_VALUE_LEN)
+			BAD("[%s] %.*s: a value has at most %d characters", sec, (int)kn, k,
+			    CFG_VALUE_LEN - 1);
+		memcpy(keys[nkeys < MAX_ENTRIES ? nkeys : 0], k, kn);
+		keys[nkeys < MAX_ENTRIES ? nkeys : 0][kn] = '\0';
+		if ((rc = seen_before(keys, key_line, nkeys, keys[nkeys < MAX_ENTRIES ? nkeys : 0]))
+		    != 0)
+			BAD("[%s] %.*s: given twice (line %d too)", sec, (int)kn, k, rc);
+		if (nkeys == MAX_ENTRIES)
+			BAD("[%s]: more than %d keys", sec, MAX_ENTRIES);
+		key_line[nkeys++] = lineno;
+	}
+#undef BAD
+out:
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
 int
 dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 {
@@ -1239,6 +1363,8 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	strcpy(cfg->control_dir, "/run/sdr");
 	cfg->fec_jobs = 8;
 	cfg->rx_lcores = 1;
+	if (precheck(file, err, errlen) != 0)
+		return -1;
 	f = rte_cfgfile_load(file, 0);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse (%s)", file,

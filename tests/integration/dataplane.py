@@ -1600,6 +1600,19 @@ def case_config():
             "decide together, for the sum of their times), max (together, for the slowest) or "
             "own")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
+        # what rte_cfgfile would skip, merge or cut short without a word
+        bad(base.replace("scheme = sr\n", "scheme ec-mds:32,8\n", 1),
+            "'scheme ec-mds:32,8' is not a [section], a key = value or a comment (;)")
+        bad(base + "\n[dataplane]\nmbufs = 5\n", "[dataplane] given twice (line ")
+        bad(base.replace("inflight = 16", "inflight = 16\ninflight = 8", 1),
+            "[conn ab] inflight: given twice (line ")
+        bad(base.replace("inflight = 16", "inflight = 16\ncapture = /tmp/" + "x" * 260, 1),
+            "[conn ab] capture: a value has at most 255 characters")
+        bad(base.replace("inflight = 16", "inflight =", 1), "[conn ab] inflight: no value")
+        bad("mbufs = 1\n" + base, "bad.ini:1: mbufs: a key before any [section]")
+        bad("; " + "c" * 400 + "\n" + base, "bad.ini:1: line longer than 322 characters")
+        bad(base.replace("[dataplane]", "[dataplane] x"),
+            "a section heading is [NAME] alone on its line")
         bad(base + "\n[pipeline]\nfec = gpu\n", "[pipeline] fec: 'gpu' is not inline")
         bad(base + "\n[pipeline]\nfec = lcore\nfec_jobs = 65\n",
             "[pipeline] fec_jobs: '65' is not an integer in 1..64")
@@ -1618,7 +1631,8 @@ def case_config():
             "[conn ab] stripes: '9' is not an integer in 1..8")
         bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2\nremote_ctrl_qpn = 0x77", 1),
             "[conn ab] stripes: 2 with remote_ctrl_qpn")
-        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2\nlocal_qpn = 0xffffc8", 1),
+        bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2", 1).replace(
+                "local_qpn = 0x100", "local_qpn = 0xffffc8", 1),
             "[conn ab] stripes: 2 stripes of 33 QPNs each run past QPN 0xffffff")
         # the second stripe's QPNs (0x121..0x141) are another connection's
         bad(base.replace("inflight = 16", "inflight = 16\nstripes = 2", 1) +
