@@ -551,12 +551,17 @@ int
 sdr_rx_imm_get(const struct sdr_rx *rx, uint32_t slot, uint32_t *imm)
 {
 	const struct rx_msg *m = posted_msg(rx, slot);
+	uint32_t need, bits;
 
 	if (m == NULL)
 		return -EINVAL;
-	if ((uint32_t)__builtin_popcount(m->imm_mask) < m->imm_need)
+	/* fragments 0 .. imm_need - 1, every one: a short message's parity packets carry
+	 * higher ones, which neither stand in for a missing low one nor show */
+	need = m->imm_need >= 32 ? UINT32_MAX : (1u << m->imm_need) - 1;
+	if ((m->imm_mask & need) != need)
 		return -EAGAIN;
-	*imm = m->imm;
+	bits = m->imm_need * rx->attr.split.frag_bits;
+	*imm = bits >= 32 ? m->imm : m->imm & ((1u << bits) - 1);
 	return 0;
 }
 

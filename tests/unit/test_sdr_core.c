@@ -788,6 +788,65 @@ test_parity_region(void **state)
 	one_teardown(&o);
 }
 
+/*
+ * A message of fewer packets than the immediate has fragments (3 packets, 8 fragments of 4
+ * bits) carries fragments 0, 1 and 2 in its data packets; its parity packets carry
+ * fragments of their own offsets. With every packet of fragment 0 lost, the immediate is
+ * not whole however many others came (it was taken as whole from any 3 fragments, fragment
+ * 0 read as 0); once fragment 0 is in, it is the low 12 bits, the higher ones 0 as
+ * sdr_rx.h says.
+ */
+static void
+test_imm_short_message(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_event ev;
+	struct one o;
+	struct sdr_tx_job job;
+	uint8_t parity_src[2 * 4096], *pdst;
+	struct rbuf prb;
+	uint32_t imm, first = UINT32_MAX;
+
+	(void)state;
+	a.ec_k = 4;
+	a.ec_m = 2;
+	side_init(&o.s, &a);
+	o.m.len = 3000;		/* 3 packets */
+	o.m.src = malloc(o.m.len);
+	fill_random(o.m.src, o.m.len);
+	fill_random(parity_src, sizeof(parity_src));
+	o.m.dst = rbuf_alloc(&o.m.rb, o.m.len);
+	pdst = rbuf_alloc(&prb, sizeof(parity_src));
+	assert_int_equal(sdr_rx_post(o.s.rx, o.m.dst, o.m.len, pdst, NULL, &o.m.slot), 0);
+	assert_int_equal(sdr_tx_msg_start(o.s.tx, o.m.src, o.m.len, 0xC0FFEE42, &o.m.tm), 0);
+	o.n = 0;
+	assert_int_equal(sdr_tx_job_data(&job, &o.m.tm, 0, o.m.tm.npkts), 0);
+	build_job(&o.s, &job, o.f, &o.n, 0);
+	assert_int_equal(o.n, 3);
+	assert_int_equal(sdr_tx_job_parity(o.s.tx, &job, &o.m.tm, parity_src, 0, 8), 0);
+	build_job(&o.s, &job, o.f, &o.n, 0);
+	for (uint32_t i = 0; i < o.n; i++) {
+		struct roce_view v;
+
+		/* every packet that carries fragment 0 is lost but data packet 0, kept back */
+		assert_int_equal(roce_parse(o.f[i].b, o.f[i].len, 0, &v), ROCE_V_OK);
+		if (sdr_imm_unpack(&a.split, v.imm).pkt_off % sdr_imm_nfrags(&a.split) == 0) {
+			if (i == 0)
+				first = i;
+			continue;
+		}
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_PLACED);
+	}
+	assert_true(first == 0 && o.n > 6);
+	assert_int_equal(sdr_rx_imm_get(o.s.rx, o.m.slot, &imm), -EAGAIN);
+	assert_int_equal(deliver(&o.s, o.f[first].b, o.f[first].len, &ev), SDR_RX_PLACED);
+	assert_int_equal(sdr_rx_imm_get(o.s.rx, o.m.slot, &imm), 0);
+	assert_int_equal(imm, 0xE42);
+	rbuf_check_guards(&prb);
+	free(prb.mem);
+	one_teardown(&o);
+}
+
 static void
 test_tx_slot_reuse(void **state)
 {
@@ -945,6 +1004,7 @@ main(void)
 		cmocka_unit_test(test_smaller_chunks_view),
 		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
+		cmocka_unit_test(test_imm_short_message),
 		cmocka_unit_test(test_tx_packetizers_agree),
 		cmocka_unit_test(test_tx_slot_reuse),
 		cmocka_unit_test(test_rx_post_limits),
