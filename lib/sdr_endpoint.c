@@ -2141,6 +2141,7 @@ next_tx_done(struct sdr_ep *ep, struct sdr_rel_done *d)
 static void
 collect_done(struct sdr_ep *ep)
 {
+	struct sdr_rx_msg_info info;
 	struct sdr_rel_done d;
 
 	while (next_tx_done(ep, &d)) {
@@ -2160,6 +2161,11 @@ collect_done(struct sdr_ep *ep)
 		ep->n_held_rx--;
 	}
 	while (rel_rx_poll_done(ep->rrx, &d)) {
+		/* a failed receive takes no packet from now on: no copy starts into a buffer
+		 * the application holds as failed (the ones out are waited for, below) */
+		if (d.status != SDR_DONE_OK && sdr_rx_msg_info(ep->rx, d.slot, &info) == 0 &&
+		    info.seq == d.seq)
+			sdr_rx_close(ep->rx, d.slot);
 		if ((ep->n_held_rx || ep->rx_out[d.slot] != 0) &&
 		    ep->n_held_rx < ep->cfg.attr.max_inflight) {
 			ep->held_rx[(ep->held_rx_head + ep->n_held_rx++) %

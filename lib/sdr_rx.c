@@ -56,6 +56,7 @@ struct rx_msg {
 struct rx_slot {
 	uint8_t state;			/* enum sdr_slot_state */
 	uint8_t gen;
+	uint8_t closed;			/* POSTED, but failed: takes no packet (sdr_rx_close()) */
 	uint16_t ctx;			/* index into msgs, valid when POSTED or DONE */
 	uint32_t rkey;			/* the R_Key its packets must carry; 0: none yet */
 };
@@ -231,6 +232,7 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	s->ctx = ctx;
 	s->gen = (uint8_t)sdr_conn_seq_gen(&rx->attr, rx->next_seq);
 	s->rkey = rx->attr.local_rkey;	/* a fixed key, or 0 until sdr_rx_set_rkey() */
+	s->closed = 0;
 	s->state = SDR_SLOT_POSTED;
 	rx->next_seq++;
 	rx->posted++;
@@ -253,6 +255,15 @@ sdr_rx_complete(struct sdr_rx *rx, uint32_t slot)
 	rx->free_ctx[rx->nfree++] = s->ctx;
 	rx->posted--;
 	rx->counters[SDR_RX_COMPLETES]++;
+	return 0;
+}
+
+int
+sdr_rx_close(struct sdr_rx *rx, uint32_t slot)
+{
+	if (slot >= rx->geom.nslots || rx->slots[slot].state != SDR_SLOT_POSTED)
+		return -EINVAL;
+	rx->slots[slot].closed = 1;
 	return 0;
 }
 
@@ -339,7 +350,7 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	 */
 	if (v->rkey != s->rkey || s->rkey == 0)
 		return drop(rx, SDR_RX_BAD_RKEY);
-	if (s->state == SDR_SLOT_RELEASED)
+	if (s->state == SDR_SLOT_RELEASED || s->closed)
 		return drop(rx, SDR_RX_LATE_PACKET);
 	if (s->state == SDR_SLOT_DONE)
 		return drop(rx, SDR_RX_MSG_COMPLETE);

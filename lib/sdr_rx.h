@@ -37,8 +37,8 @@
 	X(SLOT_NOT_POSTED, "slot_not_posted", DROP, \
 	  "per data packet dropped because its message id names a slot never posted") \
 	X(LATE_PACKET, "late_packet", DROP, \
-	  "per data packet dropped because its message was already released (same generation, " \
-	  "the receive's R_Key)") \
+	  "per data packet dropped because its receive was already released or failed (same " \
+	  "generation, the receive's R_Key)") \
 	X(STALE_GENERATION, "stale_generation", DROP, \
 	  "per data packet dropped because its QPN generation is not that of the message in its " \
 	  "slot") \
@@ -190,6 +190,14 @@ int sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
  * @return 0, or -EINVAL if the slot is not posted.
  */
 int sdr_rx_complete(struct sdr_rx *rx, uint32_t slot);
+
+/**
+ * The receive in @p slot failed (the reliability layer gave it up: a timeout, a SKIP): from
+ * now on it takes no packet (each is dropped as late_packet, as after a release), though it
+ * stays posted, its bitmaps and immediate readable, until sdr_rx_complete(). Claims made
+ * before still commit. @return 0, or -EINVAL if the slot is not posted.
+ */
+int sdr_rx_close(struct sdr_rx *rx, uint32_t slot);
 
 /**
  * Check and place one parsed data packet.

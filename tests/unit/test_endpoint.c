@@ -3081,6 +3081,64 @@ test_auth_key(void **state)
 }
 
 /*
+ * A receive that fails (its global timeout: the sender's packets held back on the wire)
+ * takes no packet after: the ones that come late are dropped (late_packet) and write not
+ * a byte into the buffer the application holds as failed. They were placed.
+ */
+static void
+test_failed_recv_closed(void **state)
+{
+	struct wire_frame *stash = malloc(256 * sizeof(*stash));
+	uint32_t nstash = 0, first = 0, slot = UINT32_MAX;
+	uint64_t placed, late;
+	struct sdr_ep_done d;
+	struct wan x;
+
+	(void)state;
+	assert_non_null(stash);
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	sdr_ep_destroy(x.b);
+	x.c.b.rel.global_timeout_ns = 3000000;
+	x.b = sdr_ep_create(&x.c.b);
+	assert_non_null(x.b);
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	while (x.rst[0] < 0 && x.now < 100000000) {
+		outputs(&x.w, x.a, x.b, x.fr, x.now);
+		for (uint32_t i = 0; i < x.w.n;)	/* A's data: the first frame goes */
+			if (x.w.f[i].to_b && x.w.f[i].len > 1000 && first++ > 0 && nstash < 256) {
+				stash[nstash++] = x.w.f[i];
+				x.w.f[i] = x.w.f[--x.w.n];
+			} else {
+				i++;
+			}
+		arrivals(&x.w, x.a, x.b, &x.c, x.now);
+		while (sdr_ep_poll(x.a, &d))
+			;
+		while (sdr_ep_poll(x.b, &d)) {	/* held, not released yet */
+			x.rst[d.cookie] = d.status;
+			slot = d.slot;
+		}
+		x.now += 10000;
+	}
+	assert_int_equal(x.rst[0], SDR_DONE_TIMEOUT);
+	assert_int_equal(sdr_ep_rel_rx_counters(x.b)[REL_RX_TIMEOUTS], 1);
+	assert_true(nstash > 0);
+	placed = sdr_ep_rx_counters(x.b)[SDR_RX_PLACED];
+	late = sdr_ep_rx_counters(x.b)[SDR_RX_LATE_PACKET];
+	/* the application holds it as failed, its buffer as it was then */
+	memcpy(x.src[1], x.dst[0], WAN_LEN);
+	for (uint32_t i = 0; i < nstash; i++)
+		deliver(x.b, QPN_B, &x.c.b.attr, stash[i].b, stash[i].len, x.now);
+	assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_PLACED], placed);
+	assert_int_equal(sdr_ep_rx_counters(x.b)[SDR_RX_LATE_PACKET], late + nstash);
+	assert_memory_equal(x.dst[0], x.src[1], WAN_LEN);
+	assert_int_equal(sdr_ep_recv_release(x.b, slot), 0);
+	free(stash);
+	wan_fini(&x);
+}
+
+/*
  * A control packet recorded in the receiver's first epoch (MAC and all: auth_key is on) and
  * replayed after the receiver restarted more times than the tags remembered: the sender
  * does not take it for another restart (our tag changed at each, so it proves nothing), and
@@ -3235,6 +3293,7 @@ main(void)
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
 		cmocka_unit_test(test_replayed_epoch),
+		cmocka_unit_test(test_failed_recv_closed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
