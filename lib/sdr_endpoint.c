@@ -124,7 +124,8 @@ struct sdr_ep {
 	uint8_t *tx_par_busy;		/* per parity buffer: 1 encode out, 2 also orphaned */
 	uint32_t *enc_out;		/* per send context: encodes out */
 	uint32_t *rx_par_jobs;		/* per parity region: decodes out */
-	uint8_t *rx_par_orphan;		/* per region: released while decodes were out */
+	uint32_t *rx_par_copies;	/* per region: payload copies into it out */
+	uint8_t *rx_par_orphan;		/* per region: released while decodes or copies were out */
 	struct rel_rx_decode *dec_wait;	/* decodes waiting for a job */
 	uint32_t dec_head, n_dec_wait;
 	struct sdr_rel_done held_tx;	/* a send completion waiting for its encodes */
@@ -240,6 +241,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	free(ep->tx_par_busy);
 	free(ep->enc_out);
 	free(ep->rx_par_jobs);
+	free(ep->rx_par_copies);
 	free(ep->rx_par_orphan);
 	free(ep->dec_wait);
 	free(ep->rx_out);
@@ -271,10 +273,9 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	ep->tx_par_busy = calloc(nbuf, 1);
 	ep->enc_out = calloc(inflight, sizeof(uint32_t));
 	ep->rx_par_jobs = calloc(inflight, sizeof(uint32_t));
-	ep->rx_par_orphan = calloc(inflight, 1);
 	ep->dec_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->dec_wait));
 	if (!ep->jobs || !ep->ready || !ep->tx_par_busy || !ep->enc_out || !ep->rx_par_jobs ||
-	    !ep->rx_par_orphan || !ep->dec_wait)
+	    !ep->dec_wait)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		ep->jobs[i].ep = ep;	/* (codec and k: the direction's, when handed out) */
@@ -321,10 +322,12 @@ alloc_ec(struct sdr_ep *ep)
 	ep->enc_wait = calloc((uint64_t)inflight * max_sub, sizeof(*ep->enc_wait));
 	ep->rx_par = malloc(region * inflight);
 	ep->rx_par_free = calloc(inflight, sizeof(int32_t));
+	ep->rx_par_copies = calloc(inflight, sizeof(uint32_t));
+	ep->rx_par_orphan = calloc(inflight, 1);
 	ep->scratch = malloc(ep->chunk);
 	ep->zeros = calloc(1, ep->chunk);
 	if (!ep->tx_par || !ep->tx_par_free || !ep->enc_wait || !ep->rx_par || !ep->rx_par_free ||
-	    !ep->scratch || !ep->zeros)
+	    !ep->rx_par_copies || !ep->rx_par_orphan || !ep->scratch || !ep->zeros)
 		return -1;
 	for (uint32_t i = 0; i < nbuf; i++)
 		ep->tx_par_free[ep->n_tx_par_free++] = (int16_t)i;
@@ -655,6 +658,29 @@ sdr_ep_recv(struct sdr_ep *ep, uint8_t *buf, uint64_t len, uint8_t *chunk_bytes,
 	return 0;
 }
 
+/* The parity region a claim's copy writes into, or -1 (the receive's own buffer). */
+static int32_t
+par_region_of(const struct sdr_ep *ep, const uint8_t *dst)
+{
+	uint64_t size = (uint64_t)ep->geom.max_parity_chunks * ep->chunk;
+	uintptr_t base = (uintptr_t)ep->rx_par, at = (uintptr_t)dst;
+
+	if (ep->rx_par == NULL || at < base || at - base >= size * ep->cfg.attr.max_inflight)
+		return -1;
+	return (int32_t)((at - base) / size);
+}
+
+/* Parity region @p r, released while decodes or copies were out: free once none is. */
+static void
+par_region_settle(struct sdr_ep *ep, int32_t r)
+{
+	if (ep->rx_par_orphan[r] && ep->rx_par_copies[r] == 0 &&
+	    (ep->rx_par_jobs == NULL || ep->rx_par_jobs[r] == 0)) {
+		ep->rx_par_orphan[r] = 0;
+		ep->rx_par_free[ep->n_rx_par_free++] = r;
+	}
+}
+
 /*
  * A receive released before its held completion went out (the application gave it up, or
  * went away): the completion is dropped, so the FIFO never holds more than the receives
@@ -687,10 +713,10 @@ sdr_ep_recv_release(struct sdr_ep *ep, uint32_t slot)
 		int32_t r = ep->rx_par_of_slot[slot];
 
 		ep->rx_par_of_slot[slot] = -1;
-		if (ep->rx_par_jobs != NULL && ep->rx_par_jobs[r] != 0)
-			ep->rx_par_orphan[r] = 1;	/* a decode reads it: freed when back */
-		else
-			ep->rx_par_free[ep->n_rx_par_free++] = r;
+		/* a decode reads it or a copy writes it: freed when the last is back, not
+		 * handed to the next receive meanwhile */
+		ep->rx_par_orphan[r] = 1;
+		par_region_settle(ep, r);
 	}
 	return 0;
 }
@@ -1535,6 +1561,7 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 		   uint32_t gen, uint64_t now, struct sdr_rx_claim *cl)
 {
 	sdr_rx_verdict r;
+	int32_t r32;
 
 	if (kind == SDR_QPN_CTRL) {
 		input_ctrl(ep, v, now);
@@ -1550,6 +1577,9 @@ sdr_ep_input_claim(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_ki
 	}
 	ep->rx_out[cl->slot]++;		/* its completion waits: the copy writes its buffer */
 	ep->copies_out++;
+	r32 = par_region_of(ep, cl->dst);
+	if (r32 >= 0)
+		ep->rx_par_copies[r32]++;
 	return 1;
 }
 
@@ -1557,9 +1587,14 @@ void
 sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint64_t now)
 {
 	struct sdr_rx_event ev;
+	int32_t r = par_region_of(ep, cl->dst);
 
 	ep->rx_out[cl->slot]--;
 	ep->copies_out--;
+	if (r >= 0) {
+		ep->rx_par_copies[r]--;
+		par_region_settle(ep, r);
+	}
 	sdr_rx_commit(ep->rx, cl, &ev);
 	on_placed(ep, &ev, now);
 	/* a completion that waited for this copy goes out at the next sdr_ep_poll() (and
@@ -2009,9 +2044,9 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 	struct sdr_rx_msg_info info;
 	int32_t r = job->region;
 
-	if (r >= 0 && --ep->rx_par_jobs[r] == 0 && ep->rx_par_orphan[r]) {
-		ep->rx_par_orphan[r] = 0;
-		ep->rx_par_free[ep->n_rx_par_free++] = r;
+	if (r >= 0) {
+		ep->rx_par_jobs[r]--;
+		par_region_settle(ep, r);
 	}
 	ep->rx_out[d->slot]--;
 	ep->dec_jobs_out--;
