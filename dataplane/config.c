@@ -885,6 +885,9 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	c->ep.attr.parity_cap_chunks = 0;
 	c->ep.attr.max_chunk_shift = 0;
 	c->ep.switch_max_m = 0;
+	/* the code is the scheme's, or auto's room for one, never the one before a conn set */
+	c->ep.attr.ec_k = 0;
+	c->ep.attr.ec_m = 0;
 	if (c->scheme_auto && auto_chunk_shift(c, w) != 0)
 		return -1;
 	if (c->scheme_auto && auto_can_change(c)) {

@@ -15,7 +15,7 @@
 /** How a key's value is read before the section's own code stores it. */
 enum dp_key_kind {
 	DP_K_OTHER,	/**< by the section's code (names, addresses, choices, lists) */
-	DP_K_INT,	/**< an integer in lo ... hi (0x... and 1e6 forms too) */
+	DP_K_INT,	/**< an integer in lo ... hi (decimal, or hexadecimal after 0x) */
 	DP_K_SIZE,	/**< a size in bytes in lo ... hi (64KiB, 1MiB, ...) */
 	DP_K_TIME,	/**< a time up to an hour (25ms, 100us, 2s) */
 	DP_K_NUMBER,	/**< a decimal number in 0 ... hi */

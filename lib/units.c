@@ -114,8 +114,16 @@ units_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	/* strtod() would skip any leading white space (\t, \v, ...) and then take a sign */
 	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || isspace((unsigned char)*s))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
+	/* decimal, or hexadecimal after 0x: a leading 0 is not octal (0300 is 300, not 192) */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (!isxdigit((unsigned char)s[2]))
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(s + 2, &end, 16);
+	} else {
+		errno = 0;
+		v = strtoull(s, &end, 10);
+	}
 	if (errno != 0 || *end != '\0' || v > max)
 		return -EINVAL;
 	*out = v;

@@ -165,6 +165,15 @@ def case_sdrctl():
     cy = cy["conn"] if rc == 0 else {}
     check(rc == 0 and cy["scheme"] == "ec-mds:8,2" and cy["chunk"] == 32768 and
           cy["channels"] == 2 and cy["rate_bps"] == 5e9, "conn show cy: %s" % cy)
+    # back to SR, the code goes: a message whose data fits the 16 offset bits (61440
+    # packets) takes no room for 8,2 parity it no longer has
+    rc, out, err = ctl("conn", "set", "cy", "scheme", "sr")
+    rc2, out2, err2 = ctl("conn", "set", "cy", "max-msg", "240MiB")
+    check(rc == 0 and rc2 == 0 and out2 == "conn cy updated\n",
+          "conn set cy scheme sr, then max-msg 240MiB: %r %r" % (err, err2))
+    rc, out, err = ctl("conn", "set", "cy", "scheme", "ec-mds:8,2")
+    check(rc != 0 and "do not fit" in err, "conn set cy ec-mds:8,2 at 240MiB: rc %d %r" % (rc, err))
+    ctl("conn", "set", "cy", "max-msg", "1MiB", "scheme", "ec-mds:8,2")
     # auto picks what the analytic model recommends for the same inputs: at two drop rates
     # far apart the picks differ, so a pick that ignored the inputs would fail one of them
     picks = []

@@ -1600,6 +1600,9 @@ def case_config():
             "decide together, for the sum of their times), max (together, for the slowest) or "
             "own")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
+        # integers are decimal unless 0x: a leading 0 is no octal (0300 was 192)
+        bad(base.replace("[dataplane]", "[dataplane]\nburst = 0300", 1),
+            "[dataplane] burst: '0300' is not an integer in 1..256")
         # what rte_cfgfile would skip, merge or cut short without a word
         bad(base.replace("scheme = sr\n", "scheme ec-mds:32,8\n", 1),
             "'scheme ec-mds:32,8' is not a [section], a key = value or a comment (;)")

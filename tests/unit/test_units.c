@@ -67,6 +67,19 @@ test_times_rates_probs(void **state)
 	assert_int_equal(units_parse_u64("0x10", 100, &u), 0);
 	assert_int_equal(u, 16);
 	assert_int_equal(units_parse_u64("101", 100, &u), -EINVAL);
+	/* decimal, whatever the leading zeros; hexadecimal only after 0x */
+	assert_int_equal(units_parse_u64("0300", 1000, &u), 0);
+	assert_int_equal(u, 300);
+	assert_int_equal(units_parse_u64("0900", 1000, &u), 0);
+	assert_int_equal(u, 900);
+	assert_int_equal(units_parse_u64("0", 1000, &u), 0);
+	assert_int_equal(u, 0);
+	assert_int_equal(units_parse_u64("0X1f", 1000, &u), 0);
+	assert_int_equal(u, 31);
+	assert_int_equal(units_parse_u64("0x", 1000, &u), -EINVAL);
+	assert_int_equal(units_parse_u64("0x-1", 1000, &u), -EINVAL);
+	assert_int_equal(units_parse_u64("0x 1", 1000, &u), -EINVAL);
+	assert_int_equal(units_parse_u64("1e6", UINT64_MAX, &u), -EINVAL);
 	assert_int_equal(units_parse_u64("99999999999999999999999", UINT64_MAX, &u), -EINVAL);
 	assert_int_equal(units_parse_u64("-1", UINT64_MAX, &u), -EINVAL);
 }
