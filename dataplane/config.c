@@ -418,7 +418,11 @@ link_key(struct dp_link_cfg *l, const struct where *w, const char *k, const char
 		l->npaths = (unsigned int)x;
 		return 0;
 	default:
-		/* the emulator's own words */
+		/* the emulator's own words; each key alone would let the later of two
+		 * alternatives silently win */
+		if ((strcmp(k, "loss") == 0 && l->emu.burst) ||
+		    (strcmp(k, "burst") == 0 && l->emu.loss > 0))
+			return fail(w, k, "%s", link_emu_strerror(-LINK_EMU_E_LOSS_AND_BURST));
 		rc = link_emu_parse(&l->emu, 2, (const char *const *)words, &bad);
 		if (rc != 0)
 			return fail(w, k, "'%s': %s", v, link_emu_strerror(rc));

@@ -61,8 +61,10 @@ traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
 		*eq = '\0';
 		val = eq + 1;
 		if (strcmp(kv, "size") == 0) {
-			if (units_parse_size(val, &c->size) != 0 || c->size > (1ull << 32)) {
-				snprintf(err, errlen, "--traffic: size '%s' is not a size up to 4GiB", val);
+			if (units_parse_size(val, &c->size) != 0 || c->size == 0 ||
+			    c->size > (1ull << 32)) {
+				snprintf(err, errlen, "--traffic: size '%s' is not a size from 1 byte "
+					 "up to 4GiB", val);
 				return -1;
 			}
 		} else if (strcmp(kv, "count") == 0 || strcmp(kv, "inflight") == 0) {

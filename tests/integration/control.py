@@ -154,6 +154,12 @@ def case_sdrctl():
     check(r.returncode == 0 and json.loads(r.stdout)["conns"][0]["name"] == "ab",
           "conn show --json (flag after): rc %d %r" % (r.returncode, r.stderr))
 
+    # no word is cut off: past the dataplane's 96 it says so, past sdrctl's 128 sdrctl does
+    rc, out, err = ctl("conn", "show", *(["x"] * 100))
+    check(rc == 2 and err.endswith("more than 96 words\n"), "100 words: rc %d %r" % (rc, err))
+    rc, out, err = ctl("conn", "show", *(["x"] * 130))
+    check(rc == 2 and err == "sdrctl: more than 128 words\n", "130 words: rc %d %r" % (rc, err))
+
     # --- write commands
     rc, out, err = ctl("conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "peer-mac",
                        "02:00:00:00:00:09", "local-qpn", "0x300", "remote-qpn", "0x301")

@@ -1600,6 +1600,8 @@ def case_config():
             "decide together, for the sum of their times), max (together, for the slowest) or "
             "own")
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
+        bad(base.replace("[link wan]", "[link wan]\nburst = 0.1,0.2", 1),
+            "[link wan] loss: loss and burst are alternative loss models: set one of them")
         # integers are decimal unless 0x: a leading 0 is no octal (0300 was 192)
         bad(base.replace("[dataplane]", "[dataplane]\nburst = 0300", 1),
             "[dataplane] burst: '0300' is not an integer in 1..256")
@@ -1651,6 +1653,10 @@ def case_config():
         r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--traffic",
                             "size=1MiB,colour=red"], capture_output=True, text=True)
         check(r.returncode == 2 and "colour" in r.stderr, "config: bad traffic %r" % r.stderr)
+        r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--traffic",
+                            "size=0,count=2"], capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr == "sdr-dataplane: --traffic: size '0' is not a "
+              "size from 1 byte up to 4GiB\n", "config: traffic size 0 %r" % r.stderr)
         for f in sorted(os.listdir(CFG)):
             if f.endswith(".ini"):
                 r = subprocess.run([DP, "--", "-f", os.path.join(CFG, f), "--check"],

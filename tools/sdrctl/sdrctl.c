@@ -194,20 +194,33 @@ attach(void)
 	return 0;
 }
 
+/* Words of a command line: more than the dataplane takes (96, with --json), so it is the
+ * dataplane that says so for a command, and nothing is cut silently here. */
+#define SDRCTL_MAX_WORDS 128
+
 /* Run one command line (one-shot or interactive). @return the exit status. */
 static int
 run_line(const char *line)
 {
-	char buf[SDR_RPC_TEXT_MAX], cmd[SDR_RPC_TEXT_MAX], *argv[64], *save = NULL;
+	char buf[SDR_RPC_TEXT_MAX], cmd[SDR_RPC_TEXT_MAX], *argv[SDRCTL_MAX_WORDS], *save = NULL;
 	struct sdr_rpc_req *q;
 	const char *reply;
 	int argc = 0, rc, js = json;
 	size_t o = 0;
 
+	if (strlen(line) >= sizeof(buf)) {
+		fprintf(stderr, "sdrctl: command longer than %zu characters\n", sizeof(buf) - 1);
+		return 2;
+	}
 	snprintf(buf, sizeof(buf), "%s", line);
-	for (char *w = strtok_r(buf, " \t\r\n", &save); w && argc < 64;
-	     w = strtok_r(NULL, " \t\r\n", &save))
+	for (char *w = strtok_r(buf, " \t\r\n", &save); w != NULL;
+	     w = strtok_r(NULL, " \t\r\n", &save)) {
+		if (argc == SDRCTL_MAX_WORDS) {
+			fprintf(stderr, "sdrctl: more than %d words\n", SDRCTL_MAX_WORDS);
+			return 2;
+		}
 		argv[argc++] = w;
+	}
 	if (argc == 0)
 		return 0;
 	if (strcmp(argv[0], "stats") == 0)
