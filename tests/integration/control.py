@@ -160,6 +160,14 @@ def case_sdrctl():
     rc, out, err = ctl("conn", "show", *(["x"] * 130))
     check(rc == 2 and err == "sdrctl: more than 128 words\n", "130 words: rc %d %r" % (rc, err))
 
+    # sdr-perf's settings are checked before they reach the dataplane (exit 2, one line)
+    for arg, bad in (("--scheme", "bogus"), ("--scheme", "sr rate 1T"), ("--chunk", "3"),
+                     ("--chunk", "64KiB rate 1T")):
+        r = subprocess.run([PERF, "-n", INST, "-c", "ab", arg, bad, "write_bw"],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr == "sdr-perf: bad %s '%s'\n" % (arg, bad),
+              "sdr-perf %s %r: rc %d %r" % (arg, bad, r.returncode, r.stderr))
+
     # --- write commands
     rc, out, err = ctl("conn", "add", "cy", "port", "a", "peer-ip", "10.0.0.9", "peer-mac",
                        "02:00:00:00:00:09", "local-qpn", "0x300", "remote-qpn", "0x301")

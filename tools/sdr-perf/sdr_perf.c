@@ -23,6 +23,7 @@
 #include "libsdr.h"
 #include "msg_pattern.h"
 #include "perf_report.h"
+#include "sdr_rel.h"
 #include "units.h"
 
 struct opts {
@@ -334,8 +335,25 @@ main(int argc, char **argv)
 			}
 			*(c == O_ITERS ? &o.iters : &o.inflight) = (uint32_t)v;
 			break;
-		case O_SCHEME: o.scheme = optarg; break;
-		case O_CHUNK: o.chunk = optarg; break;
+		case O_SCHEME: {
+			struct sdr_scheme sc;
+
+			/* checked here (exit 2): the text goes into a command to the dataplane */
+			if (strcmp(optarg, "auto") != 0 && sdr_scheme_parse(optarg, &sc) != 0) {
+				fprintf(stderr, "sdr-perf: bad --scheme '%s'\n", optarg);
+				return 2;
+			}
+			o.scheme = optarg;
+			break;
+		}
+		case O_CHUNK:
+			if (units_parse_size(optarg, &v) != 0 || strpbrk(optarg, " \t") != NULL ||
+			    v < 256 || v > (64ull << 20)) {
+				fprintf(stderr, "sdr-perf: bad --chunk '%s'\n", optarg);
+				return 2;
+			}
+			o.chunk = optarg;
+			break;
 		case O_SEED:
 			if (units_parse_u64(optarg, UINT64_MAX, &o.seed) != 0) {
 				fprintf(stderr, "sdr-perf: bad --seed '%s'\n", optarg);
