@@ -73,6 +73,21 @@ check(sorted(r["scheme"] for r in rows) == sorted(SCHEMES) and
       all(k in rows[0] for k in ("mean_s", "p999_s", "model_mean_s", "fallback_per_msg")),
       "sdr-sim --csv: %s" % rows[:1])
 
+# a grid with a point the model cannot take: exit 1, and the points before it still parse
+r = subprocess.run([MODEL, "--size", "1MiB,1TiB", "--drop", "1e-3,0.5", "--json"],
+                   capture_output=True, text=True)
+try:
+    npts = len(json.loads(r.stdout)["points"])
+except ValueError:
+    npts = None
+check(r.returncode == 1 and npts == 3 and "too_lossy" in r.stderr,
+      "sdr-model grid with a lossy point: rc %d, %s points, %r" % (r.returncode, npts, r.stderr))
+# the file's bounds: an hour of RTT, alpha and beta up to 100
+for opt, val in (("--rtt", "1e300"), ("--alpha", "1e308"), ("--beta", "101")):
+    r = subprocess.run([MODEL, opt, val], capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr.startswith("sdr-model: bad %s '%s'" % (opt, val)),
+          "sdr-model %s %s: rc %d %r" % (opt, val, r.returncode, r.stderr))
+
 if failures:
     print("\n".join("FAIL: " + f for f in failures))
     sys.exit(1)

@@ -182,17 +182,18 @@ point_cli_option(struct point_cli *c, int opt, const char *arg)
 		    !(c->base.bandwidth_bps > 0) || !isfinite(c->base.bandwidth_bps))
 			return point_cli_bad(c, "bandwidth", arg, "a rate such as 400G or 100Gbit");
 		return 0;
+	/* the bounds of the configuration file's keys of the same names */
 	case POINT_OPT_RTT:
-		if (units_parse_time(arg, &c->base.rtt_s) != 0)
-			return point_cli_bad(c, "rtt", arg, "a time such as 25ms or 500us");
+		if (units_parse_time(arg, &c->base.rtt_s) != 0 || c->base.rtt_s > 3600)
+			return point_cli_bad(c, "rtt", arg, "a time up to an hour, such as 25ms");
 		return 0;
 	case POINT_OPT_ALPHA:
-		if (point_cli_number(arg, &c->base.alpha) != 0)
-			return point_cli_bad(c, "alpha", arg, "a number >= 0");
+		if (point_cli_number(arg, &c->base.alpha) != 0 || c->base.alpha > 100)
+			return point_cli_bad(c, "alpha", arg, "a number from 0 to 100");
 		return 0;
 	case POINT_OPT_BETA:
-		if (point_cli_number(arg, &c->base.beta) != 0)
-			return point_cli_bad(c, "beta", arg, "a number >= 0");
+		if (point_cli_number(arg, &c->base.beta) != 0 || c->base.beta > 100)
+			return point_cli_bad(c, "beta", arg, "a number from 0 to 100");
 		return 0;
 	case POINT_OPT_SCHEME:
 		return point_cli_add_scheme(c, arg);

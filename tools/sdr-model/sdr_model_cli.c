@@ -210,8 +210,8 @@ run_grid(struct point_cli *c)
 			printf("%-8s", units_fmt_size(c->sizes[i], sb, sizeof(sb)));
 		for (unsigned int j = 0; j < c->n_drops; j++) {
 			if (point_eval(c, c->sizes[i], c->drops[j], &pt) != 0) {
-				if (!c->json && !c->csv)
-					printf("\n");
+				/* (the points so far stay readable: JSON closed) */
+				printf("%s", c->json ? "]}\n" : c->csv ? "" : "\n");
 				return 1;
 			}
 			if (c->json) {
