@@ -133,6 +133,18 @@ def case_span():
         print("ok: pair: --payload-span 1KiB sends its four 256-byte payloads in turn")
 
 
+def case_bad_rate():
+    """--rate takes a decimal rate above 0 and at most 1 Gpps or 100 Tbit/s: what strtod
+    also reads (nan, inf, hex, a leading space, an overflow) is refused, exit 2."""
+    for r in ("nanpps", "infpps", "1e400pps", "99999999999999G", " 5Mpps", "0x10pps",
+              "2e9pps", "0pps"):
+        rc, out, err = gen("0", "gbad", "net_null0", ["--rate", r, "--count", "1"])
+        check(rc == 2 and err.endswith("sdr-gen: bad --rate '%s' (more than 0, up to 1Gpps "
+                                       "or 100T: e.g. 1.5Mpps or 10G)\n" % r),
+              "bad rate %r: rc %d %r" % (r, rc, err[-200:]))
+    print("ok: bad rates refused")
+
+
 def case_dataplane():
     with tempfile.TemporaryDirectory() as d:
         sock = os.path.join(d, "m.sock")
@@ -218,5 +230,6 @@ def case_interactive():
               (sent[-1] if sent else "?"))
 
 
-run_case({"pair": case_pair, "dataplane": case_dataplane, "interactive": case_interactive},
+run_case({"pair": case_pair, "dataplane": case_dataplane, "interactive": case_interactive,
+          "bad_rate": case_bad_rate},
          CASE)

@@ -144,12 +144,15 @@ bad(const char *opt, const char *val, const char *want)
 	return -1;
 }
 
-/* "1.5Mpps" / "200kpps" / "10G" (bits on the wire) */
+/* "1.5Mpps" / "200kpps" / "10G" (bits on the wire): decimal, finite, more than 0 and at
+ * most 1 Gpps or 100 Tbit/s (nan, inf, hex and leading spaces are not rates) */
 static int
 parse_rate(const char *s, struct gen_opts *o)
 {
 	size_t n = strlen(s);
 
+	if (!((s[0] >= '0' && s[0] <= '9') || s[0] == '.') || strpbrk(s, "xXnN") != NULL)
+		return -1;
 	if (n > 3 && strcmp(s + n - 3, "pps") == 0) {
 		char num[64], *end;
 		double v, mult = 1;
@@ -165,13 +168,13 @@ parse_rate(const char *s, struct gen_opts *o)
 			mult = 1e6, end++;
 		else if (*end == 'G')
 			mult = 1e9, end++;
-		if (end == num || *end != '\0' || v <= 0)
+		if (end == num || *end != '\0' || !(v > 0) || !(v * mult <= 1e9))
 			return -1;
 		o->rate_pps = v * mult;
 		o->rate_bps = 0;
 		return 0;
 	}
-	if (units_parse_rate(s, &o->rate_bps) != 0 || o->rate_bps <= 0)
+	if (units_parse_rate(s, &o->rate_bps) != 0 || !(o->rate_bps > 0) || !(o->rate_bps <= 1e14))
 		return -1;
 	o->rate_pps = 0;
 	return 0;
@@ -273,7 +276,7 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, o) != 0)
-				return bad("--rate", optarg, "e.g. 1.5Mpps or 10G");
+				return bad("--rate", optarg, "more than 0, up to 1Gpps or 100T: e.g. 1.5Mpps or 10G");
 			break;
 		case O_SIZE:
 			if (units_parse_size(optarg, &v) != 0 || v < 1 || v > 4096)
