@@ -126,6 +126,8 @@ parse_args(int argc, char **argv, struct app_opts *o)
 	};
 	int c;
 
+	/* (what getopt names itself by: argv[0] may be EAL's "--") */
+	argv[0] = (char *)(uintptr_t)"sdr-dataplane";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:n:qh", lopts, NULL)) != -1) {
 		switch (c) {

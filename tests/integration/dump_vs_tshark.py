@@ -12,6 +12,7 @@ usage: dump_vs_tshark.py SDR_DUMP SDR_CRAFT DATA_DIR
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,36 @@ def main():
     for bad in (["--imm-split", "10,18,5", "x"], ["--bogus", "x"], []):
         r = subprocess.run([SDR_DUMP] + bad, capture_output=True, text=True)
         check(r.returncode == 2 and r.stderr, "bad options %s: rc %d" % (bad, r.returncode))
+
+    # hostile or unusual files: a frame cut by the snaplen, a file ending inside a record,
+    # a link type libpcap has no name for
+    with tempfile.TemporaryDirectory() as tmp:
+        def pcap(path, records, linktype=1, tail=b""):
+            with open(path, "wb") as f:
+                f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, linktype))
+                for data, wire in records:
+                    f.write(struct.pack("<IIII", 0, 0, len(data), wire) + data)
+                f.write(tail)
+
+        frame = bytes(60)
+        cut = os.path.join(tmp, "cut.pcap")
+        pcap(cut, [(frame, 60), (frame[:40], 1000)], tail=struct.pack("<IIII", 0, 0, 100, 100))
+        r = subprocess.run([SDR_DUMP, "--json", cut], capture_output=True, text=True)
+        rows = [json.loads(x) for x in r.stdout.splitlines()]
+        check(r.returncode == 1 and len(rows) == 3 and rows[1].get("captured") == 40 and
+              rows[1].get("wire_len") == 1000 and "captured" not in rows[0] and
+              rows[2].get("summary", {}).get("captured_short") == 1 and
+              "truncated dump file" in r.stderr,
+              "cut capture: rc %d %r %r" % (r.returncode, r.stdout, r.stderr))
+        lt = os.path.join(tmp, "lt.pcap")
+        pcap(lt, [], linktype=9999)
+        r = subprocess.run([SDR_DUMP, lt], capture_output=True, text=True)
+        check(r.returncode == 1 and r.stderr == "sdr-dump: %s: link type 9999 not supported "
+              "(Ethernet only)\n" % lt, "link type 9999: rc %d %r" % (r.returncode, r.stderr))
+        empty = os.path.join(tmp, "empty.pcap")
+        pcap(empty, [])
+        r = subprocess.run([SDR_DUMP, empty], capture_output=True, text=True)
+        check(r.returncode == 0 and r.stdout == "0 packets\n", "empty: %r" % r.stdout)
 
     if failures:
         print("\n".join(failures))

@@ -501,7 +501,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			fprintf(stderr, "Try 'sdr-coll-perf --help'.\n");
 			return 2;
 		}
 	}

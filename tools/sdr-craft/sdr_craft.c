@@ -339,7 +339,9 @@ main(int argc, char **argv)
 			break;
 		case O_MIX: o.mix = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			fprintf(stderr, "Try 'sdr-craft --help'.\n");
+			return 2;
 		}
 	}
 	if (optind != argc)

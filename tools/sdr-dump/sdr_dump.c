@@ -53,24 +53,34 @@ has_l4(const struct roce_view *v)
 	return v->l4_off != 0 && v->udp_dport != 0;
 }
 
+/* A frame the capture cut short (snaplen): its verdict speaks of the bytes captured. */
+struct frame_len {
+	uint32_t caplen, len;
+};
+
 static void
 print_text(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum roce_verdict r,
-	   const struct dump_opts *o)
+	   const struct dump_opts *o, const struct frame_len *fl)
 {
 	char line[ROCE_FORMAT_MAX];
 
-	printf("%6" PRIu64 " %s\n", idx, roce_format_view(line, sizeof(line), frame, v, r,
-							  &o->split));
+	printf("%6" PRIu64 " %s", idx, roce_format_view(line, sizeof(line), frame, v, r,
+						      &o->split));
+	if (fl->caplen < fl->len)
+		printf(" [captured %u of %u bytes]", fl->caplen, fl->len);
+	printf("\n");
 }
 
 static void
 print_json(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum roce_verdict r,
-	   const struct dump_opts *o)
+	   const struct dump_opts *o, const struct frame_len *fl)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 
 	printf("{\"index\":%" PRIu64 ",\"roce\":%s,\"verdict\":\"%s\"", idx,
 	       v->op != NULL ? "true" : "false", roce_verdict_name(r));
+	if (fl->caplen < fl->len)
+		printf(",\"captured\":%u,\"wire_len\":%u", fl->caplen, fl->len);
 	if (v->ip_version) {
 		roce_format_addr(src, sizeof(src), frame, v, 0);
 		roce_format_addr(dst, sizeof(dst), frame, v, 1);
@@ -107,12 +117,15 @@ print_json(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum r
 }
 
 static void
-print_summary(const uint64_t *counts, uint64_t total, int json)
+print_summary(const uint64_t *counts, uint64_t total, uint64_t cut, int json)
 {
 	int first = 1;
 
 	if (json) {
-		printf("{\"summary\":{\"packets\":%" PRIu64 ",\"verdicts\":{", total);
+		printf("{\"summary\":{\"packets\":%" PRIu64 ",", total);
+		if (cut)
+			printf("\"captured_short\":%" PRIu64 ",", cut);
+		printf("\"verdicts\":{");
 		for (int i = 0; i < ROCE_V_COUNT; i++) {
 			if (!counts[i])
 				continue;
@@ -123,7 +136,7 @@ print_summary(const uint64_t *counts, uint64_t total, int json)
 		printf("}}}\n");
 		return;
 	}
-	printf("%" PRIu64 " packets:", total);
+	printf("%" PRIu64 " packets%s", total, total ? ":" : "");
 	for (int i = 0; i < ROCE_V_COUNT; i++) {
 		if (!counts[i])
 			continue;
@@ -131,6 +144,9 @@ print_summary(const uint64_t *counts, uint64_t total, int json)
 		       counts[i]);
 		first = 0;
 	}
+	if (cut)
+		printf("; %" PRIu64 " captured short of their length (the verdict is of the bytes "
+		       "captured)", cut);
 	printf("\n");
 }
 
@@ -148,7 +164,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_opts o = { .split = SDR_IMM_SPLIT_DEFAULT };
-	uint64_t counts[ROCE_V_COUNT] = { 0 }, idx = 0;
+	uint64_t counts[ROCE_V_COUNT] = { 0 }, idx = 0, cut = 0;
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -174,7 +190,9 @@ main(int argc, char **argv)
 			break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			fprintf(stderr, "Try 'sdr-dump --help'.\n");
+			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
@@ -191,33 +209,38 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (pcap_datalink(p) != DLT_EN10MB) {
-		fprintf(stderr, "sdr-dump: %s: link type %s not supported (Ethernet only)\n",
-			argv[optind], pcap_datalink_val_to_name(pcap_datalink(p)));
+		const char *lt = pcap_datalink_val_to_name(pcap_datalink(p));
+
+		fprintf(stderr, "sdr-dump: %s: link type %d%s%s%s not supported (Ethernet only)\n",
+			argv[optind], pcap_datalink(p), lt ? " (" : "", lt ? lt : "", lt ? ")" : "");
 		pcap_close(p);
 		return 1;
 	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		struct frame_len fl = { h->caplen, h->len };
 		struct roce_view v;
 		enum roce_verdict r;
 
 		r = roce_parse(data, h->caplen, o.no_icrc ? 0 : ROCE_PARSE_VERIFY_ICRC, &v);
 		counts[r]++;
+		cut += h->caplen < h->len;
 		idx++;
 		if (!o.quiet) {
 			if (o.json)
-				print_json(idx, data, &v, r, &o);
+				print_json(idx, data, &v, r, &o, &fl);
 			else
-				print_text(idx, data, &v, r, &o);
+				print_text(idx, data, &v, r, &o, &fl);
 		}
 		if (o.count && idx >= o.count)
 			break;
 	}
+	/* a file that ends inside a record: what was read, summed up, then the error */
+	print_summary(counts, idx, cut, o.json);
 	if (rc == PCAP_ERROR) {
 		fprintf(stderr, "sdr-dump: %s: %s\n", argv[optind], pcap_geterr(p));
 		pcap_close(p);
 		return 1;
 	}
-	print_summary(counts, idx, o.json);
 	pcap_close(p);
 	return 0;
 }
