@@ -93,6 +93,9 @@ get_time_ns(const struct where *w, const char *key, const char *v, uint64_t *ns)
 
 	if (units_parse_time(v, &s) != 0 || s > 3600)
 		return fail(w, key, "'%s' is not a time such as 25ms, 100us or 2s", v);
+	/* (a time that rounds to 0 would read as off or never) */
+	if (s > 0 && s < 1e-9)
+		return fail(w, key, "'%s': less than a nanosecond (0 is off)", v);
 	*ns = (uint64_t)(s * 1e9);
 	return 0;
 }
@@ -774,8 +777,10 @@ auto_chunk_shift(struct dp_conn_cfg *c, const struct where *w)
 
 /* The key a refused attribute set is about, so the error line names it. */
 static const char *
-geometry_key(int rc)
+geometry_key(int rc, const struct sdr_conn_attr *a)
 {
+	uint64_t n = (uint64_t)a->channels * a->generations;
+
 	switch (rc < 0 ? -rc : rc) {
 	case SDR_CONN_E_MTU: return "mtu";
 	case SDR_CONN_E_CHUNK: return "chunk";
@@ -787,7 +792,9 @@ geometry_key(int rc)
 	case SDR_CONN_E_INFLIGHT: return "inflight";
 	case SDR_CONN_E_EC: case SDR_CONN_E_PARITY_FIT: return "scheme";
 	case SDR_CONN_E_DIR: return "dir";
-	case SDR_CONN_E_QPN: return "local_qpn";
+	case SDR_CONN_E_QPN:	/* the one whose range runs past 0xffffff */
+		return a->local_qpn != 0 && a->local_qpn + n <= ROCE_QPN_MASK ? "remote_qpn" :
+										 "local_qpn";
 	default: return NULL;
 	}
 }
@@ -913,7 +920,7 @@ conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, do
 	}
 	rc = sdr_conn_geometry(&c->ep.attr, &g);
 	if (rc != 0)
-		return fail(w, geometry_key(rc), "%s (%s)", sdr_conn_strerror(rc),
+		return fail(w, geometry_key(rc, &c->ep.attr), "%s (%s)", sdr_conn_strerror(rc),
 			    geometry_values(c, rc));
 	/* with one key for every receive, only the generation tells a late packet of a slot's
 	 * previous message from one of its current message */

@@ -541,6 +541,22 @@ conn_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	return SDR_CTL_OK;
 }
 
+/* @p s inside a JSON string: '"' and '\\' escaped (a device string is the operator's text;
+ * control characters never get past the configuration's checks). */
+static const char *
+json_escape(const char *s, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 2 < n; s++) {
+		if (*s == '"' || *s == '\\')
+			buf[o++] = '\\';
+		buf[o++] = *s;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* ---- port, link, pipeline, stats ---- */
 
 static int
@@ -562,8 +578,11 @@ port_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		if (only >= 0 && (int)i != only)
 			continue;
 		if (json) {
+			char dev[2 * sizeof(p->cfg->device)];
+
 			put(o, "%s{\"name\":\"%s\",\"device\":\"%s\",\"port_id\":%u,\"mac\":\"%02x:%02x:"
-			    "%02x:%02x:%02x:%02x\"", first ? "" : ",", p->cfg->name, p->cfg->device,
+			    "%02x:%02x:%02x:%02x\"", first ? "" : ",", p->cfg->name,
+			    json_escape(p->cfg->device, dev, sizeof(dev)),
 			    p->port_id, p->mac.addr_bytes[0], p->mac.addr_bytes[1],
 			    p->mac.addr_bytes[2], p->mac.addr_bytes[3], p->mac.addr_bytes[4],
 			    p->mac.addr_bytes[5]);

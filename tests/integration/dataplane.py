@@ -1602,6 +1602,10 @@ def case_config():
         bad(base.replace("[dataplane]", "[dataplanee]"), "unknown section")
         bad(base.replace("[link wan]", "[link wan]\nburst = 0.1,0.2", 1),
             "[link wan] loss: loss and burst are alternative loss models: set one of them")
+        bad(base.replace("inflight = 16", "inflight = 16\nglobal_timeout = 1e-20", 1),
+            "[conn ab] global_timeout: '1e-20': less than a nanosecond (0 is off)")
+        bad(base.replace("remote_qpn = 0x900", "remote_qpn = 0xfffff0", 1),
+            "[conn ab] remote_qpn: QPN range must lie in 1..0xFFFFFF")
         # integers are decimal unless 0x: a leading 0 is no octal (0300 was 192)
         bad(base.replace("[dataplane]", "[dataplane]\nburst = 0300", 1),
             "[dataplane] burst: '0300' is not an integer in 1..256")
