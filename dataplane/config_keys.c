@@ -490,7 +490,10 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.doc = "0: every receive has its own R_Key, derived from both sides' tags "
 		       "([wire-format.md](wire-format.md#r_keys)); else the one R_Key the peer "
 		       "puts in every RETH it sends us (for tests; needs `generations` ≥ 2). "
-		       "Checked on every packet",
+		       "Checked on every packet. With a fixed key, a receive and the one "
+		       "`generations` × 2^id_bits receives later have the same slot, generation, "
+		       "addresses and key: a packet delayed by that many messages (a slow path, "
+		       "a deep queue) lands in the later one, so keep per-receive keys on a WAN",
 	},
 	[DPK_CONN_AUTH_KEY] = {
 		.admin = 1,

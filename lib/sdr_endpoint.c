@@ -1256,8 +1256,11 @@ same_code(const struct sdr_scheme *a, const struct sdr_scheme *b)
 static void
 unkey_receives(struct sdr_ep *ep)
 {
+	struct sdr_rx_msg_info info;
+
 	for (uint32_t s = 0; s < ep->geom.nslots; s++)
-		sdr_rx_set_rkey(ep->rx, s, 0);
+		if (sdr_rx_msg_info(ep->rx, s, &info) == 0 && info.state == SDR_SLOT_POSTED)
+			sdr_rx_set_rkey(ep->rx, s, 0);
 }
 
 /*
@@ -1380,7 +1383,9 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	ep->dlv_floor = ep->dlv_hi = base;
 	memset(ep->dlv, 0, sizeof(ep->dlv));
 	/* no posted receive takes a packet until the new peer's tags key it (rekey(): the ones
-	 * that stay); one that failed stays the application's until released, and takes none */
+	 * that stay); one that failed stays the application's until released, and takes none.
+	 * Slots that ended lose the old epoch's keys too: its late packets are bad_rkey, not
+	 * late ones that would count in the new peer's loss record or re-arm a final ACK */
 	for (uint32_t s = 0; s < ep->geom.nslots; s++)
 		sdr_rx_set_rkey(ep->rx, s, 0);
 	/* receives posted from now on take no packet until the new peer's tags key them */

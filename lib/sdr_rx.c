@@ -620,7 +620,8 @@ sdr_rx_posted(const struct sdr_rx *rx)
 int
 sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey)
 {
-	if (slot >= rx->geom.nslots || rx->slots[slot].state != SDR_SLOT_POSTED)
+	if (slot >= rx->geom.nslots || rx->slots[slot].state == SDR_SLOT_FREE ||
+	    (rx->slots[slot].state != SDR_SLOT_POSTED && rkey != 0))
 		return -EINVAL;
 	rx->slots[slot].rkey = rkey;
 	return 0;

@@ -305,7 +305,9 @@ uint32_t sdr_rx_posted(const struct sdr_rx *rx);
 /**
  * The R_Key packets of posted receive @p slot must carry (non-zero). A receive posted on a
  * connection without a fixed local_rkey has none, and takes no packet, until this is set.
- * @return 0, -EINVAL (not posted).
+ * 0 takes the key away, from a posted receive or from a slot that ended (done or released:
+ * its late packets are then bad_rkey, not late ones, as after a peer restart).
+ * @return 0, -EINVAL (not posted, or never posted for 0).
  */
 int sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey);
 

@@ -847,6 +847,32 @@ test_imm_short_message(void **state)
 	one_teardown(&o);
 }
 
+/*
+ * A slot that ended keeps its key (its late packets are late_packet, and re-ACK), until the
+ * key is taken away (a peer restart): then they are bad_rkey. A key is given to a posted
+ * receive only.
+ */
+static void
+test_released_slot_unkeyed(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_event ev;
+	struct one o;
+
+	(void)state;
+	a.local_rkey = 0x5d0a;
+	one_setup(&o, &a, 3000);
+	for (uint32_t i = 0; i < o.n; i++)
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_PLACED);
+	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
+	assert_int_equal(deliver(&o.s, o.f[0].b, o.f[0].len, &ev), SDR_RX_LATE_PACKET);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, o.m.slot, 0x77), -EINVAL);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, o.m.slot, 0), 0);
+	assert_int_equal(deliver(&o.s, o.f[0].b, o.f[0].len, &ev), SDR_RX_BAD_RKEY);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, o.m.slot + 1, 0), -EINVAL);	/* never posted */
+	one_teardown(&o);
+}
+
 static void
 test_tx_slot_reuse(void **state)
 {
@@ -1005,6 +1031,7 @@ main(void)
 		cmocka_unit_test(test_claim_commit),
 		cmocka_unit_test(test_parity_region),
 		cmocka_unit_test(test_imm_short_message),
+		cmocka_unit_test(test_released_slot_unkeyed),
 		cmocka_unit_test(test_tx_packetizers_agree),
 		cmocka_unit_test(test_tx_slot_reuse),
 		cmocka_unit_test(test_rx_post_limits),
