@@ -86,6 +86,12 @@ get_size(const struct where *w, const char *key, const char *v, uint64_t lo, uin
 	return 0;
 }
 
+int
+dp_config_set_name(struct dp_cfg *cfg, const char *name)
+{
+	return copy_name(cfg->name, name);
+}
+
 static int
 get_time_ns(const struct where *w, const char *key, const char *v, uint64_t *ns)
 {

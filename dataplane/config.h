@@ -180,6 +180,12 @@ int dp_config_port(const struct dp_cfg *cfg, const char *name);
 int dp_config_link(const struct dp_cfg *cfg, const char *name);
 int dp_config_conn(const struct dp_cfg *cfg, const char *name);
 
+/**
+ * The instance name (--name): 1 to 31 letters, digits, '-', '_' or '.', as the file's
+ * [dataplane] name. @return 0, or -1 (nothing changed) for another string.
+ */
+int dp_config_set_name(struct dp_cfg *cfg, const char *name);
+
 /** Parse "aa:bb:cc:dd:ee:ff". @return 0 or -1. */
 int dp_parse_mac(const char *s, uint8_t mac[6]);
 

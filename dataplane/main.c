@@ -83,7 +83,8 @@ usage(FILE *f)
 "      --busy-poll        never sleep when idle (for benchmarks)\n"
 "      --log-drops N      print the first N frames the ports drop, one line\n"
 "                         each with the reason, on standard error (debugging)\n"
-"      --check            check the configuration file and exit (no EAL)\n"
+"      --check            check the configuration file and the options, and exit\n"
+"                         (no EAL)\n"
 "  -h, --help             this text\n"
 "\n"
 "EAL options come first, as in every DPDK application, e.g.\n"
@@ -370,17 +371,70 @@ warn_link_bdp(const struct dp_cfg *cfg)
 	}
 }
 
+/*
+ * The command line's options over the file's settings (--name, --link, --scheme,
+ * --traffic, ...): a bad one is said in one line. @return 0, or the exit status (2).
+ */
+static int
+apply_options(const struct app_opts *o, struct dp_cfg *cfg, struct traffic_cfg *tc)
+{
+	struct sdr_scheme s;
+	char err[1024];
+	int rc;
+
+	if (o->name && dp_config_set_name(cfg, o->name) != 0) {
+		fprintf(stderr, "sdr-dataplane: bad --name '%s' (letters, digits, - _ ., up to "
+			"%d)\n", o->name, DP_NAME_LEN - 1);
+		return 2;
+	}
+	if (o->stats_period_set)
+		cfg->stats_period_s = o->stats_period_s;
+	for (int i = 0; i < o->nlinks; i++)
+		if ((rc = apply_link(cfg, o->links[i])) != 0)
+			return rc;
+	if (o->busy)
+		cfg->idle_sleep_us = 0;
+	cfg->log_drops = o->log_drops;
+	if (o->traffic && traffic_parse(o->traffic, tc, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sdr-dataplane: %s\n", err);
+		return 2;
+	}
+	if (o->scheme) {
+		rc = sdr_scheme_parse(o->scheme, &s);
+		if (rc != 0) {
+			fprintf(stderr, "sdr-dataplane: bad --scheme '%s' (%s)\n", o->scheme,
+				sdr_scheme_strerror(rc));
+			return 2;
+		}
+		if ((rc = apply_scheme(cfg, &s)) != 0)
+			return rc;
+	}
+	if (o->traffic && tc->has_scheme && (rc = apply_scheme(cfg, &tc->scheme)) != 0)
+		return rc;
+	if (o->traffic && tc->conn[0] && dp_config_conn(cfg, tc->conn) < 0) {
+		fprintf(stderr, "sdr-dataplane: --traffic conn=%s: no such [conn] in %s\n",
+			tc->conn, o->config);
+		return 2;
+	}
+	return 0;
+}
+
 static int
 check_only(const struct app_opts *o)
 {
 	char err[1024];
 	static struct dp_cfg cfg;
+	struct traffic_cfg tc;
 	unsigned int nconns = 0;
+	int rc;
 
 	if (dp_config_load(o->config, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sdr-dataplane: %s\n", err);
 		return 2;
 	}
+	/* what the command line changes is checked as well, and shown (the schemes) */
+	if ((rc = apply_options(o, &cfg, &tc)) != 0)
+		return rc;
 	for (unsigned int i = 0; i < cfg.nconns; i++)
 		nconns += cfg.conns[i].stripe == 0;
 	printf("%s: ok: %u ports, %u links, %u connections", o->config, cfg.nports, cfg.nlinks,
@@ -484,46 +538,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "sdr-dataplane: %s\n", err);
 		return 2;
 	}
-	if (o.name && snprintf(dp.cfg.name, sizeof(dp.cfg.name), "%s", o.name) >= DP_NAME_LEN) {
-		fprintf(stderr, "sdr-dataplane: bad --name '%s' (at most %d characters)\n", o.name,
-			DP_NAME_LEN - 1);
-		return 2;
-	}
-	if (o.stats_period_set)
-		dp.cfg.stats_period_s = o.stats_period_s;
-	for (int i = 0; i < o.nlinks; i++)
-		if ((rc = apply_link(&dp.cfg, o.links[i])) != 0)
-			return rc;
-	if (o.busy)
-		dp.cfg.idle_sleep_us = 0;
-	dp.cfg.log_drops = o.log_drops;
 	{
 		struct traffic_cfg tc;
-		struct sdr_scheme s;
 
-		if (o.traffic && traffic_parse(o.traffic, &tc, err, sizeof(err)) != 0) {
-			fprintf(stderr, "sdr-dataplane: %s\n", err);
-			return 2;
-		}
+		if ((rc = apply_options(&o, &dp.cfg, &tc)) != 0)
+			return rc;
 		if (o.traffic)
 			snprintf(dp.traffic_log, sizeof(dp.traffic_log), "%s", tc.log);
-		if (o.scheme) {
-			rc = sdr_scheme_parse(o.scheme, &s);
-			if (rc != 0) {
-				fprintf(stderr, "sdr-dataplane: bad --scheme '%s' (%s)\n", o.scheme,
-					sdr_scheme_strerror(rc));
-				return 2;
-			}
-			if ((rc = apply_scheme(&dp.cfg, &s)) != 0)
-				return rc;
-		}
-		if (o.traffic && tc.has_scheme && (rc = apply_scheme(&dp.cfg, &tc.scheme)) != 0)
-			return rc;
-		if (o.traffic && tc.conn[0] && dp_config_conn(&dp.cfg, tc.conn) < 0) {
-			fprintf(stderr, "sdr-dataplane: --traffic conn=%s: no such [conn] in %s\n",
-				tc.conn, o.config);
-			return 2;
-		}
 
 		ignore_tap_signals(&dp.cfg);
 		warn_link_bdp(&dp.cfg);

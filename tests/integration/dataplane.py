@@ -1657,6 +1657,20 @@ def case_config():
         r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--traffic",
                             "size=1MiB,colour=red"], capture_output=True, text=True)
         check(r.returncode == 2 and "colour" in r.stderr, "config: bad traffic %r" % r.stderr)
+        # --check checks the options too, as a start would take them
+        for opts, want in ((["--link", "wan=loss 5"], "--link wan: '5': loss must be"),
+                           (["--traffic", "bogus=1"], "--traffic: unknown key 'bogus'"),
+                           (["--scheme", "nonsense"], "bad --scheme 'nonsense'"),
+                           (["-n", "a/b"], "bad --name 'a/b' (letters, digits, - _ ., up to "
+                            "31)")):
+            r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--check"] +
+                               opts, capture_output=True, text=True)
+            check(r.returncode == 2 and r.stderr.count("\n") == 1 and want in r.stderr,
+                  "config: --check %s: rc %d %r" % (opts, r.returncode, r.stderr))
+        r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--check",
+                            "--scheme", "ec-mds:8,2"], capture_output=True, text=True)
+        check(r.returncode == 0 and "  conn ab: port a, scheme ec-mds:8,2\n" in r.stdout,
+              "config: --check --scheme: %r %r" % (r.stdout, r.stderr))
         r = subprocess.run([DP, "--", "-f", os.path.join(CFG, "loopback.ini"), "--traffic",
                             "size=0,count=2"], capture_output=True, text=True)
         check(r.returncode == 2 and r.stderr == "sdr-dataplane: --traffic: size '0' is not a "
