@@ -145,6 +145,10 @@ def case_sdrctl():
     out, err = w.communicate(timeout=10)
     check(w.returncode == 0 and out.count("rx_Gbit/s") >= 3,
           "stats --watch: rc %s, %d snapshots" % (w.returncode, out.count("rx_Gbit/s")))
+    for bad in ("nan", "0", "3601", "1x"):
+        rc, out, err = ctl("stats", "--watch", bad)
+        check(rc == 2 and err == "sdrctl: stats: bad --watch '%s' (seconds, e.g. 1)\n" % bad,
+              "stats --watch %s: rc %d %r" % (bad, rc, err))
     rc, cl, err = ctl("client", "show", js=True)
     check(rc == 0 and len(cl) == 1 and cl[0]["state"] == "active" and cl[0]["kind"] == "admin"
           and cl[0]["pid"] > 0 and cl[0]["uid"] == os.geteuid(),

@@ -9,6 +9,7 @@
  * (or OMPI_COMM_WORLD_RANK / PMI_RANK) set; rank 0 prints.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -381,6 +382,7 @@ main(int argc, char **argv)
 	int64_t wrong = 0;
 	int nrows = 0, ch, k, rc = 0;
 	char err[320], *end;
+	long lv;
 
 	while ((ch = getopt_long(argc, argv, "c:b:e:f:n:w:d:o:r:h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -441,11 +443,13 @@ main(int argc, char **argv)
 			o.op = (enum sdr_coll_op)k;
 			break;
 		case 'r':
-			o.root = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o.root < 0) {
+			errno = 0;
+			lv = strtol(optarg, &end, 10);
+			if (*end || end == optarg || errno != 0 || lv < 0 || lv > INT_MAX) {
 				fprintf(stderr, "sdr-coll-perf: -r '%s': a rank\n", optarg);
 				return 2;
 			}
+			o.root = (int)lv;
 			break;
 		case O_INPLACE:
 			o.inplace = 1;

@@ -97,7 +97,7 @@ stats(int argc, char **argv)
 				char *end;
 
 				period = strtod(argv[++i], &end);
-				if (*end != '\0' || period <= 0 || period > 3600) {
+				if (*end != '\0' || !(period > 0 && period <= 3600)) {	/* (NaN) */
 					fprintf(stderr, "sdrctl: stats: bad --watch '%s' (seconds, e.g. 1)\n",
 						argv[i]);
 					return 2;
