@@ -744,6 +744,26 @@ test_claim_commit(void **state)
 	one_teardown(&o);
 }
 
+/* A message of @p len bytes on a 4,2 code: posted with a parity region of 2 chunks (@p pdst,
+ * guarded in @p prb), started with @p user_imm; @p parity_src random parity to send. */
+static void
+ec_one_setup(struct one *o, struct sdr_conn_attr *a, uint64_t len, uint32_t user_imm,
+	     uint8_t parity_src[2 * 4096], struct rbuf *prb, uint8_t **pdst)
+{
+	a->ec_k = 4;
+	a->ec_m = 2;
+	side_init(&o->s, a);
+	o->m.len = len;
+	o->m.src = malloc(len);
+	fill_random(o->m.src, len);
+	fill_random(parity_src, 2 * 4096);
+	o->m.dst = rbuf_alloc(&o->m.rb, len);
+	*pdst = rbuf_alloc(prb, 2 * 4096);
+	assert_int_equal(sdr_rx_post(o->s.rx, o->m.dst, len, *pdst, NULL, &o->m.slot), 0);
+	assert_int_equal(sdr_tx_msg_start(o->s.tx, o->m.src, len, user_imm, &o->m.tm), 0);
+	o->n = 0;
+}
+
 static void
 test_parity_region(void **state)
 {
@@ -756,18 +776,8 @@ test_parity_region(void **state)
 	uint32_t n0;
 
 	(void)state;
-	a.ec_k = 4;
-	a.ec_m = 2;
-	side_init(&o.s, &a);
-	o.m.len = 16384;	/* 4 chunks: one submessage, 2 parity chunks */
-	o.m.src = malloc(o.m.len);
-	fill_random(o.m.src, o.m.len);
-	fill_random(parity_src, sizeof(parity_src));
-	o.m.dst = rbuf_alloc(&o.m.rb, o.m.len);
-	pdst = rbuf_alloc(&prb, sizeof(parity_src));
-	assert_int_equal(sdr_rx_post(o.s.rx, o.m.dst, o.m.len, pdst, NULL, &o.m.slot), 0);
-	assert_int_equal(sdr_tx_msg_start(o.s.tx, o.m.src, o.m.len, 7, &o.m.tm), 0);
-	o.n = 0;
+	/* 4 chunks: one submessage, 2 parity chunks */
+	ec_one_setup(&o, &a, 16384, 7, parity_src, &prb, &pdst);
 	assert_int_equal(sdr_tx_job_parity(o.s.tx, &job, &o.m.tm, parity_src, 0, 8), 0);
 	build_job(&o.s, &job, o.f, &o.n, 0);
 	n0 = o.n;
@@ -808,18 +818,7 @@ test_imm_short_message(void **state)
 	uint32_t imm, first = UINT32_MAX;
 
 	(void)state;
-	a.ec_k = 4;
-	a.ec_m = 2;
-	side_init(&o.s, &a);
-	o.m.len = 3000;		/* 3 packets */
-	o.m.src = malloc(o.m.len);
-	fill_random(o.m.src, o.m.len);
-	fill_random(parity_src, sizeof(parity_src));
-	o.m.dst = rbuf_alloc(&o.m.rb, o.m.len);
-	pdst = rbuf_alloc(&prb, sizeof(parity_src));
-	assert_int_equal(sdr_rx_post(o.s.rx, o.m.dst, o.m.len, pdst, NULL, &o.m.slot), 0);
-	assert_int_equal(sdr_tx_msg_start(o.s.tx, o.m.src, o.m.len, 0xC0FFEE42, &o.m.tm), 0);
-	o.n = 0;
+	ec_one_setup(&o, &a, 3000, 0xC0FFEE42, parity_src, &prb, &pdst);	/* 3 packets */
 	assert_int_equal(sdr_tx_job_data(&job, &o.m.tm, 0, o.m.tm.npkts), 0);
 	build_job(&o.s, &job, o.f, &o.n, 0);
 	assert_int_equal(o.n, 3);
