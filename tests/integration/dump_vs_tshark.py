@@ -132,6 +132,14 @@ def main():
         r = subprocess.run([SDR_DUMP] + bad, capture_output=True, text=True)
         check(r.returncode == 2 and r.stderr, "bad options %s: rc %d" % (bad, r.returncode))
 
+    # sdr-craft: a slot size whose VAs would wrap the RETH's 64 bits is refused
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([SDR_CRAFT, "-o", os.path.join(tmp, "x.pcap"), "--max-msg",
+                            "16777215T"], capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr == "sdr-craft: --max-msg too large: slot x "
+              "max-msg must fit a 64-bit VA\n", "craft --max-msg 16777215T: rc %d %r" % (
+                  r.returncode, r.stderr))
+
     # hostile or unusual files: a frame cut by the snaplen, a file ending inside a record,
     # a link type libpcap has no name for
     with tempfile.TemporaryDirectory() as tmp:

@@ -350,6 +350,9 @@ main(int argc, char **argv)
 		return die("missing -o FILE", NULL);
 	if (o.size > o.max_msg)
 		return die("--size is larger than --max-msg", NULL);
+	/* every slot's VA (slot x max-msg + offset) in the RETH's 64 bits, as the dataplane's */
+	if (o.max_msg > UINT64_MAX / sdr_imm_max_msgs(&o.split))
+		return die("--max-msg too large: slot x max-msg must fit a 64-bit VA", NULL);
 	if ((o.size + o.mtu - 1) / o.mtu > sdr_imm_max_pkts(&o.split))
 		return die("--size needs more packets than the immediate's offset field holds", NULL);
 
