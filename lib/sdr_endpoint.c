@@ -1340,8 +1340,8 @@ next_local_tag(const struct sdr_ep *ep, uint64_t peer_tag)
  * both halves, nothing is owed to the old peer, and numbering continues where a fresh peer's
  * count lines up with ours. We take a fresh tag as well, so the old epoch's packets fail the
  * tag and key checks from now on, ours and the peer's, and a message proven in it, replayed
- * later, proves nothing (sdr_peer.h). Messages that the peer's endpoint before delivered (a HELLO's window, from an endpoint
- * that took over the connection there) complete OK.
+ * later, proves nothing (sdr_peer.h). Messages that the peer's endpoint before delivered
+ * (a HELLO's window, from an endpoint that took over the connection there) complete OK.
  */
 static void
 peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
