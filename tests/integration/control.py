@@ -335,6 +335,13 @@ def case_sdrctl():
     check(r.returncode == 0 and "sdr[%s]> " % INST in r.stdout and "ab " in r.stdout and
           "loss 0.001" in r.stdout and "'100'" in r.stderr,
           "shell: rc %d out %r err %r" % (r.returncode, r.stdout[-600:], r.stderr))
+    # stats --json in the shell is for that command only
+    r = subprocess.run([CTL, "-n", INST], input="stats --json\nstats\nconn show\nquit\n",
+                       capture_output=True, text=True, timeout=20)
+    check(r.returncode == 0 and r.stdout.count('{"time_s":') == 1 and
+          re.search(r"^port +rx_pkts", r.stdout, re.M) and
+          re.search(r"^ab +", r.stdout, re.M), "shell: stats --json stuck: %r" % r.stdout[-900:])
+    shell_watch_key()
 
     # --- a client of another control version is refused, clearly
     path = "/dev/shm/sdr-" + INST
@@ -349,6 +356,50 @@ def case_sdrctl():
           "version mismatch: rc %d %r" % (rc, err))
     check(ctl("conn", "show")[0] == 0, "after the version test the dataplane still answers")
     stop(p)
+
+
+def shell_watch_key():
+    """On a terminal the shell's raw mode turns Ctrl-C into a key: it ends stats --watch
+    there, and the shell goes on."""
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(CTL, [CTL, "-n", INST])
+    out = b""
+
+    def read_until(want, seconds=10):
+        nonlocal out
+        end = time.time() + seconds
+        while want not in out and time.time() < end:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                break
+        return want in out
+    try:
+        check(read_until(b"> "), "shell on a pty: no prompt: %r" % out[-300:])
+        os.write(fd, b"stats --watch 0.2\r")
+        check(read_until(b"sends_ok"), "shell on a pty: no stats: %r" % out[-300:])
+        # (a watch that goes on never lets the shell read the next command)
+        os.write(fd, b"\x03")
+        time.sleep(0.5)  # (the watch takes every key that is there)
+        os.write(fd, b"help\r")
+        check(read_until(b"counters (read from shared memory)"),
+              "shell on a pty: Ctrl-C did not end the watch: %r" % out[-600:])
+        os.write(fd, b"quit\r")
+        for _ in range(100):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                pid = 0
+                break
+            time.sleep(0.1)
+        check(pid == 0 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+              "shell on a pty: quit: %s" % ("still running" if pid else status))
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
 
 
 def case_clients():

@@ -10,6 +10,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static const char *instance = "sdr0";
 static int json;
 static unsigned int timeout_ms = 5000;
 static volatile int stop;
+static int in_shell;		/* commands come from the interactive shell */
 
 static void
 usage(FILE *f)
@@ -78,6 +80,28 @@ on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * The pause between two --watch rounds. In the interactive shell on a terminal, DPDK's
+ * cmdline has the terminal in raw mode, so Ctrl-C arrives as a key and not as SIGINT: there
+ * any key ends the watch (and is consumed). @return 1 if a key ended it, else 0.
+ */
+static int
+watch_pause(double period)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char keys[64];
+
+	if (!in_shell || !isatty(STDIN_FILENO)) {
+		usleep((useconds_t)(period * 1e6));
+		return 0;
+	}
+	if (poll(&pfd, 1, (int)(period * 1000)) <= 0)
+		return 0;
+	if (read(STDIN_FILENO, keys, sizeof(keys)) < 0)
+		return 0;
+	return 1;
+}
+
 /* stats: a snapshot read from shared memory, never blocking the dataplane */
 static int
 stats(int argc, char **argv)
@@ -85,12 +109,12 @@ stats(int argc, char **argv)
 	const struct sdr_shm_status *st;
 	struct sdr_shm_stats s, prev;
 	double period = 0;
-	int have_prev = 0;
+	int have_prev = 0, js = json;
 	char err[256];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
+			js = 1;
 		} else if (strcmp(argv[i], "--watch") == 0) {
 			period = 1;
 			if (i + 1 < argc && argv[i + 1][0] != '-') {
@@ -109,6 +133,8 @@ stats(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (in_shell)
+		stop = 0;	/* (a Ctrl-C that ended the last watch) */
 	/* read from the status segment: no client slot, no round trip */
 	st = sdr_shm_status_map(instance, err, sizeof(err));
 	if (st == NULL) {
@@ -121,7 +147,7 @@ stats(int argc, char **argv)
 			sdr_shm_status_unmap(st);
 			return 1;
 		}
-		if (json) {
+		if (js) {
 			printf("{\"time_s\":%.3f,\"ports\":[", (double)s.time_ns * 1e-9);
 			for (uint32_t i = 0; i < s.nports; i++)
 				printf("%s{\"name\":\"%s\",\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
@@ -172,8 +198,8 @@ stats(int argc, char **argv)
 		fflush(stdout);
 		prev = s;
 		have_prev = 1;
-		if (period > 0 && !stop)
-			usleep((useconds_t)(period * 1e6));
+		if (period > 0 && !stop && watch_pause(period) != 0)
+			break;
 	} while (period > 0 && !stop);
 	sdr_shm_status_unmap(st);
 	return 0;
@@ -358,6 +384,7 @@ interactive(const char *name)
 	char prompt[80];
 	struct cmdline *cl;
 
+	in_shell = 1;
 	snprintf(prompt, sizeof(prompt), "sdr[%s]> ", name);
 	cl = cmdline_stdin_new(ctx, prompt);
 	if (cl == NULL) {
