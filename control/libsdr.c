@@ -28,7 +28,9 @@
  * blocks the "recv complete" that would make room.
  */
 #define MAX_REQUESTS (SDR_SHM_QUEUE_DEPTH / 2)
-#define MAX_EXTENTS 256
+/* free ranges of the arena: a hole between any two live regions, and every receive has
+ * one (its bitmap), so room for all of those and the application's own regions */
+#define MAX_EXTENTS (2 * MAX_REQUESTS + 64)
 #define CALL_MS 5000
 #define ID_RECV (1ull << 63)	/* request ids: kind, generation, index */
 
@@ -45,6 +47,7 @@ struct sdr_mr {
 
 struct swq {
 	struct sdr_completion e[SWQ];
+	uint32_t gen[SWQ];	/* receives: the generation of e[].recv when it completed */
 	uint32_t head;
 	uint32_t n;
 };
@@ -63,6 +66,7 @@ struct sdr_qp {
 	int sconn[SDR_SHM_MAX_QUEUES];
 	uint32_t squeue[SDR_SHM_MAX_QUEUES];
 	uint64_t nsent, nposted;	/* sends and receives posted: the next one's stripe */
+	uint32_t sends_out;	/* its sends in the dataplane: with sends.n, at most SWQ */
 	unsigned int prio;	/* of the sends posted from now on (sdr_send_priority()) */
 	int created;		/* sdr_qp_create() made the connection */
 	struct sdr_qp_info info;
@@ -73,6 +77,7 @@ struct sdr_qp {
 
 /* A receive: an entry of the context's table, named to the dataplane by its id. */
 struct sdr_recv {
+	struct sdr_context *ctx;	/* (set once: a stale handle still finds its context) */
 	uint32_t gen;
 	uint8_t used;
 	uint8_t done;
@@ -103,7 +108,8 @@ struct sdr_context {
 	uint32_t requests;	/* sends and receives in the dataplane (MAX_REQUESTS at most) */
 	struct sdr_recv recvs[MAX_REQUESTS];
 	struct send_ent sends[MAX_REQUESTS];
-	uint32_t recv_free[MAX_REQUESTS], nrecv_free;
+	/* free receive slots, first in first out: a handle's slot is reused as late as can be */
+	uint32_t recv_free[MAX_REQUESTS], recv_free_head, nrecv_free;
 	uint32_t send_free[MAX_REQUESTS], nsend_free;
 	uint64_t alive_at;	/* when the dataplane was last seen serving us */
 	int dead;
@@ -170,6 +176,7 @@ sdr_context_create(const char *instance, struct sdr_context **out, char *err, si
 		ctx->recv_free[ctx->nrecv_free++] = i - 1;
 		ctx->send_free[ctx->nsend_free++] = i - 1;
 		ctx->recvs[i - 1].gen = ctx->sends[i - 1].gen = 1;
+		ctx->recvs[i - 1].ctx = ctx;
 	}
 	*out = ctx;
 	return SDR_SUCCESS;
@@ -178,9 +185,13 @@ sdr_context_create(const char *instance, struct sdr_context **out, char *err, si
 static void
 recv_put(struct sdr_context *ctx, struct sdr_recv *r)
 {
+	if (r->bitmap != NULL)
+		sdr_mr_dereg(r->bitmap);
+	r->bitmap = NULL;
 	r->used = 0;
 	r->gen++;
-	ctx->recv_free[ctx->nrecv_free++] = (uint32_t)(r - ctx->recvs);
+	ctx->recv_free[(ctx->recv_free_head + ctx->nrecv_free++) % MAX_REQUESTS] =
+		(uint32_t)(r - ctx->recvs);
 }
 
 static void
@@ -217,8 +228,14 @@ call(struct sdr_context *ctx, struct sdr_rpc_req *q, const struct sdr_rpc_rep **
 		return SDR_ERROR;
 	rpc->req = *q;
 	rc = sdr_client_call(&ctx->cl, CALL_MS, why, sizeof(why));
-	if (rc < 0)
-		return fail(ctx, "%s", why);
+	if (rc < 0) {
+		/*
+		 * Unanswered: the dataplane may still read the request area, or answer late (a
+		 * connection opened for a QP that was never made); nothing more can be asked.
+		 */
+		ctx->dead = 1;
+		return fail(ctx, "%s: destroy the context", why);
+	}
 	if (rc != SDR_CTL_OK)
 		return fail(ctx, "%.*s", (int)rpc->rep.len, rpc->rep.u.text);
 	if (rep)
@@ -240,7 +257,7 @@ take_info(struct sdr_qp *qp, const struct sdr_rpc_info *in)
 	i->local_qpn = in->local_qpn;
 	i->remote_qpn = in->remote_qpn;
 	i->mtu = in->mtu;
-	i->chunk_size = in->chunk_size;
+	i->chunk_size = in->chunk_size ? in->chunk_size : 1;	/* (a divisor here) */
 	i->max_msg_size = in->max_msg_size;
 	i->max_inflight = in->max_inflight;
 	i->channels = in->channels;
@@ -454,10 +471,9 @@ sdr_qp_destroy(struct sdr_qp *qp)
 	}
 	for (uint32_t i = 0; i < MAX_REQUESTS; i++) {
 		if (ctx->recvs[i].used && ctx->recvs[i].qp == qp) {
-			if (ctx->recvs[i].bitmap)
-				sdr_mr_dereg(ctx->recvs[i].bitmap);
+			if (!ctx->recvs[i].abandoned)	/* (one was counted out already) */
+				ctx->requests--;
 			recv_put(ctx, &ctx->recvs[i]);
-			ctx->requests--;
 		}
 		if (ctx->sends[i].used && ctx->sends[i].qp == qp) {
 			send_put(ctx, &ctx->sends[i]);
@@ -493,11 +509,14 @@ make_resident(void *addr, uint64_t len)
 int
 sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out)
 {
-	uint64_t need = (len + 63) & ~(uint64_t)63;
+	uint64_t need = len == 0 ? 64 : ((uint64_t)len + 63) & ~(uint64_t)63;
 	struct sdr_mr *mr;
 
-	if (len == 0)
-		need = 64;
+	if (!alive(ctx))
+		return SDR_ERROR;
+	if (len > ctx->cl.L.arena_len || need > ctx->cl.L.arena_len)	/* (need: no wrap) */
+		return fail(ctx, "%zu bytes do not fit in this context's %" PRIu64 "-byte arena",
+			    len, ctx->cl.L.arena_len);
 	for (unsigned int i = 0; i < ctx->nfree; i++) {
 		struct extent *e = &ctx->free[i];
 
@@ -511,8 +530,10 @@ sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out
 		mr->len = need;
 		e->off += need;
 		e->len -= need;
-		if (e->len == 0)
-			ctx->free[i] = ctx->free[--ctx->nfree];
+		if (e->len == 0) {
+			memmove(e, e + 1, (ctx->nfree - i - 1) * sizeof(*e));
+			ctx->nfree--;
+		}
 		*addr = ctx->cl.arena + mr->off;
 		*out = mr;
 		make_resident(*addr, need);
@@ -523,32 +544,37 @@ sdr_mr_reg(struct sdr_context *ctx, size_t len, void **addr, struct sdr_mr **out
 	return SDR_RETRY;
 }
 
+/*
+ * The free ranges are kept in address order, so a range given back merges with the free
+ * ranges on both sides of it and the arena never stays cut into pieces that touch.
+ */
 int
 sdr_mr_dereg(struct sdr_mr *mr)
 {
 	struct sdr_context *ctx = mr->ctx;
+	struct extent *f = ctx->free;
+	unsigned int i = 0;
 
-	/* give the range back, merged with a neighbour when it touches one */
-	for (unsigned int i = 0; i < ctx->nfree; i++) {
-		struct extent *e = &ctx->free[i];
-
-		if (e->off + e->len == mr->off) {
-			e->len += mr->len;
-			free(mr);
-			return SDR_SUCCESS;
+	while (i < ctx->nfree && f[i].off < mr->off)
+		i++;
+	if (i > 0 && f[i - 1].off + f[i - 1].len == mr->off) {
+		f[i - 1].len += mr->len;
+		if (i < ctx->nfree && f[i - 1].off + f[i - 1].len == f[i].off) {
+			f[i - 1].len += f[i].len;
+			memmove(&f[i], &f[i + 1], (ctx->nfree - i - 1) * sizeof(*f));
+			ctx->nfree--;
 		}
-		if (mr->off + mr->len == e->off) {
-			e->off = mr->off;
-			e->len += mr->len;
-			free(mr);
-			return SDR_SUCCESS;
-		}
-	}
-	if (ctx->nfree == MAX_EXTENTS) {
+	} else if (i < ctx->nfree && mr->off + mr->len == f[i].off) {
+		f[i].off = mr->off;
+		f[i].len += mr->len;
+	} else if (ctx->nfree == MAX_EXTENTS) {
 		free(mr);
 		return fail(ctx, "arena too fragmented to take the region back");
+	} else {
+		memmove(&f[i + 1], &f[i], (ctx->nfree - i) * sizeof(*f));
+		f[i] = (struct extent){ mr->off, mr->len };
+		ctx->nfree++;
 	}
-	ctx->free[ctx->nfree++] = (struct extent){ mr->off, mr->len };
 	free(mr);
 	return SDR_SUCCESS;
 }
@@ -585,11 +611,13 @@ submit(struct sdr_context *ctx, const struct sdr_qp *qp, uint32_t k, struct sdr_
 	return SDR_SUCCESS;
 }
 
+/* (never full: a QP's completions to poll and requests out stay within SWQ) */
 static void
-swq_put(struct swq *q, const struct sdr_completion *c)
+swq_put(struct swq *q, const struct sdr_completion *c, uint32_t gen)
 {
 	if (q->n < SWQ) {
 		q->e[(q->head + q->n) % SWQ] = *c;
+		q->gen[(q->head + q->n) % SWQ] = gen;
 		q->n++;
 	}
 }
@@ -623,14 +651,15 @@ on_cqe(struct sdr_context *ctx, const struct sdr_sdk_cqe *e)
 		c.imm = e->imm;
 		c.imm_ok = e->imm_ok != 0;
 		c.imm_bits = r->imm_bits;
-		swq_put(&r->qp->recvs, &c);
+		swq_put(&r->qp->recvs, &c, r->gen);
 	} else {
 		struct send_ent *s = &ctx->sends[idx];
 
 		if (e->op != SDR_SDK_SEND || !s->used || (s->gen & 0x7FFFFFFFu) != gen)
 			return;
 		c.cookie = s->user_cookie;
-		swq_put(&s->qp->sends, &c);
+		swq_put(&s->qp->sends, &c, 0);
+		s->qp->sends_out--;
 		send_put(ctx, s);
 		if (ctx->requests > 0)
 			ctx->requests--;	/* the dataplane is done with it */
@@ -703,9 +732,9 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	struct send_ent *s;
 	int rc;
 
-	if (check_buf(qp, 0, buf, len, &r.off) != SDR_SUCCESS)
+	if (!alive(ctx) || check_buf(qp, 0, buf, len, &r.off) != SDR_SUCCESS)
 		return SDR_ERROR;
-	if (!room(ctx) || ctx->nsend_free == 0)
+	if (!room(ctx) || ctx->nsend_free == 0 || qp->sends.n + qp->sends_out >= SWQ)
 		return SDR_RETRY;	/* poll send completions (or complete receives) first */
 	s = &ctx->sends[ctx->send_free[ctx->nsend_free - 1]];
 	r.cookie = send_id(ctx, s);
@@ -713,6 +742,7 @@ post_send(struct sdr_qp *qp, uint16_t op, const void *buf, uint64_t len, uint32_
 	if (rc != SDR_SUCCESS)
 		return rc;
 	qp->nsent++;
+	qp->sends_out++;
 	ctx->nsend_free--;
 	s->used = 1;
 	s->qp = qp;
@@ -793,11 +823,11 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 	void *bm;
 	int rc;
 
-	if (check_buf(qp, 1, buf, len, &r.off) != SDR_SUCCESS)
+	if (!alive(ctx) || check_buf(qp, 1, buf, len, &r.off) != SDR_SUCCESS)
 		return SDR_ERROR;
 	if (!room(ctx) || ctx->nrecv_free == 0)
 		return SDR_RETRY;	/* complete some receives (or poll sends) first */
-	h = &ctx->recvs[ctx->recv_free[ctx->nrecv_free - 1]];
+	h = &ctx->recvs[ctx->recv_free[ctx->recv_free_head]];
 	h->nchunks = len ? (uint32_t)((len + qp->info.chunk_size - 1) / qp->info.chunk_size) : 1;
 	/* the bitmap lives in the arena: the dataplane sets a byte as each chunk lands */
 	rc = sdr_mr_reg(ctx, h->nchunks, &bm, &h->bitmap);
@@ -820,6 +850,7 @@ sdr_recv_post(struct sdr_qp *qp, void *buf, uint64_t len, uint64_t cookie,
 		return rc;
 	}
 	qp->nposted++;
+	ctx->recv_free_head = (ctx->recv_free_head + 1) % MAX_REQUESTS;
 	ctx->nrecv_free--;
 	h->used = 1;
 	h->done = h->abandoned = 0;
@@ -836,12 +867,19 @@ static int
 take(struct sdr_qp *qp, struct swq *q, struct sdr_completion *c)
 {
 	pump(qp->ctx);
-	if (q->n == 0)
-		return alive(qp->ctx) ? SDR_RETRY : SDR_ERROR;
-	*c = q->e[q->head];
-	q->head = (q->head + 1) % SWQ;
-	q->n--;
-	return SDR_SUCCESS;
+	for (;;) {
+		const struct sdr_recv *r;
+
+		if (q->n == 0)
+			return alive(qp->ctx) ? SDR_RETRY : SDR_ERROR;
+		*c = q->e[q->head];
+		r = c->recv;
+		q->head = (q->head + 1) % SWQ;
+		q->n--;
+		/* a receive the application completed before it polled it is gone */
+		if (r == NULL || (r->used && r->gen == q->gen[(q->head + SWQ - 1) % SWQ]))
+			return SDR_SUCCESS;
+	}
 }
 
 int
@@ -856,20 +894,46 @@ sdr_recv_poll(struct sdr_qp *qp, struct sdr_completion *c)
 	return take(qp, &qp->recvs, c);
 }
 
+/*
+ * A receive handle the application may use: posted, and not completed by it yet. Handles
+ * point into the context's table, so a stale one reads a slot, never freed memory; its
+ * slot is reused only after every other free slot (FIFO), so a stale handle is told apart
+ * until MAX_REQUESTS - 1 receives later.
+ */
+static int
+recv_live(const struct sdr_recv *r)
+{
+	return r != NULL && r->used && !r->abandoned;
+}
+
+static int
+recv_stale(const struct sdr_recv *r)
+{
+	return r == NULL ? SDR_ERROR :
+	       fail(r->ctx, "a receive handle that was completed already (sdr_recv_complete)");
+}
+
 const volatile uint8_t *
 sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *nchunks)
 {
+	if (!recv_live(r)) {
+		recv_stale(r);
+		return NULL;
+	}
 	if (nchunks)
 		*nchunks = r->nchunks;
-	return r->qp->ctx->cl.arena + r->bitmap->off;
+	return r->ctx->cl.arena + r->bitmap->off;
 }
 
 int
 sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm)
 {
-	struct sdr_rpc_req q = { .op = SDR_RPC_IMM, .conn = (uint32_t)r->qp->sconn[r->stripe] };
+	struct sdr_rpc_req q = { .op = SDR_RPC_IMM };
 	const struct sdr_rpc_rep *rep;
 
+	if (!recv_live(r))
+		return recv_stale(r);
+	q.conn = (uint32_t)r->qp->sconn[r->stripe];
 	if (r->done) {
 		if (r->imm_bits == 0)
 			return SDR_RETRY;	/* rebuilt by decoding: its packets never came */
@@ -889,23 +953,25 @@ sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm)
 uint32_t
 sdr_recv_imm_bits(const struct sdr_recv *r)
 {
-	return r->done ? r->imm_bits : 0;
+	return recv_live(r) && r->done ? r->imm_bits : 0;
 }
 
 int
 sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 {
-	struct sdr_rpc_req q = { .op = SDR_RPC_EXPAND, .conn = (uint32_t)r->qp->sconn[r->stripe],
-				 .chunk = chunk };
+	struct sdr_rpc_req q = { .op = SDR_RPC_EXPAND, .chunk = chunk };
 	const struct sdr_rpc_rep *rep;
 	uint32_t n;
 
+	if (!recv_live(r))
+		return recv_stale(r);
+	q.conn = (uint32_t)r->qp->sconn[r->stripe];
 	if (chunk >= r->nchunks)
 		return fail(r->qp->ctx, "chunk %u of a %u-chunk receive", chunk, r->nchunks);
 	q.cookie = recv_id(r->qp->ctx, r);
 	if (call(r->qp->ctx, &q, &rep) != SDR_SUCCESS)
 		return SDR_ERROR;
-	n = rep->u.expand.n > 1024 ? 1024 : rep->u.expand.n;
+	n = rep->u.expand.n > SDR_EXPAND_PACKETS_MAX ? SDR_EXPAND_PACKETS_MAX : rep->u.expand.n;
 	memcpy(bits, rep->u.expand.bits, (n + 63) / 64 * sizeof(uint64_t));
 	return (int)n;
 }
@@ -913,27 +979,32 @@ sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 int
 sdr_recv_complete(struct sdr_recv *r)
 {
-	struct sdr_context *ctx = r->qp->ctx;
-	struct sdr_sdk_req q = { .op = SDR_SDK_RECV_DONE, .conn = (uint16_t)r->qp->conn,
-				 .cookie = recv_id(ctx, r), .handle = r->done ? r->handle : 0 };
-	uint32_t gen = r->gen;
+	struct sdr_context *ctx;
+	struct sdr_sdk_req q = { .op = SDR_SDK_RECV_DONE };
+	uint32_t gen;
 	uint64_t deadline;
-	int rc = submit(ctx, r->qp, r->stripe, &q);
+	int rc;
 
+	if (!recv_live(r))
+		return recv_stale(r);
+	ctx = r->ctx;
+	q.conn = (uint16_t)r->qp->conn;
+	q.cookie = recv_id(ctx, r);
+	q.handle = r->done ? r->handle : 0;
+	gen = r->gen;
+	rc = submit(ctx, r->qp, r->stripe, &q);
 	if (rc != SDR_SUCCESS)
 		return rc;
 	if (ctx->requests > 0)
 		ctx->requests--;
-	sdr_mr_dereg(r->bitmap);
-	r->bitmap = NULL;
 	if (r->done) {
 		recv_put(ctx, r);
 		return SDR_SUCCESS;
 	}
 	/*
-	 * Not complete: a copy into its buffer may still be on its way. The dataplane says
-	 * when none is (a cancelled completion, or the last word about it): only then is the
-	 * buffer the application's again.
+	 * Not complete: a copy into its buffer, or a chunk into its bitmap, may still be on its
+	 * way. The dataplane says when none is (a cancelled completion, or the last word about
+	 * it): only then are the buffer and the bitmap's bytes the application's again.
 	 */
 	r->abandoned = 1;
 	deadline = sdr_shm_mono_ns() + (uint64_t)CALL_MS * 1000000;
@@ -941,8 +1012,14 @@ sdr_recv_complete(struct sdr_recv *r)
 		pump(ctx);
 		if (!(r->used && r->gen == gen))
 			break;
-		if (!alive(ctx) || sdr_shm_mono_ns() > deadline)
-			return fail(ctx, "the dataplane did not confirm the receive's release");
+		if (!alive(ctx))
+			return SDR_ERROR;
+		if (sdr_shm_mono_ns() > deadline) {
+			/* its buffer may still be written: nothing of the context is safe to reuse */
+			ctx->dead = 1;
+			return fail(ctx, "the dataplane did not confirm the receive's release: "
+				    "destroy the context");
+		}
 		usleep(10);
 	}
 	return SDR_SUCCESS;

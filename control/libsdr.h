@@ -196,6 +196,7 @@ int sdr_recv_poll(struct sdr_qp *qp, struct sdr_completion *c);
 /**
  * The receive's chunk bitmap, one byte per chunk (1: the chunk is in), updated live by the
  * dataplane — the partial completion view. @p nchunks receives the number of chunks.
+ * @return the bitmap, or NULL for a handle no longer valid (sdr_recv_complete()).
  */
 const volatile uint8_t *sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *nchunks);
 
@@ -210,15 +211,23 @@ int sdr_recv_imm_get(struct sdr_recv *r, uint32_t *imm);
 /** Low bits of the receive's immediate that are valid (see sdr_completion::imm_bits). */
 uint32_t sdr_recv_imm_bits(const struct sdr_recv *r);
 
+/** Packets in a chunk at most (chunk / MTU): sdr_recv_bitmap_chunk_expand()'s bound. */
+#define SDR_EXPAND_PACKETS_MAX 1024
+
 /**
- * Per-packet view of one chunk: bit i of @p bits is packet i of the chunk.
+ * Per-packet view of one chunk: bit i of @p bits is packet i of the chunk. @p bits must hold
+ * (chunk_size / mtu + 63) / 64 words (SDR_EXPAND_PACKETS_MAX / 64 always does).
  * @return the number of packets in the chunk, or SDR_ERROR.
  */
 int sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits);
 
 /**
  * Done with a receive (complete or not): the dataplane stops placing into it and discards
- * late packets for it. Must be called once for every receive posted.
+ * late packets for it. Must be called once for every receive posted; the handle is not
+ * valid after it (nor after sdr_qp_destroy() of its QP). A handle used again is refused
+ * with SDR_ERROR (sdr_recv_bitmap_get(): NULL) as long as its slot has not been reused,
+ * which takes all the context's other free slots first (up to 511 receives posted).
+ * @return SDR_SUCCESS, SDR_RETRY (the request queue is full for a moment), SDR_ERROR.
  */
 int sdr_recv_complete(struct sdr_recv *r);
 

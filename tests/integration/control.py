@@ -24,6 +24,10 @@ Cases:
               the admin channel, and a third user cannot open its files or the dataplane's
   sdk         the example program of docs/sdk.md, compiled from the document with cc against
               libsdr, runs against a dataplane with 1 % loss: every byte of every message right
+  misuse      an application misusing libsdr (sdk_misuse.c): receive handles used after
+              sdr_recv_complete or their QP's destroy, completed before polled; sizes
+              that wrap, regions given back in any order; 3000 sends never polled; posts
+              after the dataplane was killed: each an error, no crash, hang or lost message
   perf        sdr-perf write_bw and write_lat between two dataplanes over a memif pair with
               loss: every message completed and verified (also a new connection per
               message on both sides), JSON and perftest columns
@@ -877,6 +881,25 @@ def case_sdk():
           "%d chunks retransmitted" % (len(recv), ab.get("retransmitted", 0)))
 
 
+def case_misuse():
+    p = start(LOOPBACK)
+    if p is None:
+        return
+    r = subprocess.run([os.path.join(BUILD, "tests", "integration", "sdk_misuse"), INST, "ab",
+                        "ba", str(p.pid)], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and r.stdout.startswith("ok:"),
+          "sdk_misuse: rc %d %s %r" % (r.returncode, r.stdout[-1500:], r.stderr[-500:]))
+    # (it killed the dataplane at the end)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    check(p.returncode == -signal.SIGKILL, "the dataplane was not killed: %s" % p.returncode)
+    print("ok: misuse: stale receive handles, regions, 3000 unpolled sends and a killed "
+          "dataplane: every misuse refused, no message lost")
+
+
 def memif_ini(d, side, sock):
     path = os.path.join(d, "memif-%s.ini" % side)
     text = open(os.path.join(CFG, "memif-%s.ini" % side)).read()
@@ -1155,4 +1178,4 @@ def striped():
 
 run_case({"sdrctl": case_sdrctl, "clients": case_clients, "killed": case_killed,
           "leave": case_leave, "hostile": case_hostile, "nonroot": case_nonroot,
-          "sdk": case_sdk, "perf": case_perf, "engines": case_engines}, CASE)
+          "sdk": case_sdk, "misuse": case_misuse, "perf": case_perf, "engines": case_engines}, CASE)
