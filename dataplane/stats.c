@@ -2,6 +2,7 @@
 /* The periodic stats line and the end-of-run summary (text or one JSON object). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dp.h"
@@ -148,15 +149,22 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 	static uint64_t last_rx[DP_MAX_PORTS], last_tx[DP_MAX_PORTS];
 	static double last_s;
 	double dt = elapsed_s - last_s > 0 ? elapsed_s - last_s : 1;
+	char *line = NULL;
+	size_t len = 0;
+	/* written into memory under the lock, printed after it: a stdout that blocks (a pipe
+	 * nobody reads) must not hold the lock the engines take to add a connection */
+	FILE *f = open_memstream(&line, &len);
 
-	printf("[%7.1fs]", elapsed_s);
+	if (f == NULL)
+		return;
+	fprintf(f, "[%7.1fs]", elapsed_s);
 	rte_spinlock_lock((rte_spinlock_t *)&ctx->conns_lock);	/* see dp.h */
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
 		uint64_t rx = dp_port_counter(p, DP_PORT_RX_BYTES);
 		uint64_t tx = dp_port_counter(p, DP_PORT_TX_BYTES);
 
-		printf(" %s rx %.2f tx %.2f Gbit/s drop %" PRIu64, p->cfg->name,
+		fprintf(f, " %s rx %.2f tx %.2f Gbit/s drop %" PRIu64, p->cfg->name,
 		       (double)(rx - last_rx[i]) * 8e-9 / dt, (double)(tx - last_tx[i]) * 8e-9 / dt,
 		       dp_port_drops(p));
 		last_rx[i] = rx;
@@ -170,14 +178,16 @@ dp_stats_line(const struct dp_ctx *ctx, double elapsed_s)
 			continue;
 		rt = sdr_ep_rel_tx_counters(c->ep);
 
-		printf(" | %s", c->cfg->name);
+		fprintf(f, " | %s", c->cfg->name);
 		if (c->traffic)
-			printf(" msgs %u/%u", traffic_completed(c->traffic), traffic_expected(c->traffic));
-		printf(" retx %" PRIu64 " dec %" PRIu64, rt[REL_TX_RETRANSMITS],
+			fprintf(f, " msgs %u/%u", traffic_completed(c->traffic), traffic_expected(c->traffic));
+		fprintf(f, " retx %" PRIu64 " dec %" PRIu64, rt[REL_TX_RETRANSMITS],
 		       sdr_ep_counters(c->ep)[SDR_EP_DECODES]);
 	}
 	rte_spinlock_unlock((rte_spinlock_t *)&ctx->conns_lock);
-	printf("\n");
+	fclose(f);
+	puts(line);
+	free(line);
 	fflush(stdout);
 	last_s = elapsed_s;
 }
@@ -293,18 +303,21 @@ json_drops(const struct dp_ctx *ctx)
 		}
 	}
 	for (unsigned int i = 0; i < ctx->nconns; i++) {
-		const uint64_t *rc;
+		struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
+		unsigned int ng;
 
 		if (ctx->conns[i].ep == NULL)
 			continue;
-		rc = sdr_ep_rx_counters(ctx->conns[i].ep);
-
-		for (unsigned int c = 0; c < SDR_RX_NCOUNTERS; c++) {
-			if (!rc[c] || !sdr_counter_is_drop(&sdr_rx_counter_table, c))
-				continue;
-			printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",", ctx->conns[i].cfg->name,
-			       sdr_rx_counter_name((enum sdr_rx_counter)c), rc[c]);
-			first = 0;
+		/* the drop counters of every part of the connection */
+		ng = sdr_ep_counter_groups(ctx->conns[i].ep, g);
+		for (unsigned int k = 0; k < ng; k++) {
+			for (unsigned int c = 0; c < g[k].table->n; c++) {
+				if (!g[k].v[c] || !sdr_counter_is_drop(g[k].table, c))
+					continue;
+				printf("%s\"%s.%s\":%" PRIu64, first ? "" : ",",
+				       ctx->conns[i].cfg->name, g[k].table->defs[c].name, g[k].v[c]);
+				first = 0;
+			}
 		}
 	}
 	printf("}");

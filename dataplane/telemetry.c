@@ -10,6 +10,7 @@
  *   /sdr/hist,NAME        message completion-time histogram (power-of-two microseconds)
  * They run on the telemetry thread and read counters the poll loops write (64-bit loads).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,32 @@ dp_stage_name(enum dp_stage s)
 	return (unsigned int)s < DP_NSTAGES ? stage_names[s] : "invalid";
 }
 
+/*
+ * A port's or connection's name as a telemetry key: rte_telemetry refuses keys with other
+ * characters than letters, digits, '_' and '/', and names may have '-' and '.' (shown as
+ * '_'). A key refused would drop the entry silently.
+ */
+static const char *
+tel_key(const char *name, char *key, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+		key[i] = isalnum((unsigned char)name[i]) || name[i] == '/' ? name[i] : '_';
+	key[i] = '\0';
+	return key;
+}
+
+/* Put @p c under @p name's key in @p d; freed if refused (the library keeps it otherwise). */
+static void
+add_named(struct rte_tel_data *d, const char *name, struct rte_tel_data *c)
+{
+	char key[RTE_TEL_MAX_STRING_LEN];
+
+	if (rte_tel_data_add_dict_container(d, tel_key(name, key, sizeof(key)), c, 0) != 0)
+		rte_tel_data_free(c);
+}
+
 static struct rte_tel_data *
 port_dict(const struct dp_port *p)
 {
@@ -70,7 +97,7 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		struct rte_tel_data *pd = port_dict(&tctx->ports[i]);
 
 		if (pd)
-			rte_tel_data_add_dict_container(d, tctx->ports[i].cfg->name, pd, 0);
+			add_named(d, tctx->ports[i].cfg->name, pd);
 	}
 	return 0;
 }
@@ -80,11 +107,11 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < tctx->nconns; i++) {
-		char name[SDR_SCHEME_NAME_MAX];
+		char name[SDR_SCHEME_NAME_MAX], key[RTE_TEL_MAX_STRING_LEN];
 
 		if (tctx->conns[i].ep == NULL)
 			continue;
-		rte_tel_data_add_dict_string(d, tctx->conns[i].cfg->name,
+		rte_tel_data_add_dict_string(d, tel_key(tctx->conns[i].cfg->name, key, sizeof(key)),
 					     sdr_scheme_format(&tctx->conns[i].cfg->ep.rel.scheme, name,
 							       sizeof(name)));
 	}
@@ -111,7 +138,7 @@ add_counters(struct rte_tel_data *d, const struct sdr_counter_table *t, const ui
 	rte_tel_data_start_dict(c);
 	for (unsigned int i = 0; i < t->n; i++)
 		rte_tel_data_add_dict_u64(c, t->defs[i].name, v[i]);
-	rte_tel_data_add_dict_container(d, t->group, c, 0);
+	add_named(d, t->group, c);
 }
 
 /* scheme auto: the loss estimate, the latest decision and the history of changes asked. */
@@ -322,25 +349,28 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 				rte_tel_data_add_dict_u64(pd,
 					dp_port_counter_name((enum dp_port_counter)c),
 					dp_port_counter(p, c));
-		rte_tel_data_add_dict_container(d, p->cfg->name, pd, 0);
+		add_named(d, p->cfg->name, pd);
 	}
 	for (unsigned int i = 0; i < tctx->nconns; i++) {
 		const struct dp_conn *c = &tctx->conns[i];
-		const uint64_t *rc;
+		struct sdr_ep_counter_group g[SDR_EP_NGROUPS];
 		struct rte_tel_data *cd;
+		unsigned int ng;
 
 		if (c->ep == NULL || (cd = rte_tel_data_alloc()) == NULL)
 			continue;
-		rc = sdr_ep_rx_counters(c->ep);
 		rte_tel_data_start_dict(cd);
-		for (unsigned int k = 0; k < SDR_RX_NCOUNTERS; k++)
-			if (sdr_counter_is_drop(&sdr_rx_counter_table, k))
-				rte_tel_data_add_dict_u64(cd, sdr_rx_counter_table.defs[k].name, rc[k]);
+		/* the drop counters of every part of it (no two parts share a name) */
+		ng = sdr_ep_counter_groups(c->ep, g);
+		for (unsigned int k = 0; k < ng; k++)
+			for (unsigned int j = 0; j < g[k].table->n; j++)
+				if (sdr_counter_is_drop(g[k].table, j))
+					rte_tel_data_add_dict_u64(cd, g[k].table->defs[j].name,
+								  g[k].v[j]);
+		/* ctrl_rejected by reason */
 		for (int e = 1; e < SDR_CTRL_E_COUNT; e++)
 			rte_tel_data_add_dict_u64(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
-		rte_tel_data_add_dict_u64(cd, "ctrl_bad_opcode",
-					  sdr_ep_counters(c->ep)[SDR_EP_CTRL_BAD_OPCODE]);
-		rte_tel_data_add_dict_container(d, c->cfg->name, cd, 0);
+		add_named(d, c->cfg->name, cd);
 	}
 	return 0;
 }
