@@ -848,8 +848,16 @@ conn_paths(struct dp_conn_cfg *c, const struct where *w)
 	if (c->ep.attr.remote_ctrl_qpn != 0)
 		return fail(w, "paths", "%u with remote_ctrl_qpn: a verbs peer sends no path "
 			    "reports", p->npaths);
-	if (c->path_period_ns == 0)
-		return fail(w, "path_period", "must be more than 0");
+	if ((uint32_t)c->ep.attr.channels * c->ep.attr.generations > PATH_SEL_MAX_QPS)
+		return fail(w, "paths", "%u with %u channels x %u generations: a connection on "
+			    "several paths has at most %u data QPNs", p->npaths, c->ep.attr.channels,
+			    c->ep.attr.generations, PATH_SEL_MAX_QPS);
+	if (c->path_period_ns < 1000000)
+		return fail(w, "path_period", "must be 1 ms or more (a decision takes "
+			    "milliseconds)");
+	if (p->fail_ns != 0 && p->fail_ns <= c->ep.rel.rtt_ns)
+		return fail(w, "path_fail", "must be longer than the rtt (%.3f ms): a path would "
+			    "fail before its frames could be reported", c->ep.rel.rtt_ns * 1e-6);
 	if (p->sport[0] != 0) {		/* the operator's ports: one per path, all different */
 		unsigned int n = 0;
 

@@ -760,15 +760,16 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	[DPK_CONN_PATH_FAIL] = {
 		.name = "path_fail", .kind = DP_K_TIME,
 		.value = "time",
-		.dflt = "3 × `rtt`, at least 10 ms",
+		.dflt = "3 × `rtt`, at least 10 ms (also for 0)",
 		.doc = "a path whose data QPNs sent for this long with nothing arriving is "
-		       "failed (and left)",
+		       "failed (and left); longer than `rtt`",
 	},
 	[DPK_CONN_PATH_PERIOD] = {
 		.name = "path_period", .kind = DP_K_TIME,
 		.value = "time",
 		.dflt = "1 s",
-		.doc = "how often the management thread decides where the channels go",
+		.doc = "how often the management thread decides where the channels go; 1 ms "
+		       "or more",
 	},
 	[DPK_CONN_PATH_SPORTS] = {
 		.admin = 1,

@@ -158,8 +158,10 @@ record(struct dp_ctx *ctx, unsigned int i, uint64_t now, struct view *v,
 	if (dec->verdict == PATH_SEL_MOVE || dec->verdict == PATH_SEL_PROBE) {
 		struct ctl_job j = { .fn = move_job, .conn = i, .engine = c->engine, .p = c->ep,
 				     .q = dec->want };
+		const struct path_sel *live = sdr_ep_paths(c->ep);
+		int rc = ctl_engine_call(ctx, &j);
 
-		if (ctl_engine_call(ctx, &j) == 0) {
+		if (rc == 0) {
 			struct dp_paths_rec *r;
 
 			rte_spinlock_lock(&d->lock);
@@ -169,11 +171,17 @@ record(struct dp_ctx *ctx, unsigned int i, uint64_t now, struct view *v,
 			r->to_mask = dec->use_mask;
 			snprintf(r->why, sizeof(r->why), "%s", dec->why);
 			rte_spinlock_unlock(&d->lock);
+		} else {
+			/* (some QPNs may have moved: a port that reaches no path, a rebuilt conn) */
+			size_t n = strlen(dec->why);
+
+			snprintf(dec->why + n, sizeof(dec->why) - n, "; not carried out: %s",
+				 strerror(-rc));
 		}
 		for (unsigned int k = 0; k < s->cfg.npaths; k++) {	/* where they are now */
 			s->path[k].nqp = 0;
-			for (unsigned int q = 0; q < s->cfg.nqp; q++)
-				s->path[k].nqp += dec->want[q] == k;
+			for (unsigned int q = 0; rc != -ESTALE && q < s->cfg.nqp; q++)
+				s->path[k].nqp += live->qp[q].path == k;
 		}
 	}
 	rte_spinlock_lock(&d->lock);

@@ -146,22 +146,39 @@ path_sel_place(struct path_sel *s, unsigned int q, unsigned int path, uint32_t p
 		s->path[path].probed_ns = now ? now : 1;
 }
 
+/* How far apart a QPN's kept frames are at first: 1/16 of the configured rtt, so that the
+ * ring of 32 reaches back two of them. */
+static uint64_t
+sent_gap(const struct path_sel *s)
+{
+	return (s->cfg.rtt_ns ? s->cfg.rtt_ns : 1000000) / 16;
+}
+
 /* PSN @p hi of QPN @p q arrived @p hold_ns before a report we have at @p now: a round trip
  * from the newest kept frame at or below it (built no later than it). */
 static void
 rtt_sample(struct path_sel *s, unsigned int q, uint32_t hi, uint64_t hold_ns, uint64_t now)
 {
 	const struct path_sel_sent *r = s->sent + (size_t)q * PATH_SEL_SENT_RING, *best = NULL;
+	struct path_sel_qp *e = &s->qp[q];
+	unsigned int kept = 0;
 	uint32_t dist = 0;
 
 	for (unsigned int k = 0; k < PATH_SEL_SENT_RING; k++) {
 		uint32_t d = (hi - r[k].psn) & PSN_MASK;	/* how far below hi */
 
+		kept += r[k].ns != 0;
 		if (r[k].ns != 0 && d < 0x800000u && (best == NULL || d < dist)) {
 			best = &r[k];
 			dist = d;
 		}
 	}
+	/*
+	 * Every kept frame is newer than hi: the ring reaches back less than this path's
+	 * round trip (a path longer than twice the configured rtt). Keep them further apart.
+	 */
+	if (best == NULL && kept == PATH_SEL_SENT_RING && e->gap_ns < PATH_SEL_GAP_MAX_NS)
+		e->gap_ns = 2 * (e->gap_ns ? e->gap_ns : sent_gap(s));
 	if (best != NULL && now > best->ns + hold_ns)
 		path_est_rtt(&s->path[s->qp[q].path].rtt, now - best->ns - hold_ns, now);
 }
@@ -170,17 +187,25 @@ void
 path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint64_t hold_ns,
 		uint16_t pkts, uint16_t lost, uint32_t psn, uint64_t now)
 {
+	uint32_t ref, ahead, sent;
 	struct path_sel_qp *e;
 
 	if (q >= s->cfg.nqp)
 		return;
 	e = &s->qp[q];
 	s->reports++;
-	if (seen)
+	/*
+	 * Its highest PSN moved, to a frame sent since it was placed (or since the last that
+	 * moved it: a QPN that sends 2^23 frames on one path stays comparable) and not beyond
+	 * the last we sent: it is alive there. A PSN never sent moves nothing, and times
+	 * nothing (it would pick the newest kept frame, a round trip of a burst's length).
+	 */
+	ref = e->have_hi ? e->peer_hi : e->placed_psn;
+	ahead = (hi - ref) & PSN_MASK;
+	sent = (psn - ref) & PSN_MASK;
+	if (seen && ((psn - 1 - hi) & PSN_MASK) < 0x800000u)
 		rtt_sample(s, q, hi & PSN_MASK, hold_ns, now);
-	/* its highest PSN moved, to a frame sent since it was placed: it is alive there */
-	if (seen && ((hi - e->placed_psn) & PSN_MASK) < 0x800000u &&
-	    (!e->have_hi || (hi & PSN_MASK) != e->peer_hi)) {
+	if (seen && ahead < sent && ahead < 0x800000u && (ahead != 0 || !e->have_hi)) {
 		e->have_hi = 1;
 		e->peer_hi = hi & PSN_MASK;
 		e->moved_ns = now ? now : 1;
@@ -207,7 +232,7 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint6
 void
 path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now)
 {
-	uint64_t gap = (s->cfg.rtt_ns ? s->cfg.rtt_ns : 1000000) / 16;
+	uint64_t gap = sent_gap(s);
 
 	for (unsigned int q = 0; q < s->cfg.nqp; q++) {
 		struct path_sel_qp *e = &s->qp[q];
@@ -218,7 +243,7 @@ path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now)
 		if (cur == e->psn_sent_seen)
 			continue;
 		e->psn_sent_seen = cur;
-		if (e->sent_last_ns != 0 && now - e->sent_last_ns < gap)
+		if (e->sent_last_ns != 0 && now - e->sent_last_ns < (e->gap_ns ? e->gap_ns : gap))
 			continue;
 		r[e->sent_head] = (struct path_sel_sent){ .psn = (cur - 1) & PSN_MASK,
 							  .ns = now ? now : 1 };
@@ -250,8 +275,13 @@ path_sel_update(struct path_sel *s, const uint32_t *psn, uint64_t now)
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
 		struct path_sel_path *pp = &s->path[p];
 
-		pp->rtt_min_ns = pp->rtt.rtt_samples >= PATH_SEL_MIN_RTT_SAMPLES ?
-				 path_est_min_rtt(&pp->rtt, now) : 0;
+		uint64_t m = pp->rtt.rtt_samples >= PATH_SEL_MIN_RTT_SAMPLES ?
+			     path_est_min_rtt(&pp->rtt, now) : 0;
+
+		/* a path timed once keeps its last round trip while it carries nothing to
+		 * time (its samples expire): a long path the decisions left is still long */
+		if (m != 0)
+			pp->rtt_min_ns = m;
 	}
 	for (unsigned int p = 0; p < s->cfg.npaths; p++) {
 		struct path_sel_path *pp = &s->path[p];
@@ -301,13 +331,16 @@ static int
 before(const struct path_sel *s, const double *loss, unsigned int a, unsigned int b)
 {
 	double ca = cap_of(s, a), cb = cap_of(s, b);
+	/* (a path not timed yet counts at the connection's rtt, as the model takes it) */
+	double ra = rtt_of(s, a, (double)s->cfg.rtt_ns * 1e-9);
+	double rb = rtt_of(s, b, (double)s->cfg.rtt_ns * 1e-9);
 
 	if (loss[a] != loss[b])
 		return loss[a] < loss[b];
 	if (s->have_avail && (ca <= 1e6) != (cb <= 1e6))
 		return cb <= 1e6;
-	if (rtt_of(s, a, 0) != rtt_of(s, b, 0))
-		return rtt_of(s, a, 0) < rtt_of(s, b, 0);
+	if (ra != rb)
+		return ra < rb;
 	return a < b;
 }
 

@@ -101,8 +101,10 @@ struct path_sel_cfg {
 	uint16_t sport[PATH_SEL_MAX_PATHS];
 };
 
-/** Frames per data QPN kept with the time they were built, one per rtt/16: two RTTs. */
+/** Frames per data QPN kept with the time they were built, one per rtt/16: two RTTs (a QPN
+ * whose path is longer keeps them further apart, doubling up to PATH_SEL_GAP_MAX_NS). */
 #define PATH_SEL_SENT_RING 32
+#define PATH_SEL_GAP_MAX_NS 100000000ull	/**< 100 ms: rings of 3.2 s */
 
 /** RTT samples of a path before the decision models it at its own RTT. */
 #define PATH_SEL_MIN_RTT_SAMPLES 16
@@ -137,6 +139,8 @@ struct path_sel_qp {
 	uint32_t psn_sent_seen;	/**< our PSN at the last path_sel_sent() */
 	uint8_t sent_head;		/**< next entry of its sent ring to write */
 	uint64_t sent_last_ns;		/**< when it last wrote one */
+	uint64_t gap_ns;		/**< between kept frames, once the ring proved too short
+					 *   for its path (0: rtt/16) */
 };
 
 /** A frame of a data QPN and when it was built (path_sel_sent()). */

@@ -208,6 +208,7 @@ struct sdr_ep {
 	/* several paths (cfg.paths): the send side's selector, the receive side's reports */
 	struct path_sel psel;
 	uint8_t psel_on;
+	uint64_t psel_tick_ns;		/* the next path_sel_update() without a report */
 	uint8_t pth_dirty;			/* a data frame arrived since the last round */
 	uint32_t pth_cursor;			/* next QPN of the round being sent; 0: none */
 	uint64_t *pth_hi_ns;			/* per data QPN: when its highest PSN arrived */
@@ -2458,6 +2459,14 @@ output(struct sdr_ep *ep, uint64_t now, const struct ep_sink *k, uint32_t n)
 	}
 	if (ep->psel_on && out)	/* round-trip probes of the paths: frames built now */
 		path_sel_sent(&ep->psel, sdr_tx_psns(ep->tx), now);
+	/*
+	 * Stall clocks run on the live selector between reports too: when every path is dead
+	 * no PATHS report comes, and a decision's copy alone would restart them each time.
+	 */
+	if (ep->psel_on && now >= ep->psel_tick_ns) {
+		path_sel_update(&ep->psel, sdr_tx_psns(ep->tx), now);
+		ep->psel_tick_ns = now + ep->psel.cfg.fail_ns / 4;
+	}
 	/*
 	 * Completions that came of this call (a deadline that passed), at once, unless frames
 	 * of this call may point into a send's buffer: those count in its hold (cfg.held) only

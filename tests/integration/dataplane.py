@@ -1606,6 +1606,16 @@ def case_config():
             "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
         bad(base.replace("inflight = 16", "inflight = 16\nauth_key = " + "g" * 32, 1),
             "[conn ab] auth_key: must be 32 hex digits (a 128-bit key) or off")
+        # several paths: at most 1024 data QPNs, a failure time past the rtt, decisions
+        # 1 ms apart at least
+        paths2 = base.replace("inflight = 16", "inflight = 16\npaths = 2", 1)
+        bad(paths2.replace("paths = 2", "paths = 2\nchannels = 64\ngenerations = 32", 1),
+            "[conn ab] paths: 2 with 64 channels x 32 generations: a connection on several "
+            "paths has at most 1024 data QPNs")
+        bad(paths2.replace("paths = 2", "paths = 2\npath_fail = 5ms", 1),
+            "[conn ab] path_fail: must be longer than the rtt (10.000 ms)")
+        bad(paths2.replace("paths = 2", "paths = 2\npath_period = 1ns", 1),
+            "[conn ab] path_period: must be 1 ms or more")
         bad(base.replace("inflight = 16", "inflight = 16\npath_objective = maxmin", 1),
             "[conn ab] path_objective: 'maxmin' is not sum (the connections sharing the paths "
             "decide together, for the sum of their times), max (together, for the slowest) or "

@@ -1323,6 +1323,84 @@ test_paths(void **state)
 }
 
 /*
+ * Every path dies at once, 2 ms in: no data frame reaches B, so B sends no PATHS report any
+ * more. A, retransmitting, still sees both paths failed within fail_ns (20 ms) and a tick
+ * (8 channels x 2 generations: one report carries every QPN, none is left half-judged).
+ */
+static void
+test_paths_all_dead(void **state)
+{
+	enum { N = 16 };
+	struct wire w = { .delay = 200000 };
+	uint8_t *src[N], *dst[N], *fr[32];
+	uint64_t now = 0, len = 64 * 1024;
+	uint32_t sent = 0, posted = 0, slots[N];
+	struct sdr_scheme sc = { SDR_SCHEME_SR, 0, 0, 0 };
+	struct side_cfg c;
+	struct sdr_ep *a, *b;
+	const struct path_sel *ps;
+
+	(void)state;
+	make_cfgs(&c, sc, 2 * w.delay);
+	for (int i = 0; i < 2; i++) {
+		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
+
+		e->attr.channels = 8;
+		e->rel.rate_bps = 500e6;
+		path_sel_cfg_default(&e->paths);
+		e->paths.npaths = 2;
+		e->paths.fail_ns = 20000000;
+	}
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	assert_non_null(a);
+	assert_non_null(b);
+	ps = sdr_ep_paths(a);
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, 52);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (uint32_t i = 0; i < N; i++) {
+		src[i] = malloc(len);
+		dst[i] = malloc(len);
+		pattern(src[i], len, i);
+	}
+	while (now < 100000000) {
+		struct sdr_ep_done d;
+		uint64_t t;
+
+		if (now >= 2000000)
+			drop_to_b = UINT32_MAX;	/* every data frame from now on */
+		while (posted < N && sdr_ep_recv(b, dst[posted], len, NULL, posted, now,
+						    &slots[posted]) == 0)
+			posted++;
+		while (sent < N && sdr_ep_send(a, src[sent], len, 0, sent, now) == 0)
+			sent++;
+		outputs(&w, a, b, fr, now);
+		while (sdr_ep_poll(a, &d) || sdr_ep_poll(b, &d))
+			;
+		t = next_event(a, b, &w, now);
+		if (t > now + 1000000)
+			t = now + 1000000;
+		now = t > now ? t : now;
+		arrivals(&w, a, b, &c, now);
+	}
+	drop_to_b = 0;
+	assert_true(sdr_ep_counters(a)[SDR_EP_PATHS_IN] > 0);
+	print_message("every path dead at 2 ms: failed at %.1f / %.1f ms\n",
+		      ps->path[0].failed_since_ns / 1e6, ps->path[1].failed_since_ns / 1e6);
+	for (unsigned int p = 0; p < 2; p++) {
+		assert_true(ps->path[p].failed);
+		assert_true(ps->path[p].failed_since_ns < 2000000 + 2 * 20000000);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		free(src[i]);
+		free(dst[i]);
+	}
+	teardown(&w, fr, a, b);
+}
+
+/*
  * Scheme changes between messages under loss, reordering and duplication: the sender goes
  * through ec-mds:4,2, sr, ec-xor:4,2 and sr-nack every 6 messages, each change agreed with
  * the receiver while nothing is in flight; every message arrives intact. A receiver not
@@ -3359,6 +3437,7 @@ main(void)
 		cmocka_unit_test(test_loss_reports),
 		cmocka_unit_test(test_scheme_change),
 		cmocka_unit_test_teardown(test_paths, paths_off),
+		cmocka_unit_test(test_paths_all_dead),
 		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_scheme_change_chunks),
 		cmocka_unit_test(test_forged_auto),

@@ -616,6 +616,93 @@ test_all_dead_and_bad_reports(void **state)
 	path_sel_free(&m.s);
 }
 
+/* A QPN that stays on its path for more than 2^23 frames (80 s at 100 Gbit/s over 32
+ * QPNs) is still alive there: reports compare with the last highest PSN, not the first. */
+static void
+test_long_alive(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
+	for (int i = 0; i < 80; i++) {
+		m.now += 10 * MS;
+		for (unsigned int q = 0; q < NQP; q++) {
+			m.psn[q] = (m.psn[q] + 0x40000u) & 0xFFFFFF;
+			path_sel_report(&m.s, q, 1, (m.psn[q] - 1) & 0xFFFFFF, 0,
+					(uint16_t)(i * 100), 0, m.psn[q], m.now);
+		}
+		path_sel_update(&m.s, m.psn, m.now);
+		assert_int_equal(m.s.path[0].failed + m.s.path[1].failed, 0);
+	}
+	path_sel_free(&m.s);
+}
+
+/* A highest PSN beyond what was sent (a broken or lying peer) proves nothing alive and
+ * times nothing: it would take the newest kept frame, a round trip one burst long. */
+static void
+test_report_beyond_sent(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
+	path_sel_place(&m.s, 0, 0, 1000, m.now);
+	for (int k = 0; k < 40; k++) {
+		uint32_t psn[NQP];
+
+		memcpy(psn, m.psn, sizeof(psn));
+		psn[0] = 1000 + (uint32_t)k * 25;
+		m.now += MS;
+		path_sel_sent(&m.s, psn, m.now);
+	}
+	path_sel_report(&m.s, 0, 1, 5000, 0, 0, 0, 2000, m.now + 20 * MS);
+	assert_int_equal(m.s.qp[0].have_hi, 0);
+	assert_int_equal(m.s.path[0].rtt.rtt_samples, 0);
+	/* the last frame sent is fine */
+	path_sel_report(&m.s, 0, 1, 1999, 0, 0, 0, 2000, m.now + 20 * MS);
+	assert_int_equal(m.s.qp[0].have_hi, 1);
+	assert_int_equal(m.s.path[0].rtt.rtt_samples, 1);
+	path_sel_free(&m.s);
+}
+
+/*
+ * A path of 17 ms under a connection configured for 4 ms: the ring of kept frames (one per
+ * 250 us) reaches back 8 ms only, so it spaces them out until the path's reports find one.
+ * Frames every 100 us, a report per QPN every ms with the frame sent 17 ms before.
+ */
+static void
+test_long_path_timed(void **state)
+{
+	static uint32_t last[NQP][256];
+	struct sim m;
+	uint64_t rtt;
+
+	(void)state;
+	sim_init(&m, 2, PATH_POLICY_OPTIMISE, (const double[]){ 0, 0 });
+	m.s.cfg.rtt_ns = 4 * MS;
+	for (unsigned int t = 0; t < 20000; t++) {
+		m.now += MS / 10;
+		for (unsigned int q = 0; q < NQP; q++) {
+			m.psn[q] = (m.psn[q] + 1) & 0xFFFFFF;
+			last[q][t % 256] = (m.psn[q] - 1) & 0xFFFFFF;
+			if (t % 10 == 0 && t >= 170)
+				path_sel_report(&m.s, q, 1, last[q][(t - 170) % 256], 0, 0, 0,
+						m.psn[q], m.now);
+		}
+		path_sel_sent(&m.s, m.psn, m.now);
+		if (t % 10 == 0)
+			path_sel_update(&m.s, m.psn, m.now);
+	}
+	for (int p = 0; p < 2; p++) {
+		rtt = m.s.path[p].rtt_min_ns;
+		assert_true(m.s.path[p].rtt.rtt_samples >= PATH_SEL_MIN_RTT_SAMPLES);
+		/* never shorter, longer by at most the spacing the ring came to (1 ms) */
+		assert_true(rtt >= 17 * MS && rtt <= 18 * MS);
+	}
+	path_sel_free(&m.s);
+}
+
 int
 main(void)
 {
@@ -630,6 +717,9 @@ main(void)
 		cmocka_unit_test(test_joint_paths),
 		cmocka_unit_test(test_joint_max),
 		cmocka_unit_test(test_all_dead_and_bad_reports),
+		cmocka_unit_test(test_long_alive),
+		cmocka_unit_test(test_report_beyond_sent),
+		cmocka_unit_test(test_long_path_timed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
