@@ -413,12 +413,15 @@ check_sub(struct rel_rx *rx, uint32_t ctx, uint32_t s)
 {
 	struct rxm *m = &rx->msgs[ctx];
 
-	if (sdr_bit_test(m->sub_ok, s) || sdr_bit_test(m->sub_pending, s))
+	if (sdr_bit_test(m->sub_ok, s))
 		return;
+	/* (every data chunk came, even while a decode was asked for: done, not decoded) */
 	if (m->sub_data[s] == sub_count(rx, m, s)) {
 		sdr_bit_set(m->sub_ok, s);
 		return;
 	}
+	if (sdr_bit_test(m->sub_pending, s))
+		return;
 	if (sub_decodable(rx, m, s) && rx->ndec < rx->dec_cap) {
 		sdr_bit_set(m->sub_pending, s);
 		rx->dec[(rx->dec_head + rx->ndec) % rx->dec_cap] =
@@ -562,6 +565,19 @@ rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint
 	m->decoded++;
 	rx->counters[REL_RX_DECODES]++;
 	check_complete(rx, m, now);
+}
+
+void
+rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub)
+{
+	struct rxm *m;
+
+	changed(rx);
+	if (ctx >= rx->attr.max_inflight)
+		return;
+	m = &rx->msgs[ctx];
+	if (m->state == RXM_POSTED && m->seq == seq && sub < m->nsub)
+		sdr_bit_clear(m->sub_pending, sub);
 }
 
 void

@@ -155,6 +155,13 @@ int rel_rx_decode_wanted(const struct rel_rx *rx, uint32_t ctx, uint64_t seq, ui
 /** The data chunks of a submessage were rebuilt (after a rel_rx_next_decode() request). */
 void rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint64_t now);
 
+/**
+ * A decode asked for (rel_rx_next_decode()) will not run: it failed, or the caller could not
+ * keep the request. The submessage is no longer pending: the next arrival asks again, and
+ * the EC-NACKs list it until then.
+ */
+void rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub);
+
 /** The application released the message in @p slot (recv_complete). */
 void rel_rx_release(struct rel_rx *rx, uint32_t slot);
 

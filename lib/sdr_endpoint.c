@@ -1788,6 +1788,15 @@ release_par(struct sdr_ep *ep, uint32_t ctx, uint32_t sub)
 	ep->tx_par_free[ep->n_tx_par_free++] = b;
 }
 
+/* A waiting encode still to do: not for a message already finished (its completion held
+ * for other encodes). */
+static int
+enc_wanted(const struct sdr_ep *ep, const struct enc_wait *w)
+{
+	return ep->sends[w->ctx].msg.seq == w->seq &&
+	       !(ep->held && ep->held_tx.ctx == w->ctx && ep->held_tx.seq == w->seq);
+}
+
 /* Encodes that waited for a parity buffer, in order. */
 static void
 retry_encodes(struct sdr_ep *ep)
@@ -1797,10 +1806,7 @@ retry_encodes(struct sdr_ep *ep)
 	while (ep->n_enc_wait) {
 		struct enc_wait *w = &ep->enc_wait[ep->enc_head];
 
-		/* (not for a message already finished, its completion held for other encodes) */
-		if (ep->sends[w->ctx].msg.seq == w->seq &&
-		    !(ep->held && ep->held_tx.ctx == w->ctx && ep->held_tx.seq == w->seq) &&
-		    encode(ep, w->ctx, w->seq, w->sub) != 0)
+		if (enc_wanted(ep, w) && encode(ep, w->ctx, w->seq, w->sub) != 0)
 			return;
 		ep->enc_head = (ep->enc_head + 1) % cap;
 		ep->n_enc_wait--;
@@ -1816,10 +1822,23 @@ request_encode(struct sdr_ep *ep, uint32_t ctx, uint64_t seq, uint32_t sub)
 		return;
 	/* what it waits for: a parity buffer, or (offload) a job */
 	ep->counters[ep->n_tx_par_free ? SDR_EP_FEC_JOB_WAITS : SDR_EP_PARITY_WAITS]++;
+	if (ep->n_enc_wait == cap) {	/* finished messages' requests out, order kept */
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < cap; i++) {
+			const struct enc_wait *w = &ep->enc_wait[(ep->enc_head + i) % cap];
+
+			if (enc_wanted(ep, w))
+				ep->enc_wait[(ep->enc_head + n++) % cap] = *w;
+		}
+		ep->n_enc_wait = n;
+	}
 	if (ep->n_enc_wait < cap) {
 		ep->enc_wait[(ep->enc_head + ep->n_enc_wait) % cap] =
 			(struct enc_wait){ .ctx = ctx, .sub = sub, .seq = seq };
 		ep->n_enc_wait++;
+	} else {
+		ep->counters[SDR_EP_FEC_WAIT_FULL]++;
 	}
 }
 
@@ -1906,11 +1925,16 @@ decode(struct sdr_ep *ep, const struct rel_rx_decode *d, uint64_t now)
 	struct sdr_rx_msg_info info;
 	struct ec_mask mask;
 	uint32_t nmiss;
+	int rc = decode_setup(ep, d, ptr, &mask, ep->scratch, NULL, &nmiss, NULL, &info);
 
-	if (decode_setup(ep, d, ptr, &mask, ep->scratch, NULL, &nmiss, NULL, &info) != 0)
-		return;
-	if (ec_decode(ep->rxc.codec, &mask, ptr, ep->rxc.chunk) < 0) {
-		ep->counters[SDR_EP_DECODE_FAILED]++;
+	if (rc == 0 && ec_decode(ep->rxc.codec, &mask, ptr, ep->rxc.chunk) < 0)
+		rc = -2;
+	if (rc != 0) {
+		/* (-1: the receive is gone) */
+		if (rc == -2) {
+			ep->counters[SDR_EP_DECODE_FAILED]++;
+			rel_rx_decode_dropped(ep->rrx, d->ctx, d->seq, d->sub);
+		}
 		return;
 	}
 	for (uint32_t j = 0; j < ep->rxc.k && d->first + j < info.nchunks; j++)
@@ -1939,8 +1963,10 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	if (rc != 0) {
 		/* the receive is gone (as decode() ignores it), or the loss is beyond the code */
 		job_put(ep, job);
-		if (rc == -2)
+		if (rc == -2) {
 			ep->counters[SDR_EP_DECODE_FAILED]++;
+			rel_rx_decode_dropped(ep->rrx, d->ctx, d->seq, d->sub);
+		}
 		return 0;
 	}
 	job->kind = FEC_DECODE;
@@ -1956,6 +1982,25 @@ decode_job(struct sdr_ep *ep, const struct rel_rx_decode *d)
 	ep->rx_out[d->slot]++;		/* its completion waits: the job reads its buffer */
 	job_ready(ep, job);
 	return 0;
+}
+
+/*
+ * The waiting decodes still wanted, in order: requests of receives that ended since stay in
+ * the queue until they reach its head, and behind a head that waits for a job they could
+ * fill it. Live requests are at most one per pending submessage, which the queue holds.
+ */
+static void
+dec_wait_compact(struct sdr_ep *ep, uint32_t cap)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ep->n_dec_wait; i++) {
+		const struct rel_rx_decode *d = &ep->dec_wait[(ep->dec_head + i) % cap];
+
+		if (rel_rx_decode_wanted(ep->rrx, d->ctx, d->seq, d->sub))
+			ep->dec_wait[(ep->dec_head + n++) % cap] = *d;
+	}
+	ep->n_dec_wait = n;
 }
 
 /* Decodes the receive state machine asks for: run now, or hand out (in order). */
@@ -1978,8 +2023,14 @@ run_decodes(struct sdr_ep *ep, uint64_t now)
 		if (ep->n_dec_wait == 0 && decode_job(ep, &d) == 0)
 			continue;
 		ep->counters[SDR_EP_FEC_JOB_WAITS]++;
-		if (ep->n_dec_wait < cap)
+		if (ep->n_dec_wait == cap)
+			dec_wait_compact(ep, cap);
+		if (ep->n_dec_wait < cap) {
 			ep->dec_wait[(ep->dec_head + ep->n_dec_wait++) % cap] = d;
+		} else {
+			ep->counters[SDR_EP_FEC_WAIT_FULL]++;
+			rel_rx_decode_dropped(ep->rrx, d.ctx, d.seq, d.sub);
+		}
 	}
 }
 
@@ -2065,6 +2116,7 @@ decode_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now)
 	}
 	if (job->rc < 0) {
 		ep->counters[SDR_EP_DECODE_FAILED]++;
+		rel_rx_decode_dropped(ep->rrx, d->ctx, d->seq, d->sub);
 		return;
 	}
 	for (uint32_t i = 0; i < job->nmiss; i++)

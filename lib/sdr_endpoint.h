@@ -135,6 +135,9 @@ struct sdr_ep_cfg {
 	  "per encode or decode of a submessage queued as a job for the FEC lcore") \
 	X(FEC_JOB_WAITS, "fec_job_waits", INFO, \
 	  "per encode or decode that had to wait because every offload job was in use") \
+	X(FEC_WAIT_FULL, "fec_requests_dropped", ERROR, \
+	  "per encode or decode not kept: its wait queue was full of live requests (a decode's " \
+	  "submessage is then asked for by EC-NACK)") \
 	X(FEC_STALE, "fec_results_discarded", INFO, \
 	  "per offloaded encode or decode whose result was discarded: its message or receive " \
 	  "ended meanwhile") \

@@ -803,6 +803,71 @@ test_cancel_and_withdraw(void **state)
 }
 
 /*
+ * A submessage that becomes decodable (3 data chunks and a parity chunk in) and then gets
+ * its last data chunk before the decode runs is done by arrivals: no decode is asked for
+ * any more, and the receive completes with nothing counted as decoded. A decode that
+ * fails (rel_rx_decode_dropped()) leaves the submessage to the EC-NACKs.
+ */
+static void
+test_rx_done_before_decode(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx_decode dd;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.ec_k = 4;
+	a.ec_m = 2;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.scheme = (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 };
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	assert_true(rel_rx_post(rx, 0, 0, 8 * a.chunk_size, 7, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;
+	for (uint32_t k = 1; k < 4; k++)
+		assert_int_equal(rel_rx_on_chunk(rx, 0, k, 10), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 8, 10), 1);	/* parity 0 of submessage 0 */
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 0, 11), 1);	/* the late data chunk */
+	assert_int_equal(rel_rx_next_decode(rx, &dd), 0);
+	for (uint32_t k = 4; k < 8; k++)
+		assert_int_equal(rel_rx_on_chunk(rx, 0, k, 12), 1);
+	assert_int_equal(rel_rx_poll_done(rx, &d), 1);
+	assert_int_equal(d.status, SDR_DONE_OK);
+	assert_int_equal(d.decoded, 0);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_DECODES], 0);
+	rel_rx_release(rx, 0);
+
+	/* a decode asked for that fails: the submessage is listed by the next EC-NACK */
+	assert_true(rel_rx_post(rx, 1, 0, 8 * a.chunk_size, 8, 100) >= 0);
+	while (rel_rx_next_ctrl(rx, 100, &c))
+		;
+	for (uint32_t k = 1; k < 8; k++)
+		assert_int_equal(rel_rx_on_chunk(rx, 0, k, 110), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 8, 110), 1);
+	assert_int_equal(rel_rx_next_decode(rx, &dd), 1);
+	assert_int_equal(dd.sub, 0);
+	rel_rx_decode_dropped(rx, dd.ctx, dd.seq, dd.sub);
+	{
+		uint64_t t = 110;
+		int listed = 0;
+
+		while (!listed && t < 1000000000) {	/* (at the fallback timeout) */
+			t = rel_rx_next_time(rx, t);
+			while (rel_rx_next_ctrl(rx, t, &c))
+				listed |= c.type == SDR_CTRL_EC_NACK && c.win_start == 0 &&
+					  c.nwords > 0 && sdr_ctrl_win_bit(&c, 0);
+		}
+		assert_true(listed);
+	}
+	rel_rx_destroy(rx);
+}
+
+/*
  * The receiver side: a SKIP fails the receives in its range even with data in, numbers past
  * it and is answered; rel_rx_withdraw() lists every receive posted and repeats WITHDRAW for
  * the ones not complete until answered.
@@ -1408,6 +1473,7 @@ main(void)
 		cmocka_unit_test(test_no_cts_global_timeout),
 		cmocka_unit_test(test_cancel_and_withdraw),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
+		cmocka_unit_test(test_rx_done_before_decode),
 		cmocka_unit_test(test_rx_withdraw_given_up),
 		cmocka_unit_test(test_path_rtt_and_rate),
 		cmocka_unit_test(test_path_karn),
