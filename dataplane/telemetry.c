@@ -6,7 +6,7 @@
  *   /sdr/conn,NAME        one connection in detail: every counter of its parts
  *   /sdr/stages           per-stage calls, packets, cycles and cycles per packet
  *   /sdr/stages,E         the same for engine E alone ([pipeline] mode = engines)
- *   /sdr/drops            every drop counter by its reason name
+ *   /sdr/drops            every drop counter that moved, by its reason name
  *   /sdr/hist,NAME        message completion-time histogram (power-of-two microseconds)
  * They run on the telemetry thread and read counters the poll loops write (64-bit loads).
  */
@@ -327,8 +327,17 @@ tel_stages(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* Every drop counter by reason, one dictionary per port and per connection (telemetry names
- * allow no dots, so the owner is a level of nesting). */
+/* A counter that moved, into @p d (a reply holds 16 KiB: the ones at 0 would crowd out the
+ * rest with a few dozen connections). */
+static void
+add_moved(struct rte_tel_data *d, const char *name, uint64_t v)
+{
+	if (v != 0)
+		rte_tel_data_add_dict_u64(d, name, v);
+}
+
+/* Every drop counter that moved, by reason, one dictionary per port and per connection
+ * (telemetry names allow no dots, so the owner is a level of nesting). */
 static int
 tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -342,13 +351,12 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(pd);
 		for (int v = 0; v < ROCE_V_COUNT; v++)
 			if (sdr_counter_is_drop(&roce_verdict_table, (unsigned int)v))
-				rte_tel_data_add_dict_u64(pd, roce_verdict_name((enum roce_verdict)v),
-							  dp_port_verdict(p, v));
+				add_moved(pd, roce_verdict_name((enum roce_verdict)v),
+					  dp_port_verdict(p, v));
 		for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
 			if (dp_port_counter_is_drop((enum dp_port_counter)c))
-				rte_tel_data_add_dict_u64(pd,
-					dp_port_counter_name((enum dp_port_counter)c),
-					dp_port_counter(p, c));
+				add_moved(pd, dp_port_counter_name((enum dp_port_counter)c),
+					  dp_port_counter(p, c));
 		add_named(d, p->cfg->name, pd);
 	}
 	for (unsigned int i = 0; i < tctx->nconns; i++) {
@@ -365,11 +373,10 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int k = 0; k < ng; k++)
 			for (unsigned int j = 0; j < g[k].table->n; j++)
 				if (sdr_counter_is_drop(g[k].table, j))
-					rte_tel_data_add_dict_u64(cd, g[k].table->defs[j].name,
-								  g[k].v[j]);
+					add_moved(cd, g[k].table->defs[j].name, g[k].v[j]);
 		/* ctrl_rejected by reason */
 		for (int e = 1; e < SDR_CTRL_E_COUNT; e++)
-			rte_tel_data_add_dict_u64(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
+			add_moved(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
 		add_named(d, c->cfg->name, cd);
 	}
 	return 0;
