@@ -659,11 +659,14 @@ next_hole(const struct rxm *m, uint32_t limit)
 }
 
 uint64_t
-rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now)
+rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t era, uint64_t now)
 {
 	changed(rx);
-	/* the sender cannot have given up more than the window, nor beyond it */
-	if (hi < lo || hi - lo > SDR_SEQ_WINDOW || hi > rx->next_seq + SDR_SEQ_WINDOW) {
+	/* the sender cannot have given up more than the window, nor beyond it, nor messages
+	 * numbered more than the window ago, nor in another era (a SKIP replayed 2^32
+	 * messages later) */
+	if (hi < lo || hi - lo > SDR_SEQ_WINDOW || hi > rx->next_seq + SDR_SEQ_WINDOW ||
+	    hi + SDR_SEQ_WINDOW < rx->next_seq || sdr_seq_era(hi, rx->epoch_seq) != era) {
 		rx->counters[REL_RX_SKIP_IMPLAUSIBLE]++;
 		return rx->next_seq;
 	}
@@ -804,12 +807,13 @@ rel_rx_resetting(const struct rel_rx *rx)
 }
 
 void
-rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi)
+rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi, uint64_t era)
 {
 	uint64_t h = sdr_seq_near(rx->next_seq, hi);
 
 	changed(rx);
-	if (h > rx->wd_hi) {	/* an answer to a WITHDRAW we never sent */
+	/* an answer to a WITHDRAW we never sent, or of another era (replayed) */
+	if (h > rx->wd_hi || sdr_seq_era(h, rx->epoch_seq) != era) {
 		rx->counters[REL_RX_WITHDRAW_ANSWER_IMPLAUSIBLE]++;
 		return;
 	}
@@ -1090,6 +1094,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		c->flags = SDR_CTRL_F_ANSWER;
 		c->cum = (uint32_t)rx->skip_hi;
 		c->win_start = (uint32_t)rx->skip_lo;
+		c->value = sdr_seq_era(rx->skip_hi, rx->epoch_seq);
 		rx->skip_answer = 0;
 		rx->counters[REL_RX_SKIP_ANSWERS]++;
 		return 1;
@@ -1099,6 +1104,7 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		c->type = SDR_CTRL_WITHDRAW;
 		c->cum = (uint32_t)rx->wd_hi;
 		c->win_start = (uint32_t)rx->wd_lo;
+		c->value = sdr_seq_era(rx->wd_hi, rx->epoch_seq);
 		/* a sender that is gone hears less and less of it */
 		rx->wd_next_ns = now + rx->wd_gap_ns;
 		if (rx->wd_gap_ns < 64 * rx->rto)

@@ -171,10 +171,11 @@ int rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c);
 /**
  * The sender gave up messages [@p lo, @p hi) (SKIP): receives posted for them that are not
  * complete fail (they would wait for nothing), receives are numbered from @p hi on, and the
- * sender is answered. Returns the sequence number the receive side must number from (@p hi
- * or beyond).
+ * sender is answered. @p era is the SKIP's (sdr_seq_era() of @p hi: another era's SKIP is
+ * implausible). Returns the sequence number the receive side must number from (@p hi or
+ * beyond).
  */
-uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t now);
+uint64_t rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t era, uint64_t now);
 
 /**
  * The application went away: every receive posted (complete or not) is to be released. Fills
@@ -205,8 +206,9 @@ void rel_rx_cts_now(struct rel_rx *rx, uint64_t now);
 /** A WITHDRAW of ours waits for the sender's answer. */
 int rel_rx_resetting(const struct rel_rx *rx);
 
-/** The sender answered our WITHDRAW up to @p hi (a 32-bit point, as on the wire). */
-void rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi);
+/** The sender answered our WITHDRAW up to @p hi (a 32-bit point, as on the wire, in era
+ * @p era: sdr_seq_era()). */
+void rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi, uint64_t era);
 
 /** The next submessage to decode. @return 1 with @p d filled, or 0. */
 int rel_rx_next_decode(struct rel_rx *rx, struct rel_rx_decode *d);

@@ -735,8 +735,11 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
 	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 
-	/* receives the peer posted: never more than the window beyond our messages */
-	if (hi - lo > SDR_SEQ_WINDOW || hi > tx->next_seq + SDR_SEQ_WINDOW) {
+	/* receives the peer posted: never more than the window beyond our messages, nor for
+	 * messages numbered more than the window ago or in another era (a WITHDRAW replayed
+	 * 2^32 messages later) */
+	if (hi - lo > SDR_SEQ_WINDOW || hi > tx->next_seq + SDR_SEQ_WINDOW ||
+	    hi + SDR_SEQ_WINDOW < tx->next_seq || sdr_seq_era(hi, tx->epoch_seq) != c->value) {
 		tx->counters[REL_TX_WITHDRAW_IMPLAUSIBLE]++;
 		return;
 	}
@@ -837,7 +840,8 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	if (c->type == SDR_CTRL_SKIP && (c->flags & SDR_CTRL_F_ANSWER)) {
 		uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
 
-		if (hi > tx->skip_hi) {		/* an answer to a SKIP we never sent */
+		/* an answer to a SKIP we never sent, or of another era (replayed) */
+		if (hi > tx->skip_hi || sdr_seq_era(hi, tx->epoch_seq) != c->value) {
 			tx->counters[REL_TX_SKIP_ANSWER_IMPLAUSIBLE]++;
 			return;
 		}
@@ -1267,6 +1271,7 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 		c->flags = SDR_CTRL_F_ANSWER;
 		c->cum = (uint32_t)tx->wd_hi;
 		c->win_start = (uint32_t)tx->wd_lo;
+		c->value = sdr_seq_era(tx->wd_hi, tx->epoch_seq);
 		tx->wd_answer = 0;
 		tx->counters[REL_TX_WITHDRAW_ANSWERS]++;
 		return 1;
@@ -1277,6 +1282,7 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 	c->type = SDR_CTRL_SKIP;
 	c->cum = (uint32_t)tx->skip_hi;
 	c->win_start = (uint32_t)tx->skip_lo;
+	c->value = sdr_seq_era(tx->skip_hi, tx->epoch_seq);
 	/* a peer that is gone hears less and less of it */
 	tx->skip_next_ns = now + tx->skip_gap_ns;
 	if (tx->skip_gap_ns < 64 * tx->rto)

@@ -182,8 +182,7 @@ sdr_ctrl_decode(const uint8_t *buf, size_t len, struct sdr_ctrl *c)
 		return -SDR_CTRL_E_RANGE;
 	if ((c->type != SDR_CTRL_CTS && c->type != SDR_CTRL_SYNC && c->type != SDR_CTRL_REPORT &&
 	     c->type != SDR_CTRL_SCHEME && c->type != SDR_CTRL_HELLO && c->value >> 32 != 0) ||
-	    ((c->type == SDR_CTRL_SKIP || c->type == SDR_CTRL_WITHDRAW ||
-	      c->type == SDR_CTRL_PATHS) && c->value != 0) ||
+	    (c->type == SDR_CTRL_PATHS && c->value != 0) ||
 	    ((c->type == SDR_CTRL_CTS || c->type == SDR_CTRL_SKIP ||
 	      c->type == SDR_CTRL_WITHDRAW || c->type == SDR_CTRL_SYNC ||
 	      c->type == SDR_CTRL_REPORT ||

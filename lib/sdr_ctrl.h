@@ -87,15 +87,18 @@
  *      chunk shift << 40 | kind << 32 | k << 16 | m; HELLO: 1 << 63 | that, or 0; ACK,
  *      NACK, EC-NACK: the message's sequence number (low 32 bits: with message id and
  *      generation, which come round again every slots x generations messages, it names
- *      that one message, not a later one in its slot); others 0
+ *      that one message, not a later one in its slot); SKIP, WITHDRAW: the era of the
+ *      cumulative point; others 0
  *   24 dst tag (64): the receiver's tag (0 only in a HELLO that does not know it yet)
  *   32 src tag (64): the sender's tag, never 0
  *   40 window: bit i of the window (MSB first in each word) = chunk/submessage start + i
  *
  * CTS uses cumulative = receives posted so far (low 32 bits) and window start = the posted
  * receive's sequence number (low 32 bits). SKIP and WITHDRAW use cumulative = the first
- * sequence number still wanted and window start = the first given up (low 32 bits); no
- * window, no value.
+ * sequence number still wanted and window start = the first given up (low 32 bits), value
+ * = the era of that first one still wanted: its block of 2^32 messages since the numbering
+ * of the current peer began (sdr_seq_era()), which a message replayed 2^32 messages later,
+ * its low bits naming current messages again, does not have; no window.
  */
 #ifndef SDR_CTRL_H
 #define SDR_CTRL_H
@@ -169,7 +172,7 @@ struct sdr_ctrl {
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
 	X(FLAGS,	"ctrl_bad_flags",	"unknown flag bits, or a flag its type does not take") \
 	X(RANGE,	"ctrl_bad_range",	"window runs past 2^32 (but HELLO's)") \
-	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none (CTS, SYNC, REPORT, SCHEME, HELLO have one), window on a CTS, SKIP, WITHDRAW, SYNC, REPORT or SCHEME, a PATHS window of an odd or zero number of words, or a HELLO window of 1 or 2 words") \
+	X(VALUE,	"ctrl_bad_value",	"value field set on a type that has none (CTS, SYNC, REPORT, SCHEME, HELLO have one; ACK, NACK, EC-NACK, SKIP, WITHDRAW one of 32 bits), window on a CTS, SKIP, WITHDRAW, SYNC, REPORT or SCHEME, a PATHS window of an odd or zero number of words, or a HELLO window of 1 or 2 words") \
 	X(TAG,		"ctrl_bad_tag",		"source tag is 0")
 
 enum sdr_ctrl_err {

@@ -1138,7 +1138,8 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 /*
  * A SKIP from the sender (messages it gave up: no receive came, or cancelled): the
  * reliability state fails them and the placement moves past them. The message's 32-bit
- * points are taken nearest to the receive side's own count, as CTS credits are.
+ * points are taken nearest to the receive side's own count, as CTS credits are; its era
+ * (the value) must be theirs, so one replayed 2^32 messages later is refused.
  */
 static void
 skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c, uint64_t now)
@@ -1146,7 +1147,7 @@ skip_apply(struct sdr_rx *rx, struct rel_rx *rrx, const struct sdr_ctrl *c, uint
 	uint64_t hi = sdr_seq_near(sdr_rx_next_seq(rx), c->cum);
 	uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 
-	sdr_rx_skip_to(rx, rel_rx_on_skip(rrx, lo, hi, now));
+	sdr_rx_skip_to(rx, rel_rx_on_skip(rrx, lo, hi, c->value, now));
 }
 
 /*
@@ -1474,7 +1475,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 		skip_apply(ep->rx, ep->rrx, &c, now);
 		return;
 	case SDR_ROUTE_WITHDRAWN:
-		rel_rx_on_withdraw_answer(ep->rrx, c.cum);
+		rel_rx_on_withdraw_answer(ep->rrx, c.cum, c.value);
 		return;
 	case SDR_ROUTE_REPORT:
 		on_report(ep, &c);

@@ -240,6 +240,18 @@ sdr_rel_done_take(struct sdr_rel_done_fifo *f, struct sdr_rel_done *d)
 }
 
 /**
+ * The era of sequence number @p seq: its block of 2^32 messages counted from @p epoch_base,
+ * where this end's numbering of the current peer began (sdr_seq_epoch_base(); a fresh peer
+ * counts from 0, as many messages). SKIP and WITHDRAW (and their answers) carry their
+ * cumulative point's era: the same message replayed 2^32 messages later is of another.
+ */
+static inline uint64_t
+sdr_seq_era(uint64_t seq, uint64_t epoch_base)
+{
+	return (seq - epoch_base) >> 32;
+}
+
+/**
  * A sequence number the peer sent in 32 bits (control messages carry the low half), taken
  * nearest to this side's 64-bit count @p base.
  */

@@ -803,6 +803,75 @@ test_cancel_and_withdraw(void **state)
 }
 
 /*
+ * SKIP and WITHDRAW carry the era of their points (their block of 2^32 messages since the
+ * epoch began) in the value: after 2^32 messages, one recorded in era 0 and replayed names,
+ * by its low 32 bits taken near the count, current messages of era 1, and is implausible.
+ * With the right era it is taken; the answer says its era and decodes with it.
+ */
+static void
+test_reset_era(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct rel_tx *tx;
+	struct sdr_ctrl c, back;
+	uint8_t buf[SDR_CTRL_MAX_LEN];
+	uint64_t next = 0, cur = (1ull << 32) + 10;
+	int len;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	tx = rel_tx_create(&cfg, &a);
+	assert_non_null(rx);
+	assert_non_null(tx);
+	/* the sender gives up 2^24 messages at a time (the most one SKIP may): 2^32 + 10 */
+	while (next < cur) {
+		uint64_t hi = next + SDR_SEQ_WINDOW < cur ? next + SDR_SEQ_WINDOW : cur;
+
+		next = rel_rx_on_skip(rx, next, hi, sdr_seq_era(hi, 0), 0);
+		assert_int_equal(next, hi);
+		while (rel_rx_next_ctrl(rx, 0, &c))
+			;	/* (the answers) */
+	}
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_SKIP_IMPLAUSIBLE], 0);
+	/* a SKIP of era 0 for [5, 20) of its era, replayed: near the count its points are
+	 * 2^32 + 5 .. 2^32 + 20, of era 1 */
+	assert_int_equal(rel_rx_on_skip(rx, cur - 5, cur + 10, 0, 1), cur);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_SKIP_IMPLAUSIBLE], 1);
+	assert_int_equal(rel_rx_on_skip(rx, cur - 5, cur + 10, 1, 1), cur + 10);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_SKIP_IMPLAUSIBLE], 1);
+	/* its answer says era 1, and the message decodes with it */
+	assert_int_equal(rel_rx_next_ctrl(rx, 1, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_SKIP);
+	assert_int_equal(c.value, 1);
+	assert_int_equal(c.cum, 20);
+	c.src_tag = 1;
+	len = sdr_ctrl_encode(&c, buf, sizeof(buf));
+	assert_true(len > 0);
+	assert_int_equal(sdr_ctrl_decode(buf, (size_t)len, &back), 0);
+	assert_int_equal(back.value, 1);
+
+	/* the sender side (its count at 0, era 0): a WITHDRAW of era 1 is implausible */
+	memset(&c, 0, sizeof(c));
+	c.type = SDR_CTRL_WITHDRAW;
+	c.cum = 20;
+	c.win_start = 5;
+	c.value = 1;
+	rel_tx_on_ctrl(tx, &c, 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_WITHDRAW_IMPLAUSIBLE], 1);
+	assert_int_equal(rel_tx_next_seq(tx), 0);
+	c.value = 0;
+	rel_tx_on_ctrl(tx, &c, 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_WITHDRAW_IMPLAUSIBLE], 1);
+	assert_int_equal(rel_tx_next_seq(tx), 20);
+	rel_tx_destroy(tx);
+	rel_rx_destroy(rx);
+}
+
+/*
  * A submessage that becomes decodable (3 data chunks and a parity chunk in) and then gets
  * its last data chunk before the decode runs is done by arrivals: no decode is asked for
  * any more, and the receive completes with nothing counted as decoded. A decode that
@@ -892,7 +961,7 @@ test_rx_skip_and_withdraw(void **state)
 	while (rel_rx_next_ctrl(rx, 0, &c))
 		;					/* the CTS */
 	assert_int_equal(rel_rx_on_chunk(rx, 1, 0, 10), 1);	/* seq 1 has data */
-	assert_int_equal(rel_rx_on_skip(rx, 0, 2, 20), 4);
+	assert_int_equal(rel_rx_on_skip(rx, 0, 2, 0, 20), 4);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(rel_rx_poll_done(rx, &d), 1);
 		assert_int_equal(d.status, SDR_DONE_FAILED);
@@ -930,7 +999,7 @@ test_rx_skip_and_withdraw(void **state)
 	assert_true(t > 40 && t < UINT64_MAX);
 	assert_int_equal(rel_rx_next_ctrl(rx, t, &c), 1);
 	assert_int_equal(c.type, SDR_CTRL_WITHDRAW);
-	rel_rx_on_withdraw_answer(rx, 4);
+	rel_rx_on_withdraw_answer(rx, 4, 0);
 	assert_int_equal(rel_rx_next_time(rx, t), UINT64_MAX);
 	assert_int_equal(rel_rx_next_ctrl(rx, 1000 * RTT, &c), 0);
 	rel_rx_destroy(rx);
@@ -982,7 +1051,7 @@ test_rx_withdraw_given_up(void **state)
 		assert_int_equal(c.cum, 5);
 	}
 	assert_int_equal(withdraws, 1);
-	rel_rx_on_withdraw_answer(rx, 5);
+	rel_rx_on_withdraw_answer(rx, 5, 0);
 	assert_int_equal(rel_rx_next_ctrl(rx, 1000 * RTT, &c), 0);
 	/* a second departure with nothing given up since: nothing to say */
 	assert_int_equal(rel_rx_withdraw(rx, 2000 * RTT, slots), 0);
@@ -1474,6 +1543,7 @@ main(void)
 		cmocka_unit_test(test_cancel_and_withdraw),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
 		cmocka_unit_test(test_rx_done_before_decode),
+		cmocka_unit_test(test_reset_era),
 		cmocka_unit_test(test_rx_withdraw_given_up),
 		cmocka_unit_test(test_path_rtt_and_rate),
 		cmocka_unit_test(test_path_karn),
