@@ -260,11 +260,19 @@ on_done(struct traffic *t, const struct sdr_ep_done *d)
 		return;
 	}
 	{
+		static const uint8_t zero[8];
 		struct tbuf *b = &t->rbuf[d->cookie];
 		uint32_t imm;
+		/* every byte, and the 8 past the end untouched (zeroed at the start) */
 		int ok = d->status == SDR_DONE_OK && !t->cfg.no_verify &&
-			 sdr_pattern_check(b->data, t->cfg.size, t->cfg.seed, b->seq);
+			 sdr_pattern_check(b->data, t->cfg.size, t->cfg.seed, b->seq) &&
+			 memcmp(b->data + t->cfg.size, zero, sizeof(zero)) == 0;
 
+		if (!b->busy) {
+			/* a completion for a receive not posted (a second one for it): wrong */
+			t->st.corrupt++;
+			return;
+		}
 		t->recvs_done++;
 		t->st.received++;
 		t->st.decoded += d->decoded;

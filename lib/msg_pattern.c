@@ -17,17 +17,10 @@
 
 typedef uint64_t pat_v2 __attribute__((vector_size(16)));
 
-/* Everything in word i but the position term. */
-static inline uint64_t
-pattern_base(uint64_t seed, uint64_t msg)
-{
-	return sdr_pattern_word(seed, msg, 0);
-}
-
 void
 sdr_pattern_fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed, uint64_t msg)
 {
-	const uint64_t base = pattern_base(seed, msg), end = off + len;
+	const uint64_t base = sdr_pattern_base(seed, msg), end = off + len;
 	uint64_t i = off, k = (off / 8) * PAT_MUL, w;
 	const pat_v2 b = { base, base }, step = { 8 * PAT_MUL, 8 * PAT_MUL };
 	pat_v2 k0 = { k, k + PAT_MUL }, k1 = k0 + 2 * PAT_MUL, k2 = k0 + 4 * PAT_MUL,
@@ -58,7 +51,7 @@ sdr_pattern_fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed, uint64_t
 int
 sdr_pattern_check(const uint8_t *p, uint64_t len, uint64_t seed, uint64_t msg)
 {
-	const uint64_t base = pattern_base(seed, msg);
+	const uint64_t base = sdr_pattern_base(seed, msg);
 	uint64_t i = 0, k, w;
 	const pat_v2 b = { base, base }, step = { 8 * PAT_MUL, 8 * PAT_MUL };
 	pat_v2 k0 = { 0, PAT_MUL }, k1 = k0 + 2 * PAT_MUL, k2 = k0 + 4 * PAT_MUL,

@@ -56,8 +56,8 @@ test_check_finds_every_flip(void **state)
 		assert_true(sdr_pattern_check(a, len, 7, 42));
 		if (len == 0)
 			continue;
-		/* (the message number sits in bits 40..63 of each word: from 6 bytes on) */
-		if (len >= 6)
+		/* (every byte depends on the message number: one byte matches 1 time in 256) */
+		if (len >= 2)
 			assert_false(sdr_pattern_check(a, len, 7, 43));
 		assert_false(sdr_pattern_check(a, len, 8, 42));
 		for (uint64_t i = 0; i < len; i++) {
@@ -87,6 +87,39 @@ test_fill_in_pieces(void **state)
 	assert_true(sdr_pattern_check(b, AREA, 3, 9));
 }
 
+/*
+ * Another message's bytes never pass for a message's, whatever its distance in number (slot
+ * reuse: 1024, the old 2^24 period, a 32-bit wrap), even over a 5-byte tail: a buffer that
+ * kept a stale message's bytes, or got another's, fails. The immediates differ as widely,
+ * also in the 4 low bits a one-packet message carries.
+ */
+static void
+test_other_messages_differ(void **state)
+{
+	static const uint64_t dist[] = { 1, 2, 255, 256, 1024, 1ull << 24, 1ull << 32,
+					 1ull << 40 };
+	uint8_t a[13];
+	unsigned int low = 0;
+
+	(void)state;
+	for (uint64_t n = 0; n < 64; n++) {
+		sdr_pattern_fill(a, 0, sizeof(a), 1, n);
+		for (unsigned int d = 0; d < sizeof(dist) / sizeof(dist[0]); d++) {
+			/* the whole of it, and its 5-byte tail (a partial word) alone */
+			assert_false(sdr_pattern_check(a, sizeof(a), 1, n + dist[d]));
+			{
+				uint8_t b[13];
+
+				sdr_pattern_fill(b, 0, sizeof(b), 1, n + dist[d]);
+				assert_memory_not_equal(a + 8, b + 8, 5);
+			}
+			assert_int_not_equal(sdr_pattern_imm(1, n), sdr_pattern_imm(1, n + dist[d]));
+		}
+		low |= 1u << (sdr_pattern_imm(1, n) & 0xF);
+	}
+	assert_true(__builtin_popcount(low) >= 8);	/* the low 4 bits vary with n */
+}
+
 int
 main(void)
 {
@@ -94,6 +127,7 @@ main(void)
 		cmocka_unit_test(test_fill_is_the_definition),
 		cmocka_unit_test(test_check_finds_every_flip),
 		cmocka_unit_test(test_fill_in_pieces),
+		cmocka_unit_test(test_other_messages_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

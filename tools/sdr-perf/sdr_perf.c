@@ -139,6 +139,10 @@ run(const struct opts *o)
 	uint32_t inflight = o->lat ? 1 : o->inflight, idle = 0;
 	int reported = 0;
 	uint32_t *slot_of, *free_slot, nfree;
+	/* a slot per message in flight, 64 bytes apart: 8 zero bytes after each message that
+	 * a receive must leave as they are (a write past its end is caught) */
+	size_t stride = (size_t)o->size + 64;
+	uint8_t *seen;
 	char err[256];
 	int rc;
 
@@ -151,8 +155,7 @@ run(const struct opts *o)
 		sdr_context_destroy(ctx);
 		return 1;
 	}
-	if (sdr_mr_reg(ctx, (size_t)(o->size ? o->size : 1) * inflight, (void **)&buf, &mr) !=
-	    SDR_SUCCESS) {
+	if (sdr_mr_reg(ctx, stride * inflight, (void **)&buf, &mr) != SDR_SUCCESS) {
 		fprintf(stderr, "sdr-perf: %s\n", sdr_last_error(ctx));
 		sdr_context_destroy(ctx);
 		return 1;
@@ -165,6 +168,7 @@ run(const struct opts *o)
 	/* Messages complete out of order under loss: a buffer slot is reused only when the
 	 * message that owned it has completed, never by position. */
 	slot_of = calloc(o->iters, sizeof(*slot_of));
+	seen = calloc(o->iters, 1);	/* completed: a second completion is an error */
 	free_slot = calloc(inflight, sizeof(*free_slot));
 	for (nfree = 0; nfree < inflight; nfree++)
 		free_slot[nfree] = inflight - 1 - nfree;
@@ -176,7 +180,7 @@ run(const struct opts *o)
 		/* keep the window full */
 		while (posted < o->iters && nfree > 0) {
 			uint32_t w = free_slot[nfree - 1];
-			uint8_t *b = buf + (size_t)w * o->size;
+			uint8_t *b = buf + (size_t)w * stride;
 
 			if (o->server) {
 				/* a fresh connection for each message: rebuilt before its receive
@@ -186,6 +190,7 @@ run(const struct opts *o)
 					reported = 1;
 					goto out;
 				}
+				memset(b + o->size, 0, 8);
 				rc = sdr_recv_post(qp, b, o->size, posted, &h[w]);
 			} else {
 				/* the application's clock: the message is ready (a streamed one is
@@ -229,11 +234,13 @@ run(const struct opts *o)
 			continue;
 		}
 		idle = 0;
-		if (c.cookie >= posted) {
-			fprintf(stderr, "sdr-perf: completion for unknown message %" PRIu64 "\n", c.cookie);
+		if (c.cookie >= posted || seen[c.cookie]) {
+			fprintf(stderr, "sdr-perf: completion for %s message %" PRIu64 "\n",
+				c.cookie >= posted ? "unknown" : "an already completed", c.cookie);
 			reported = 1;
 			goto out;
 		}
+		seen[c.cookie] = 1;
 		free_slot[nfree++] = slot_of[c.cookie];
 		lat[completed] = c.time_s;
 		done_at[completed] = perf_now_s() - t0;
@@ -244,11 +251,14 @@ run(const struct opts *o)
 		if (c.status != 0) {
 			failed++;
 		} else if (o->server) {
-			uint32_t w = slot_of[c.cookie], imm;
+			uint32_t w = slot_of[c.cookie], imm = 0;
+			/* (SDR_RETRY: every packet with a fragment was rebuilt by decoding) */
+			int irc = sdr_recv_imm_get(c.recv, &imm);
 
-			if (sdr_pattern_check(buf + (size_t)w * o->size, o->size, o->seed, c.cookie) &&
-			    (sdr_recv_imm_get(c.recv, &imm) != SDR_SUCCESS ||
-			     imm == ((uint32_t)c.cookie & imm_mask(c.imm_bits))))
+			if (sdr_pattern_check(buf + (size_t)w * stride, o->size, o->seed, c.cookie) &&
+			    !memcmp(buf + (size_t)w * stride + o->size, (const uint8_t[8]){ 0 }, 8) &&
+			    (irc == SDR_RETRY ||
+			     (irc == SDR_SUCCESS && imm == ((uint32_t)c.cookie & imm_mask(c.imm_bits)))))
 				verified++;
 			else
 				failed++;
@@ -284,6 +294,7 @@ out:
 	free(h);
 	free(slot_of);
 	free(free_slot);
+	free(seen);
 	return rc;
 }
 
