@@ -667,6 +667,17 @@ add_units(struct unit_class *cls, unsigned int *n, double w, unsigned int d, uns
 }
 
 /*
+ * Whether the binomial terms of @p all trials from @p l on are all negligible against
+ * @p fail: this one is, and the terms only shrink from here (l past the mode, (all + 1)p).
+ * Below the mode they grow: a tiny first term at high loss says nothing of the rest.
+ */
+static int
+negligible(double w, double fail, unsigned int l, unsigned int all, double p)
+{
+	return w < 1e-15 * fail && (double)l > (double)(all + 1) * p;
+}
+
+/*
  * What the fallback must repair in @p times submessages of @p kk data and @p mm parity
  * chunks, as expected counts of units by kind. MDS: a submessage that lost L > mm chunks,
  * D of them data (kk/(kk + mm) of L on average), needs any min(L - mm, D) of its D data
@@ -687,9 +698,10 @@ sub_units(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p
 			double w = binom_range(all, l, l, p);
 			unsigned int d = (unsigned int)fmax(1, fmin(kk, round((double)l * kk / all)));
 
-			add_units(cls, n, times * w, d, l - mm < d ? l - mm : d);
-			if (w < 1e-15 * fail)
+			if (negligible(w, fail, l, all, p))
 				break;
+			if (w >= 1e-15 * fail)
+				add_units(cls, n, times * w, d, l - mm < d ? l - mm : d);
 		}
 		return;
 	}
@@ -700,10 +712,12 @@ sub_units(const struct sdr_scheme *s, unsigned int kk, unsigned int mm, double p
 		for (unsigned int l = 2; l <= g; l++) {
 			double w = binom_range(g, l, l, p);
 
+			if (negligible(w, fail, l, g, p))
+				break;
+			if (w < 1e-15 * fail)
+				continue;
 			add_units(cls, n, times * w * l / g, l - 1, l - 1);
 			add_units(cls, n, times * w * (g - l) / g, l, l - 1);
-			if (w < 1e-15 * fail)
-				break;
 		}
 	}
 }
