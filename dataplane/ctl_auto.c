@@ -28,6 +28,8 @@ change_job(struct dp_ctx *ctx, struct ctl_job *j)
 	rc = sdr_ep_change_scheme(c->ep, j->q, dp_now_ns(ctx));
 	if (rc == 0)
 		sdr_ep_auto_changed(c->ep, j->u64);
+	else if (rc != -EBUSY)	/* (busy: another change under way, asked again later) */
+		sdr_ep_auto_refused(c->ep, j->q, j->u64);
 	return rc;
 }
 

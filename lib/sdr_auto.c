@@ -112,6 +112,7 @@ sdr_auto_changed(struct sdr_auto *a, uint64_t now)
 	a->last_switch_ns = now ? now : 1;
 }
 
+
 const char *
 sdr_auto_verdict_name(enum sdr_auto_verdict v)
 {
@@ -123,6 +124,7 @@ sdr_auto_verdict_name(enum sdr_auto_verdict v)
 	case SDR_AUTO_KEEP_MARGIN: return "keep: gain below the hysteresis";
 	case SDR_AUTO_KEEP_UNSURE: return "keep: gain not certain";
 	case SDR_AUTO_KEEP_MODEL: return "keep: no model here";
+	case SDR_AUTO_KEEP_REFUSED: return "keep: the choice was refused";
 	}
 	return "?";
 }
@@ -144,6 +146,20 @@ same_scheme(const struct sdr_scheme *a, const struct sdr_scheme *b)
 	if (a->kind != b->kind || a->chunk_shift != b->chunk_shift)
 		return 0;
 	return !sdr_scheme_is_ec(a) || (a->k == b->k && a->m == b->m);
+}
+
+void
+sdr_auto_refused(struct sdr_auto *a, const struct sdr_scheme *s, uint64_t now)
+{
+	uint32_t shift;
+
+	if (a->refused_until_ns != 0 && same_scheme(&a->refused, s))
+		a->refusals++;
+	else
+		a->refusals = 1;
+	a->refused = *s;
+	shift = a->refusals - 1 < 4 ? a->refusals - 1 : 4;
+	a->refused_until_ns = now + (a->cfg.dwell_ns << 4 << shift);
 }
 
 /* Modelled mean of @p s at loss @p drop; NAN when the model cannot say. */
@@ -258,6 +274,13 @@ sdr_auto_decide(const struct sdr_auto *a, const struct sdr_model_params *params,
 		d->verdict = SDR_AUTO_KEEP_BEST;
 		say(d, "keep %s: the model's choice (%.3g ms) at %s", cur,
 			 d->current_s * 1e3, est);
+		return d->verdict;
+	}
+	if (a->refused_until_ns > now && same_scheme(&d->choice, &a->refused)) {
+		d->verdict = SDR_AUTO_KEEP_REFUSED;
+		say(d, "keep %s: %s was refused (%u time%s in a row), not asked again for %.0f s; "
+		    "%s", cur, cho, a->refusals, a->refusals == 1 ? "" : "s",
+		    (double)(a->refused_until_ns - now) * 1e-9, est);
 		return d->verdict;
 	}
 	/* the model's own tie rule: as fast (within 1 %) with less parity is better */

@@ -74,6 +74,9 @@ struct sdr_auto {
 	uint64_t total_pkts, total_lost;
 	uint32_t link_changes;
 	uint64_t last_switch_ns;	/**< when the scheme last changed (0: never) */
+	struct sdr_scheme refused;	/**< the last choice the peer (or this end) refused */
+	uint64_t refused_until_ns;	/**< ... not asked for again before (0: none) */
+	uint32_t refusals;		/**< times in a row that one was refused */
 	double msg_bytes;		/**< the messages sent, a running mean (0: none yet) */
 };
 
@@ -101,6 +104,7 @@ enum sdr_auto_verdict {
 	SDR_AUTO_KEEP_MARGIN,	/**< the choice is not faster by the hysteresis */
 	SDR_AUTO_KEEP_UNSURE,	/**< the choice is not faster at both ends of the interval */
 	SDR_AUTO_KEEP_MODEL,	/**< the model could not rank the schemes here */
+	SDR_AUTO_KEEP_REFUSED,	/**< the choice was refused lately (sdr_auto_refused()) */
 };
 
 /** A decision and what it rests on. */
@@ -138,6 +142,13 @@ enum sdr_auto_verdict sdr_auto_decide(const struct sdr_auto *a, const struct sdr
 
 /** The scheme changed at @p now (starts the dwell time). */
 void sdr_auto_changed(struct sdr_auto *a, uint64_t now);
+
+/**
+ * The change to @p s asked at @p now was refused (by the peer, or this end cannot run it):
+ * it is not chosen again for 16 dwell times, twice as long at each refusal of it in a row
+ * (up to 256 dwell times). Every change asked costs a drain of the messages in flight.
+ */
+void sdr_auto_refused(struct sdr_auto *a, const struct sdr_scheme *s, uint64_t now);
 
 /** Samples of the RTT or the delivery rate before they replace the configured value. */
 #define SDR_AUTO_PATH_MIN_SAMPLES 16

@@ -1079,10 +1079,13 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 			ep->counters[SDR_EP_CTRL_STALE]++;	/* not about our question */
 			return;
 		}
-		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_tx_scheme(ep, &ep->sw_want) != 0)
+		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_tx_scheme(ep, &ep->sw_want) != 0) {
 			ep->counters[SDR_EP_SCHEME_REFUSED]++;
-		else
+			/* (scheme auto: not asked for again soon, each ask drains the sends) */
+			sdr_auto_refused(&ep->autoe, &ep->sw_want, now);
+		} else {
 			ep->counters[SDR_EP_SCHEME_CHANGES]++;
+		}
 		/* (nothing was in flight since we asked: apply_tx_scheme() cannot find it busy) */
 		ep->sw_state = SW_NONE;
 		return;
@@ -2714,6 +2717,12 @@ void
 sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now)
 {
 	sdr_auto_changed(&ep->autoe, now);
+}
+
+void
+sdr_ep_auto_refused(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now)
+{
+	sdr_auto_refused(&ep->autoe, s, now);
 }
 
 const struct sdr_auto *

@@ -587,6 +587,10 @@ struct sdr_scheme sdr_ep_scheme(const struct sdr_ep *ep, int *changing);
 /** A scheme change was asked at @p now (on the estimator's clock): its dwell time starts. */
 void sdr_ep_auto_changed(struct sdr_ep *ep, uint64_t now);
 
+/** A change to @p s could not be asked here at @p now (sdr_ep_change_scheme() refused it):
+ * the estimator does not choose it again soon (sdr_auto_refused()). */
+void sdr_ep_auto_refused(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now);
+
 /** The send side's loss estimator (cfg.auto_report; empty otherwise). */
 const struct sdr_auto *sdr_ep_auto(const struct sdr_ep *ep);
 

@@ -183,6 +183,23 @@ test_keep_reasons(void **state)
 	assert_true(sdr_scheme_is_ec(&d.choice));
 	assert_true(d.choice_s < 0.9 * d.current_s);
 	print_message("%s\n", d.why);
+	/* the peer refuses it: not asked again for 16 dwell times (32 s), then twice as long */
+	{
+		struct sdr_scheme want = d.choice;
+
+		sdr_auto_refused(&a, &want, 5000000000ull);
+		assert_int_equal(sdr_auto_decide(&a, &p, &nack, 30000000000ull, &d),
+				 SDR_AUTO_KEEP_REFUSED);
+		print_message("%s\n", d.why);
+		assert_int_equal(sdr_auto_decide(&a, &p, &nack, 38000000000ull, &d),
+				 SDR_AUTO_CHANGE);
+		sdr_auto_refused(&a, &want, 38000000000ull);
+		assert_int_equal(a.refusals, 2);
+		assert_int_equal(sdr_auto_decide(&a, &p, &nack, 38000000000ull + 63000000000ull,
+						 &d), SDR_AUTO_KEEP_REFUSED);
+		assert_int_equal(sdr_auto_decide(&a, &p, &nack, 38000000000ull + 65000000000ull,
+						 &d), SDR_AUTO_CHANGE);
+	}
 }
 
 /*
