@@ -5,6 +5,7 @@
  * architecture the dataplane runs on (arm64 included), and a reduction's cost is small
  * beside the long-haul link's.
  */
+#include <math.h>
 #include <string.h>
 
 #include "coll_reduce.h"
@@ -95,11 +96,17 @@ coll_float_to_bf16(float f)
 #define SUM(a, b) ((a) + (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+/* floats: a NaN on either side is the result (a diverged rank's NaN is never lost to a
+ * max or min, whichever rank or algorithm it meets first) */
+#define FMAX(a, b) (isnan(b) ? (b) : isnan(a) ? (a) : MAX(a, b))
+#define FMIN(a, b) (isnan(b) ? (b) : isnan(a) ? (a) : MIN(a, b))
 /* the same with the operands swapped: src op dst (MAX and MIN pick by order between +0 and
- * -0, or when one is NaN) */
+ * -0, and which NaN when both are) */
 #define SUM_SWAPPED(a, b) SUM(b, a)
 #define MAX_SWAPPED(a, b) MAX(b, a)
 #define MIN_SWAPPED(a, b) MIN(b, a)
+#define FMAX_SWAPPED(a, b) FMAX(b, a)
+#define FMIN_SWAPPED(a, b) FMIN(b, a)
 
 /* dst op= src for a native type; memcpy-free: the buffers are the type's alignment */
 #define NATIVE(T, OP)							\
@@ -118,7 +125,8 @@ coll_float_to_bf16(float f)
 			d[i] = FROM(OP(TO(d[i]), TO(s[i])));		\
 	} while (0)
 
-#define BY_OP(M, ...)							\
+/* M over the elements with op (P##MAX, P##MIN: the float forms when P is F) */
+#define BY_OP_(P, M, ...)						\
 	do {								\
 		switch (op) {						\
 		case SDR_COLL_SUM:					\
@@ -129,19 +137,21 @@ coll_float_to_bf16(float f)
 			break;						\
 		case SDR_COLL_MAX:					\
 			if (src_first)					\
-				M(__VA_ARGS__, MAX_SWAPPED);		\
+				M(__VA_ARGS__, P##MAX_SWAPPED);		\
 			else						\
-				M(__VA_ARGS__, MAX);			\
+				M(__VA_ARGS__, P##MAX);			\
 			break;						\
 		case SDR_COLL_MIN:					\
 			if (src_first)					\
-				M(__VA_ARGS__, MIN_SWAPPED);		\
+				M(__VA_ARGS__, P##MIN_SWAPPED);		\
 			else						\
-				M(__VA_ARGS__, MIN);			\
+				M(__VA_ARGS__, P##MIN);			\
 			break;						\
 		default: return -1;					\
 		}							\
 	} while (0)
+#define BY_OP(M, ...) BY_OP_(, M, __VA_ARGS__)
+#define BY_FOP(M, ...) BY_OP_(F, M, __VA_ARGS__)
 
 int
 coll_reduce(void *dst, const void *src, size_t n, enum sdr_coll_type type, enum sdr_coll_op op)
@@ -155,7 +165,7 @@ coll_reduce_ordered(void *dst, const void *src, size_t n, enum sdr_coll_type typ
 {
 	switch (type) {
 	case SDR_COLL_F32:
-		BY_OP(NATIVE, float);
+		BY_FOP(NATIVE, float);
 		return 0;
 	case SDR_COLL_I32:
 		/* wrap around on overflow, as two's complement hardware does (no UB: unsigned) */
@@ -173,10 +183,10 @@ coll_reduce_ordered(void *dst, const void *src, size_t n, enum sdr_coll_type typ
 		BY_OP(NATIVE, int64_t);
 		return 0;
 	case SDR_COLL_F16:
-		BY_OP(HALF, coll_f16_to_float, coll_float_to_f16);
+		BY_FOP(HALF, coll_f16_to_float, coll_float_to_f16);
 		return 0;
 	case SDR_COLL_BF16:
-		BY_OP(HALF, coll_bf16_to_float, coll_float_to_bf16);
+		BY_FOP(HALF, coll_bf16_to_float, coll_float_to_bf16);
 		return 0;
 	default:
 		return -1;

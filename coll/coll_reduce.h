@@ -12,7 +12,8 @@
 
 #include "sdr_coll.h"
 
-/** dst = dst op src over @p n elements of @p type. @return 0, or -1 for a bad type or op. */
+/** dst = dst op src over @p n elements of @p type (max and min of floating types: a NaN on
+ * either side is the result). @return 0, or -1 for a bad type or op. */
 int coll_reduce(void *dst, const void *src, size_t n, enum sdr_coll_type type,
 		enum sdr_coll_op op);
 

@@ -111,6 +111,7 @@ struct sdr_coll_req {
 	enum sdr_coll_op rop;
 	int kind;
 	int gather;			/* an Allreduce by gather: reduce the N vectors at the end */
+	int root;			/* a broadcast's (in its immediates) */
 	size_t count;
 	size_t esz;
 	uint8_t *work, *scratch;
@@ -1258,7 +1259,8 @@ sdr_coll_set_algo(struct sdr_comm *c, enum sdr_coll_algo algo)
 
 /*
  * What @p o's immediates hash (imm_of()): kind, reduction, type, algorithm (ring 0; gather
- * and doubling 1: they run on different connections), the operation number and the size.
+ * and doubling 1: they run on different connections), the operation number, the size and
+ * a broadcast's root (ranks that disagree on it see each other's messages refused).
  */
 static void
 op_imm(struct op *o)
@@ -1266,7 +1268,7 @@ op_imm(struct op *o)
 	uint32_t fields = ((uint32_t)o->kind << 30) | ((uint32_t)o->rop << 28) |
 			  ((uint32_t)o->type << 25) |
 			  ((uint32_t)(o->gather || o->st.algo == SDR_COLL_ALGO_DOUBLING) << 24) |
-			  ((o->seq & 0xFF) << 8);
+			  ((o->seq & 0xFF) << 8) | ((uint32_t)o->root & 0xFF);
 
 	o->imm_base = mix32(fields ^ mix32((uint32_t)o->count ^ mix32((uint32_t)(o->count >> 32))));
 }
@@ -1453,8 +1455,9 @@ launch(struct op *o, struct sdr_coll_req **req)
 		op_free(o);
 		return rc;
 	}
-	if (c->head == NULL)
-		c->last_progress = now_s();	/* the timeout counts from here */
+	/* the timeout counts from here: the operations before may have waited for the
+	 * caller (delivered, their last acknowledgements due), not for a peer */
+	c->last_progress = now_s();
 	if (c->tail)
 		c->tail->next = o;
 	else
@@ -1560,6 +1563,22 @@ log2i(int n)
 /* Equal blocks of @p block bytes: (offsets, lengths) of the N segments. */
 static int blocks(struct sdr_comm *c, size_t block, uint64_t **off, uint64_t **len);
 
+/*
+ * Whether @p count elements of @p esz bytes, N of them side by side and the working copies
+ * an operation keeps (at most 2 log2 N + 2 of the vector), fit in size_t: a count beyond it
+ * would wrap the sizes the arena is carved by. @return 0, or SDR_COLL_E_ARG (said).
+ */
+static int
+count_fits(struct sdr_comm *c, const char *what, size_t count, size_t esz)
+{
+	size_t most = SIZE_MAX / 4 / (size_t)(2 * c->size + 2 * log2i(c->size) + 2);
+
+	if (esz != 0 && count > most / esz)
+		return fail(c, SDR_COLL_E_ARG, "%s: %zu elements of %zu bytes: too many", what,
+			    count, esz);
+	return 0;
+}
+
 int
 sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t count,
 	       enum sdr_coll_type type, enum sdr_coll_op op, struct sdr_coll_req **req)
@@ -1574,6 +1593,13 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	*req = NULL;
 	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
+	if ((rc = count_fits(c, "allreduce", count, esz)) != 0)
+		return rc;
+	if (algo == SDR_COLL_ALGO_DOUBLING && !c->doubling_ok)
+		return fail(c, SDR_COLL_E_ARG, "allreduce: recursive doubling needs a power-of-two "
+			    "number of ranks (here %d) and a peer line for each partner", c->size);
+	if ((unsigned int)algo > SDR_COLL_ALGO_DOUBLING)
+		return fail(c, SDR_COLL_E_ARG, "allreduce: unknown algorithm %d", (int)algo);
 	if (algo == SDR_COLL_ALGO_DOUBLING) {
 		int d = log2i(c->size);
 
@@ -1653,6 +1679,8 @@ sdr_ireduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size
 	*req = NULL;
 	if ((recvcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "reduce_scatter: a NULL buffer or an unknown type");
+	if ((rc = count_fits(c, "reduce_scatter", recvcount, esz)) != 0)
+		return rc;
 	if ((rc = blocks(c, block, &off, &len)) != 0)
 		return rc;
 	rc = op_new(&o, c, KIND_REDUCE_SCATTER, c->size - 1, block * (size_t)c->size,
@@ -1682,6 +1710,8 @@ sdr_iallgather(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t se
 	*req = NULL;
 	if ((sendcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allgather: a NULL buffer or an unknown type");
+	if ((rc = count_fits(c, "allgather", sendcount, esz)) != 0)
+		return rc;
 	if ((rc = blocks(c, block, &off, &len)) != 0)
 		return rc;
 	rc = op_new(&o, c, KIND_ALLGATHER, c->size - 1, block * (size_t)c->size, 0, type,
@@ -1710,9 +1740,13 @@ sdr_ibroadcast(struct sdr_comm *c, void *buf, size_t count, enum sdr_coll_type t
 	if ((count && buf == NULL) || esz == 0 || root < 0 || root >= c->size)
 		return fail(c, SDR_COLL_E_ARG, "broadcast: a NULL buffer, an unknown type or root "
 			    "%d outside 0 .. %d", root, c->size - 1);
+	if ((rc = count_fits(c, "broadcast", count, esz)) != 0)
+		return rc;
 	rc = op_new(&o, c, KIND_BROADCAST, 1, bytes, 0, type, SDR_COLL_SUM, count);
 	if (rc)
 		return rc;
+	o->root = root;
+	op_imm(o);
 	/* one step: the root sends, the others receive, and forward as the chunks come
 	 * (but the rank before the root) */
 	pos = mod(c->rank - root, c->size);

@@ -190,6 +190,34 @@ test_reduce_ordered(void **state)
 	}
 }
 
+/* A NaN wins a max or a min whichever side it is on (a diverged rank's NaN is never lost,
+ * whichever rank or algorithm meets it first): float, f16 and bf16. */
+static void
+test_nan_wins(void **state)
+{
+	(void)state;
+	for (int op = SDR_COLL_MAX; op <= SDR_COLL_MIN; op++) {
+		for (int first = 0; first < 2; first++) {
+			float a[2] = { NAN, 1.0f }, b[2] = { 1.0f, NAN };
+			uint16_t h[2] = { coll_float_to_f16(NAN), coll_float_to_f16(1.0f) },
+				 g[2] = { coll_float_to_f16(1.0f), coll_float_to_f16(NAN) };
+			uint16_t bh[2] = { coll_float_to_bf16(NAN), coll_float_to_bf16(1.0f) },
+				 bg[2] = { coll_float_to_bf16(1.0f), coll_float_to_bf16(NAN) };
+
+			assert_int_equal(coll_reduce_ordered(a, b, 2, SDR_COLL_F32,
+							     (enum sdr_coll_op)op, first), 0);
+			assert_true(isnan(a[0]) && isnan(a[1]));
+			assert_int_equal(coll_reduce_ordered(h, g, 2, SDR_COLL_F16,
+							     (enum sdr_coll_op)op, first), 0);
+			assert_true(isnan(coll_f16_to_float(h[0])) && isnan(coll_f16_to_float(h[1])));
+			assert_int_equal(coll_reduce_ordered(bh, bg, 2, SDR_COLL_BF16,
+							     (enum sdr_coll_op)op, first), 0);
+			assert_true(isnan(coll_bf16_to_float(bh[0])) &&
+				    isnan(coll_bf16_to_float(bh[1])));
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -199,6 +227,7 @@ main(void)
 		cmocka_unit_test(test_bf16),
 		cmocka_unit_test(test_reduce),
 		cmocka_unit_test(test_reduce_ordered),
+		cmocka_unit_test(test_nan_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
