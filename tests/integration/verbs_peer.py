@@ -91,6 +91,8 @@ bad = [
     (IP + ["--rtt", "10 parsecs"], "--rtt"),
     (IP + ["--rate", "fast"], "--rate"),
     (IP + ["--timeout", "-1"], "--timeout"),
+    (IP + ["--timeout", "1e11"], "--timeout"),
+    (IP + ["--timeout", "1e-10"], "--timeout"),
     (IP + ["--peer-qpn", "0"], "--peer-qpn"),
     (IP + ["--peer-qpn", "0xFFFFFF"], "--peer-qpn"),
     (IP + ["--peer-rkey", "0x100000000"], "--peer-rkey"),

@@ -1745,6 +1745,9 @@ main(int argc, char **argv)
 		case O_TIMEOUT:
 			if (units_parse_time(optarg, &o.timeout_s) != 0 || o.timeout_s <= 0)
 				return bad("timeout", optarg, NULL);
+			/* (in ns it must neither round to 0 nor overflow 64 bits) */
+			if (o.timeout_s < 1e-3 || o.timeout_s > 1e6)
+				return bad("timeout", optarg, "1 ms to 1e6 s");
 			break;
 		case O_BUSY_POLL: o.busy_poll = 1; break;
 		case O_AUTH_FILE:
