@@ -1188,6 +1188,24 @@ paths_off(void **state)
 	return 0;
 }
 
+/* Both sides over @p npaths paths with @p channels channels, paced at 500 Mbit/s, a path
+ * failed after 20 ms without an arrival, for a wire of one-way @p delay. */
+static void
+paths_cfgs(struct side_cfg *c, struct sdr_scheme sc, uint64_t delay, uint16_t channels,
+	   unsigned int npaths)
+{
+	make_cfgs(c, sc, 2 * delay);
+	for (int i = 0; i < 2; i++) {
+		struct sdr_ep_cfg *e = i ? &c->b : &c->a;
+
+		e->attr.channels = channels;
+		e->rel.rate_bps = 500e6;
+		path_sel_cfg_default(&e->paths);
+		e->paths.npaths = npaths;
+		e->paths.fail_ns = 20000000;
+	}
+}
+
 /*
  * Three paths, A's six channels sprayed over them (two each), 1 % loss, reordering and
  * duplication, paced at 500 Mbit/s, each path a third of that and 100 us longer one way than
@@ -1212,17 +1230,8 @@ test_paths(void **state)
 	const struct path_sel *ps;
 
 	(void)state;
-	make_cfgs(&c, sc, 2 * w.delay);
-	for (int i = 0; i < 2; i++) {
-		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
-
-		e->attr.channels = 6;
-		e->rel.rate_bps = 500e6;	/* the transfer lasts about 60 ms */
-		path_sel_cfg_default(&e->paths);
-		e->paths.npaths = 3;
-		e->paths.path_rate_bps = 500e6 / 3;	/* the connection needs all three */
-		e->paths.fail_ns = 20000000;
-	}
+	paths_cfgs(&c, sc, w.delay, 6, 3);	/* the transfer lasts about 60 ms */
+	c.a.paths.path_rate_bps = c.b.paths.path_rate_bps = 500e6 / 3;	/* it needs all three */
 	a = sdr_ep_create(&c.a);
 	b = sdr_ep_create(&c.b);
 	assert_non_null(a);
@@ -1341,16 +1350,7 @@ test_paths_all_dead(void **state)
 	const struct path_sel *ps;
 
 	(void)state;
-	make_cfgs(&c, sc, 2 * w.delay);
-	for (int i = 0; i < 2; i++) {
-		struct sdr_ep_cfg *e = i ? &c.b : &c.a;
-
-		e->attr.channels = 8;
-		e->rel.rate_bps = 500e6;
-		path_sel_cfg_default(&e->paths);
-		e->paths.npaths = 2;
-		e->paths.fail_ns = 20000000;
-	}
+	paths_cfgs(&c, sc, w.delay, 8, 2);
 	a = sdr_ep_create(&c.a);
 	b = sdr_ep_create(&c.b);
 	assert_non_null(a);
