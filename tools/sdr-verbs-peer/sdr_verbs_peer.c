@@ -300,7 +300,7 @@ usage(FILE *f)
 "                         first line; keep the file private): every control\n"
 "                         message carries its AES-128-CMAC, the R_Keys derive\n"
 "                         from it (default: none)\n"
-"      --timeout TIME     give up after this long (default 120s)\n"
+"      --timeout TIME     give up after this long, 1ms .. 1e6s (default 120s)\n"
 "      --busy-poll        never sleep when idle (for benchmarks)\n"
 "      --json             one JSON object\n"
 "  -h, --help             this text\n"
