@@ -210,25 +210,70 @@ rankfile_free(struct rankfile *rf)
 	memset(rf, 0, sizeof(*rf));
 }
 
+/* Words of a rank-file line, at most 6 (one more than any line has, to tell extras). */
+#define RF_WORDS 6
+
+/* Split @p line into whitespace-separated words, in place. @return how many (at most
+ * RF_WORDS: a seventh word is not looked for). */
+static int
+rf_words(char *line, char **w)
+{
+	int n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r\n", &save); t != NULL && n < RF_WORDS;
+	     t = strtok_r(NULL, " \t\r\n", &save))
+		w[n++] = t;
+	return n;
+}
+
+/* A rank number, 0 .. 4095, in decimal and nothing else. @return 0, or -1. */
+static int
+rf_rank(const char *s, int *r)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > 4095)
+		return -1;
+	*r = (int)v;
+	return 0;
+}
+
+/* Copy name @p s into @p dst (NAME_MAX_LEN bytes). @return 0, or -1 if it does not fit. */
+static int
+rf_name(char *dst, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= NAME_MAX_LEN)
+		return -1;
+	memcpy(dst, s, n + 1);
+	return 0;
+}
+
 /* A "peer" line: parsed and kept; ranks are checked once the count is known. */
 static int
-peer_line(struct rankfile *rf, const char *line, int lineno, const char *path, char *err,
+peer_line(struct rankfile *rf, char **w, int nw, int lineno, const char *path, char *err,
 	  size_t errlen)
 {
-	char snd[NAME_MAX_LEN], rcv[NAME_MAX_LEN], extra[2];
-	struct peer_line *m;
-	int r, q;
+	struct peer_line *m, p = { .lineno = lineno };
 
-	if (sscanf(line, " peer %d %d %63s %63s %1s", &r, &q, snd, rcv, extra) != 4 ||
-	    r < 0 || q < 0 || r >= 4096 || q >= 4096 || r == q) {
+	if (nw != 5 || rf_rank(w[1], &p.rank) != 0 || rf_rank(w[2], &p.peer) != 0 ||
+	    p.rank == p.peer || rf_name(p.send, w[3]) != 0 || rf_name(p.recv, w[4]) != 0) {
 		snprintf(err, errlen, "rank file %s:%d: expected 'peer RANK PEER-RANK "
-			 "SEND-CONNECTION RECEIVE-CONNECTION' (two different ranks)", path, lineno);
+			 "SEND-CONNECTION RECEIVE-CONNECTION' (two different ranks 0 to 4095, "
+			 "names of at most %d characters)", path, lineno, NAME_MAX_LEN - 1);
 		return -1;
 	}
 	for (int i = 0; i < rf->np; i++)
-		if (rf->p[i].rank == r && rf->p[i].peer == q) {
+		if (rf->p[i].rank == p.rank && rf->p[i].peer == p.peer) {
 			snprintf(err, errlen, "rank file %s:%d: rank %d's peer %d appears twice "
-				 "(line %d)", path, lineno, r, q, rf->p[i].lineno);
+				 "(line %d)", path, lineno, p.rank, p.peer, rf->p[i].lineno);
 			return -1;
 		}
 	m = realloc(rf->p, (size_t)(rf->np + 1) * sizeof(*m));
@@ -237,12 +282,7 @@ peer_line(struct rankfile *rf, const char *line, int lineno, const char *path, c
 		return -1;
 	}
 	rf->p = m;
-	m = &rf->p[rf->np++];
-	m->rank = r;
-	m->peer = q;
-	m->lineno = lineno;
-	snprintf(m->send, NAME_MAX_LEN, "%s", snd);
-	snprintf(m->recv, NAME_MAX_LEN, "%s", rcv);
+	rf->p[rf->np++] = p;
 	return 0;
 }
 
@@ -252,7 +292,7 @@ static int
 read_rankfile(const char *path, struct rankfile *rf, char *err, size_t errlen)
 {
 	struct rank_line *l = NULL;
-	char line[512], word[8];
+	char line[512];
 	int n = 0, lineno = 0, maxr = -1;
 	FILE *f = fopen(path, "r");
 
@@ -261,25 +301,33 @@ read_rankfile(const char *path, struct rankfile *rf, char *err, size_t errlen)
 		return SDR_COLL_E_RANKFILE;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char inst[NAME_MAX_LEN], snd[NAME_MAX_LEN], rcv[NAME_MAX_LEN], extra[2];
-		char *hash = strchr(line, '#');
-		int r, k;
+		char *hash = strchr(line, '#'), *w[RF_WORDS];
+		struct rank_line x = { .seen = 1 };
+		int r, nw;
 
 		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(err, errlen, "rank file %s:%d: line longer than %zu bytes", path,
+				 lineno, sizeof(line) - 2);
+			goto bad;
+		}
 		if (hash)
 			*hash = '\0';
-		if (sscanf(line, "%7s", word) == 1 && strcmp(word, "peer") == 0) {
-			if (peer_line(rf, line, lineno, path, err, errlen) != 0)
+		nw = rf_words(line, w);
+		if (nw == 0)
+			continue;	/* blank or a comment */
+		if (strcmp(w[0], "peer") == 0) {
+			if (peer_line(rf, w, nw, lineno, path, err, errlen) != 0)
 				goto bad;
 			continue;
 		}
-		k = sscanf(line, "%d %63s %63s %63s %1s", &r, inst, snd, rcv, extra);
-		if (k <= 0)
-			continue;	/* blank or a comment */
-		if (k != 4 || r < 0 || r >= 4096) {	/* (the count is checked below) */
+		/* (the count is checked below) */
+		if (nw != 4 || rf_rank(w[0], &r) != 0 || rf_name(x.instance, w[1]) != 0 ||
+		    rf_name(x.send, w[2]) != 0 || rf_name(x.recv, w[3]) != 0) {
 			snprintf(err, errlen, "rank file %s:%d: expected 'RANK INSTANCE "
 				 "SEND-CONNECTION RECEIVE-CONNECTION' or 'peer RANK PEER-RANK "
-				 "SEND-CONNECTION RECEIVE-CONNECTION'", path, lineno);
+				 "SEND-CONNECTION RECEIVE-CONNECTION' (ranks 0 to 4095, names of at "
+				 "most %d characters)", path, lineno, NAME_MAX_LEN - 1);
 			goto bad;
 		}
 		if (r > maxr) {
@@ -298,10 +346,7 @@ read_rankfile(const char *path, struct rankfile *rf, char *err, size_t errlen)
 				 r);
 			goto bad;
 		}
-		l[r].seen = 1;
-		snprintf(l[r].instance, NAME_MAX_LEN, "%s", inst);
-		snprintf(l[r].send, NAME_MAX_LEN, "%s", snd);
-		snprintf(l[r].recv, NAME_MAX_LEN, "%s", rcv);
+		l[r] = x;
 		n++;
 	}
 	fclose(f);

@@ -26,8 +26,9 @@ Cases:
   hops, also right behind an MPI_Iallreduce: every result right, every hop carried frames.
   Skipped without root, ip netns, mpirun or mpi-allreduce-perf (Open MPI not installed when
   the build was configured).
-* bad_input: a rank file with a missing rank, a rank outside it, an unknown connection, and
-  a rank that calls another operation than its neighbours: one-line errors, no hang.
+* bad_input: a rank file with a missing rank, a rank outside it, a rank number that wraps, a
+  name or a line too long, an unknown connection, and a rank that calls another operation
+  than its neighbours: one-line errors, no hang.
 """
 import json
 import os
@@ -383,6 +384,14 @@ def case_bad_input():
         open(badpeer, "w").write("0 x a b\npeer 0 0 a b\n1 x c d\n")
         open(farpeer, "w").write("0 x a b\npeer 0 5 a b\n1 x c d\n")
         open(twicepeer, "w").write("0 x a b\npeer 0 1 a b\npeer 0 1 c d\n1 x c d\n")
+        # a rank that wraps a 32-bit int to 0; a name too long (it was cut at 63 characters,
+        # the rest taken as the next name); a line longer than the reader's buffer (the rest
+        # was read as a line of its own)
+        wrapped, longname, longline = (os.path.join(d, x) for x in ("wrapped", "longname",
+                                                                    "longline"))
+        open(wrapped, "w").write("4294967296 x a b\n1 x c d\n")
+        open(longname, "w").write("0 x %s\n1 x c d\n" % ("s" * 70))
+        open(longline, "w").write("0 x a b %s\n1 x c d\n" % ("#" + "c" * 600))
         for name, env, want in [
                 ("no environment", {}, "SDR_COLL_RANKFILE"),
                 ("missing rank", {"SDR_COLL_RANKFILE": missing, "SDR_COLL_RANK": "0"},
@@ -397,7 +406,13 @@ def case_bad_input():
                 ("peer outside", {"SDR_COLL_RANKFILE": farpeer, "SDR_COLL_RANK": "0"},
                  "farpeer:2: peer line of ranks 0 and 5"),
                 ("peer twice", {"SDR_COLL_RANKFILE": twicepeer, "SDR_COLL_RANK": "0"},
-                 "rank 0's peer 1 appears twice")]:
+                 "rank 0's peer 1 appears twice"),
+                ("rank wraps", {"SDR_COLL_RANKFILE": wrapped, "SDR_COLL_RANK": "0"},
+                 "wrapped:1: expected 'RANK INSTANCE"),
+                ("name too long", {"SDR_COLL_RANKFILE": longname, "SDR_COLL_RANK": "0"},
+                 "longname:1: expected 'RANK INSTANCE"),
+                ("line too long", {"SDR_COLL_RANKFILE": longline, "SDR_COLL_RANK": "0"},
+                 "longline:1: line longer than 510 bytes")]:
             env2 = {k: v for k, v in os.environ.items() if not k.startswith(("SDR_COLL", "OMPI_",
                                                                                "PMI_"))}
             env2.update(env)
