@@ -109,11 +109,7 @@ get_time_ns(const struct where *w, const char *key, const char *v, uint64_t *ns)
 static int
 get_number(const struct where *w, const char *key, const char *v, double hi, double *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtod(v, &end);
-	if (*v == '\0' || *end != '\0' || errno || !isfinite(*out) || *out < 0 || *out > hi)
+	if (units_parse_number(v, out) != 0 || *out > hi)
 		return fail(w, key, "'%s' is not a number in 0..%g", v, hi);
 	return 0;
 }
@@ -476,8 +472,7 @@ get_auth_key(const struct where *w, const char *k, const char *v, struct sdr_ep_
 }
 
 static int
-conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char *v,
-	 double *expected_drop)
+conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char *v)
 {
 	struct sdr_conn_attr *a = &c->ep.attr;
 	struct sdr_rel_cfg *r = &c->ep.rel;
@@ -564,8 +559,9 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 		r->beta = d;
 		return 0;
 	case DPK_CONN_RATE:
-		if (units_parse_rate(v, &d) != 0 || d > 10e12)
-			return fail(w, k, "'%s' is not a rate such as 10G or 400Gbit (0: unpaced)", v);
+		if (units_parse_rate(v, &d) != 0 || d > 10e12 || (d != 0 && d < 1e3))
+			return fail(w, k, "'%s' is not a rate such as 10G or 400Gbit, 1K to 10T (0: "
+				    "unpaced)", v);
 		r->rate_bps = d;
 		return 0;
 	case DPK_CONN_BUCKET:
@@ -592,13 +588,15 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 	case DPK_CONN_PEER_UDP_SPORT: {
 		uint64_t lo, hi;
 		char los[16], his[16];
+		int end = -1;
 
 		if (strcmp(v, "any") == 0) {
 			c->sport_lo = 0;
 			c->sport_hi = 65535;
 			return 0;
 		}
-		if (sscanf(v, "%15[^-]-%15s", los, his) != 2 || units_parse_u64(los, 65535, &lo) != 0 ||
+		if (sscanf(v, "%15[^-]-%15s%n", los, his, &end) != 2 || end < 0 || v[end] != '\0' ||
+		    units_parse_u64(los, 65535, &lo) != 0 ||
 		    units_parse_u64(his, 65535, &hi) != 0 || lo > hi)
 			return fail(w, k, "'%s' is not a range LO-HI of UDP ports, or any", v);
 		c->sport_lo = (uint16_t)lo;
@@ -624,12 +622,13 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 				    "hashes), spray (channels evenly over the paths) or optimise", v);
 		return 0;
 	case DPK_CONN_PATH_RATE:
-		if (units_parse_rate(v, &d) != 0 || d > 10e12)
-			return fail(w, k, "'%s' is not a rate such as 10G (0: a path carries the "
-				    "connection's whole rate)", v);
+		if (units_parse_rate(v, &d) != 0 || d > 10e12 || (d != 0 && d < 1e3))
+			return fail(w, k, "'%s' is not a rate such as 10G, 1K to 10T (0: a path "
+				    "carries the connection's whole rate)", v);
 		c->ep.paths.path_rate_bps = d;
 		return 0;
 	case DPK_CONN_PATH_FAIL:
+		c->path_fail_set = x != 0;
 		c->ep.paths.fail_ns = x;
 		return 0;
 	case DPK_CONN_PATH_PERIOD:
@@ -647,8 +646,9 @@ conn_key(struct dp_conn_cfg *c, const struct where *w, const char *k, const char
 	case DPK_CONN_PATH_SPORTS:
 		return get_path_sports(w, k, v, c);
 	case DPK_CONN_EXPECTED_DROP:
-		if (units_parse_prob(v, expected_drop) != 0 || *expected_drop >= 1)
+		if (units_parse_prob(v, &d) != 0 || d >= 1)
 			return fail(w, k, "'%s' is not a probability in [0, 1)", v);
+		c->expected_drop = d;
 		return 0;
 	case DPK_CONN_AUTO_MIN_CHUNK:
 		c->auto_min_chunk = (uint32_t)x;
@@ -675,6 +675,7 @@ conn_defaults(struct dp_conn_cfg *c)
 	c->peer_check = 1;
 	path_sel_cfg_default(&c->ep.paths);
 	c->ep.paths.fail_ns = 0;		/* conn_finish(): from the RTT */
+	c->expected_drop = NAN;
 	c->path_period_ns = 1000000000ull;
 	c->sport_hi = 65535;
 	c->engine = -1;
@@ -855,6 +856,8 @@ conn_paths(struct dp_conn_cfg *c, const struct where *w)
 	if (c->path_period_ns < 1000000)
 		return fail(w, "path_period", "must be 1 ms or more (a decision takes "
 			    "milliseconds)");
+	if (!c->path_fail_set)	/* derived again on each conn set: the RTT may have changed */
+		p->fail_ns = 0;
 	if (p->fail_ns != 0 && p->fail_ns <= c->ep.rel.rtt_ns)
 		return fail(w, "path_fail", "must be longer than the rtt (%.3f ms): a path would "
 			    "fail before its frames could be reported", c->ep.rel.rtt_ns * 1e-6);
@@ -882,8 +885,9 @@ conn_paths(struct dp_conn_cfg *c, const struct where *w)
 }
 
 static int
-conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w, double drop)
+conn_finish(struct dp_cfg *cfg, struct dp_conn_cfg *c, const struct where *w)
 {
+	double drop = c->expected_drop;
 	struct sdr_conn_geom g;
 	int rc;
 
@@ -1007,7 +1011,6 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 	struct rte_cfgfile_entry ents[MAX_ENTRIES];
 	char kind[16];
 	const char *name;
-	double drop = NAN;	/* expected_drop: none given */
 	int n;
 	void *obj = NULL;
 
@@ -1082,7 +1085,7 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 					      port_key(obj, w, k, v);
 			break;
 		case 'l': rc = link_key(obj, w, k, v); break;
-		default: rc = conn_key(obj, w, k, v, &drop); break;
+		default: rc = conn_key(obj, w, k, v); break;
 		}
 		if (rc != 0)
 			return -1;
@@ -1090,7 +1093,7 @@ load_section(struct dp_cfg *cfg, struct rte_cfgfile *f, const char *sec, struct 
 	if (kind[0] == 'p' && kind[1] == 'o' && ((struct dp_port_cfg *)obj)->device[0] == '\0')
 		return fail(w, "device", "missing");
 	if (kind[0] == 'c')
-		return conn_finish(cfg, obj, w, drop) != 0 ? -1 : conn_stripes(cfg, obj, w);
+		return conn_finish(cfg, obj, w) != 0 ? -1 : conn_stripes(cfg, obj, w);
 	return 0;
 }
 
@@ -1356,13 +1359,12 @@ precheck(const char *file, char *err, size_t errlen)
 		if (vn >= CFG_VALUE_LEN)
 			BAD("[%s] %.*s: a value has at most %d characters", sec, (int)kn, k,
 			    CFG_VALUE_LEN - 1);
-		memcpy(keys[nkeys < MAX_ENTRIES ? nkeys : 0], k, kn);
-		keys[nkeys < MAX_ENTRIES ? nkeys : 0][kn] = '\0';
-		if ((rc = seen_before(keys, key_line, nkeys, keys[nkeys < MAX_ENTRIES ? nkeys : 0]))
-		    != 0)
-			BAD("[%s] %.*s: given twice (line %d too)", sec, (int)kn, k, rc);
 		if (nkeys == MAX_ENTRIES)
 			BAD("[%s]: more than %d keys", sec, MAX_ENTRIES);
+		memcpy(keys[nkeys], k, kn);
+		keys[nkeys][kn] = '\0';
+		if ((rc = seen_before(keys, key_line, nkeys, keys[nkeys])) != 0)
+			BAD("[%s] %.*s: given twice (line %d too)", sec, (int)kn, k, rc);
 		key_line[nkeys++] = lineno;
 	}
 #undef BAD
@@ -1455,7 +1457,6 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 {
 	char sec[64];
 	struct where w = { .file = "", .section = sec, .err = err, .errlen = errlen };
-	double drop = NAN;	/* expected_drop: none given */
 
 	snprintf(sec, sizeof(sec), "conn %s", name);
 	if (fresh) {
@@ -1469,14 +1470,14 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 		char key[64];
 
 		dp_config_key_name(key, sizeof(key), argv[i]);
-		if (conn_key(c, &w, key, argv[i + 1], &drop) != 0)
+		if (conn_key(c, &w, key, argv[i + 1]) != 0)
 			return -1;
 	}
 	if (c->stripes > 1)
 		return fail(&w, "stripes", "%u: striped connections are made and changed in the "
 			    "configuration file (a connection added at run time has one stripe)",
 			    c->stripes);
-	return conn_finish((struct dp_cfg *)(uintptr_t)cfg, c, &w, drop);
+	return conn_finish((struct dp_cfg *)(uintptr_t)cfg, c, &w);
 }
 
 int

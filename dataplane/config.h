@@ -91,6 +91,8 @@ struct dp_conn_cfg {
 	uint32_t auto_min_chunk;	/**< the smallest chunk auto may change to (0: default) */
 	uint8_t peer_check;		/**< drop packets not from peer_ip or with another P_Key */
 	uint8_t nack_allowance_set;	/**< nack_allowance given; else RTT/100 */
+	uint8_t path_fail_set;		/**< path_fail given; else from the RTT */
+	double expected_drop;		/**< expected_drop (NaN: none given) */
 	uint16_t sport_lo, sport_hi;	/**< accepted UDP source ports of the peer's packets */
 	int16_t engine;			/**< mode = engines: its engine (-1: from its QPNs) */
 	/*

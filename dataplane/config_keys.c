@@ -630,7 +630,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	},
 	[DPK_CONN_RATE] = {
 		.name = "rate", .kind = DP_K_OTHER,
-		.value = "rate, up to 10 Tbit/s; 0: unpaced",
+		.value = "rate, 1 kbit/s to 10 Tbit/s; 0: unpaced",
 		.dflt = "0",
 		.doc = "injection rate of data and parity chunks (token bucket)",
 	},
@@ -675,7 +675,8 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	[DPK_CONN_EXPECTED_DROP] = {
 		.name = "expected_drop", .kind = DP_K_OTHER,
 		.value = "probability, below 1",
-		.dflt = "none (`auto` starts from `sr-nack`; with `dir = both`, 1e-4)",
+		.dflt = "none (`auto` starts from `sr-nack`; where the immediate has no room for "
+			"another code, so that the scheme cannot change, it picks once for 1e-4)",
 		.doc = "the loss rate `scheme = auto` starts from; the connection's own "
 		       "estimate takes over as it runs (one direction); unused otherwise",
 	},
@@ -752,7 +753,7 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 	},
 	[DPK_CONN_PATH_RATE] = {
 		.name = "path_rate", .kind = DP_K_OTHER,
-		.value = "rate",
+		.value = "rate, 1 kbit/s to 10 Tbit/s",
 		.dflt = "0 (a path carries the connection's whole `rate`)",
 		.doc = "what one path carries at most: the decision weighs a lossy or long "
 		       "path's cost against the capacity leaving it costs",

@@ -16,9 +16,28 @@ struct suffix {
 	double mult;
 };
 
-/* Number followed by a suffix from @p table (matched case-sensitively, whole rest). */
+/*
+ * strtod() also reads hexadecimal (0x1p12), infinity and nan: a number here is decimal
+ * digits with an optional fraction and exponent, nothing else.
+ */
 static int
-parse_with_suffix(const char *s, const struct suffix *table, double *out)
+decimal(const char *s, const char *end)
+{
+	for (const char *p = s; p < end; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && *p != 'e' && *p != 'E' &&
+		    !((*p == '-' || *p == '+') && p > s && (p[-1] == 'e' || p[-1] == 'E')))
+			return 0;
+	return 1;
+}
+
+/*
+ * Number followed by a suffix from @p table (matched case-sensitively, whole rest); @p mult,
+ * if not NULL, is set to the suffix's multiplier and @p digits to where the number ends
+ * when it is digits only (an integer), else NULL.
+ */
+static int
+parse_with_suffix(const char *s, const struct suffix *table, double *out, double *mult,
+		  const char **digits)
 {
 	char *end;
 	double v;
@@ -28,11 +47,19 @@ parse_with_suffix(const char *s, const struct suffix *table, double *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(v) || v < 0)
+	if (end == s || errno != 0 || !isfinite(v) || v < 0 || !decimal(s, end))
 		return -EINVAL;
 	for (const struct suffix *t = table; t->s != NULL; t++) {
 		if (strcmp(end, t->s) == 0) {
 			*out = v * t->mult;
+			if (mult != NULL)
+				*mult = t->mult;
+			if (digits != NULL) {
+				*digits = end;
+				for (const char *p = s; p < end; p++)
+					if (!isdigit((unsigned char)*p))
+						*digits = NULL;
+			}
 			return 0;
 		}
 	}
@@ -50,12 +77,36 @@ units_parse_size(const char *s, uint64_t *bytes)
 		{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 },
 		{ NULL, 0 },
 	};
-	double v;
+	const char *digits;
+	double v, mult;
 
-	if (parse_with_suffix(s, t, &v) != 0 || v >= 18446744073709551616.0 || v != floor(v))
+	if (parse_with_suffix(s, t, &v, &mult, &digits) != 0)
+		return -EINVAL;
+	if (digits != NULL) {
+		/* a whole number: in integers, exact beyond 2^53 where a double is not */
+		unsigned long long n;
+		uint64_t m = (uint64_t)mult;
+		char *end;
+
+		errno = 0;
+		n = strtoull(s, &end, 10);
+		if (errno != 0 || end != digits || (n != 0 && m > UINT64_MAX / n))
+			return -EINVAL;
+		*bytes = (uint64_t)n * m;
+		return 0;
+	}
+	if (v >= 18446744073709551616.0 || v != floor(v))
 		return -EINVAL;
 	*bytes = (uint64_t)v;
 	return 0;
+}
+
+int
+units_parse_number(const char *s, double *v)
+{
+	static const struct suffix t[] = { { "", 1 }, { NULL, 0 } };
+
+	return parse_with_suffix(s, t, v, NULL, NULL);
 }
 
 int
@@ -66,7 +117,7 @@ units_parse_time(const char *s, double *seconds)
 		{ NULL, 0 },
 	};
 
-	return parse_with_suffix(s, t, seconds);
+	return parse_with_suffix(s, t, seconds, NULL, NULL);
 }
 
 int
@@ -85,7 +136,7 @@ units_parse_rate(const char *s, double *bits_per_s)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(v) || v < 0)
+	if (end == s || errno != 0 || !isfinite(v) || v < 0 || !decimal(s, end))
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++) {
 		const char *rest = end;
@@ -136,7 +187,7 @@ units_parse_prob(const char *s, double *p)
 	static const struct suffix t[] = { { "", 1 }, { "%", 0.01 }, { NULL, 0 } };
 	double v;
 
-	if (parse_with_suffix(s, t, &v) != 0 || v > 1.0)
+	if (parse_with_suffix(s, t, &v, NULL, NULL) != 0 || v > 1.0)
 		return -EINVAL;
 	*p = v;
 	return 0;

@@ -23,6 +23,12 @@ int units_parse_rate(const char *s, double *bits_per_s);
 /** Parse an unsigned integer (decimal or 0x hex) no larger than @p max. */
 int units_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/**
+ * Parse a plain number: decimal digits, an optional fraction and exponent, not negative,
+ * finite (no sign, hexadecimal, inf or nan, as strtod() would take). @return 0 or -EINVAL.
+ */
+int units_parse_number(const char *s, double *v);
+
 /** Parse a probability or fraction: "1e-3", "0.001", "0.1%". Must be in [0, 1]. */
 int units_parse_prob(const char *s, double *p);
 

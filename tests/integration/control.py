@@ -251,6 +251,10 @@ def case_sdrctl():
     check(rc3 == 0 and cy.get("timers") == {"rto": "measured", "rto_s": 0.075, "rtt_s": 0.025,
                                              "rx_rto_s": 0.075, "rx_rtt_s": 0.025},
           "conn show cy --json: timers %s" % (cy.get("timers") if rc3 == 0 else err3))
+    # a conn set of another key keeps expected_drop: auto still starts from 1e-2's pick
+    check(rc3 == 0 and cy["conn"]["scheme"] == picks[1],
+          "conn set cy rto measured: scheme %s, was %s at expected-drop 1e-2" % (
+              cy.get("conn", {}).get("scheme"), picks[1]))
     rc, out, err = ctl("conn", "del", "cy")
     check(rc == 0 and out == "conn cy deleted\n", "conn del: %r %r" % (out, err))
     rc, out, err = ctl("link", "set", "a", "delay", "1ms", "loss", "1e-3", "reorder",

@@ -550,6 +550,16 @@ def case_paths():
               [16, 16, 0] and any(w == "probe" for _, _, w in hist),
               "live: after path 2 was repaired: %s" % j)
         stop_dataplane(p)
+        # path_fail is derived from the rtt (3 x 17 ms here) on each conn set, not kept from
+        # the last one: a longer rtt is taken, not refused for a path_fail never given
+        p = start_dataplane(DP, CTL, os.path.join(CFG, "paths.ini"), inst, EAL[2:])
+        if p is None:
+            return
+        r = subprocess.run([CTL, "-n", inst, "conn", "set", "ab", "rtt", "60ms"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and r.stdout == "conn ab updated\n",
+              "conn set ab rtt 60ms on paths.ini: %d %r" % (r.returncode, r.stderr))
+        stop_dataplane(p)
         if ok and not failures:
             print("ok: live: path 2 failed at 1.0 s, seen failed and left within %.2f s:\n%s" %
                   (took, text))
@@ -1637,6 +1647,18 @@ def case_config():
             "[conn ab] global_timeout: '1e-20': less than a nanosecond (0 is off)")
         bad(base.replace("remote_qpn = 0x900", "remote_qpn = 0xfffff0", 1),
             "[conn ab] remote_qpn: QPN range must lie in 1..0xFFFFFF")
+        # a rate with its unit forgotten paces a connection to a halt: 1 kbit/s at least
+        bad(base.replace("rate = 8G", "rate = 10", 1),
+            "[conn ab] rate: '10' is not a rate such as 10G or 400Gbit, 1K to 10T (0: unpaced)")
+        bad(base.replace("inflight = 16", "inflight = 16\npeer_udp_sport = 1000-2000 junk", 1),
+            "[conn ab] peer_udp_sport: '1000-2000 junk' is not a range LO-HI of UDP ports")
+        # numbers are decimal: strtod() would read 0x1p12 as 4096
+        bad(base.replace("inflight = 16", "inflight = 16\nmtu = 0x1p12", 1), "[conn ab] mtu:")
+        bad(base.replace("inflight = 16", "inflight = 16\nalpha = 0x1p4", 1),
+            "[conn ab] alpha: '0x1p4' is not a number")
+        # 65 keys: the 65th was written over the first and found itself "given twice"
+        bad(base.replace("[link wan]", "[link wan]\n" + "".join(
+            "k%d = 1\n" % i for i in range(65)), 1), "[link wan]: more than 64 keys")
         # integers are decimal unless 0x: a leading 0 is no octal (0300 was 192)
         bad(base.replace("[dataplane]", "[dataplane]\nburst = 0300", 1),
             "[dataplane] burst: '0300' is not an integer in 1..256")

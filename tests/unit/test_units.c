@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cmocka.h>
 
 #include "units.h"
@@ -32,6 +33,21 @@ test_sizes(void **state)
 	assert_int_equal(units_parse_size("KiB", &v), -EINVAL);
 	assert_int_equal(units_parse_size("1PiB", &v), -EINVAL);
 	assert_int_equal(units_parse_size("", &v), -EINVAL);
+	/* whole numbers exactly, past a double's 2^53; up to 2^64 - 1 and no further */
+	assert_int_equal(units_parse_size("9007199254740993", &v), 0);
+	assert_true(v == 9007199254740993ull);
+	assert_int_equal(units_parse_size("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(units_parse_size("18446744073709551616", &v), -EINVAL);
+	assert_int_equal(units_parse_size("16777216TiB", &v), -EINVAL);
+	assert_int_equal(units_parse_size("16777215TiB", &v), 0);
+	assert_true(v == 16777215ull << 40);
+	assert_int_equal(units_parse_size("1e3", &v), 0);
+	assert_int_equal(v, 1000);
+	/* strtod() reads hexadecimal floats and infinity; a size here is decimal */
+	assert_int_equal(units_parse_size("0x1p12", &v), -EINVAL);
+	assert_int_equal(units_parse_size("0x10", &v), -EINVAL);
+	assert_int_equal(units_parse_size("infinity", &v), -EINVAL);
 }
 
 static void
@@ -55,6 +71,16 @@ test_times_rates_probs(void **state)
 	assert_int_equal(units_parse_rate("10Gbps", &d), 0);
 	assert_float_equal(d, 10e9, 1);
 	assert_int_equal(units_parse_rate("10GB", &d), -EINVAL);
+	assert_int_equal(units_parse_rate("0x1p30", &d), -EINVAL);
+	assert_int_equal(units_parse_time("0x1p-4", &d), -EINVAL);
+	assert_int_equal(units_parse_time("1e-3", &d), 0);
+	assert_float_equal(d, 1e-3, 1e-15);
+	assert_int_equal(units_parse_number("0x1p4", &d), -EINVAL);
+	assert_int_equal(units_parse_number("nan", &d), -EINVAL);
+	assert_int_equal(units_parse_number("1e400", &d), -EINVAL);
+	assert_int_equal(units_parse_number("1.5e+2", &d), 0);
+	assert_float_equal(d, 150, 0);
+	assert_int_equal(units_parse_number("2e", &d), -EINVAL);
 	assert_int_equal(units_parse_prob("1e-3", &d), 0);
 	assert_float_equal(d, 1e-3, 1e-15);
 	assert_int_equal(units_parse_prob("0.5%", &d), 0);

@@ -33,17 +33,7 @@ point_cli_bad(const struct point_cli *c, const char *flag, const char *value, co
 int
 point_cli_number(const char *s, double *out)
 {
-	char *end;
-	double v;
-
-	if (*s == '\0' || *s == ' ' || *s == '+' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || *end != '\0' || !isfinite(v) || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return units_parse_number(s, out);
 }
 
 static int

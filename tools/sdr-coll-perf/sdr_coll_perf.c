@@ -404,6 +404,7 @@ main(int argc, char **argv)
 	struct sdr_comm_cfg cfg = { 0 };
 	struct sdr_comm *c;
 	struct row *rows = NULL;
+	uint64_t last = UINT64_MAX;	/* the size of the row before */
 	double *times;
 	int64_t wrong = 0, mine = 0;
 	int nrows = 0, ch, k, rc = 0;
@@ -429,8 +430,7 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			o.factor = strtod(optarg, &end);
-			if (*end || !(o.factor > 1)) {
+			if (units_parse_number(optarg, &o.factor) != 0 || !(o.factor > 1)) {
 				fprintf(stderr, "sdr-coll-perf: -f '%s': a factor above 1\n", optarg);
 				return 2;
 			}
@@ -585,8 +585,9 @@ main(int argc, char **argv)
 				     (size_t)sdr_comm_size(c) : 1);
 
 		size -= size % unit;
-		if (size == 0)
+		if (size == 0 || size == last)	/* (a factor near 1: one row a size) */
 			continue;
+		last = size;
 		if (one_size(c, &o, size, &row, times) != 0) {
 			rc = 1;
 			break;

@@ -118,10 +118,8 @@ stats(int argc, char **argv)
 		} else if (strcmp(argv[i], "--watch") == 0) {
 			period = 1;
 			if (i + 1 < argc && argv[i + 1][0] != '-') {
-				char *end;
-
-				period = strtod(argv[++i], &end);
-				if (*end != '\0' || !(period > 0 && period <= 3600)) {	/* (NaN) */
+				if (units_parse_number(argv[++i], &period) != 0 ||
+				    !(period > 0 && period <= 3600)) {
 					fprintf(stderr, "sdrctl: stats: bad --watch '%s' (seconds, e.g. 1)\n",
 						argv[i]);
 					return 2;
