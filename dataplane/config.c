@@ -1148,6 +1148,10 @@ check_refs(struct dp_cfg *cfg, struct where *w)
 			if (strcmp(cfg->ports[j].device, p->device) == 0)
 				return fail(w, "device", "'%s' is also the device of [port %s]",
 					    p->device, cfg->ports[j].name);
+		if (p->zero_copy == DP_ZC_YES && strncmp(p->device, "net_memif", 9) == 0 &&
+		    !dp_config_copying_device(p->device))
+			return fail(w, "zero_copy", "yes with memif's own zero-copy=yes: memif then "
+				    "sends only buffers of its own mempool, not the application's");
 	}
 	for (unsigned int i = 0; i < cfg->nconns; i++) {
 		const struct dp_conn_cfg *a = &cfg->conns[i];
@@ -1478,6 +1482,38 @@ dp_config_conn_words(const struct dp_cfg *cfg, struct dp_conn_cfg *c, const char
 			    "configuration file (a connection added at run time has one stripe)",
 			    c->stripes);
 	return conn_finish((struct dp_cfg *)(uintptr_t)cfg, c, &w);
+}
+
+/* Device argument @p key=@p value among the comma-separated words after the driver name. */
+static int
+devarg_is(const char *device, const char *key, const char *value)
+{
+	size_t kl = strlen(key), vl = strlen(value);
+
+	for (const char *a = strchr(device, ','); a != NULL; a = strchr(a + 1, ','))
+		if (strncmp(a + 1, key, kl) == 0 && a[1 + kl] == '=' &&
+		    strncmp(a + 2 + kl, value, vl) == 0 && (a[2 + kl + vl] == ',' ||
+							    a[2 + kl + vl] == '\0'))
+			return 1;
+	return 0;
+}
+
+int
+dp_config_copying_device(const char *device)
+{
+	static const char *const copying[] = { "net_memif", "net_af_packet", "net_af_xdp",
+					       "net_pcap", "net_tap", "net_null" };
+
+	for (size_t i = 0; i < sizeof(copying) / sizeof(copying[0]); i++) {
+		size_t n = strlen(copying[i]);
+
+		/* the driver's name, then its instance number or its arguments */
+		if (strncmp(device, copying[i], n) != 0 ||
+		    (device[n] != '\0' && device[n] != ',' && (device[n] < '0' || device[n] > '9')))
+			continue;
+		return i != 0 || !devarg_is(device, "zero-copy", "yes");
+	}
+	return 0;
 }
 
 int

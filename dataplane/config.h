@@ -177,6 +177,15 @@ dp_conn_auto_changes(const struct dp_conn_cfg *c)
  * default: the caller sets it), as scheme = auto ranks the schemes. */
 void dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *p);
 
+/**
+ * The device @p device sends a zero-copy chain (an mbuf attached to an application's
+ * buffer) correctly: one whose transmit copies the frame in software, from any memory
+ * (memif without its own zero-copy=yes, AF_PACKET, AF_XDP, pcap, TAP, null). Not a PCI NIC,
+ * nor a device over one (bonding, failsafe), whose DMA reads only registered memory; not
+ * memif with zero-copy=yes, which sends only buffers in its own mempool region.
+ */
+int dp_config_copying_device(const char *device);
+
 /** Find a port / link / connection by name. @return index or -1. */
 int dp_config_port(const struct dp_cfg *cfg, const char *name);
 int dp_config_link(const struct dp_cfg *cfg, const char *name);

@@ -306,8 +306,10 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 	[DPK_PORT_ZERO_COPY] = {
 		.name = "zero_copy", .kind = DP_K_OTHER,
 		.value = "`yes` or `no`",
-		.dflt = "`yes` on `net_…` virtual devices (memif, AF_PACKET, AF_XDP, pcap, "
-			"TAP, null), `no` on `ring:` ports and PCI devices",
+		.dflt = "`yes` on the virtual devices that copy in software (memif, "
+			"AF_PACKET, AF_XDP, pcap, TAP, null), `no` on `ring:` ports, PCI "
+			"devices, other drivers (bonding, failsafe, vhost) and memif with its "
+			"own `zero-copy=yes`",
 		.doc = "data frames leave as a chain of three mbufs — headers, the "
 		       "application's own bytes (an mbuf attached to its buffer), pad and ICRC "
 		       "— instead of carrying a copy of the payload; a send completes only "
@@ -318,8 +320,9 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "the copy costs what the chain saves (the receiver parses the chain "
 		       "where it lies, `rx_multiseg_in_place`); on a PCI NIC because "
 		       "the application's buffers are not registered for its DMA yet (see "
-		       "[deployment.md](deployment.md#memory)). `pipeline show` says how each "
-		       "port sends.",
+		       "[deployment.md](deployment.md#memory)); on memif with `zero-copy=yes`, "
+		       "which sends only buffers of its own mempool (`yes` there is refused). "
+		       "`pipeline show` says how each port sends.",
 	},
 };
 

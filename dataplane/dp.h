@@ -55,8 +55,18 @@ struct dp_port_stats {
 } __rte_cache_aligned;
 
 /* One TX queue's frames that the device had no room for, sent first next time. */
+/*
+ * A device that takes none of a queue's frames for this long (a memif peer gone, a link
+ * down) has them dropped, and every frame after them until it takes one again: frames do
+ * not wait for ever in the queue and the link emulator, holding the pool's mbufs and the
+ * application's buffers (a zero-copy send completes only when its frames are freed).
+ */
+#define DP_TX_STALL_MS 1000
+
 struct dp_txq {
 	uint16_t n;
+	uint8_t stalled;		/* the device took nothing for DP_TX_STALL_MS */
+	uint64_t since;			/* TSC: when it last took a frame, or n became > 0 */
 	struct rte_mbuf *pending[DP_TX_PENDING];
 } __rte_cache_aligned;	/* (each engine's queue of a port on lines of its own) */
 

@@ -29,6 +29,9 @@
 	  "exception port") \
 	X(EXCEPTION, "not_roce_to_exception_port", INFO, \
 	  "per received frame that is not RoCEv2 forwarded to the exception port") \
+	X(EXC_CHAIN, "exception_chain_dropped", DROP, \
+	  "per frame for this (exception) port dropped: it came in several segments, this " \
+	  "port cannot send chains and it does not fit one mbuf") \
 	X(UNKNOWN_QPN, "unknown_qpn", DROP, \
 	  "per received RoCE packet dropped because its destination QPN is no connection's") \
 	X(MULTISEG_IN_PLACE, "rx_multiseg_in_place", INFO, \
@@ -57,6 +60,10 @@
 	X(TX_ZC_COPIED, "tx_zero_copy_fallback_copies", INFO, \
 	  "per zero-copy data frame copied instead: no attach mbufs, or its send's hold count " \
 	  "full") \
+	X(TX_STALLED, "tx_stalled_drops", DROP, \
+	  "per frame dropped because the device took none of its TX queue's frames for 1 s " \
+	  "(a peer gone, a link down): the frames waiting then, and each frame after them " \
+	  "until the device takes one again") \
 	X(LINK_RESERVE, "link_data_drops_pool_low", DROP, \
 	  "per data frame dropped before the emulated link because the mbuf pool was below its " \
 	  "reserve")

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The end of a DPDK process of this project: EAL cleaned up, nothing left on disk. */
+/* The end of a DPDK process of this project: EAL cleaned up, nothing left on disk (its
+ * runtime directory and its hugepage files). */
 /* rte_intr_instance_alloc() and its setters are experimental in DPDK 22.11 (and the
  * only way to make an interrupt handle since 21.11) */
 #define ALLOW_EXPERIMENTAL_API
 #include <execinfo.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -112,10 +114,41 @@ sdr_eal_park_interrupts(void)
 			"beside it\n");
 }
 
+/*
+ * EAL keeps the files of its hugepages (<mount>/<prefix>map_*) after rte_eal_cleanup(), for
+ * secondary processes; with a new file prefix each run they pin their pages until somebody
+ * removes them. A secondary still attached (dpdk-dumpcap) keeps its mappings: a file's
+ * pages go when its last mapping does.
+ */
+static void
+remove_hugepage_files(const char *prefix)
+{
+	char line[PATH_MAX + 256], mnt[PATH_MAX], type[64], pat[PATH_MAX + 128];
+	FILE *m = fopen("/proc/mounts", "r");
+
+	if (m == NULL)
+		return;
+	while (fgets(line, sizeof(line), m) != NULL) {
+		glob_t g;
+
+		if (sscanf(line, "%*s %4095s %63s", mnt, type) != 2 ||
+		    strcmp(type, "hugetlbfs") != 0)
+			continue;
+		snprintf(pat, sizeof(pat), "%s/%smap_*", mnt, prefix);
+		if (glob(pat, GLOB_NOSORT, NULL, &g) == 0)
+			for (size_t i = 0; i < g.gl_pathc; i++)
+				unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	fclose(m);
+}
+
 void
 sdr_eal_exit(void)
 {
 	char dir[PATH_MAX];
+	const char *prefix;
+	int huge = rte_eal_has_hugepages();
 
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	sdr_eal_park_interrupts();
@@ -123,6 +156,10 @@ sdr_eal_exit(void)
 	if (dir[0] == '\0' || strstr(dir, "dpdk") == NULL)
 		return;		/* not a directory EAL made */
 	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	/* the runtime directory is named after the file prefix */
+	prefix = strrchr(dir, '/');
+	if (huge && prefix != NULL && prefix[1] != '\0')
+		remove_hugepage_files(prefix + 1);
 }
 
 static void

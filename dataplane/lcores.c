@@ -165,27 +165,41 @@ dp_lcores_setup(struct dp_ctx *ctx, struct dp_lcores *l)
 	return 0;
 }
 
-/* Worker @p i of @p l runs @p role on lcore @p lcore. */
-static void
+/* rte_eal_remote_launch()'s result, said in one line if it failed. @return 0 or -1. */
+static int
+launched(int rc, unsigned int lcore)
+{
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "sdr-dataplane: lcore %u would not start: %s\n", lcore, rte_strerror(-rc));
+	return -1;
+}
+
+/* Worker @p i of @p l runs @p role on lcore @p lcore. @return 0 or -1. */
+static int
 run_on(struct dp_ctx *ctx, struct dp_lcores *l, unsigned int i, enum dp_worker_role role,
        unsigned int lcore)
 {
 	l->run[i] = (struct dp_worker_launch){ .ctx = ctx, .role = role };
-	rte_eal_remote_launch(dp_pipeline_worker, &l->run[i], lcore);
+	return launched(rte_eal_remote_launch(dp_pipeline_worker, &l->run[i], lcore), lcore);
 }
 
-void
+int
 dp_lcores_launch(struct dp_ctx *ctx, struct dp_lcores *l)
 {
+	int rc = 0;
+
 	if (l->fec >= 0 && l->fec < RTE_MAX_LCORE)
-		rte_eal_remote_launch(dp_fec_worker, ctx, (unsigned int)l->fec);
+		rc |= launched(rte_eal_remote_launch(dp_fec_worker, ctx, (unsigned int)l->fec),
+			       (unsigned int)l->fec);
 	if (ctx->cfg.mode == DP_PIPE_ENGINES) {
-		for (unsigned int e = 1; e < ctx->cfg.engines; e++)
-			run_on(ctx, l, e, DP_WORKER_ENGINE + e, ctx->engine_lcore[e]);
+		for (unsigned int e = 1; e < ctx->cfg.engines && rc == 0; e++)
+			rc |= run_on(ctx, l, e, DP_WORKER_ENGINE + e, ctx->engine_lcore[e]);
 	} else if (ctx->cfg.mode == DP_PIPE_SPLIT) {
-		for (unsigned int k = 0; k < ctx->cfg.rx_lcores; k++)
-			run_on(ctx, l, k, DP_WORKER_RX + k, ctx->rx_lcore_id[k]);
-	} else if (!l->main_works) {
-		run_on(ctx, l, 0, DP_WORKER_ALL, rte_get_next_lcore(-1, 1, 0));
+		for (unsigned int k = 0; k < ctx->cfg.rx_lcores && rc == 0; k++)
+			rc |= run_on(ctx, l, k, DP_WORKER_RX + k, ctx->rx_lcore_id[k]);
+	} else if (!l->main_works && rc == 0) {
+		rc |= run_on(ctx, l, 0, DP_WORKER_ALL, rte_get_next_lcore(-1, 1, 0));
 	}
+	return rc;
 }

@@ -25,8 +25,12 @@ struct dp_lcores {
  */
 int dp_lcores_setup(struct dp_ctx *ctx, struct dp_lcores *l);
 
-/** Start the worker lcores (the main lcore's share is the caller's loop). */
-void dp_lcores_launch(struct dp_ctx *ctx, struct dp_lcores *l);
+/**
+ * Start the worker lcores (the main lcore's share is the caller's loop).
+ * @return 0, or -1 after one line on stderr if an lcore would not start (those started
+ * stop once the caller sets quit).
+ */
+int dp_lcores_launch(struct dp_ctx *ctx, struct dp_lcores *l);
 
 /** The copy jobs, and the packets of copies never made (the run stopped first). */
 void dp_lcores_free(struct dp_ctx *ctx);

@@ -244,8 +244,18 @@ apply_link(struct dp_cfg *cfg, const char *arg)
 		return 2;
 	}
 	strcpy(buf, eq + 1);
-	for (char *w = strtok_r(buf, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (n == 64) {
+			fprintf(stderr, "sdr-dataplane: --link %s: more than 64 words\n", name);
+			return 2;
+		}
 		words[n++] = w;
+	}
+	if (n == 0) {
+		fprintf(stderr, "sdr-dataplane: --link %s: no words (e.g. '%s=loss 1e-3', or "
+			"'%s=off')\n", name, name, name);
+		return 2;
+	}
 	rc = link_emu_parse(&cfg->links[li].emu, n, (const char *const *)words, &bad);
 	/* and on every path of it, over what its pathK words made of it */
 	for (unsigned int k = 0; rc == 0 && k < cfg->links[li].npaths; k++)
@@ -477,6 +487,7 @@ launch(const struct app_opts *o)
 	char err[256];
 	double next_stats = dp.cfg.stats_period_s;
 	struct dp_lcores l;
+	int failed = 0;
 
 	if (dp_lcores_setup(&dp, &l) != 0)
 		return 2;
@@ -486,7 +497,10 @@ launch(const struct app_opts *o)
 		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
 		dp.quit = 1;
 	}
-	dp_lcores_launch(&dp, &l);
+	if (dp_lcores_launch(&dp, &l) != 0) {
+		dp.quit = 1;	/* (the lcores that started stop) */
+		failed = 1;
+	}
 	if (l.main_works) {
 		/* the main lcore polls too, and ticks every 100 ms */
 		while (!dp.quit) {
@@ -506,7 +520,7 @@ launch(const struct app_opts *o)
 	rte_eal_mp_wait_lcore();
 	/* (after every engine's last store: a job they ran is seen done, ctl_engine_call()) */
 	__atomic_store_n(&dp.engine_up, 0, __ATOMIC_RELEASE);
-	return 0;
+	return failed;
 }
 
 int
@@ -547,6 +561,16 @@ main(int argc, char **argv)
 			snprintf(dp.traffic_log, sizeof(dp.traffic_log), "%s", tc.log);
 
 		ignore_tap_signals(&dp.cfg);
+		/*
+		 * Asked to stop (SIGINT, SIGTERM, the terminal gone: SIGHUP), it stops the way it
+		 * always does, removing what it made; set before EAL so that a signal during the
+		 * start does too (the starts' waits look at quit). A closed standard output (a
+		 * pipe to head) is not worth dying for, without that cleanup: writes just fail.
+		 */
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		signal(SIGPIPE, SIG_IGN);
 		warn_link_bdp(&dp.cfg);
 		eal_argc = sep ? sep : argc;
 		rc = rte_eal_init(eal_argc, argv);
@@ -557,8 +581,6 @@ main(int argc, char **argv)
 		}
 		dp.tsc_hz = rte_get_tsc_hz();
 		dp.start_tsc = rte_get_tsc_cycles();
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
 		if (dp_ports_init(&dp, err, sizeof(err)) != 0 ||
 		    dp_conns_init(&dp, err, sizeof(err)) != 0) {
 			fprintf(stderr, "sdr-dataplane: %s\n", err);

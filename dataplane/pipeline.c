@@ -181,6 +181,12 @@ txq_flush(struct dp_port *p, uint16_t q)
 	if (sent) {
 		memmove(t->pending, t->pending + sent, (t->n - sent) * sizeof(t->pending[0]));
 		t->n = (uint16_t)(t->n - sent);
+		t->since = rte_get_tsc_cycles();
+	} else if (rte_get_tsc_cycles() - t->since > rte_get_tsc_hz() / 1000 * DP_TX_STALL_MS) {
+		PS(p)->counters[DP_PORT_TX_STALLED] += t->n;
+		rte_pktmbuf_free_bulk(t->pending, t->n);
+		t->n = 0;
+		t->stalled = 1;
 	}
 	return sent;
 }
@@ -260,10 +266,21 @@ txq_send(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 	txq_flush(p, q);
 	if (t->n == 0)
 		sent = tx_burst(p, q, m, n);
+	if (unlikely(t->stalled)) {
+		/* a stalled device: what it does not take now is dropped, until it takes one */
+		if (sent == 0) {
+			PS(p)->counters[DP_PORT_TX_STALLED] += n;
+			rte_pktmbuf_free_bulk(m, n);
+			return;
+		}
+		t->stalled = 0;
+	}
 	/* what the ring did not take waits in order; beyond that the frames are dropped */
 	keep = (uint16_t)(n - sent);
 	if (keep > DP_TX_PENDING - t->n)
 		keep = (uint16_t)(DP_TX_PENDING - t->n);
+	if (t->n == 0 && keep != 0)
+		t->since = rte_get_tsc_cycles();	/* (the stall clock starts) */
 	memcpy(t->pending + t->n, m + sent, keep * sizeof(m[0]));
 	t->n = (uint16_t)(t->n + keep);
 	if (sent + keep < n) {
@@ -465,6 +482,34 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 	stage_add(ctx, DP_STAGE_LINK, t0, n);
 	if (nd != 0)
 		tx_port(ctx, p, direct, nd);
+}
+
+/*
+ * Frames that are not RoCEv2, out of exception port @p x. One that came in several
+ * segments (a receive buffer smaller than the frame) goes in one piece where @p x cannot
+ * send chains (a copy); one too big for a single mbuf is dropped then (counted).
+ */
+static void
+to_exception(struct dp_ctx *ctx, struct dp_port *x, struct rte_mbuf **m, uint16_t n, uint64_t now)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (unlikely(m[i]->nb_segs > 1 && !x->multi_seg)) {
+			struct rte_mbuf *c = rte_pktmbuf_copy(m[i], frame_pool(ctx), 0, UINT32_MAX);
+
+			rte_pktmbuf_free(m[i]);
+			if (c == NULL || c->nb_segs != 1) {
+				PS(x)->counters[DP_PORT_EXC_CHAIN]++;
+				rte_pktmbuf_free(c);
+				continue;
+			}
+			m[i] = c;
+		}
+		m[k++] = m[i];
+	}
+	if (k != 0)
+		egress(ctx, x, m, k, now);
 }
 
 /* Packets whose time on the emulated link is over. */
@@ -832,7 +877,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 				      1);
 		}
 		if (nexc)
-			egress(ctx, &ctx->ports[p->exception], exc, (uint16_t)nexc, now);
+			to_exception(ctx, &ctx->ports[p->exception], exc, (uint16_t)nexc, now);
 		if (nkeep) {
 			unsigned int e = rte_ring_sp_enqueue_burst(out, (void **)keep, nkeep, NULL);
 
@@ -869,7 +914,7 @@ split_deliver_burst(struct dp_ctx *ctx, struct worker *w, unsigned int k, uint64
 		} else if (p->exception >= 0) {
 			PS(p)->counters[DP_PORT_EXCEPTION]++;
 			t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
-			egress(ctx, &ctx->ports[p->exception], &m[i], 1, now);	/* (timed itself) */
+			to_exception(ctx, &ctx->ports[p->exception], &m[i], 1, now); /* (timed) */
 			m[i] = NULL;
 			t0 = rte_get_tsc_cycles();
 			continue;

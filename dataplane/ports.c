@@ -152,13 +152,14 @@ find_or_create(const char *spec, uint16_t *port_id, char *err, size_t errlen)
 	return 0;
 }
 
-/* Wait up to @p ms for the port's link to come up. @return 1 if it is up. */
+/* Wait up to @p ms for the port's link to come up (not past a signal to quit). @return 1 if
+ * it is up. */
 static int
-link_up(uint16_t port_id, unsigned int ms)
+link_up(uint16_t port_id, unsigned int ms, const volatile int *quit)
 {
 	struct rte_eth_link link;
 
-	for (unsigned int t = 0; t <= ms; t += 50) {
+	for (unsigned int t = 0; t <= ms && !*quit; t += 50) {
 		if (rte_eth_link_get_nowait(port_id, &link) == 0 && link.link_status)
 			return 1;
 		rte_delay_us_sleep(50000);
@@ -168,19 +169,20 @@ link_up(uint16_t port_id, unsigned int ms)
 
 /*
  * Zero-copy unless the file says otherwise, on the virtual devices whose transmit copies
- * the frame in software (memif, AF_PACKET, AF_XDP, pcap, TAP, null). Not by default:
+ * the frame in software (dp_config_copying_device()). Not by default:
  * - a ring: port, whose peer in the same process receives the very mbufs: chains there
  *   only move the copy from the sender to the receiver, which reads a frame in one piece;
- * - a device that DMAs from memory (a PCI NIC), which reads the application's buffers
- *   only once they are registered with it (rte_extmem_register(), rte_dev_dma_map()),
- *   which the dataplane does not do yet.
+ * - a device that DMAs from memory (a PCI NIC, or bonding or failsafe over one), which
+ *   reads the application's buffers only once they are registered with it
+ *   (rte_extmem_register(), rte_dev_dma_map()), which the dataplane does not do yet;
+ * - memif with its own zero-copy=yes, which sends buffers of its mempool region only.
  */
 static int
 want_zero_copy(const struct dp_port_cfg *pc)
 {
 	if (pc->zero_copy != DP_ZC_DEFAULT)
 		return pc->zero_copy == DP_ZC_YES;
-	return strncmp(pc->device, "net_", 4) == 0;
+	return dp_config_copying_device(pc->device);
 }
 
 /*
@@ -250,7 +252,7 @@ memif_bsize_hint(const struct dp_port *p)
 /* Start port @p p; RX queue q takes its mbufs from pools[q % npools] (engine q's pool). */
 static int
 start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npools,
-	   unsigned int engines, char *err, size_t errlen)
+	   unsigned int engines, const volatile int *quit, char *err, size_t errlen)
 {
 	int rss;
 	struct rte_eth_conf conf;
@@ -367,17 +369,31 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	 * the socket connected and the handshake never finished (seen about once in ten starts
 	 * under load): the link then stays down for good. Give it 2 s, then connect again.
 	 */
-	if (strncmp(p->cfg->device, "net_memif", 9) == 0 && strstr(p->cfg->device, "role=client"))
-		for (int tries = 0; tries < 5 && !link_up(p->port_id, 2000); tries++) {
+	if (strncmp(p->cfg->device, "net_memif", 9) == 0 && strstr(p->cfg->device, "role=client")) {
+		int tries;
+
+		for (tries = 0; !link_up(p->port_id, 2000, quit) && !*quit; tries++) {
+			if (tries == 5) {
+				fprintf(stderr, "sdr-dataplane: port %s: the memif link is still "
+					"down; going on (what the port cannot send for 1 s is "
+					"dropped, tx_stalled_drops)\n", p->cfg->name);
+				break;
+			}
 			fprintf(stderr, "sdr-dataplane: port %s: the memif link did not come up; "
 				"connecting again\n", p->cfg->name);
 			rte_eth_dev_stop(p->port_id);
 			rc = rte_eth_dev_start(p->port_id);
-			for (int t = 0; rc != 0 && t < 50; t++) {
+			for (int t = 0; rc != 0 && t < 50 && !*quit; t++) {
 				rte_delay_us_sleep(100000);
 				rc = rte_eth_dev_start(p->port_id);
 			}
+			if (rc != 0) {
+				snprintf(err, errlen, "port %s: start failed after reconnecting: %s",
+					 p->cfg->name, rte_strerror(-rc));
+				return -1;
+			}
 		}
+	}
 	rte_eth_promiscuous_enable(p->port_id);
 	if (p->cfg->has_mac)
 		memcpy(p->mac.addr_bytes, p->cfg->mac, 6);
@@ -486,7 +502,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			sdr_pool_prefault(p->rx_pool);
 		}
 		if (start_port(p, p->rx_pool ? &p->rx_pool : ctx->pool, p->rx_pool ? 1 : np,
-			       ctx->cfg.engines, err, errlen) != 0)
+			       ctx->cfg.engines, &ctx->quit, err, errlen) != 0)
 			return -1;
 		/* on cache lines of their own (sizeof is a multiple of one) */
 		p->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, p->cfg->tx_queues * sizeof(*p->txq));
