@@ -141,7 +141,7 @@ def main():
                   r.returncode, r.stderr))
 
     # hostile or unusual files: a frame cut by the snaplen, a file ending inside a record,
-    # a link type libpcap has no name for
+    # a record longer than its frame, a link type libpcap has no name for
     with tempfile.TemporaryDirectory() as tmp:
         def pcap(path, records, linktype=1, tail=b""):
             with open(path, "wb") as f:
@@ -160,6 +160,25 @@ def main():
               rows[2].get("summary", {}).get("captured_short") == 1 and
               "truncated dump file" in r.stderr,
               "cut capture: rc %d %r %r" % (r.returncode, r.stdout, r.stderr))
+        # a broken record that claims 60 bytes captured of a 10-byte frame: its 10 are read
+        longer = os.path.join(tmp, "long.pcap")
+        pcap(longer, [(frame, 10)])
+        r = subprocess.run([SDR_DUMP, "--json", longer], capture_output=True, text=True)
+        rows = [json.loads(x) for x in r.stdout.splitlines()]
+        check(r.returncode == 0 and len(rows) == 2 and rows[0].get("captured") == 60 and
+              rows[0].get("wire_len") == 10 and rows[0].get("verdict") == "trunc_eth" and
+              rows[1].get("summary", {}).get("captured_long") == 1,
+              "long record: rc %d %r %r" % (r.returncode, r.stdout, r.stderr))
+        # output that cannot be written fails the run (libpcap's writes are buffered)
+        if os.path.exists("/dev/full"):
+            r = subprocess.run([SDR_CRAFT, "-o", "/dev/full"], capture_output=True, text=True)
+            check(r.returncode == 1 and "cannot write /dev/full" in r.stderr,
+                  "craft to /dev/full: rc %d %r" % (r.returncode, r.stderr))
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([SDR_DUMP, "--json", longer], stdout=full,
+                                   stderr=subprocess.PIPE, text=True)
+            check(r.returncode == 1 and "writing the output" in r.stderr,
+                  "dump to /dev/full: rc %d %r" % (r.returncode, r.stderr))
         lt = os.path.join(tmp, "lt.pcap")
         pcap(lt, [], linktype=9999)
         r = subprocess.run([SDR_DUMP, lt], capture_output=True, text=True)

@@ -135,14 +135,25 @@ def case_span():
 
 def case_bad_rate():
     """--rate takes a decimal rate above 0 and at most 1 Gpps or 100 Tbit/s: what strtod
-    also reads (nan, inf, hex, a leading space, an overflow) is refused, exit 2."""
+    also reads (nan, inf, hex, a leading space, an overflow) is refused, exit 2; the
+    options are checked before EAL starts."""
     for r in ("nanpps", "infpps", "1e400pps", "99999999999999G", " 5Mpps", "0x10pps",
               "2e9pps", "0pps"):
         rc, out, err = gen("0", "gbad", "net_null0", ["--rate", r, "--count", "1"])
         check(rc == 2 and err.endswith("sdr-gen: bad --rate '%s' (more than 0, up to 1Gpps "
                                        "or 100T: e.g. 1.5Mpps or 10G)\n" % r),
               "bad rate %r: rc %d %r" % (r, rc, err[-200:]))
-    print("ok: bad rates refused")
+    # options are checked before EAL starts: said even where EAL would fail (an unknown
+    # EAL option here), and each in one line
+    for args, want in ((["--rate", "nanpps"], "sdr-gen: bad --rate 'nanpps'"),
+                       (["--duration", "1e7s"], "sdr-gen: bad --duration '1e7s'"),
+                       (["--stats-period", "2h"], "sdr-gen: bad --stats-period '2h'"),
+                       (["-i", "--duration", "5s"], "sdr-gen: --duration with --interactive")):
+        r = subprocess.run([GEN, "--no-such-eal-option", "--"] + args, capture_output=True,
+                           text=True, timeout=30)
+        check(r.returncode == 2 and r.stderr.startswith(want) and r.stderr.count("\n") == 1,
+              "%s before EAL: rc %d %r" % (args, r.returncode, r.stderr[-300:]))
+    print("ok: bad rates refused, options checked before EAL")
 
 
 def case_dataplane():

@@ -83,8 +83,10 @@ except ValueError:
     npts = None
 check(r.returncode == 1 and npts == 2 and "too_lossy" in r.stderr,
       "sdr-model grid with a lossy point: rc %d, %s points, %r" % (r.returncode, npts, r.stderr))
-# the file's bounds: an hour of RTT, alpha and beta up to 100
-for opt, val in (("--rtt", "1e300"), ("--alpha", "1e308"), ("--beta", "101")):
+# the file's bounds: an RTT from 1 ns to an hour, alpha and beta up to 100, a rate from
+# 1 kbit/s (1e-300 bit/s made the times infinite, printed as inf into the JSON)
+for opt, val in (("--rtt", "1e300"), ("--rtt", "0"), ("--alpha", "1e308"), ("--beta", "101"),
+                 ("--bandwidth", "1e-300"), ("--bandwidth", "0x1p40")):
     r = subprocess.run([MODEL, opt, val], capture_output=True, text=True)
     check(r.returncode == 2 and r.stderr.startswith("sdr-model: bad %s '%s'" % (opt, val)),
           "sdr-model %s %s: rc %d %r" % (opt, val, r.returncode, r.stderr))

@@ -168,14 +168,17 @@ point_cli_option(struct point_cli *c, int opt, const char *arg)
 		c->mtu_arg = arg;
 		return parse_u32_size(c, "mtu", arg, &c->base.mtu_bytes);
 	case POINT_OPT_BW:
-		if (units_parse_rate(arg, &c->base.bandwidth_bps) != 0 ||
-		    !(c->base.bandwidth_bps > 0) || !isfinite(c->base.bandwidth_bps))
-			return point_cli_bad(c, "bandwidth", arg, "a rate such as 400G or 100Gbit");
-		return 0;
 	/* the bounds of the configuration file's keys of the same names */
+		if (units_parse_rate(arg, &c->base.bandwidth_bps) != 0 ||
+		    !(c->base.bandwidth_bps >= 1e3) || c->base.bandwidth_bps > 10e12)
+			return point_cli_bad(c, "bandwidth", arg, "a rate such as 400G or 100Gbit, "
+					     "1K to 10T");
+		return 0;
 	case POINT_OPT_RTT:
-		if (units_parse_time(arg, &c->base.rtt_s) != 0 || c->base.rtt_s > 3600)
-			return point_cli_bad(c, "rtt", arg, "a time up to an hour, such as 25ms");
+		if (units_parse_time(arg, &c->base.rtt_s) != 0 || c->base.rtt_s > 3600 ||
+		    c->base.rtt_s < 1e-9)
+			return point_cli_bad(c, "rtt", arg, "a time from 1 ns to an hour, such as "
+					     "25ms");
 		return 0;
 	case POINT_OPT_ALPHA:
 		if (point_cli_number(arg, &c->base.alpha) != 0 || c->base.alpha > 100)

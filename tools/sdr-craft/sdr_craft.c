@@ -98,8 +98,10 @@ write_frame(pcap_dumper_t *d, const uint8_t *frame, unsigned int len, unsigned i
 	struct pcap_pkthdr h;
 
 	memset(&h, 0, sizeof(h));
-	h.ts.tv_sec = 1700000000;
-	h.ts.tv_usec = (*n)++;
+	/* a microsecond apart: past a million frames the seconds go on */
+	h.ts.tv_sec = 1700000000 + *n / 1000000;
+	h.ts.tv_usec = *n % 1000000;
+	(*n)++;
 	h.caplen = len;
 	h.len = len;
 	pcap_dump((u_char *)d, &h, frame);
@@ -366,6 +368,11 @@ main(int argc, char **argv)
 	rc = emit_messages(d, &o, &n);
 	if (rc == 0 && o.mix)
 		rc = emit_mix(d, &o, &n);
+	/* libpcap's writes are buffered and unchecked: a full disk shows only here */
+	if (rc == 0 && (pcap_dump_flush(d) != 0 || ferror(pcap_dump_file(d)))) {
+		fprintf(stderr, "sdr-craft: cannot write %s: %s\n", o.out, strerror(errno));
+		rc = 1;
+	}
 	pcap_dump_close(d);
 	pcap_close(p);
 	if (rc != 0)

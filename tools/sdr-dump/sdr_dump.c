@@ -5,6 +5,7 @@
  * id / packet offset / fragment, and the ICRC verdict; then a count per verdict.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
@@ -68,6 +69,9 @@ print_text(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum r
 						      &o->split));
 	if (fl->caplen < fl->len)
 		printf(" [captured %u of %u bytes]", fl->caplen, fl->len);
+	else if (fl->caplen > fl->len)
+		printf(" [captured %u bytes of a %u-byte frame: the rest ignored]", fl->caplen,
+		       fl->len);
 	printf("\n");
 }
 
@@ -79,7 +83,7 @@ print_json(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum r
 
 	printf("{\"index\":%" PRIu64 ",\"roce\":%s,\"verdict\":\"%s\"", idx,
 	       v->op != NULL ? "true" : "false", roce_verdict_name(r));
-	if (fl->caplen < fl->len)
+	if (fl->caplen != fl->len)
 		printf(",\"captured\":%u,\"wire_len\":%u", fl->caplen, fl->len);
 	if (v->ip_version) {
 		roce_format_addr(src, sizeof(src), frame, v, 0);
@@ -117,7 +121,7 @@ print_json(uint64_t idx, const uint8_t *frame, const struct roce_view *v, enum r
 }
 
 static void
-print_summary(const uint64_t *counts, uint64_t total, uint64_t cut, int json)
+print_summary(const uint64_t *counts, uint64_t total, uint64_t cut, uint64_t longer, int json)
 {
 	int first = 1;
 
@@ -125,6 +129,8 @@ print_summary(const uint64_t *counts, uint64_t total, uint64_t cut, int json)
 		printf("{\"summary\":{\"packets\":%" PRIu64 ",", total);
 		if (cut)
 			printf("\"captured_short\":%" PRIu64 ",", cut);
+		if (longer)
+			printf("\"captured_long\":%" PRIu64 ",", longer);
 		printf("\"verdicts\":{");
 		for (int i = 0; i < ROCE_V_COUNT; i++) {
 			if (!counts[i])
@@ -147,6 +153,9 @@ print_summary(const uint64_t *counts, uint64_t total, uint64_t cut, int json)
 	if (cut)
 		printf("; %" PRIu64 " captured short of their length (the verdict is of the bytes "
 		       "captured)", cut);
+	if (longer)
+		printf("; %" PRIu64 " with more bytes captured than their length (a broken "
+		       "capture: only their length read)", longer);
 	printf("\n");
 }
 
@@ -164,7 +173,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_opts o = { .split = SDR_IMM_SPLIT_DEFAULT };
-	uint64_t counts[ROCE_V_COUNT] = { 0 }, idx = 0, cut = 0;
+	uint64_t counts[ROCE_V_COUNT] = { 0 }, idx = 0, cut = 0, longer = 0;
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -221,9 +230,12 @@ main(int argc, char **argv)
 		struct roce_view v;
 		enum roce_verdict r;
 
-		r = roce_parse(data, h->caplen, o.no_icrc ? 0 : ROCE_PARSE_VERIFY_ICRC, &v);
+		/* a record claiming more bytes than its frame had: the frame is its length */
+		r = roce_parse(data, h->caplen < h->len ? h->caplen : h->len,
+			       o.no_icrc ? 0 : ROCE_PARSE_VERIFY_ICRC, &v);
 		counts[r]++;
 		cut += h->caplen < h->len;
+		longer += h->caplen > h->len;
 		idx++;
 		if (!o.quiet) {
 			if (o.json)
@@ -235,12 +247,17 @@ main(int argc, char **argv)
 			break;
 	}
 	/* a file that ends inside a record: what was read, summed up, then the error */
-	print_summary(counts, idx, cut, o.json);
+	print_summary(counts, idx, cut, longer, o.json);
 	if (rc == PCAP_ERROR) {
 		fprintf(stderr, "sdr-dump: %s: %s\n", argv[optind], pcap_geterr(p));
 		pcap_close(p);
 		return 1;
 	}
 	pcap_close(p);
+	/* output that could not be written (a full disk, a closed pipe) is a failed run */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sdr-dump: writing the output: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
 }

@@ -364,12 +364,14 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 			o->burst = (uint32_t)v;
 			break;
 		case O_STATS:
-			if (units_parse_time(optarg, &o->stats_period) != 0)
-				return bad("--stats-period", optarg, "a time such as 1s");
+			if (units_parse_time(optarg, &o->stats_period) != 0 ||
+			    o->stats_period > 3600)
+				return bad("--stats-period", optarg, "a time up to an hour, such as 1s");
 			break;
 		case O_DURATION:
-			if (units_parse_time(optarg, &o->duration) != 0 || o->duration <= 0)
-				return bad("--duration", optarg, "a time such as 30s");
+			if (units_parse_time(optarg, &o->duration) != 0 || o->duration <= 0 ||
+			    o->duration > 1e6)
+				return bad("--duration", optarg, "a time up to 1e6 s, such as 30s");
 			break;
 		case 'i': o->interactive = 1; break;
 		case O_JSON: o->json = 1; break;
@@ -381,6 +383,11 @@ parse_args(int argc, char **argv, struct gen_opts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "sdr-gen: unexpected '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->interactive && o->duration > 0) {
+		fprintf(stderr, "sdr-gen: --duration with --interactive: the prompt's quit ends "
+			"the run\n");
 		return -1;
 	}
 	if (sv != dv) {
@@ -833,14 +840,28 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
+	{
+		/* the options after "--" are checked before EAL starts: a typo costs no start,
+		 * and is said even where EAL would fail */
+		char **app = calloc((size_t)argc + 1, sizeof(*app));
+		int n = 0, bad_opts;
+
+		if (app == NULL)
+			return 1;
+		app[n++] = argv[0];
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--") == 0) {
+				while (++i < argc)
+					app[n++] = argv[i];
+			}
+		bad_opts = parse_args(n, app, &opts) != 0;
+		free(app);
+		if (bad_opts)
+			return 2;
+	}
 	eal = rte_eal_init(argc, argv);
 	if (eal < 0) {
 		fprintf(stderr, "sdr-gen: EAL: %s\n", rte_strerror(rte_errno));
-		return 2;
-	}
-	argv[eal] = argv[0];
-	if (parse_args(argc - eal, argv + eal, &opts) != 0) {
-		sdr_eal_exit();
 		return 2;
 	}
 	worker = rte_get_next_lcore(-1, 1, 0);

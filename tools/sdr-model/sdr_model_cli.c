@@ -67,6 +67,10 @@ point_eval(const struct point_cli *c, uint64_t size, double drop, struct point *
 		rc = sdr_model_eval(&pt->p, &sr, &src);
 	if (rc == 0)
 		rc = sdr_model_advise(&pt->p, pt->c, SDR_MODEL_MAX_CANDIDATES);
+	/* a time that overflowed (a huge message on a slow link) is no answer to print */
+	for (int i = 0; rc > 0 && i <= rc; i++)
+		if (!isfinite(i < rc ? pt->c[i].mean_s : src.mean_s))
+			rc = -SDR_MODEL_E_BAD_TIME;
 	if (rc < 0) {
 		char sb[32];
 
