@@ -7,6 +7,7 @@
 #include "ec_codec.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
+#include "roce_build.h"
 #include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "sdr_bitmap.h"
@@ -180,6 +181,8 @@ struct sdr_ep {
 	uint64_t job_seq;
 	uint32_t ctrl_psn;
 	uint16_t ctrl_sport;		/* steered source port of control frames, or 0 */
+	int ctrl_tmpl_ok;		/* ctrl_tmpl made: control frames from it */
+	struct roce_tmpl ctrl_tmpl;	/* UC SEND Only to the peer's control QPN, on cfg.path */
 	uint32_t *abort_slots;		/* max_inflight: sdr_ep_abort()'s list */
 	/* SYNC: ours until answered, and the answer we owe the peer */
 	uint64_t sync_nonce;
@@ -494,6 +497,9 @@ sdr_ep_create(const struct sdr_ep_cfg *cfg)
 						roce_qpn_sport(cq), cfg->steer_queues,
 						cfg->steer_queue);
 	}
+	/* control frames from a template, as the data frames are (sdr_tx): only their
+	 * fields and their ICRC are worked out per frame (else roce_build() builds them) */
+	ep->ctrl_tmpl_ok = roce_tmpl_init(&ep->ctrl_tmpl, &cfg->path, ROCE_OP_UC_SEND_ONLY) == 0;
 	ep->tag_fixed = cfg->tag != 0;
 	ep->cfg.tag = cfg->tag ? cfg->tag : sdr_tag_random();
 	if (ep->cfg.tag == 0)
@@ -2332,12 +2338,26 @@ emit_ctrl(struct sdr_ep *ep, const struct ep_sink *k, uint32_t i, const struct s
 			.udp_sport = ep->ctrl_sport,
 		};
 
+		uint8_t *f = k->frames[i];
+		struct roce_icrc_rest rest;
+
 		n = ctrl_bytes(ep, c, payload);
 		if (n < 0)
 			return 0;
-		l = roce_build(k->frames[i], k->cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
-		if (l < 0)
-			return 0;
+		if (ep->ctrl_tmpl_ok &&
+		    k->cap >= ep->ctrl_tmpl.hdr_len + (unsigned int)n + 3 + ROCE_ICRC_LEN) {
+			/* the headers (their writes may run past them: the message goes after),
+			 * the message, then the ICRC over it */
+			l = roce_tmpl_headers_sg(&ep->ctrl_tmpl, f, k->cap, &pkt, (uint32_t)n, &rest);
+			if (l < 0)
+				return 0;
+			memcpy(f + l, payload, (size_t)n);
+			l += n + (int)roce_icrc_rest_tail(&rest, f + l, (uint32_t)n, f + l + n);
+		} else {
+			l = roce_build(f, k->cap, &ep->cfg.path, &pkt, payload, (uint32_t)n);
+			if (l < 0)
+				return 0;
+		}
 		k->lens[i] = (uint16_t)l;
 		ep->ctrl_psn++;
 		if (k->sg != NULL)
