@@ -837,6 +837,13 @@ feed(struct op *o, struct step *s)
 
 	if (ready > s->send_len)
 		ready = s->send_len;
+	/*
+	 * The last piece waits for the feeding receive's completion, whose immediate says
+	 * the bytes are this operation's: until then the next rank cannot complete a message
+	 * of another operation's bytes (a rank out of step fails, it does not pass them on).
+	 */
+	if (!src->arrived && ready == s->send_len && ready != 0)
+		ready--;
 	if (ready < s->send_len)	/* stream pieces are whole chunks but the last */
 		ready -= ready % lk->tx_chunk;
 	if (!s->started)
