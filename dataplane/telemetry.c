@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rte_telemetry commands under /sdr/, readable with dpdk-telemetry.py:
- *   /sdr/ports            every port with its counters and parser verdicts
+ *   /sdr/ports            every port with its counters and verdicts that moved
+ *   /sdr/ports,NAME       one port, every counter and verdict
  *   /sdr/conns            connection names and schemes
  *   /sdr/conn,NAME        one connection in detail: every counter of its parts
  *   /sdr/stages           per-stage calls, packets, cycles and cycles per packet
@@ -71,33 +72,50 @@ add_named(struct rte_tel_data *d, const char *name, struct rte_tel_data *c)
 		rte_tel_data_free(c);
 }
 
-static struct rte_tel_data *
-port_dict(const struct dp_port *p)
+/* Port @p p's counters and parser verdicts into @p d: every one, or (@p all 0) those that
+ * moved, with its frames in and out always. */
+static void
+port_fill(struct rte_tel_data *d, const struct dp_port *p, int all)
 {
-	struct rte_tel_data *d = rte_tel_data_alloc();
-
-	if (d == NULL)
-		return NULL;
-	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "port_id", p->port_id);
-	for (int c = 0; c < DP_PORT_NCOUNTERS; c++)
-		rte_tel_data_add_dict_u64(d, dp_port_counter_name((enum dp_port_counter)c),
-					  dp_port_counter(p, c));
+	for (int c = 0; c < DP_PORT_NCOUNTERS; c++) {
+		uint64_t v = dp_port_counter(p, c);
+
+		if (all || v || c == DP_PORT_RX_PKTS || c == DP_PORT_TX_PKTS)
+			rte_tel_data_add_dict_u64(d, dp_port_counter_name((enum dp_port_counter)c),
+						  v);
+	}
 	for (int v = 0; v < ROCE_V_COUNT; v++)
-		rte_tel_data_add_dict_u64(d, roce_verdict_name((enum roce_verdict)v),
-					  dp_port_verdict(p, v));
-	return d;
+		if (all || dp_port_verdict(p, v))
+			rte_tel_data_add_dict_u64(d, roce_verdict_name((enum roce_verdict)v),
+						  dp_port_verdict(p, v));
 }
 
+/*
+ * /sdr/ports: each port with the counters that moved (every counter of a dozen ports would
+ * pass the 16 KiB a telemetry reply holds, and the library drops what does not fit without
+ * a word); /sdr/ports,NAME: one port, every counter.
+ */
 static int
 tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
+	if (params != NULL && *params != '\0') {
+		for (unsigned int i = 0; i < tctx->nports; i++)
+			if (strcmp(tctx->ports[i].cfg->name, params) == 0) {
+				port_fill(d, &tctx->ports[i], 1);
+				return 0;
+			}
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < tctx->nports; i++) {
-		struct rte_tel_data *pd = port_dict(&tctx->ports[i]);
+		struct rte_tel_data *pd = rte_tel_data_alloc();
 
-		if (pd)
-			add_named(d, tctx->ports[i].cfg->name, pd);
+		if (pd == NULL)
+			continue;
+		rte_tel_data_start_dict(pd);
+		port_fill(pd, &tctx->ports[i], 0);
+		add_named(d, tctx->ports[i].cfg->name, pd);
 	}
 	return 0;
 }
@@ -426,7 +444,8 @@ dp_telemetry_init(struct dp_ctx *ctx)
 {
 	tctx = ctx;
 	return rte_telemetry_register_cmd("/sdr/ports", tel_ports,
-					  "Ports with their counters and parser verdicts") |
+					  "Ports with the counters and verdicts that moved; "
+					  "param: a port name, for all of its counters") |
 	       rte_telemetry_register_cmd("/sdr/conns", tel_conns_locked,
 					  "Connections and their schemes") |
 	       rte_telemetry_register_cmd("/sdr/conn", tel_conn_locked,

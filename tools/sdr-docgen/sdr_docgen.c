@@ -19,11 +19,12 @@ static const struct {
 	const char *group;
 	const char *where;
 } where[] = {
-	{ "port", "`sdrctl port show` (every counter), telemetry `/sdr/ports`; drops in "
-		  "`/sdr/drops` and the `--json` summary's `drops`, the rest of the non-ok ones "
-		  "under `ports.NAME.events`" },
-	{ "verdicts", "`sdrctl port show` (`verdicts:`), telemetry `/sdr/ports`, the `--json` "
-		      "summary's `ports.NAME` and (the drops) `drops`" },
+	{ "port", "`sdrctl port show` (every counter), telemetry `/sdr/ports` (those that "
+		  "moved; `/sdr/ports,NAME`: every one); drops in `/sdr/drops` and the `--json` "
+		  "summary's `drops`, the rest of the non-ok ones under `ports.NAME.events`" },
+	{ "verdicts", "`sdrctl port show` (`verdicts:`), telemetry `/sdr/ports` (those that "
+		      "moved; `/sdr/ports,NAME`: every one), the `--json` summary's `ports.NAME` "
+		      "and (the drops) `drops`" },
 	{ "link", "`sdrctl link show` (per port, and per path of a link with paths), the "
 		  "`--json` summary's `ports.NAME.link`" },
 	{ "endpoint", "`sdrctl conn show NAME` (`endpoint:`), telemetry `/sdr/conn,NAME`, the "
