@@ -414,10 +414,13 @@ sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_ev
 	struct rx_msg *m;
 
 	ev->flags = 0;
-	/* (cannot fail while the caller keeps its side of sdr_rx_claim's contract) */
+	/* (cannot fail while the caller keeps its side of sdr_rx_claim's contract: counted
+	 * where it does not) */
 	if ((s->state != SDR_SLOT_POSTED && s->state != SDR_SLOT_DONE) ||
-	    rx->msgs[s->ctx].seq != cl->seq)
+	    rx->msgs[s->ctx].seq != cl->seq) {
+		rx->counters[SDR_RX_COMMIT_LATE]++;
 		return;
+	}
 	m = &rx->msgs[s->ctx];
 	ev->slot = cl->slot;
 	ev->seq = m->seq;

@@ -78,7 +78,11 @@
 	  "per receive posted into a message slot") \
 	X(COMPLETES, "completes", INFO, \
 	  "per posted receive released (complete or given up): its slot discards packets until " \
-	  "posted again")
+	  "posted again") \
+	X(COMMIT_LATE, "placed_after_release", ERROR, \
+	  "per placed packet whose receive was released while its payload was being copied " \
+	  "(the caller broke sdr_rx_claim()'s contract; never expected): nothing is counted " \
+	  "in its chunk")
 
 enum sdr_rx_counter {
 #define X(sym, name, kind, doc) SDR_RX_##sym,
@@ -238,7 +242,9 @@ sdr_rx_verdict sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32
 
 /**
  * Second half: the payload of @p cl has been copied to cl->dst; count it in its chunk.
- * A chunk already complete (recovered by decoding meanwhile) is not completed twice.
+ * A chunk already complete (recovered by decoding meanwhile) is not completed twice. A
+ * claim whose receive was released meanwhile (against sdr_rx_claim()'s contract) counts
+ * for nothing but placed_after_release.
  * @param ev events the packet caused (flags 0 if none).
  */
 void sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_event *ev);

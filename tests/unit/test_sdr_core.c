@@ -737,10 +737,13 @@ test_claim_commit(void **state)
 	assert_int_equal(rc[SDR_RX_DUPLICATE], 1);
 	assert_int_equal(rc[SDR_RX_CHUNKS_DONE], 3);
 	assert_int_equal(rc[SDR_RX_MSGS_DONE], 1);
-	/* a commit for a slot released and posted again is ignored */
+	/* a commit for a slot released and posted again is ignored, and counted */
+	assert_int_equal(rc[SDR_RX_COMMIT_LATE], 0);
 	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
 	sdr_rx_commit(o.s.rx, &cl[0], &ev);
 	assert_int_equal(ev.flags, 0);
+	assert_int_equal(rc[SDR_RX_COMMIT_LATE], 1);
+	assert_int_equal(rc[SDR_RX_CHUNKS_DONE], 3);
 	one_teardown(&o);
 }
 
