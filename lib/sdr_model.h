@@ -152,7 +152,7 @@ double sdr_model_chunk_drop(double p_pkt, double n);
  * (sdr_model_sr_mean_ex() with per-chunk loss and one O). A non-integer @p chunks
  * interpolates linearly between floor and ceil; 0 chunks give RTT. Cost grows with the
  * number of RTO rounds the tail needs times the chunks injected per round (chunks *
- * t_inj_s / O), and is bounded: a few hundred milliseconds at most.
+ * t_inj_s / O), and is bounded by a work budget: about 0.1 s on one core at most.
  * @param rto_s	RTT + alpha * RTT (RTT for SR-NACK); O = rto_s + t_inj_s.
  * @return 0, or a negated error: -SDR_MODEL_E_TOO_LOSSY when p_chunk is so close to 1 that
  *	the sum would need more than a few million steps, -SDR_MODEL_E_TOO_COSTLY when the
