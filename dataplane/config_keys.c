@@ -339,7 +339,7 @@ static const struct dp_key link_keys[DPK_LINK_COUNT] = {
 		.name = "rate", .kind = DP_K_OTHER,
 		.value = "rate, 1 Kbit/s … 100 Tbit/s, or `0` / `unlimited`",
 		.dflt = "unlimited",
-		.doc = "bottleneck rate",
+		.doc = "bottleneck rate (with `mode = engines`, of each engine's copy of the link)",
 	},
 	[DPK_LINK_OVERHEAD] = {
 		.name = "overhead", .kind = DP_K_OTHER,

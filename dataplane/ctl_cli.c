@@ -17,6 +17,7 @@
 
 #include "ctl.h"
 #include "pools.h"
+#include "ports.h"
 #include "rel_rx.h"
 #include "rel_tx.h"
 #include "sdr_tx.h"
@@ -866,14 +867,14 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 				   argv[w0 + badw] : argv[w0], link_emu_strerror(rc));
 	}
 	j.conn = (unsigned int)i;
-	/* each engine's copy on its own lcore, seeded apart as at start (ports.c); engine 0's
-	 * last, as it publishes a new link */
+	/* each engine's copy on its own lcore, its streams its own as at start (ports.c);
+	 * engine 0's last, as it publishes a new link */
 	for (unsigned int k = k0; k < k1 && rc == 0; k++)
 		for (unsigned int t = 0, make = p->link == NULL; t < ctx->cfg.engines; t++) {
 			unsigned int e = (t + 1) % ctx->cfg.engines;
 			struct link_emu_config ce = c[k];
 
-			ce.seed += e + 1000ull * k;
+			ce.salt = dp_port_link_salt(p->cfg, e, k);
 			j.p = &ce;
 			j.engine = e;
 			j.u32 = k;

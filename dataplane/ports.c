@@ -437,6 +437,21 @@ pools_create(struct rte_mempool **pools, unsigned int np, const char *name, uint
 	}
 }
 
+uint64_t
+dp_port_link_salt(const struct dp_port_cfg *pc, unsigned int engine, unsigned int path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a over the port's name and addresses */
+	const uint8_t *parts[3] = { (const uint8_t *)pc->name, pc->ipv4, pc->ipv6 };
+	const size_t lens[3] = { strlen(pc->name), pc->has_ipv4 ? 4 : 0, pc->has_ipv6 ? 16 : 0 };
+
+	for (int i = 0; i < 3; i++)
+		for (size_t j = 0; j < lens[i]; j++)
+			h = (h ^ parts[i][j]) * 0x100000001b3ull;
+	h ^= (uint64_t)engine << 32 | path;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ? h : 1;
+}
+
 int
 dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 {
@@ -532,14 +547,13 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (p->cfg->link[0]) {
 			const struct dp_link_cfg *l = &cfg->links[dp_config_link(cfg, p->cfg->link)];
 
-			/* each engine its own copy of each path (its own seed: engine e adds e,
-			 * path k 1000 k) */
+			/* each engine its own copy of each path, its streams its own */
 			p->npaths = l->npaths;
 			for (unsigned int e = 0; e < cfg->engines; e++)
 				for (unsigned int k = 0; k < l->npaths; k++) {
 					struct link_emu_config c = l->path[k];
 
-					c.seed += e + 1000ull * k;
+					c.salt = dp_port_link_salt(p->cfg, e, k);
 					p->elink[e][k] = link_emu_create(&c, ctx->pool_mbufs);
 					if (p->elink[e][k] == NULL) {
 						snprintf(err, errlen, "port %s: cannot create link "

@@ -277,8 +277,10 @@ key_reorder(struct link_emu_config *c, const char *v)
 		return 0;
 	}
 	n = split_commas(v, buf, sizeof(buf), f);
+	/* a probability with no extra delay to give would count copies as reordered and
+	 * reorder none */
 	if (n < 1 || n > 2 || units_parse_prob(f[0], &p) != 0 ||
-	    (n == 2 && parse_ns(f[1], &ns) != 0))
+	    (n == 2 && parse_ns(f[1], &ns) != 0) || (p > 0 && ns == 0))
 		return -LINK_EMU_E_REORDER;
 	c->reorder = p;
 	c->reorder_ns = ns;
@@ -313,6 +315,7 @@ key_off(struct link_emu_config *c, const char *v)
 	link_emu_config_default(&d);
 	d.overhead = c->overhead;
 	d.seed = c->seed;
+	d.salt = c->salt;
 	*c = d;
 	return 0;
 }
@@ -565,6 +568,8 @@ seed_streams(struct link_emu *le)
 	struct sdr_rng master;
 
 	sdr_rng_seed(&master, le->cfg.seed);
+	if (le->cfg.salt != 0)	/* (none: the streams of the seed alone, as ever) */
+		sdr_rng_seed(&master, sdr_rng_next(&master) ^ le->cfg.salt);
 	for (int i = 0; i < RNG_COUNT; i++)
 		sdr_rng_seed(&le->rng[i], sdr_rng_next(&master));
 	le->ge_bad = 0;
@@ -626,7 +631,7 @@ link_emu_set_config(struct link_emu *le, const struct link_emu_config *cfg)
 	}
 	if (cfg->burst && !le->cfg.burst)
 		le->ge_bad = 0;
-	reseed = cfg->seed != le->cfg.seed;
+	reseed = cfg->seed != le->cfg.seed || cfg->salt != le->cfg.salt;
 	le->cfg = *cfg;
 	le->transparent = is_transparent(cfg);
 	if (reseed)
@@ -737,8 +742,8 @@ serialize(struct link_emu *le, uint64_t now, uint32_t len)
 {
 	uint64_t rate = le->cfg.rate_bps, num;
 
-	if (rate == 0)
-		return now;
+	if (rate == 0)	/* unlimited now, a backlog of a rate before: behind it, in order */
+		return now > le->free_ns ? now : le->free_ns + (le->free_rem != 0);
 	if (now > le->free_ns || (now == le->free_ns && le->free_rem == 0)) {
 		le->free_ns = now;
 		le->free_rem = 0;

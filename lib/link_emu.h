@@ -111,7 +111,8 @@ const char *link_emu_counter_name(enum link_emu_counter c);
 	X(LOSS_AND_BURST, "loss_and_burst", \
 	  "loss and burst are alternative loss models: set one of them") \
 	X(REORDER,	"bad_reorder", \
-	  "reorder must be P[,TIME]: a probability in [0, 1] and a delay up to 10s") \
+	  "reorder must be P[,TIME]: a probability in [0, 1] and a delay up to 10s, more " \
+	  "than 0 where P is") \
 	X(DUP,		"bad_dup",	"dup must be a probability in [0, 1]") \
 	X(CORRUPT,	"bad_corrupt",	"corrupt must be a probability in [0, 1]") \
 	X(SEED,		"bad_seed",	"seed must be an unsigned 64-bit integer") \
@@ -149,6 +150,12 @@ struct link_emu_config {
 	double dup;		/**< probability a packet is delivered twice */
 	double corrupt;		/**< probability a copy gets one bit flipped */
 	uint64_t seed;		/**< seeds every random choice */
+	/**
+	 * Mixed into @c seed (0: nothing): where one configuration makes several emulators
+	 * (the dataplane: each port, engine and path), each draws streams of its own from the
+	 * one seed. Not a word: never parsed or printed.
+	 */
+	uint64_t salt;
 };
 
 /** Fill @p cfg with the defaults: no delay, no rate limit, no impairment, overhead 24, seed 1. */

@@ -549,6 +549,15 @@ def case_paths():
         check(j and j["path"][1]["state"] == "ok" and [x["qpns"] for x in j["path"]] ==
               [16, 16, 0] and any(w == "probe" for _, _, w in hist),
               "live: after path 2 was repaired: %s" % j)
+        # the seed shown is the one configured (1, not printed), on every path, after the
+        # link set of path 2: paths and engines draw their own streams from it (a salt),
+        # not from seeds of their own that each link set moved on
+        r = subprocess.run([CTL, "-n", inst, "--json", "link", "show", "a"],
+                           capture_output=True, text=True)
+        lk = json.loads(r.stdout)["links"][0] if r.returncode == 0 else {}
+        emus = [x.get("emulator", "") for x in lk.get("paths", [])]
+        check(len(emus) == 3 and not any("seed" in x for x in emus),
+              "live: link show a after link set path 2: %s" % lk)
         stop_dataplane(p)
         # path_fail is derived from the rtt (3 x 17 ms here) on each conn set, not kept from
         # the last one: a longer rtt is taken, not refused for a path_fail never given

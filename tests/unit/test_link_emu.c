@@ -586,7 +586,7 @@ static void
 test_pass(void **state)
 {
 	static const char *const each[] = { "delay 1us", "rate 10G", "loss 1e-9",
-					    "burst 0.1,0.5", "reorder 0.1", "dup 0.1",
+					    "burst 0.1,0.5", "reorder 0.1,1us", "dup 0.1",
 					    "corrupt 0.1" };
 	struct link_emu_config c;
 	struct link_emu *le;
@@ -700,8 +700,54 @@ test_set_config_seed(void **state)
 	loss_pattern(a, 1000, pa);
 	loss_pattern(b, 1000, pb);
 	assert_string_equal(pa, pb);
+	/* one seed, two salts (the dataplane's two ports, engines or paths): streams of their
+	 * own, each as a fresh emulator with its seed and salt; the salt kept: going on */
+	link_emu_destroy(b);
+	c.salt = 77;
+	b = link_emu_create(&c, 1);
+	assert_non_null(b);
+	loss_pattern(b, 1000, pb);
+	assert_true(strcmp(pa, pb) != 0);
+	assert_int_equal(link_emu_set_config(a, &c), 0);	/* a takes the salt: restarts */
+	loss_pattern(a, 500, pa);
+	assert_int_equal(link_emu_set_config(a, &c), 0);	/* unchanged: goes on */
+	loss_pattern(a, 500, pa + 500);
+	assert_string_equal(pa, pb);
 	link_emu_destroy(a);
 	link_emu_destroy(b);
+}
+
+/*
+ * A rate turned unlimited with a backlog queued at the old rate: new copies go behind it,
+ * not past it (only a shorter delay or reordering lets a copy overtake).
+ */
+static void
+test_rate_unlimited_keeps_order(void **state)
+{
+	struct link_emu_config c;
+	struct link_emu *le;
+	void *p;
+
+	(void)state;
+	link_emu_config_default(&c);
+	c.overhead = 0;
+	c.rate_bps = 1000000000ull;		/* 125 B: 1000 ns */
+	le = make(&c, 16);
+	send_one(le, 0, 0, 125);
+	send_one(le, 0, 1, 125);		/* leaves at 2000 */
+	c.rate_bps = 0;
+	assert_int_equal(link_emu_set_config(le, &c), 0);
+	send_one(le, 10, 2, 125);
+	assert_int_equal(pop_one(le, &p), 1000);
+	assert_int_equal(IDX(p), 0);
+	assert_int_equal(pop_one(le, &p), 2000);
+	assert_int_equal(IDX(p), 1);
+	assert_int_equal(pop_one(le, &p), 2000);
+	assert_int_equal(IDX(p), 2);
+	/* idle since: unlimited again means at once */
+	send_one(le, 5000, 3, 125);
+	assert_int_equal(pop_one(le, &p), 5000);
+	link_emu_destroy(le);
 }
 
 static void
@@ -1026,6 +1072,8 @@ test_parse_errors(void **state)
 		{ "reorder 0.1,20s",			LINK_EMU_E_REORDER,	1 },
 		{ "reorder 0.1,1ms,3",			LINK_EMU_E_REORDER,	1 },
 		{ "reorder ,1ms",			LINK_EMU_E_REORDER,	1 },
+		{ "reorder 0.01",			LINK_EMU_E_REORDER,	1 },	/* no TIME */
+		{ "reorder 0.01,0",			LINK_EMU_E_REORDER,	1 },
 		{ "dup x",				LINK_EMU_E_DUP,		1 },
 		{ "corrupt 1.01",			LINK_EMU_E_CORRUPT,	1 },
 		{ "seed -1",				LINK_EMU_E_SEED,	1 },
@@ -1091,8 +1139,8 @@ test_format(void **state)
 		  "delay 1.234567ms rate 1.5Kbit/s loss 0 reorder 0.5,250ns dup 0 corrupt 0" },
 		{ "delay 10s rate 100T loss 1 reorder 1,10s dup 1 corrupt 1 seed 0",
 		  "delay 10s rate 100Tbit/s loss 1 reorder 1,10s dup 1 corrupt 1 seed 0" },
-		{ "delay 999ns rate 400Gbit reorder 0.25,0",
-		  "delay 999ns rate 400Gbit/s loss 0 reorder 0.25,0 dup 0 corrupt 0" },
+		{ "delay 999ns rate 400Gbit reorder 0.25,1ns",
+		  "delay 999ns rate 400Gbit/s loss 0 reorder 0.25,1ns dup 0 corrupt 0" },
 	};
 	char buf[LINK_EMU_FMT_MAX], small[10];
 
@@ -1183,6 +1231,7 @@ main(void)
 		cmocka_unit_test(test_set_config_runtime),
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_set_config_seed),
+		cmocka_unit_test(test_rate_unlimited_keeps_order),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_conservation),
 		cmocka_unit_test(test_limits),
