@@ -341,6 +341,16 @@ static const struct dp_key link_keys[DPK_LINK_COUNT] = {
 		.dflt = "unlimited",
 		.doc = "bottleneck rate (with `mode = engines`, of each engine's copy of the link)",
 	},
+	[DPK_LINK_QUEUE] = {
+		.name = "queue", .kind = DP_K_OTHER,
+		.value = "time, 0 … 10 s",
+		.dflt = "0 (no limit but the mbuf pool)",
+		.doc = "the bottleneck's buffer, as time at its `rate`: a frame that would wait "
+		       "longer for the link is dropped (`dropped_queue_full`), as a router with "
+		       "that much buffer drops it. Without it a sender faster than `rate` queues "
+		       "as much as the pool holds (65536 frames of 4 KiB at 10 Gbit/s: 0.2 s), "
+		       "and the round trip grows by as much; no effect without a `rate`",
+	},
 	[DPK_LINK_OVERHEAD] = {
 		.name = "overhead", .kind = DP_K_OTHER,
 		.value = "bytes, 0 … 4096",

@@ -85,6 +85,7 @@ enum dp_port_key {
 enum dp_link_key {
 	DPK_LINK_DELAY,
 	DPK_LINK_RATE,
+	DPK_LINK_QUEUE,
 	DPK_LINK_OVERHEAD,
 	DPK_LINK_LOSS,
 	DPK_LINK_BURST,

@@ -127,6 +127,8 @@ link_emu_config_check(const struct link_emu_config *c)
 		return -LINK_EMU_E_RATE;
 	if (c->overhead > LINK_EMU_MAX_OVERHEAD)
 		return -LINK_EMU_E_OVERHEAD;
+	if (c->queue_ns > LINK_EMU_MAX_DELAY_NS)
+		return -LINK_EMU_E_QUEUE;
 	if (!prob_ok(c->loss))
 		return -LINK_EMU_E_LOSS;
 	if (!prob_ok(c->ge_p_gb) || !prob_ok(c->ge_p_bg) || !prob_ok(c->ge_loss_good) ||
@@ -198,6 +200,12 @@ static int
 key_delay(struct link_emu_config *c, const char *v)
 {
 	return parse_ns(v, &c->delay_ns) == 0 ? 0 : -LINK_EMU_E_DELAY;
+}
+
+static int
+key_queue(struct link_emu_config *c, const char *v)
+{
+	return parse_ns(v, &c->queue_ns) == 0 ? 0 : -LINK_EMU_E_QUEUE;
 }
 
 static int
@@ -330,6 +338,7 @@ static const struct le_key {
 } keys[] = {
 	{ "delay",	1, KEY_PLAIN,	key_delay },
 	{ "rate",	1, KEY_PLAIN,	key_rate },
+	{ "queue",	1, KEY_PLAIN,	key_queue },
 	{ "loss",	1, KEY_LOSS,	key_loss },
 	{ "burst",	1, KEY_BURST,	key_burst },
 	{ "reorder",	1, KEY_PLAIN,	key_reorder },
@@ -445,6 +454,10 @@ link_emu_format(const struct link_emu_config *c, char *buf, size_t len)
 	append_time(buf, len, &off, c->delay_ns);
 	units_appendf(buf, len, &off, " rate ");
 	append_rate(buf, len, &off, c->rate_bps);
+	if (c->queue_ns != 0) {
+		units_appendf(buf, len, &off, " queue ");
+		append_time(buf, len, &off, c->queue_ns);
+	}
 	if (c->burst)
 		units_appendf(buf, len, &off, " burst %.15g,%.15g,%.15g,%.15g", c->ge_p_gb, c->ge_p_bg,
 		       c->ge_loss_good, c->ge_loss_bad);
@@ -769,7 +782,10 @@ link_emu_enqueue(struct link_emu *le, uint64_t now, void *pkt, uint32_t len, uin
 	if (le->owed == 0)
 		return -EINVAL;
 	le->owed--;
-	if (le->count == le->capacity) {
+	/* full: the emulator's capacity, or the bottleneck's buffer (the wait for the link
+	 * past queue_ns) */
+	if (le->count == le->capacity ||
+	    (c->queue_ns != 0 && c->rate_bps != 0 && le->free_ns > now + c->queue_ns)) {
 		le->ctr[LINK_EMU_C_DROPPED_QUEUE_FULL]++;
 		return -ENOBUFS;
 	}

@@ -68,7 +68,8 @@
 	X(DROPPED_LOSS,	"dropped_loss", DROP,	"packets lost to the i.i.d. loss") \
 	X(DROPPED_BURST, "dropped_burst", DROP, "packets lost to the Gilbert-Elliott model") \
 	X(DROPPED_QUEUE_FULL, "dropped_queue_full", DROP, \
-	  "copies refused: the queue was at capacity") \
+	  "copies refused: the emulator was at capacity, or the wait for the link would have " \
+	  "passed `queue` (the bottleneck's buffer)") \
 	X(DROPPED_TOO_LONG, "dropped_too_long", DROP, \
 	  "packets refused: longer than 1 MiB (no frame of a 9 KiB MTU is)") \
 	X(DUPLICATED,	"duplicated", INFO,	"packets admitted as two copies") \
@@ -116,9 +117,11 @@ const char *link_emu_counter_name(enum link_emu_counter c);
 	X(DUP,		"bad_dup",	"dup must be a probability in [0, 1]") \
 	X(CORRUPT,	"bad_corrupt",	"corrupt must be a probability in [0, 1]") \
 	X(SEED,		"bad_seed",	"seed must be an unsigned 64-bit integer") \
+	X(QUEUE,	"bad_queue", \
+	  "queue must be a time from 0 (no limit) to 10s: the bottleneck's buffer") \
 	X(UNKNOWN,	"unknown_word", \
-	  "unknown word: expected delay, rate, loss, burst, reorder, dup, corrupt, seed, " \
-	  "overhead or off") \
+	  "unknown word: expected delay, rate, queue, loss, burst, reorder, dup, corrupt, " \
+	  "seed, overhead or off") \
 	X(MISSING,	"missing_value", "the last keyword has no value")
 
 enum link_emu_err {
@@ -139,6 +142,12 @@ struct link_emu_config {
 	uint64_t delay_ns;	/**< one-way delay, 0 .. LINK_EMU_MAX_DELAY_NS */
 	uint64_t rate_bps;	/**< bottleneck rate in bit/s; 0: unlimited */
 	uint32_t overhead;	/**< wire bytes per packet besides @c len, for the rate */
+	/**
+	 * The bottleneck's buffer, as time at its rate: a copy that would wait longer than
+	 * this for the link is dropped (dropped_queue_full), as a router with that much buffer
+	 * drops it. 0: no limit but the emulator's capacity. No effect without a rate.
+	 */
+	uint64_t queue_ns;
 	int burst;		/**< 1: Gilbert-Elliott loss instead of @c loss */
 	double loss;		/**< i.i.d. loss probability per packet */
 	double ge_p_gb;		/**< per packet: good -> bad */

@@ -534,6 +534,20 @@ test_queue_full(void **state)
 	assert_int_equal(IDX(p), 6);
 	assert_int_equal(ctr[LINK_EMU_C_QUEUE_PEAK], 4);
 	link_emu_destroy(le);
+
+	/* a buffer of 2.5 us at the rate (queue): a copy that would wait longer for the
+	 * link than that is refused, however much room the emulator has */
+	c.queue_ns = 2500;
+	le = make(&c, 64);
+	for (uint64_t i = 0; i < 3; i++)	/* waits 0, 1000, 2000; a fourth would wait 3000 */
+		send_one(le, 0, i, 125);
+	assert_int_equal(link_emu_admit(le, 125), 1);
+	assert_int_equal(link_emu_enqueue(le, 0, H(3), 125, NULL), -ENOBUFS);
+	assert_int_equal(ctr[LINK_EMU_C_DROPPED_QUEUE_FULL], 1);
+	/* 500 ns later the wait is 2500: taken */
+	send_one(le, 500, 4, 125);
+	assert_int_equal(link_emu_count(le), 4);
+	link_emu_destroy(le);
 }
 
 static void
@@ -1073,6 +1087,8 @@ test_parse_errors(void **state)
 		{ "reorder 0.1,1ms,3",			LINK_EMU_E_REORDER,	1 },
 		{ "reorder ,1ms",			LINK_EMU_E_REORDER,	1 },
 		{ "reorder 0.01",			LINK_EMU_E_REORDER,	1 },	/* no TIME */
+		{ "queue 11s",				LINK_EMU_E_QUEUE,	1 },
+		{ "queue -1ms",				LINK_EMU_E_QUEUE,	1 },
 		{ "reorder 0.01,0",			LINK_EMU_E_REORDER,	1 },
 		{ "dup x",				LINK_EMU_E_DUP,		1 },
 		{ "corrupt 1.01",			LINK_EMU_E_CORRUPT,	1 },
@@ -1141,6 +1157,8 @@ test_format(void **state)
 		  "delay 10s rate 100Tbit/s loss 1 reorder 1,10s dup 1 corrupt 1 seed 0" },
 		{ "delay 999ns rate 400Gbit reorder 0.25,1ns",
 		  "delay 999ns rate 400Gbit/s loss 0 reorder 0.25,1ns dup 0 corrupt 0" },
+		{ "delay 5ms rate 10G queue 2ms",
+		  "delay 5ms rate 10Gbit/s queue 2ms loss 0 reorder 0 dup 0 corrupt 0" },
 	};
 	char buf[LINK_EMU_FMT_MAX], small[10];
 
