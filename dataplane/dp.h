@@ -235,6 +235,7 @@ struct dp_ctx {
 	/* read on every loop by every lcore: apart from what the lcores write */
 	uint64_t tsc_hz __rte_cache_aligned;
 	uint64_t start_tsc;
+	uint64_t start_mono_ns;	/* CLOCK_MONOTONIC at start_tsc: times other processes compare */
 	volatile int quit;
 	uint32_t drops_logged;		/* --log-drops: lines printed (atomic add) */
 	uint64_t loops __rte_cache_aligned;	/* of the main poll loop (slot 0) */

@@ -66,7 +66,7 @@ usage(FILE *f)
 "      --traffic SPEC     built-in message source and sink on the static\n"
 "                         connections: size=SIZE,count=N,inflight=N,scheme=S,\n"
 "                         role=send|recv|both|auto,seed=N,conn=NAME,\n"
-"                         log=FILE,verify=yes|no\n"
+"                         log=FILE,verify=yes|no,start=T\n"
 "      --scheme NAME      use this scheme on every connection (sr, sr-nack,\n"
 "                         ec-xor:K,M, ec-mds:K,M)\n"
 "      --link NAME=WORDS  change [link NAME] of the file (every path of it), e.g.\n"
@@ -581,6 +581,13 @@ main(int argc, char **argv)
 		}
 		dp.tsc_hz = rte_get_tsc_hz();
 		dp.start_tsc = rte_get_tsc_cycles();
+		{
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			dp.start_mono_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+					   (uint64_t)ts.tv_nsec;
+		}
 		if (dp_ports_init(&dp, err, sizeof(err)) != 0 ||
 		    dp_conns_init(&dp, err, sizeof(err)) != 0) {
 			fprintf(stderr, "sdr-dataplane: %s\n", err);
@@ -596,6 +603,9 @@ main(int argc, char **argv)
 			if (tc.conn[0] && !dp_config_conn_is(cc, tc.conn))
 				continue;
 			traffic_halves(&tc, cc, &snd, &rcv);
+			/* start=T on this process's clock (a time already past: at once) */
+			if (tc.start_mono_s * 1e9 > (double)dp.start_mono_ns)
+				tc.start_ns = (uint64_t)(tc.start_mono_s * 1e9) - dp.start_mono_ns;
 			/* a striped connection: message n goes on stripe n % stripes */
 			tc.stripe = cc->stripe;
 			tc.stripes = cc->stripes;

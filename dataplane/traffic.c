@@ -115,6 +115,12 @@ traffic_parse(const char *spec, struct traffic_cfg *c, char *err, size_t errlen)
 				return -1;
 			}
 			c->no_verify = val[0] == 'n';
+		} else if (strcmp(kv, "start") == 0) {
+			if (units_parse_number(val, &c->start_mono_s) != 0) {
+				snprintf(err, errlen, "--traffic: start '%s' is not a CLOCK_MONOTONIC "
+					 "time in seconds", val);
+				return -1;
+			}
 		} else if (strcmp(kv, "log") == 0) {
 			if (strlen(val) == 0 || strlen(val) >= sizeof(c->log)) {
 				snprintf(err, errlen, "--traffic: log '%s' is not a file name", val);
@@ -329,7 +335,8 @@ traffic_step(struct traffic *t, uint64_t now)
 		t->next_recv++;
 		work++;
 	}
-	for (uint32_t i = 0; t->send && i < t->cfg.inflight && more(t, t->next_send); i++) {
+	for (uint32_t i = 0; t->send && now >= t->cfg.start_ns && i < t->cfg.inflight &&
+	     more(t, t->next_send); i++) {
 		struct tbuf *b = &t->sbuf[i];
 
 		if (b->busy)

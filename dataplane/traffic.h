@@ -35,6 +35,10 @@ struct traffic_cfg {
 	struct sdr_scheme scheme;	/**< overrides the connection's scheme */
 	char conn[32];			/**< only this connection (empty: every connection) */
 	char log[256];			/**< write every completion time here at the end */
+	/** start=T: no send before CLOCK_MONOTONIC reads T seconds (0: at once), so that runs
+	 * of several processes start together */
+	double start_mono_s;
+	uint64_t start_ns;		/**< that time on the dataplane's clock (set by the caller) */
 	/*
 	 * Stripe @c stripe of a connection striped over @c stripes endpoints (0 and 0: not
 	 * striped): of the connection's messages 0 .. count - 1 this one carries those with
@@ -47,7 +51,7 @@ struct traffic_cfg {
 /**
  * Parse "size=1MiB,count=50,inflight=8,scheme=ec-mds:32,8,role=send,seed=1,conn=c0".
  * Keys: size, count, inflight, scheme, role (send|recv|both|auto), seed, conn, log,
- * verify (yes|no).
+ * verify (yes|no), start (CLOCK_MONOTONIC seconds).
  * @return 0, or -1 with a one-line reason in @p err naming the bad word.
  */
 int traffic_parse(const char *spec, struct traffic_cfg *cfg, char *err, size_t errlen);

@@ -38,10 +38,18 @@ bench_record_kind(const char *group, const char *name, double value, const char 
 		  const char *baseline, double baseline_value, const char *better,
 		  const char *kind)
 {
+	char ratio[32];
+
+	/* a baseline of 0 (a run that measured nothing) has no ratio: null, never a 0 that
+	 * would read as a perfect cost */
+	if (baseline_value != 0 && baseline_value == baseline_value)
+		snprintf(ratio, sizeof(ratio), "%.4f", value / baseline_value);
+	else
+		snprintf(ratio, sizeof(ratio), "null");
 	printf("{\"group\":\"%s\",\"name\":\"%s\",\"value\":%.6g,\"unit\":\"%s\","
-	       "\"baseline\":\"%s\",\"baseline_value\":%.6g,\"ratio\":%.4f,\"better\":\"%s\","
+	       "\"baseline\":\"%s\",\"baseline_value\":%.6g,\"ratio\":%s,\"better\":\"%s\","
 	       "\"baseline_kind\":\"%s\"}\n", group, name, value, unit, baseline, baseline_value,
-	       baseline_value != 0 ? value / baseline_value : 0.0, better, kind);
+	       ratio, better, kind);
 	fflush(stdout);
 }
 
