@@ -319,9 +319,10 @@ def bench_fwd(a):
             " | ".join("%.0f" % striped["cycles"][s] for s in scaling.STAGES)))
     md.append("")
     if apart is not None and len(rows) == 2:
-        md.extend(["Two separate dataplanes of one engine each, one per CPU, running at once "
-                   "(shared nothing by construction: what this machine's two CPUs, their caches "
-                   "and memory carry) together: %.2f Gbit/s, %.2f x one engine alone; the two "
+        md.extend(["Two separate dataplanes of one engine each, one per CPU, sending from one "
+                   "moment (shared nothing by construction: what this machine's two CPUs, their "
+                   "caches and memory carry), their bytes over the union of their windows: "
+                   "%.2f Gbit/s, %.2f x one engine alone; the two "
                    "engines of one process carry %.2f of that. Part of the difference is "
                    "the test device's, not the engines': DPDK's ring PMD keeps each queue's "
                    "packet counters 24 bytes from the next queue's (`struct ring_queue`) and "
@@ -336,8 +337,9 @@ def bench_fwd(a):
                "ratio >= 1.8)" % rounds, rows[0]["gbps"], "higher")
         if apart is not None:
             record("fwd", "2 engines in one process against 2 separate 1-engine dataplanes",
-                   rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, at once "
-                   "(their sum), same run (medians of %d)" % rounds, apart, "higher")
+                   rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, sending "
+                   "from one moment (bytes over the union of their windows), same run "
+                   "(medians of %d)" % rounds, apart, "higher")
     if striped is not None:
         record("fwd", "1 connection striped over 2 engines: goodput", striped["gbps"],
                "Gbit/s", "1 engine (one connection), same run (medians of %d)" % rounds,

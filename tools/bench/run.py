@@ -363,8 +363,9 @@ def main():
           "Every figure sits beside a baseline, and **ratio = value / baseline value**. The "
           "`baseline is` column says what the baseline is: *measured* in this run on the same "
           "machine, *model* (computed by `sdr-model` for the same inputs), *derived* "
-          "(computed from this run's figures, e.g. Mpps = TSC Hz / cycles) or *published* "
-          "(a constant from a paper or datasheet, never measured here). For costs (ns, "
+          "(computed from this run's figures, e.g. Mpps = TSC Hz / cycles), *published* "
+          "(a constant from a paper or datasheet, never measured here), or — where a figure has "
+          "none. For costs (ns, "
           "cycles) lower is better; for rates (Mpps, GB/s) higher is better — the `better` "
           "column says which. Absolute numbers drift on a shared 2-core machine; ratios "
           "against measured baselines are what to compare between runs.", "",
