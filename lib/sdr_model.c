@@ -245,6 +245,12 @@ sdr_model_derive(const struct sdr_model_params *p, struct sdr_model_derived *d)
 	d->chunks = (double)chunks;
 	d->pkts_per_chunk = (double)(p->chunk_bytes / p->mtu_bytes);
 	d->t_inj_s = (double)p->chunk_bytes * 8 / p->bandwidth_bps;
+	if (p->msg_bytes < p->chunk_bytes) {
+		/* a message shorter than a chunk is one chunk of its own packets (the sender
+		 * sends, and the receiver waits for, only those): its loss and injection */
+		d->pkts_per_chunk = (double)((p->msg_bytes + p->mtu_bytes - 1) / p->mtu_bytes);
+		d->t_inj_s = (double)p->msg_bytes * 8 / p->bandwidth_bps;
+	}
 	d->p_chunk = p->drop_unit == SDR_MODEL_DROP_CHUNK ?
 			     p->drop : sdr_model_chunk_drop(p->drop, d->pkts_per_chunk);
 	d->rto_s = p->rtt_s + p->alpha * p->rtt_s;
@@ -580,6 +586,21 @@ sr_of(const struct sdr_model_params *p, const struct sdr_model_derived *d, doubl
 }
 
 /*
+ * The chunks SR sends for a message of @p p: M, but a last chunk of fewer packets than the
+ * others counts as its share of one (the mean between M - 1 and M full chunks, at that
+ * share). A message shorter than a chunk is one chunk of its own packets already.
+ */
+static double
+sr_chunks(const struct sdr_model_params *p, const struct sdr_model_derived *d)
+{
+	uint64_t pkts = (p->msg_bytes + p->mtu_bytes - 1) / p->mtu_bytes;
+
+	if (p->msg_bytes <= p->chunk_bytes)
+		return d->chunks;
+	return (double)pkts / (double)(p->chunk_bytes / p->mtu_bytes);
+}
+
+/*
  * Resends go out before new chunks, so a message whose injection outlasts a chunk's first
  * resend (M T_INJ > O1) has its last new chunks pushed back by every resend sent before
  * them: about G(0) per chunk sent more than O1 before the last one.
@@ -859,7 +880,7 @@ sdr_model_eval(const struct sdr_model_params *p, const struct sdr_scheme *s,
 	switch (s->kind) {
 	case SDR_SCHEME_SR:
 	case SDR_SCHEME_SR_NACK: {
-		struct sdr_model_sr a = sr_of(p, &d, d.chunks);
+		struct sdr_model_sr a = sr_of(p, &d, sr_chunks(p, &d));
 
 		/* a lone chunk lost gets no NACK: the receiver saw nothing, the RTO resends */
 		if (s->kind == SDR_SCHEME_SR_NACK && d.chunks > 1) {

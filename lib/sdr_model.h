@@ -127,8 +127,9 @@ void sdr_model_params_init(struct sdr_model_params *p);
 /** Quantities derived from the parameters. */
 struct sdr_model_derived {
 	double chunks;		/**< M */
-	double pkts_per_chunk;	/**< N */
-	double t_inj_s;		/**< T_INJ = chunk_bytes * 8 / bandwidth */
+	double pkts_per_chunk;	/**< N (a message shorter than a chunk: its own packets) */
+	double t_inj_s;		/**< T_INJ = chunk_bytes * 8 / bandwidth (a message shorter
+				 *   than a chunk: msg_bytes * 8 / bandwidth) */
 	double p_chunk;		/**< P */
 	double rto_s;		/**< RTT + alpha * RTT */
 	double penalty_s;	/**< O = RTO + T_INJ */
