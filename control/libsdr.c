@@ -236,10 +236,11 @@ call(struct sdr_context *ctx, struct sdr_rpc_req *q, const struct sdr_rpc_rep **
 		ctx->dead = 1;
 		return fail(ctx, "%s: destroy the context", why);
 	}
+	/* (the reply is the client's own copy: read once, len bounded, text terminated) */
 	if (rc != SDR_CTL_OK)
-		return fail(ctx, "%.*s", (int)rpc->rep.len, rpc->rep.u.text);
+		return fail(ctx, "%s", ctx->cl.rep->u.text);
 	if (rep)
-		*rep = &rpc->rep;
+		*rep = ctx->cl.rep;
 	return SDR_SUCCESS;
 }
 
@@ -971,7 +972,13 @@ sdr_recv_bitmap_chunk_expand(struct sdr_recv *r, uint32_t chunk, uint64_t *bits)
 	q.cookie = recv_id(r->qp->ctx, r);
 	if (call(r->qp->ctx, &q, &rep) != SDR_SUCCESS)
 		return SDR_ERROR;
-	n = rep->u.expand.n > SDR_EXPAND_PACKETS_MAX ? SDR_EXPAND_PACKETS_MAX : rep->u.expand.n;
+	/* no more packets than a chunk of this connection has: the caller's @p bits holds
+	 * that many (libsdr.h), whatever the reply says */
+	n = rep->u.expand.n;
+	if (n > SDR_EXPAND_PACKETS_MAX)
+		n = SDR_EXPAND_PACKETS_MAX;
+	if (r->qp->info.mtu == 0 || n > r->qp->info.chunk_size / r->qp->info.mtu)
+		n = r->qp->info.mtu ? r->qp->info.chunk_size / r->qp->info.mtu : 0;
 	memcpy(bits, rep->u.expand.bits, (n + 63) / 64 * sizeof(uint64_t));
 	return (int)n;
 }

@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -66,7 +68,8 @@ sdr_client_layout(uint32_t kind, uint64_t arena_len, uint32_t queues,
 						      sizeof(struct sdr_sdk_cqe)));
 		}
 		L->arena_off = ALIGN4K(off);
-		L->arena_len = arena_len & ~4095ull;
+		L->arena_len = (arena_len < SDR_SHM_ARENA_MAX ? arena_len : SDR_SHM_ARENA_MAX) &
+			       ~4095ull;
 		off = L->arena_off + L->arena_len;
 	}
 	L->size = ALIGN4K(off);
@@ -79,8 +82,34 @@ sdr_shm_dp_alive(const struct sdr_shm_status *st)
 	       (kill(st->dp_pid, 0) == 0 || errno == EPERM);
 }
 
-const struct sdr_shm_status *
-sdr_shm_status_map(const char *instance, char *err, size_t errlen)
+/*
+ * Whose status segment a client believes: root's, its own user's, or that of the user
+ * SDR_DATAPLANE_USER names (a name or a number). Anyone may create /dev/shm/sdr-NAME while
+ * no dataplane runs under that name, and point it at a socket of their own.
+ */
+static int
+owner_trusted(uid_t owner)
+{
+	const char *u = getenv("SDR_DATAPLANE_USER");
+	const struct passwd *pw;
+	unsigned long v;
+	char *end;
+
+	if (owner == 0 || owner == geteuid())
+		return 1;
+	if (u == NULL || *u == '\0')
+		return 0;
+	errno = 0;
+	v = strtoul(u, &end, 10);
+	if (*end == '\0' && errno == 0 && u[0] >= '0' && u[0] <= '9')
+		return v == (unsigned long)owner;
+	pw = getpwnam(u);
+	return pw != NULL && pw->pw_uid == owner;
+}
+
+/* sdr_shm_status_map(), and the segment's owner into *@p owner. */
+static const struct sdr_shm_status *
+status_map(const char *instance, uid_t *owner, char *err, size_t errlen)
 {
 	char path[SDR_SHM_NAME_MAX + 8];
 	struct sdr_shm_status *st;
@@ -103,6 +132,14 @@ sdr_shm_status_map(const char *instance, char *err, size_t errlen)
 		close(fd);
 		return NULL;
 	}
+	if (!owner_trusted(sb.st_uid)) {
+		snprintf(err, errlen, "instance '%s': %s belongs to uid %u, not to root or to you: "
+			 "not believed (set SDR_DATAPLANE_USER to the dataplane's user)", instance,
+			 path, (unsigned int)sb.st_uid);
+		close(fd);
+		return NULL;
+	}
+	*owner = sb.st_uid;
 	st = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (st == MAP_FAILED) {
@@ -122,6 +159,14 @@ sdr_shm_status_map(const char *instance, char *err, size_t errlen)
 		return NULL;
 	}
 	return st;
+}
+
+const struct sdr_shm_status *
+sdr_shm_status_map(const char *instance, char *err, size_t errlen)
+{
+	uid_t owner;
+
+	return status_map(instance, &owner, err, errlen);
 }
 
 void
@@ -217,14 +262,17 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 	struct sdr_hello h = { .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION };
 	struct sdr_welcome w = { 0 };
 	const struct sdr_client_hdr *ch;
+	struct ucred cred = { 0 };
+	socklen_t credlen = sizeof(cred);
 	struct stat sb;
 	const char *path;
+	uid_t owner;
 	int sfd;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	snprintf(c->instance, sizeof(c->instance), "%s", instance);
-	c->st = sdr_shm_status_map(instance, err, errlen);
+	c->st = status_map(instance, &owner, err, errlen);
 	if (c->st == NULL)
 		return -1;
 	if (!sdr_shm_dp_alive(c->st)) {
@@ -246,6 +294,15 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 			 " (applications need the dataplane's [dataplane] control_group)") : "");
 		goto fail;
 	}
+	/* the socket's server is the process the segment names, of the segment's user */
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) != 0 ||
+	    cred.pid != c->st->dp_pid || cred.uid != owner) {
+		snprintf(err, errlen, "instance '%s': %s is served by pid %d of uid %u, not by the "
+			 "dataplane the status segment names (pid %d of uid %u): not believed",
+			 instance, sa.sun_path, (int)cred.pid, (unsigned int)cred.uid,
+			 c->st->dp_pid, (unsigned int)owner);
+		goto fail;
+	}
 	/* a dataplane with no slot free answers at once and hangs up: the hello may find the
 	 * socket closed, the refusal is still there to read */
 	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL) != (ssize_t)sizeof(h)) {
@@ -259,7 +316,9 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 	if (sfd < 0)
 		goto fail;
 	sdr_client_layout(w.kind, w.arena_len, w.queues, &c->L);
+	/* the layout is ours, from bounded values: the welcome must say the same */
 	if (w.version != SDR_SHM_VERSION || w.kind != kind || w.size != c->L.size ||
+	    (kind == SDR_CLIENT_SDK && w.arena_len != c->L.arena_len) ||
 	    fstat(sfd, &sb) != 0 || (uint64_t)sb.st_size != w.size) {
 		snprintf(err, errlen, "instance '%s': the segment is not what the welcome said",
 			 instance);
@@ -275,6 +334,11 @@ sdr_client_attach(const char *instance, uint32_t kind, struct sdr_client *c, cha
 		goto fail;
 	}
 	c->seg_len = w.size;
+	c->rep = malloc(sizeof(*c->rep));
+	if (c->rep == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	ch = (const struct sdr_client_hdr *)c->seg;
 	if (ch->magic != SDR_CLIENT_MAGIC || ch->slot != w.slot) {
 		snprintf(err, errlen, "instance '%s': a client segment without its header", instance);
@@ -308,6 +372,8 @@ sdr_client_detach(struct sdr_client *c)
 	if (c->seg != NULL)
 		munmap(c->seg, c->seg_len);
 	c->seg = NULL;
+	free(c->rep);
+	c->rep = NULL;
 	sdr_shm_status_unmap(c->st);
 	c->st = NULL;
 }
@@ -347,6 +413,32 @@ sdr_client_gone_reason(struct sdr_client *c, char *buf, size_t len)
 	sdr_shm_status_unmap(now);
 }
 
+/*
+ * The reply in the segment, into the client's own c->rep: each field read once, len
+ * bounded, a text terminated. The union is copied as far as the longest of its fixed
+ * members or the text's len, whichever is more. @return its rc.
+ */
+static int
+reply_copy(struct sdr_client *c, const volatile struct sdr_rpc_rep *in, uint32_t seq)
+{
+	struct sdr_rpc_rep *out = c->rep;
+	size_t fixed = sizeof(out->u.info) > sizeof(out->u.expand) ? sizeof(out->u.info) :
+		       sizeof(out->u.expand), n;
+
+	out->seq = seq;
+	out->rc = in->rc;
+	out->len = in->len;
+	if (out->len >= SDR_RPC_REPLY_MAX)
+		out->len = SDR_RPC_REPLY_MAX - 1;
+	n = out->len + 1 > fixed ? out->len + 1 : fixed;
+	memcpy(&out->u, (const void *)&in->u, n);
+	/* a text: every admin reply, and an SDK call's refusal (an SDK call that succeeds
+	 * answers in the union's other members, which a NUL at len 0 would overwrite) */
+	if (c->kind == SDR_CLIENT_ADMIN || out->rc != SDR_CTL_OK)
+		out->u.text[out->len] = '\0';
+	return out->rc;
+}
+
 int
 sdr_client_call(struct sdr_client *c, unsigned int timeout_ms, char *err, size_t errlen)
 {
@@ -380,9 +472,7 @@ sdr_client_call(struct sdr_client *c, unsigned int timeout_ms, char *err, size_t
 			}
 			if (__atomic_load_n(&r->rep.seq, __ATOMIC_ACQUIRE) != seq)
 				continue;	/* the bell of an earlier call that timed out */
-			if (r->rep.len >= SDR_RPC_REPLY_MAX)
-				r->rep.len = SDR_RPC_REPLY_MAX - 1;
-			return r->rep.rc;
+			return reply_copy(c, &r->rep, seq);
 		}
 		if (!sdr_client_alive(c)) {
 			sdr_client_gone_reason(c, err, errlen);

@@ -244,8 +244,13 @@ struct sdr_client_layout {
 	uint64_t size;
 };
 
+/** The largest arena a client segment may have (the dataplane's [dataplane] arena is at
+ * most 64 GiB): a welcome that says more is not believed. */
+#define SDR_SHM_ARENA_MAX	(64ull << 30)
+
 /**
- * The layout of a client segment of @p kind with an arena of @p arena_len bytes and, for
+ * The layout of a client segment of @p kind with an arena of @p arena_len bytes (at most
+ * SDR_SHM_ARENA_MAX: above it, SDR_SHM_ARENA_MAX, so no sum wraps) and, for
  * an SDK client, @p queues queue pairs (1 .. SDR_SHM_MAX_QUEUES: queue pair e carries the
  * requests and completions of the connections of engine e).
  */
@@ -270,7 +275,11 @@ int sdr_shm_path(const char *instance, char *path, size_t len);
 int sdr_shm_dp_alive(const struct sdr_shm_status *st);
 
 /**
- * Map the status segment of an instance read-only and check its magic and version.
+ * Map the status segment of an instance read-only and check its owner, magic and version.
+ * Only a segment of root's, of the caller's user or of the user the environment variable
+ * SDR_DATAPLANE_USER names (a name or a uid) is believed: anyone can create one under a
+ * name no dataplane uses. sdr_client_attach() also checks that the socket's server is the
+ * process the segment names, of that user (SO_PEERCRED).
  * @return it, or NULL with a one-line reason in @p err.
  */
 const struct sdr_shm_status *sdr_shm_status_map(const char *instance, char *err, size_t errlen);
@@ -298,6 +307,10 @@ struct sdr_client {
 	uint64_t epoch;
 	uint32_t seq;
 	struct sdr_rpc *rpc;
+	/** the last reply, copied out of the segment once (sdr_client_call()): its rc, len
+	 * and union are what the client reads, never the segment's, which the other side may
+	 * rewrite meanwhile; a text (an admin reply, a refusal) is NUL-terminated at len */
+	struct sdr_rpc_rep *rep;
 	struct sdr_spsc_end sq[SDR_SHM_MAX_QUEUES];	/* SDK: we produce */
 	struct sdr_spsc_end cq[SDR_SHM_MAX_QUEUES];	/* SDK: we consume */
 	uint8_t *arena;
@@ -318,9 +331,10 @@ void sdr_client_detach(struct sdr_client *c);
 
 /**
  * Run the call in c->rpc->req (op and arguments filled in; seq is set here) and wait for
- * the reply in c->rpc->rep.
- * @return the reply code (SDR_CTL_*), or -1 with a reason in @p err when the dataplane did
- *   not answer in time or is gone.
+ * the reply, which is copied once into c->rep (len below SDR_RPC_REPLY_MAX; the text of
+ * an admin reply or of a refusal NUL-terminated there).
+ * @return the reply code (SDR_CTL_*, from the copy), or -1 with a reason in @p err when the
+ *   dataplane did not answer in time or is gone.
  */
 int sdr_client_call(struct sdr_client *c, unsigned int timeout_ms, char *err, size_t errlen);
 

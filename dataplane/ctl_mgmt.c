@@ -86,6 +86,12 @@ status_create(struct dp_ctl *ctl, const char *name, mode_t mode, char *err, size
 	}
 	shm_unlink(ctl->st_path);
 	fd = shm_open(ctl->st_path, O_CREAT | O_EXCL | O_RDWR, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* another user's, which /dev/shm's sticky bit keeps us from removing */
+		snprintf(err, errlen, "shared memory /dev/shm%s is another user's: remove it "
+			 "(or give this dataplane another [dataplane] name or -n)", ctl->st_path);
+		return -1;
+	}
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create shared memory %s: %s", ctl->st_path,
 			 strerror(errno));

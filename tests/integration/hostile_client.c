@@ -155,7 +155,7 @@ request(struct sdr_client *c, const struct sdr_sdk_req *q)
 	return next_cqe(c, 200, &e);
 }
 
-/* Attach as an SDK client and open @p conn (its info in c->rpc->rep). @return 0 or 1. */
+/* Attach as an SDK client and open @p conn (its info in c->rep). @return 0 or 1. */
 static int
 attach_open(const char *instance, const char *conn, struct sdr_client *c)
 {
@@ -171,7 +171,7 @@ attach_open(const char *instance, const char *conn, struct sdr_client *c)
 	q->op = SDR_RPC_OPEN;
 	snprintf(q->name, sizeof(q->name), "%s", conn);
 	if (sdr_client_call(c, 5000, err, sizeof(err)) != SDR_CTL_OK) {
-		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c->rpc->rep.u.text);
+		fprintf(stderr, "hostile_client: open %s: %s\n", conn, c->rep->u.text);
 		return 1;
 	}
 	return 0;
@@ -190,7 +190,7 @@ set_words(struct sdr_client *c, uint16_t ci, const char *words, const char **sai
 	q->conn = ci;
 	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
 	rc = sdr_client_call(c, 5000, err, sizeof(err));
-	*said = c->rpc->rep.u.text;
+	*said = c->rep->u.text;
 	return rc;
 }
 
@@ -207,7 +207,7 @@ create_words(struct sdr_client *c, const char *name, const char *words, const ch
 	snprintf(q->name, sizeof(q->name), "%s", name);
 	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
 	rc = sdr_client_call(c, 5000, err, sizeof(err));
-	*said = c->rpc->rep.u.text;
+	*said = c->rep->u.text;
 	return rc;
 }
 
@@ -232,7 +232,7 @@ creates(struct sdr_client *c)
 			 0x20000 + 0x100 * i);
 		if (create_words(c, name, words, &said) == SDR_CTL_OK) {
 			made++;
-			last = (uint16_t)c->rpc->rep.u.info.conn;
+			last = (uint16_t)c->rep->u.info.conn;
 		} else if (i < 16 || strstr(said, "the most one may have") == NULL)
 			return -1;
 	}
@@ -257,7 +257,7 @@ targeted(const char *instance, const char *conn)
 	if (attach_open(instance, conn, &c) != 0)
 		return 1;
 	q = &c.rpc->req;
-	ci = (uint16_t)c.rpc->rep.u.info.conn;
+	ci = (uint16_t)c.rep->u.info.conn;
 	/* a buffer that runs past the arena */
 	r_oob = request(&c, &(struct sdr_sdk_req){ .op = SDR_SDK_SEND, .conn = ci,
 		.off = c.L.arena_len - 10, .len = 4096, .cookie = 1 });
@@ -326,10 +326,10 @@ wrong_queue(const char *instance, const char *conn)
 
 	if (attach_open(instance, conn, &c) != 0)
 		return 1;
-	own = c.rpc->rep.u.info.queue;
+	own = c.rep->u.info.queue;
 	printf("{\"queues\":%u,\"own\":%u,\"wrong_queue\":[", c.L.queues, own);
 	for (uint32_t k = 0, first = 1; k < c.L.queues; k++) {
-		struct sdr_sdk_req r = { .op = SDR_SDK_SEND, .conn = (uint16_t)c.rpc->rep.u.info.conn,
+		struct sdr_sdk_req r = { .op = SDR_SDK_SEND, .conn = (uint16_t)c.rep->u.info.conn,
 					 .off = 0, .len = 4096, .cookie = 100 + k };
 		int32_t status = INT32_MIN;
 
@@ -398,7 +398,7 @@ main(int argc, char **argv)
 			q->op = SDR_RPC_OPEN;
 			snprintf(q->name, sizeof(q->name), "%s", argv[4 + i]);
 			conn_idx[i] = sdr_client_call(&c, 2000, err, sizeof(err)) == SDR_CTL_OK ?
-				      (int)c.rpc->rep.u.info.conn : 0;
+				      (int)c.rep->u.info.conn : 0;
 		}
 		/*
 		 * One session in four is calm for half a second (random requests and valid pairs, no

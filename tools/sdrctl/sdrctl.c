@@ -279,8 +279,7 @@ run_line(const char *line)
 			return 1;
 		}
 	}
-	reply = client.rpc->rep.u.text;
-	client.rpc->rep.u.text[client.rpc->rep.len] = '\0';
+	reply = client.rep->u.text;	/* (our copy, terminated) */
 	if (rc == SDR_CTL_OK) {
 		fputs(reply, stdout);
 		if (reply[0] && reply[strlen(reply) - 1] != '\n')
