@@ -31,6 +31,10 @@
 
 #define CTL_OPS_PER_CLIENT	SDR_SHM_QUEUE_DEPTH	/* operations of a client at once */
 #define CTL_CREATES_PER_CLIENT	16	/* connections one application may have created */
+/* ... the applications of one user (but the dataplane's own), and all of them: the last 16
+ * of the table stay the configuration file's and sdrctl's */
+#define CTL_CREATES_PER_USER	16
+#define CTL_CREATES_APPS	(DP_MAX_CONNS - 16)
 
 /* An SDK operation in flight; handle = generation << 32 | client * ops + index. */
 struct sdk_op {

@@ -868,15 +868,46 @@ call_words(struct sdr_rpc_req *q, char **argv, struct sdr_rpc_rep *rep)
 	return argc;
 }
 
-/* Connections client @p ci created that are still there. */
-static unsigned int
-created_by(const struct dp_ctx *ctx, unsigned int ci)
+/*
+ * Whether client @p ci may create one more connection: at most CTL_CREATES_PER_CLIENT of
+ * its own, CTL_CREATES_PER_USER of its user's applications (the dataplane's own user is not
+ * limited), CTL_CREATES_APPS of all applications together, so that one user's 16 slots
+ * cannot fill the table before the administrator's `conn add`. @return 0, or -1 (refused in
+ * @p rep).
+ */
+static int
+may_create(const struct dp_ctx *ctx, unsigned int ci, struct sdr_rpc_rep *rep)
 {
-	unsigned int n = 0;
+	const struct ctl_slot *slots = ctx->ctl->slots;
+	uid_t uid = slots[ci].uid;
+	unsigned int mine = 0, user = 0, apps = 0;
 
-	for (unsigned int i = 0; i < ctx->nconns; i++)
-		n += ctx->conns[i].ep != NULL && ctx->conns[i].creator == (int)ci;
-	return n;
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		int k = ctx->conns[i].creator;
+
+		if (ctx->conns[i].ep == NULL || k < 0)
+			continue;
+		apps++;
+		mine += k == (int)ci;
+		user += slots[k].uid == uid;
+	}
+	if (mine >= CTL_CREATES_PER_CLIENT) {
+		refuse(rep, "this application has created %u connections, the most one may have "
+		       "at once (the table of %u is shared)", CTL_CREATES_PER_CLIENT, DP_MAX_CONNS);
+		return -1;
+	}
+	if (uid != geteuid() && user >= CTL_CREATES_PER_USER) {
+		refuse(rep, "the applications of user %u have created %u connections, the most "
+		       "one user may have at once", (unsigned int)uid, CTL_CREATES_PER_USER);
+		return -1;
+	}
+	if (apps >= CTL_CREATES_APPS) {
+		refuse(rep, "applications have created %u connections: the other %u of the "
+		       "table's %u are kept for the configuration and sdrctl", CTL_CREATES_APPS,
+		       DP_MAX_CONNS - CTL_CREATES_APPS, DP_MAX_CONNS);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -930,12 +961,8 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "a connection '%s' exists already", q.name);
 			return;
 		}
-		if (created_by(ctx, ci) >= CTL_CREATES_PER_CLIENT) {
-			refuse(rep, "this application has created %u connections, the most one may "
-			       "have at once (the table of %u is shared)", CTL_CREATES_PER_CLIENT,
-			       DP_MAX_CONNS);
+		if (may_create(ctx, ci, rep) != 0)
 			return;
-		}
 		argc = call_words(&q, argv, rep);
 		if (argc < 0)
 			return;

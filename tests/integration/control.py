@@ -724,10 +724,12 @@ def case_nonroot():
         # the build tree may be private (a fresh clone in a 0700 directory): the other users
         # run copies of the tools from here
         os.chmod(d, 0o755)
-        for f in [CTL, PERF] + [g for g in glob.glob(os.path.join(BUILD, "control", "libsdr.so*"))
-                                if os.path.isfile(g)]:
+        for f in [CTL, PERF, HOSTILE] + [g for g in glob.glob(os.path.join(BUILD, "control",
+                                                                       "libsdr.so*"))
+                                         if os.path.isfile(g)]:
             shutil.copy2(f, d, follow_symlinks=True)
         ctl_u, perf_u = os.path.join(d, "sdrctl"), os.path.join(d, "sdr-perf")
+        hostile_u = os.path.join(d, "hostile_client")
         ini = os.path.join(d, "loopback.ini")
         text = open(LOOPBACK).read().replace("[dataplane]\n", "[dataplane]\ncontrol_group = "
                                              "nogroup\nsdk_slots_per_user = 2\n", 1)
@@ -784,6 +786,7 @@ def case_nonroot():
               "admin channel, read stats, and its pair verified 20 of 20; user 65533 could "
               "open none of its files" % sorted(modes.values()))
         slots_per_user(d, perf_u, gid)
+        creates_per_user(d, hostile_u, gid)
         stop(p)
 
 
@@ -844,6 +847,55 @@ def slots_per_user(d, perf_u, gid):
     if not failures:
         print("ok: nonroot: sdk_slots_per_user = 2: user 65534's third application refused "
               "(%s), user 65533's attached" % third.stderr.strip())
+
+
+def creates_per_user(d, hostile_u, gid):
+    """Connections that applications create: those of one user hold at most 16 together
+    (user 65534's first application makes 16, its second none, told why in one line), so
+    one user's slots cannot fill the table; user 65533 still makes one."""
+    left = wait_for_clients(1)
+    check(len(left) == 1, "clients left before the creates: %s" % left)
+    held, lines = [], []
+    for uid, n, name, base in [(65534, 16, "ua", 0x40000), (65534, 1, "ub", 0x50000),
+                               (65533, 1, "uc", 0x60000)]:
+        cmd, env = as_user(uid, gid, [hostile_u, "--creates", INST, str(n), name, hex(base)], d)
+        h = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(h)
+        held.append(h)
+        lines.append(h.stdout.readline().strip())
+    errs = [h.communicate("", timeout=20)[1] for h in held]
+    check(lines[0] == "made 16 refused:", "user 65534's first application: %r %r" % (
+        lines[0], errs[0][-300:]))
+    check(lines[1] == "made 0 refused: the applications of user 65534 have created 16 "
+          "connections, the most one user may have at once",
+          "user 65534's second application: %r %r" % (lines[1], errs[1][-300:]))
+    check(lines[2] == "made 1 refused:", "user 65533's application: %r %r" % (
+        lines[2], errs[2][-300:]))
+    if not failures:
+        print("ok: nonroot: user 65534's applications created 16 connections, the 17th "
+              "refused (%s); user 65533's created one" % lines[1][len("made 0 refused: "):])
+    # all applications together, even the dataplane's own user's: 48, the last 16 of the
+    # table's 64 stay the configuration's and sdrctl's
+    wait_for_clients(1)
+    held, lines = [], []
+    for k in range(4):
+        h = subprocess.Popen([hostile_u, "--creates", INST, "16", "r%d_" % k,
+                              hex(0x100000 + 0x10000 * k)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, LD_LIBRARY_PATH=d))
+        procs.append(h)
+        held.append(h)
+        lines.append(h.stdout.readline().strip())
+    rc, out, err = ctl("conn", "add", "admin1", "port", "a", "peer-ip", "10.0.0.2", "local-qpn",
+                       "0x7f0000", "remote-qpn", "0x7f8000")
+    errs = [h.communicate("", timeout=20)[1] for h in held]
+    check(lines[:3] == ["made 16 refused:"] * 3 and
+          lines[3] == "made 0 refused: applications have created 48 connections: the other 16 "
+          "of the table's 64 are kept for the configuration and sdrctl",
+          "the dataplane's user's four applications: %s %s" % (lines, [e[-200:] for e in errs]))
+    check(rc == 0, "sdrctl conn add beside 48 created connections: rc %d %r" % (rc, err))
+    ctl("conn", "del", "admin1")
 
 
 def doc_example():

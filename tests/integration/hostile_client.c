@@ -10,6 +10,7 @@
  *
  *   hostile_client INSTANCE SECONDS SEED CONN...
  *   hostile_client --targeted INSTANCE CONN
+ *   hostile_client --creates INSTANCE N NAME QPN-BASE
  *
  * --targeted runs the attacks the review found, one at a time, each with the outcome it must
  * have, and prints one JSON object of what each got (control.py asserts them).
@@ -242,6 +243,43 @@ creates(struct sdr_client *c)
 	return made;
 }
 
+/*
+ * --creates: attach, create up to @p n connections NAME0, NAME1, ... (local QPNs from
+ * @p base), say how many were made and the first refusal, in one line, then hold them until
+ * stdin closes. @return 0, or 1 if it could not attach.
+ */
+static int
+creates_held(const char *instance, unsigned int n, const char *name, unsigned int base)
+{
+	struct sdr_client c;
+	const char *said = "";
+	char err[256], refusal[256] = "";
+	unsigned int made = 0;
+
+	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hostile_client: %s\n", err);
+		return 1;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		char cn[32], words[160];
+
+		snprintf(cn, sizeof(cn), "%s%u", name, i);
+		snprintf(words, sizeof(words), "port a peer-ip 10.0.0.2 peer-mac 02:00:5d:00:00:0b "
+			 "local-qpn 0x%x remote-qpn 0x%x dir both", base + 0x100 * i,
+			 base + 0x80000 + 0x100 * i);
+		if (create_words(&c, cn, words, &said) == SDR_CTL_OK)
+			made++;
+		else if (refusal[0] == '\0')
+			snprintf(refusal, sizeof(refusal), "%s", said);
+	}
+	printf("made %u refused: %s\n", made, refusal);
+	fflush(stdout);
+	while (getchar() != EOF)
+		;
+	sdr_client_detach(&c);
+	return 0;
+}
+
 static int
 targeted(const char *instance, const char *conn)
 {
@@ -365,10 +403,14 @@ main(int argc, char **argv)
 		return targeted(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "--wrong-queue") == 0)
 		return wrong_queue(argv[2], argv[3]);
+	if (argc == 6 && strcmp(argv[1], "--creates") == 0)
+		return creates_held(argv[2], (unsigned int)atoi(argv[3]), argv[4],
+				    (unsigned int)strtoul(argv[5], NULL, 0));
 	if (argc < 5 || nconns > MAX_CONNS) {
 		fprintf(stderr, "usage: hostile_client INSTANCE SECONDS SEED CONN...\n"
 			"       hostile_client --targeted INSTANCE CONN\n"
-			"       hostile_client --wrong-queue INSTANCE CONN\n");
+			"       hostile_client --wrong-queue INSTANCE CONN\n"
+			"       hostile_client --creates INSTANCE N NAME QPN-BASE\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
