@@ -44,6 +44,15 @@ for path in sorted(glob.glob(os.path.join(docs, "*.md"))):
 
 if checked == 0:
     failures.append("no help block found in %s" % docs)
+# every tool a user runs has its help quoted somewhere (sdr-sim's was said to be and was not)
+quoted = set()
+for path in glob.glob(os.path.join(docs, "*.md")):
+    quoted.update(m.group(1).split()[0] for m in marker.finditer(open(path).read()))
+for tool in ("sdr-dataplane", "sdrctl", "sdr-perf", "sdr-gen", "sdr-coll-perf", "sdr-model",
+             "sdr-sim", "sdr-dump", "sdr-craft", "sdr-verbs-peer"):
+    if tool not in quoted and find(tool) is not None:
+        failures.append("no doc quotes the help of %s (<!-- help: %s --> and a text block)" %
+                        (tool, tool))
 if failures:
     print("\n".join(failures))
     sys.exit(1)

@@ -90,6 +90,22 @@ for opt, val in (("--rtt", "1e300"), ("--rtt", "0"), ("--alpha", "1e308"), ("--b
     r = subprocess.run([MODEL, opt, val], capture_output=True, text=True)
     check(r.returncode == 2 and r.stderr.startswith("sdr-model: bad %s '%s'" % (opt, val)),
           "sdr-model %s %s: rc %d %r" % (opt, val, r.returncode, r.stderr))
+# sdr-sim: trials x messages past what it keeps (their product wrapped 32 bits and the
+# buffer of completion times was overrun), and --gilbert with --drop (the drop rates were
+# ignored but labelled the rows): one line, exit 2
+for args, want in ((["--trials", "8388608", "--messages", "512", "--size", "4KiB"],
+                    "sdr-sim: --trials 8388608 x --messages 512 is 4294967296 messages a "
+                    "point; at most 100000000"),
+                   (["--gilbert", "0.001,0.1,0,0.5", "--drop", "1e-6,1e-2"],
+                    "sdr-sim: --gilbert and --drop exclude each other (--gilbert is the loss)")):
+    r = subprocess.run([SIM] + args, capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr == want + "\n", "sdr-sim %s: rc %d %r" % (
+        " ".join(args), r.returncode, r.stderr))
+# --gilbert alone: one column, whatever the drop grid would have been
+r = subprocess.run([SIM, "--gilbert", "0.001,0.1,0,0.5", "--size", "64KiB", "--trials", "5",
+                    "--scheme", "sr", "--csv"], capture_output=True, text=True)
+check(r.returncode == 0 and len(r.stdout.splitlines()) == 2, "sdr-sim --gilbert --csv: rc %d "
+      "%r %r" % (r.returncode, r.stdout, r.stderr))
 
 if failures:
     print("\n".join("FAIL: " + f for f in failures))

@@ -42,6 +42,9 @@ struct scheme_res {
 	uint32_t ok, total;
 };
 
+/* Completion times kept per scheme and point (trials x messages): 800 MB of them. */
+#define SIM_TIMES_MAX 100000000u
+
 static void
 usage(FILE *f)
 {
@@ -58,14 +61,16 @@ POINT_CLI_HELP
 "Simulation:\n"
 "      --trials N             trials per scheme and point (default 100)\n"
 "      --seed N               seed of trial 1; trial i uses seed + i - 1 (default 1)\n"
-"      --messages N           messages per trial, back to back (default 1)\n"
+"      --messages N           messages per trial, back to back (default 1;\n"
+"                             trials x messages at most 1e8)\n"
 "      --ack-every N          receiver ACKs every N chunks (default 1)\n"
 "      --nack-allowance TIME  sr-nack reordering allowance (default RTT/100,\n"
 "                             at least 20us)\n"
 "      --ctrl-loss P          loss probability of control packets (default 0,\n"
 "                             as the model assumes)\n"
 "      --gilbert PGB,PBG,LG,LB  Gilbert-Elliott burst loss per packet instead of\n"
-"                             --drop: good->bad, bad->good, loss in good, in bad\n"
+"                             --drop (not with it): good->bad, bad->good, loss in\n"
+"                             good, in bad; rows show drop 0\n"
 "      --reorder P,TIME       hold a chunk back by up to TIME with probability P\n"
 "      --fallback MODE        EC fallback repeats the missing chunks of an\n"
 "                             undecodable submessage (holes, default, as the\n"
@@ -143,14 +148,16 @@ run_scheme(const struct point_cli *c, const struct sim_opts *o, uint64_t size, d
 	struct sdr_model_params mp = c->base;
 	struct sdr_model_choice mc;
 	struct sdr_sim_cfg cfg;
-	uint32_t n = o->trials * o->messages, k = 0;
+	uint32_t n = o->trials * o->messages, k = 0;	/* (main() bounds the product) */
 	double *t = malloc(n * sizeof(double)), sum = 0;
 	char name[SDR_SCHEME_NAME_MAX];
 
 	memset(r, 0, sizeof(*r));
 	r->scheme = *s;
-	if (t == NULL)
+	if (t == NULL) {
+		fprintf(stderr, "sdr-sim: out of memory for %" PRIu32 " completion times\n", n);
 		return 1;
+	}
 	if (sim_config(c, o, size, drop, s, &cfg) != 0) {
 		fprintf(stderr, "sdr-sim: %s: a %" PRIu64 "-byte message does not fit the "
 			"simulated connection\n", sdr_scheme_format(s, name, sizeof(name)), size);
@@ -450,9 +457,24 @@ main(int argc, char **argv)
 				return rc;
 		}
 	}
+	if ((uint64_t)o.trials * o.messages > SIM_TIMES_MAX) {
+		fprintf(stderr, "sdr-sim: --trials %" PRIu32 " x --messages %" PRIu32 " is %" PRIu64
+			" messages a point; at most %u\n", o.trials, o.messages,
+			(uint64_t)o.trials * o.messages, SIM_TIMES_MAX);
+		return 2;
+	}
+	if (o.gilbert && c.n_drops != 0) {
+		fprintf(stderr, "sdr-sim: --gilbert and --drop exclude each other (--gilbert is the loss)\n");
+		return 2;
+	}
 	rc = point_cli_finish(&c, argc, argv, optind);
 	if (rc != 0)
 		return rc;
+	if (o.gilbert) {
+		/* one loss process, whatever the size grid: one column, drop 0 (its label) */
+		c.drops[0] = 0;
+		c.n_drops = 1;
+	}
 	if (c.n_schemes == 0)
 		point_cli_default_grid_schemes(&c);
 	return run_all(&c, &o);
