@@ -45,8 +45,13 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 
 	if (s == NULL)
 		return -1;
-	/* the server's clock starts with the first packet in, not when it started waiting */
-	for (uint32_t i = 0; r->server && i < n; i++)
+	/*
+	 * The server's clock starts with the first packet in, not when it started waiting;
+	 * after a warm-up, either side's with the first measured message (a client's: its
+	 * post), not at the last warm-up completion, when measured messages in flight may
+	 * have much of their bytes delivered already.
+	 */
+	for (uint32_t i = 0; (r->server || first) && i < n; i++)
 		if (i == 0 || done[i] - lat[i] < start)
 			start = done[i] - lat[i];
 	elapsed = n ? done[n - 1] - start : r->elapsed_s;
@@ -78,7 +83,7 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 			peak, avg, rate, mean, pct(s, n, .5), pct(s, n, .99), pct(s, n, .999),
 			n ? s[n - 1] : 0, r->retransmitted, r->decoded);
 		if (first)
-			fprintf(f, ",\"warmup\":%u", first);
+			fprintf(f, ",\"warmup\":%u,\"measured\":%u", first, n);
 		if (r->app_s != NULL)
 			fprintf(f, ",\"fresh\":%s,\"app_mean_s\":%.9g,\"app_p50_s\":%.9g,"
 				"\"app_p99_s\":%.9g,\"app_p999_s\":%.9g,\"app_max_s\":%.9g",
@@ -88,8 +93,9 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 	} else if (r->lat) {
 		char vbuf[32] = "-";
 
+		/* (verified counts the warm-up's messages too: of all completed) */
 		if (r->server)
-			snprintf(vbuf, sizeof(vbuf), "%u/%u", r->verified, n);
+			snprintf(vbuf, sizeof(vbuf), "%u/%u", r->verified, r->completed);
 		fprintf(f, RULE);
 		fprintf(f, " %-10s %-12s %-10s %-10s %-12s %-10s %-10s %-10s %-10s\n", "#bytes",
 			"#iterations", "t_min[us]", "t_max[us]", "t_typical[us]", "t_avg[us]",
@@ -114,7 +120,7 @@ perf_report_print(FILE *f, const struct perf_result *r, int json)
 			pct(s, n, .999) * 1e3);
 		fprintf(f, RULE);
 		if (r->server)
-			fprintf(f, " verified %u of %u messages\n", r->verified, n);
+			fprintf(f, " verified %u of %u messages\n", r->verified, r->completed);
 	}
 	free(s);
 	return 0;
