@@ -101,9 +101,17 @@ pick(const char *s, const char *const *names, int n)
 }
 
 /*
- * The input of rank @p r, element @p i in iteration @p seed: a small integer (-4 .. 4), exact
- * in every type, from a hash of the three (splitmix64's mixer). A formula linear in them
- * repeats: blocks shifted by a period, or a rank's block in another's place, would check.
+ * The inputs' bound: |input| <= input_max, so that every partial sum of the ranks' inputs
+ * is an integer the type holds exactly. 4, but for bfloat16 (integers exact up to 256:
+ * 8 bits of significand) 256 / ranks where that is less (at most 128 ranks: 2).
+ */
+static int input_max = 4;
+
+/*
+ * The input of rank @p r, element @p i in iteration @p seed: a small integer (-input_max ..
+ * input_max), exact in every type, from a hash of the three (splitmix64's mixer). A formula
+ * linear in them repeats: blocks shifted by a period, or a rank's block in another's place,
+ * would check.
  */
 static int
 value(int r, size_t i, int seed)
@@ -116,7 +124,7 @@ value(int r, size_t i, int seed)
 	x ^= x >> 27;
 	x *= 0x94D049BB133111EBull;
 	x ^= x >> 31;
-	return (int)(x % 9) - 4;
+	return (int)(x % (uint64_t)(2 * input_max + 1)) - input_max;
 }
 
 static void
@@ -556,6 +564,8 @@ main(int argc, char **argv)
 		sdr_comm_destroy(c);
 		return 2;
 	}
+	if (o.type == SDR_COLL_BF16 && 256 / sdr_comm_size(c) < input_max)
+		input_max = 256 / sdr_comm_size(c);
 	times = calloc(2 * (size_t)o.iters, sizeof(double));	/* the times, then sorted */
 	if (times == NULL) {
 		sdr_comm_destroy(c);
