@@ -251,13 +251,18 @@ PHASES = [("1e-5", "loss 1e-5"), ("1e-2", "loss 1e-2"),
           ("bursts", "burst 0.0004,0.1,0,1"), ("1e-4", "loss 1e-4")]
 
 
-def wait_answer(ctl, p):
+def wait_answer(ctl, p, limit_s=60):
     """Wait until the dataplane @p p answers sdrctl (the command line @p ctl names it).
-    @return time.time() then, or None if it exited first."""
-    while p.poll() is None:
+    @return time.time() then, or None if it exited first or did not answer in @p limit_s
+    (then it is stopped: a dataplane stuck before it is up must not hang the demo)."""
+    deadline = time.time() + limit_s
+    while p.poll() is None and time.time() < deadline:
         if subprocess.run(ctl + ["help"], capture_output=True).returncode == 0:
             return time.time()
         time.sleep(0.05)
+    if p.poll() is None:
+        p.kill()
+        p.wait()
     return None
 
 
@@ -300,6 +305,9 @@ def changing_run(a, scheme, idx, total):
     hist = []
     try:
         t0 = wait_answer(ctl, p)
+        if t0 is None:
+            raise RuntimeError("changing %s: the dataplane did not start: %s" % (
+                scheme, p.stderr.read().strip()[-600:]))
         for k in range(1, len(PHASES) + 1):
             while p.poll() is None and time.time() < t0 + k * a.phase - (0.5 if k ==
                                                                           len(PHASES) else 0):
@@ -504,6 +512,8 @@ def main():
     if a.scenario == "changing":
         if "--sizes" not in sys.argv:
             a.sizes = [1 << 20]
+        # a SIGTERM unwinds like an error: each run's finally stops its dataplane
+        signal.signal(signal.SIGTERM, lambda *x: sys.exit(1))
         try:
             return changing(a)
         except (RuntimeError, KeyboardInterrupt) as e:

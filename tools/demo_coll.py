@@ -145,17 +145,26 @@ def stop(p):
 def start_dataplane(build, ini, name):
     """sdr-dataplane on @p ini as instance @p name, once sdrctl reaches it (RuntimeError if
     it does not start)."""
+    # its output to a file beside the configuration: a pipe nobody reads while the demo runs
+    # would fill and stop it
+    log = open(ini + ".log", "w+")
     dp = subprocess.Popen([os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-1"] +
                           EAL + ["--file-prefix", name, "--", "-f", ini, "-q"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                          stdout=log, stderr=subprocess.STDOUT, text=True)
     ctl = os.path.join(build, "tools", "sdrctl")
+    up = False
     for _ in range(200):
-        if dp.poll() is not None or subprocess.run([ctl, "-n", name, "help"],
-                                                   capture_output=True).returncode == 0:
+        if dp.poll() is not None:
+            break
+        if subprocess.run([ctl, "-n", name, "help"], capture_output=True).returncode == 0:
+            up = True
             break
         time.sleep(0.1)
-    if dp.poll() is not None:
-        raise RuntimeError("the dataplane did not start: %s" % dp.stdout.read()[-600:])
+    if not up:
+        stop(dp)
+        log.seek(0)
+        raise RuntimeError("the dataplane did not start%s: %s" % (
+            "" if dp.returncode is not None else " in 20 s", log.read()[-600:]))
     return dp
 
 
@@ -297,6 +306,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="a short run: 3 ranks, 1MiB, sr and "
                     "ec-mds:32,8, 5 operations, no MPI baseline (what the tests run)")
     a = ap.parse_args()
+    # a SIGTERM unwinds like an error: each part's finally stops its dataplane
+    signal.signal(signal.SIGTERM, lambda *x: sys.exit(1))
     if a.quick:
         a.ranks, a.sizes, a.schemes, a.iters = 3, [1 << 20], ["sr", "ec-mds:32,8"], 5
         a.no_mpi = True

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -92,9 +93,14 @@ def run_policy(a, policy, idx):
         p.send_signal(2)
         out, err = p.communicate(timeout=60)
     finally:
+        # on an error or a SIGTERM too: SIGINT first, so it removes its shared memory
         if p.poll() is None:
-            p.kill()
-            p.wait()
+            p.send_signal(2)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
     sys.stderr.write("\r\033[K" if sys.stderr.isatty() else "")
     rows = [x for x in out.splitlines() if x.startswith("{")]
     s = json.loads(rows[-1]) if rows else {}
@@ -157,6 +163,8 @@ def main():
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quick", action="store_true", help="1.5 s phases (a smoke test)")
     a = ap.parse_args()
+    # a SIGTERM unwinds like an error: the run's finally stops its dataplane
+    signal.signal(signal.SIGTERM, lambda *x: sys.exit(1))
     if a.quick:
         a.phase = 1.5
     runs = []
@@ -183,8 +191,10 @@ def main():
     for m in opt["moves"]:
         print("  move at %.2f s: paths %s -> %s: %s" % (m["t_s"], m["from"], m["to"], m["why"]))
     bad = [r["policy"] for r in runs if r["failed"]]
-    print("result: %s" % ("every message completed was verified; none failed" if not bad else
-                          "messages failed under %s" % ", ".join(bad)))
+    none = [r["policy"] for r in runs if not r["failed"] and not r["ok"]]
+    print("result: %s" % ("messages failed under %s" % ", ".join(bad) if bad else
+                          "no message was verified under %s" % ", ".join(none) if none else
+                          "every message completed was verified; none failed"))
     if a.plot:
         print(plot(runs, a, a.plot))
     if a.json:
