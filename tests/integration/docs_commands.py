@@ -43,6 +43,9 @@ SANITIZED = "--sanitized" in sys.argv[3:]
 DEADLINE = 180          # s, any one command
 MARK = re.compile(r"^<!-- docs-test: (skip|before|exit|uninstrumented)\b ?(.*?) ?-->$")
 PROMPT = re.compile(r"^(sdr\[[^\]]*\]> )(.*)$")
+# the first word of a command line of this project's tools or of what its docs ask for
+LOOKS_RUN = re.compile(r"^(sudo )?(sdrctl|sdr-[a-z-]+|build/|tools/|make |meson |ninja |"
+                       r"ip (netns|link)|dpdk-[a-z-]+|echo /)")
 
 
 def blocks():
@@ -53,22 +56,29 @@ def blocks():
         lines = open(os.path.join(SRC, f)).read().split("\n")
         i = 0
         while i < len(lines):
-            if not lines[i].startswith("```"):
+            # a fence at any indentation (a block inside a list item is indented)
+            if not lines[i].lstrip().startswith("```"):
                 i += 1
                 continue
-            lang, start = lines[i][3:].strip(), i
+            ind = len(lines[i]) - len(lines[i].lstrip())
+            lang, start = lines[i].lstrip()[3:].strip(), i
             j = i + 1
-            while j < len(lines) and not lines[j].startswith("```"):
+            while j < len(lines) and not lines[j].lstrip().startswith("```"):
                 j += 1
-            body = lines[i + 1:j]
+            body = [x[ind:] if x[:ind].strip() == "" else x for x in lines[i + 1:j]]
             marks, k = [], start - 1
-            while k >= 0 and MARK.match(lines[k]):
-                marks.insert(0, MARK.match(lines[k]).groups())
+            while k >= 0 and MARK.match(lines[k].strip()):
+                marks.insert(0, MARK.match(lines[k].strip()).groups())
                 k -= 1
             if lang == "sh":
                 yield f, start + 1, "sh", body, marks
             elif lang in ("", "text") and any(x.startswith("$ ") for x in body):
                 yield f, start + 1, "transcript", body, marks
+            elif lang == "" and any(LOOKS_RUN.match(x) for x in body):
+                # commands a reader would paste, in a block nothing runs or qualifies
+                failures.append("%s:%d: a block of commands that is neither run nor marked: "
+                                "tag it sh (or a transcript with '$ '), or mark it "
+                                "<!-- docs-test: skip REASON -->" % (f, start + 1))
             elif marks:
                 failures.append("%s:%d: docs-test marker on a block that is not run" %
                                 (f, start + 1))
