@@ -496,6 +496,11 @@ sdr_sim_run(const struct sdr_sim_cfg *cfg, uint64_t seed, const struct sdr_sim_h
 	s.pk = calloc(s.geom.nslots, sizeof(*s.pk));
 	if (cfg->link.p_loss > 0 && !cfg->link.gilbert)
 		s.until_loss = gap_to_loss(&s);
+	/* a trial joins the burst process where it stands in the long run, bad with
+	 * p_gb / (p_gb + p_bg), not always in the good state */
+	if (cfg->link.gilbert && cfg->link.ge_p_gb + cfg->link.ge_p_bg > 0)
+		s.ge_bad = sdr_rng_unit(&s.rng) <
+			   cfg->link.ge_p_gb / (cfg->link.ge_p_gb + cfg->link.ge_p_bg);
 	if (hooks != NULL && (uint64_t)cfg->messages * s.max_chunks < (1u << 24))
 		s.attempts = calloc((uint64_t)cfg->messages * s.max_chunks, sizeof(uint32_t));
 	if (s.tx == NULL || s.rx == NULL || !s.rx_seq_of_slot || !s.rx_posted || !s.submit_ns ||

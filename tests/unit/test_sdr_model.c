@@ -881,6 +881,36 @@ test_model_matches_sim_short_chunks(void **state)
 	}
 }
 
+/*
+ * Gilbert-Elliott loss in the simulator: a trial starts where the burst process stands in
+ * the long run, so with p_gb = p_bg = 0.01, no loss in the good state and all in the bad,
+ * a one-packet message is lost on its first try half of the time (it started in the good
+ * state every time and was lost about 1 % of the time before).
+ */
+static void
+test_sim_gilbert_starts_stationary(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct sdr_sim_result r;
+	unsigned int lost = 0;
+	const unsigned int trials = 2000;
+
+	(void)state;
+	sim_point(&c, "sr", 4096, 0);
+	c.link.gilbert = 1;
+	c.link.ge_p_gb = 0.01;
+	c.link.ge_p_bg = 0.01;
+	c.link.ge_loss_good = 0;
+	c.link.ge_loss_bad = 1;
+	for (unsigned int t = 0; t < trials; t++) {
+		assert_int_equal(sdr_sim_run(&c, 1 + t, NULL, &r, NULL), 0);
+		lost += r.retransmitted > 0;
+	}
+	/* 2000 trials: the standard error of the share is about 0.011 */
+	if (fabs((double)lost / trials - 0.5) > 0.06)
+		fail_msg("%u of %u first tries lost, want about half", lost, trials);
+}
+
 /* ---------------------------------------------------------------- errors and names */
 
 static void
@@ -1025,6 +1055,7 @@ main(void)
 		cmocka_unit_test(test_sim_resend_needs_missing_packets),
 		cmocka_unit_test(test_model_matches_sim_at_1e2),
 		cmocka_unit_test(test_model_matches_sim_short_chunks),
+		cmocka_unit_test(test_sim_gilbert_starts_stationary),
 		cmocka_unit_test(test_param_errors),
 		cmocka_unit_test(test_scheme_names),
 	};
