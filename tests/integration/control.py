@@ -618,7 +618,12 @@ def case_hostile():
     want = {"outside_arena": -errno.EFAULT, "bitmap_outside_arena": -errno.EFAULT,
             "conn_not_open": -errno.EBADF, "unknown_op": -errno.EINVAL,
             "header_lies": -errno.EFAULT, "stale_handle": -2 ** 31, "set_address": 2,
-            "set_address_refused_as_admin": True, "set_rtt": 0, "created": 16, "long_call": 2,
+            "set_address_refused_as_admin": True, "set_rtt": 0, "created": 16,
+            # a 4 KiB receive's bitmap: chunk 0 has its one packet; chunk 1 and 2^32 - 2 are
+            # not in it; the immediate of a receive that is not there
+            "expand_past_chunks": 2, "expand_past_chunks_said": True, "expand_far": 2,
+            "expand_chunk0_packets": 1, "imm_no_receive": 2, "imm_no_receive_said": True,
+            "long_call": 2,
             "dropped_for_cq_index": True}
     check(got == want, "targeted attacks: got %s, want %s (%r)" % (got, want, err[-300:]))
     check(len(app) == 1 and app[0]["requests_refused"] == 5 and app[0]["stale_handles"] == 1,

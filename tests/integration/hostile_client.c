@@ -195,6 +195,26 @@ set_words(struct sdr_client *c, uint16_t ci, const char *words, const char **sai
 	return rc;
 }
 
+/* IMM or EXPAND (@p chunk) of receive @p cookie on @p ci. @return the reply code; *said:
+ * its text. */
+static int
+query(struct sdr_client *c, uint32_t op, uint16_t ci, uint64_t cookie, uint32_t chunk,
+      const char **said)
+{
+	struct sdr_rpc_req *q = &c->rpc->req;
+	char err[256];
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	q->op = op;
+	q->conn = ci;
+	q->cookie = cookie;
+	q->chunk = chunk;
+	rc = sdr_client_call(c, 5000, err, sizeof(err));
+	*said = c->rep->u.text;
+	return rc;
+}
+
 /* CREATE connection @p name with @p words. @return the reply code; *said: its text. */
 static int
 create_words(struct sdr_client *c, const char *name, const char *words, const char **said)
@@ -289,7 +309,8 @@ targeted(const char *instance, const char *conn)
 	uint16_t ci;
 	char err[256];
 	int32_t r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc, r_addr, r_rel, r_made;
-	int alive_after_cq, addr_says;
+	int32_t r_exp1, r_expf, r_exp0, r_imm;
+	int alive_after_cq, addr_says, exp1_says, imm_says;
 	const char *said;
 
 	if (attach_open(instance, conn, &c) != 0)
@@ -320,6 +341,18 @@ targeted(const char *instance, const char *conn)
 	r_addr = set_words(&c, ci, "peer-ip 10.9.9.9 remote_qpn 0x4242", &said);
 	addr_says = strstr(said, "peer_ip is the administrator's") != NULL;
 	r_rel = set_words(&c, ci, "rtt 20ms", &said);
+	/* a real receive of 4 KiB (one chunk), asked for the packets of chunks it has not and
+	 * for the immediate of a receive that is not there */
+	(void)sdr_spsc_push(&c.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_RECV, .conn = ci,
+		.off = 0, .len = 4096, .bm_off = 8192, .cookie = 77 });
+	usleep(100000);
+	r_exp1 = query(&c, SDR_RPC_EXPAND, ci, 77, 1, &said);
+	exp1_says = strstr(said, "the chunk is not in the receive") != NULL;
+	r_expf = query(&c, SDR_RPC_EXPAND, ci, 77, UINT32_MAX - 1, &said);
+	r_exp0 = query(&c, SDR_RPC_EXPAND, ci, 77, 0, &said) == SDR_CTL_OK ?
+		 (int32_t)c.rep->u.expand.n : -1;
+	r_imm = query(&c, SDR_RPC_IMM, ci, 9999, 0, &said);
+	imm_says = strstr(said, "no such receive") != NULL;
 	r_made = creates(&c);
 	/* a call whose text length is far past its buffer */
 	memset(q, 0, sizeof(*q));
@@ -332,9 +365,12 @@ targeted(const char *instance, const char *conn)
 	printf("{\"outside_arena\":%d,\"bitmap_outside_arena\":%d,\"conn_not_open\":%d,"
 	       "\"unknown_op\":%d,\"header_lies\":%d,\"stale_handle\":%d,\"set_address\":%d,"
 	       "\"set_address_refused_as_admin\":%s,\"set_rtt\":%d,\"created\":%d,"
+	       "\"expand_past_chunks\":%d,\"expand_past_chunks_said\":%s,\"expand_far\":%d,"
+	       "\"expand_chunk0_packets\":%d,\"imm_no_receive\":%d,\"imm_no_receive_said\":%s,"
 	       "\"long_call\":%d",
 	       r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_addr, addr_says ? "true" : "false",
-	       r_rel, r_made, r_rpc);
+	       r_rel, r_made, r_exp1, exp1_says ? "true" : "false", r_expf, r_exp0, r_imm,
+	       imm_says ? "true" : "false", r_rpc);
 	fflush(stdout);
 	sleep(1);
 	/* a completion queue whose consumer index is impossible: the dataplane drops the client */
