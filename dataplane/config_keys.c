@@ -49,6 +49,16 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		       "each attached application gets a sixteenth in its own segment, from "
 		       "which it takes the buffers it sends from and receives into",
 	},
+	[DPK_DATAPLANE_CONN_MEMORY] = {
+		.name = "conn_memory", .kind = DP_K_SIZE, .lo = 16ull << 20, .hi = 1ull << 40,
+		.value = "size, 16 MiB … 1 TiB",
+		.dflt = "1 GiB",
+		.doc = "the most buffers one connection's endpoint may take: the bitmaps of its "
+		       "messages in flight and, with a code, its parity buffers, which grow with "
+		       "`max_msg`, `inflight`, `chunk` and the scheme's m. A connection that "
+		       "would need more (from the file, `sdrctl conn add/set` or an application's "
+		       "create or set) is refused with what it would need",
+	},
 	[DPK_DATAPLANE_CONTROL_DIR] = {
 		.name = "control_dir", .kind = DP_K_OTHER,
 		.value = "absolute path, up to 63 characters",

@@ -8,6 +8,7 @@
 #include "holds.h"
 #include "rss.h"
 #include "seqcount.h"
+#include "units.h"
 
 /* The largest RoCE MTU (256 ... 4096, a power of two) of at most @p room payload bytes. */
 static unsigned int
@@ -30,6 +31,7 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	const struct roce_path ipv = { .ip_version = cc->peer_ip_version };
 	unsigned int ip_len, around;
 	const struct dp_port *p;
+	uint64_t need;
 
 	if (pi < 0 || (unsigned int)pi >= ctx->nports) {
 		snprintf(err, errlen, "[conn %s] no port '%s'", cc->name, cc->port);
@@ -77,6 +79,22 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 	if (p->zero_copy) {
 		cc->ep.held_arg = dp_holds_create(cc->ep.attr.max_inflight);
 		cc->ep.held = cc->ep.held_arg ? dp_holds_held : NULL;
+	}
+	need = sdr_ep_buffer_bytes(&cc->ep);
+	if (need != UINT64_MAX && need > cfg->conn_memory) {
+		char a[32], b[32], c[32], d[32], sch[SDR_SCHEME_NAME_MAX];
+
+		dp_holds_put(cc->ep.held_arg);
+		cc->ep.held = NULL;
+		cc->ep.held_arg = NULL;
+		snprintf(err, errlen, "[conn %s] would need %s of buffers (%u messages of up to %s "
+			 "in flight, %s chunks, %s): more than [dataplane] conn_memory %s", cc->name,
+			 units_fmt_size(need, a, sizeof(a)), cc->ep.attr.max_inflight,
+			 units_fmt_size(cc->ep.attr.max_msg_size, b, sizeof(b)),
+			 units_fmt_size(cc->ep.attr.chunk_size, c, sizeof(c)),
+			 sdr_scheme_format(&cc->ep.rel.scheme, sch, sizeof(sch)),
+			 units_fmt_size(cfg->conn_memory, d, sizeof(d)));
+		return -1;
 	}
 	*ep = cc->ep.held || !p->zero_copy ? sdr_ep_create(&cc->ep) : NULL;
 	if (*ep == NULL) {

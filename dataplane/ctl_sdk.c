@@ -312,12 +312,14 @@ sdk_request(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, struct s
 		/* a stream that is over already (completed, failed) ignores late additions */
 		int i = find_stream(c, r->conn, r->cookie);
 
-		if (i < 0)
+		if (i < 0) {
 			c->counters[SDK_C_STALE_HANDLES]++;
-		else if (r->op == SDR_SDK_STREAM_ADD)
-			sdr_ep_stream_add(cn->ep, &c->ops[i].st, r->off, r->len);
-		else
+		} else if (r->op == SDR_SDK_STREAM_ADD) {
+			if (sdr_ep_stream_add(cn->ep, &c->ops[i].st, r->off, r->len) == -EINVAL)
+				c->counters[SDK_C_STREAM_REFUSED]++;
+		} else {
 			sdr_ep_stream_end(cn->ep, &c->ops[i].st);
+		}
 		return 0;
 	}
 	buf = arena_ptr(c, r->off, r->len);

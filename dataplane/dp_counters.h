@@ -90,6 +90,9 @@ extern const struct sdr_counter_table dp_port_counter_table;
 	X(STALE_HANDLES, "stale_handles", DROP, \
 	  "per RECV_DONE or stream piece ignored because it names no live operation of this " \
 	  "client") \
+	X(STREAM_REFUSED, "stream_pieces_refused", DROP, \
+	  "per STREAM_ADD whose range is not one of its stream's (an offset that is not a " \
+	  "chunk's, past the end, or a piece shorter than a chunk before the end): ignored") \
 	X(LOST, "completions_lost", ERROR, \
 	  "per completion lost because the client's completion queue was full") \
 	X(PROTOCOL, "protocol_errors", ERROR, \

@@ -441,6 +441,30 @@ paths_init(struct sdr_ep *ep, const struct sdr_ep_cfg *cfg)
 	return 0;
 }
 
+uint64_t
+sdr_ep_buffer_bytes(const struct sdr_ep_cfg *cfg)
+{
+	const struct sdr_conn_attr *a = &cfg->attr;
+	uint64_t inflight = a->max_inflight, chunk = a->chunk_size, pkts, chunks, bytes;
+	uint32_t m = cfg->rel.scheme.m, nbuf = cfg->tx_parity_bufs ? cfg->tx_parity_bufs : 4;
+	struct sdr_conn_geom g;
+
+	if (sdr_conn_geometry(a, &g) != 0)
+		return UINT64_MAX;
+	/* sdr_rx_create(): per message, the packet and chunk bitmaps, counts, own bytes */
+	pkts = (uint64_t)g.max_data_pkts + g.max_parity_pkts;
+	chunks = (uint64_t)g.max_units + g.max_parity_units;
+	bytes = inflight * ((pkts + 63) / 64 * 8 + chunks * 2 + (chunks + 63) / 64 * 8 +
+			    g.max_data_chunks);
+	if (!sdr_scheme_is_ec(&cfg->rel.scheme) && !cfg->rel.scheme_may_change)
+		return bytes;
+	/* alloc_ec(): the sender's parity buffers, the receiver's parity region per message */
+	if (cfg->rel.scheme_may_change && cfg->switch_max_m > m)
+		m = cfg->switch_max_m;
+	return bytes + (uint64_t)nbuf * m * chunk + (uint64_t)g.max_parity_chunks * chunk *
+		       inflight + 2 * chunk;
+}
+
 struct sdr_ep *
 sdr_ep_create(const struct sdr_ep_cfg *cfg)
 {

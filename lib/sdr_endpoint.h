@@ -252,6 +252,17 @@ struct sdr_ep;
 
 /** @return NULL on a bad configuration (see sdr_conn_geometry()) or no memory. */
 struct sdr_ep *sdr_ep_create(const struct sdr_ep_cfg *cfg);
+
+/**
+ * The bytes of buffers sdr_ep_create() would take for @p cfg that grow with its settings:
+ * the receive side's bitmaps and counts of every message in flight, and with a code (or a
+ * scheme that may change to one) the parity buffers of both sides. A caller that takes
+ * settings from others bounds this before it creates the endpoint (a few settings within
+ * their own ranges can ask for gigabytes: ec-mds:3,82 on 32 KiB chunks, 16 messages in
+ * flight of 8 MiB, about 3.7 GB). @return the bytes, or UINT64_MAX for a configuration
+ * sdr_conn_geometry() refuses.
+ */
+uint64_t sdr_ep_buffer_bytes(const struct sdr_ep_cfg *cfg);
 void sdr_ep_destroy(struct sdr_ep *ep);
 
 /**

@@ -196,6 +196,16 @@ def case_sdrctl():
     rc, out, err = ctl("conn", "set", "cy", "scheme", "ec-mds:8,2")
     check(rc != 0 and "do not fit" in err, "conn set cy ec-mds:8,2 at 240MiB: rc %d %r" % (rc, err))
     ctl("conn", "set", "cy", "max-msg", "1MiB", "scheme", "ec-mds:8,2")
+    # a code whose buffers would pass [dataplane] conn_memory (1 GiB): 8 MiB messages, 16 in
+    # flight, 32 KiB chunks, m = 82 take 3.45 GiB (the control fuzzer's find: a 3.7 GB
+    # allocation); refused in one line, the connection unchanged
+    rc, out, err = ctl("conn", "set", "cy", "max-msg", "8MiB", "scheme", "ec-mds:3,82")
+    rc2, cy, err2 = ctl("conn", "show", "cy", js=True)
+    check(rc == 2 and err == "sdrctl: conn set: [conn cy] would need 3.45GiB of buffers (16 "
+          "messages of up to 8MiB in flight, 32KiB chunks, ec-mds:3,82): more than "
+          "[dataplane] conn_memory 1GiB\n" and rc2 == 0 and
+          cy["conn"]["scheme"] == "ec-mds:8,2", "conn set cy ec-mds:3,82 at 8 MiB: rc %d %r, "
+          "then %s" % (rc, err, cy))
     # auto picks what the analytic model recommends for the same inputs: at two drop rates
     # far apart the picks differ, so a pick that ignored the inputs would fail one of them
     picks = []
@@ -626,7 +636,8 @@ def case_hostile():
             "long_call": 2,
             "dropped_for_cq_index": True}
     check(got == want, "targeted attacks: got %s, want %s (%r)" % (got, want, err[-300:]))
-    check(len(app) == 1 and app[0]["requests_refused"] == 5 and app[0]["stale_handles"] == 1,
+    check(len(app) == 1 and app[0]["requests_refused"] == 5 and app[0]["stale_handles"] == 1 and
+          app[0].get("stream_pieces_refused") == 3,
           "targeted attacks: the client's counters: %s" % app)
     hostile = [subprocess.Popen([HOSTILE, INST, str(HOSTILE_S), str(seed)] + conns,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

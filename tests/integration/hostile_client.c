@@ -353,6 +353,17 @@ targeted(const char *instance, const char *conn)
 		 (int32_t)c.rep->u.expand.n : -1;
 	r_imm = query(&c, SDR_RPC_IMM, ci, 9999, 0, &said);
 	imm_says = strstr(said, "no such receive") != NULL;
+	/* a streamed send of two chunks, and pieces of it that are not its: an offset inside a
+	 * chunk, a length that wraps, an offset past its end (ignored, counted: control.py) */
+	(void)sdr_spsc_push(&c.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_STREAM, .conn = ci,
+		.off = 1 << 20, .len = 2 * 65536, .cookie = 88 });
+	(void)sdr_spsc_push(&c.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_STREAM_ADD,
+		.conn = ci, .off = 1, .len = 65536, .cookie = 88 });
+	(void)sdr_spsc_push(&c.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_STREAM_ADD,
+		.conn = ci, .off = 65536, .len = UINT64_MAX - 65535, .cookie = 88 });
+	(void)sdr_spsc_push(&c.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_STREAM_ADD,
+		.conn = ci, .off = 2 * 65536, .len = 65536, .cookie = 88 });
+	usleep(200000);
 	r_made = creates(&c);
 	/* a call whose text length is far past its buffer */
 	memset(q, 0, sizeof(*q));
