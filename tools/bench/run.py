@@ -9,7 +9,9 @@ in the same run (ratio = value / baseline_value), because absolute numbers on a 
 machine drift from run to run.
 
 The end-to-end groups (fwd, memif, longhaul: real dataplanes, testpmd, sdr-gen, the link
-emulator, kernel TCP) come from e2e.py, which also writes their tables and plots.
+emulator, kernel TCP) come from e2e.py, which also writes their tables and plots. Last,
+`make demo` and `make demo-paths` run as they are (group demo): the tables README.md and
+docs/multipath.md quote come from the same run.
 
 usage: run.py [--build DIR] [--out DIR] [--only GROUP[,GROUP]] [--scale X] [--quick]
 """
@@ -21,6 +23,9 @@ import platform
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from demo import fmt_size  # noqa: E402  (tools/demo.py)
 
 # Benchmark programs in the order they run, with what each group measures.
 GROUPS = [
@@ -309,6 +314,95 @@ def write_doc_sections(records, docs):
         open(path, "w").write(text)
 
 
+DEMO_DESC = (
+    "`make demo` and `make demo-paths` as a user runs them, on their defaults (README.md and "
+    "docs/multipath.md quote their tables from this run). `make demo`: two dataplanes over "
+    "memif, 25 ms RTT, 0.1 % loss each way, 2 Gbit/s, every scheme and size, each message "
+    "verified; its mean completion time beside the analytic model's (docs/model.md). "
+    "`make demo-paths`: three paths through three phases (clean, path 2 at 1e-2 loss, path 3 "
+    "failed too); spraying's and the optimiser's goodput per phase beside single-path "
+    "hashing's in the same phase (docs/multipath.md).")
+
+
+def replace_region(path, name, body):
+    """Replace the <!-- bench:NAME --> ... <!-- /bench:NAME --> block of @path with body."""
+    text = open(path).read()
+    a, b = "<!-- bench:%s -->" % name, "<!-- /bench:%s -->" % name
+    if a not in text or b not in text:
+        sys.exit("bench: %s has no %s ... %s" % (path, a, b))
+    i, j = text.index(a) + len(a), text.index(b)
+    open(path, "w").write(text[:i] + "\n" + body + "\n" + text[j:])
+
+
+def run_demo(cmd):
+    """One demo as a user runs it: @return its standard output and its --json results."""
+    js = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sdr-bench-demo-%d.json" % os.getpid())
+    print("bench: %s" % " ".join(cmd + ["--json", js]), file=sys.stderr)
+    p = subprocess.run(cmd + ["--json", js], stdout=subprocess.PIPE, text=True)
+    try:
+        res = json.load(open(js))
+        os.unlink(js)
+    except (OSError, ValueError):
+        res = None
+    if p.returncode != 0 or res is None:
+        sys.exit("bench: %s failed (exit %d):\n%s" % (cmd[1], p.returncode, p.stdout))
+    return p.stdout.rstrip("\n"), res
+
+
+def demos(build, docs, commit, records):
+    """make demo and make demo-paths, on their defaults: records of group demo, and (when
+    @docs is the project's) the tables README.md and docs/multipath.md quote."""
+    tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = os.path.join(tools, "..")
+    text, res = run_demo([sys.executable, os.path.join(tools, "demo.py"), "--build", build])
+    for r in res["runs"]:
+        label = "auto (%s)" % r["picked"] if r["scheme"] == "auto" else r["scheme"]
+        rec = {"group": "demo", "name": "make demo: %s %s, mean completion (%d messages)" % (
+                   label, fmt_size(r["size"]), r["completed"]),
+               "value": r["mean_s"] * 1e3, "unit": "ms", "baseline": "the model (sdr-model)",
+               "baseline_kind": "model", "better": "lower",
+               "baseline_value": r["model_mean_s"] * 1e3 if r["model_mean_s"] else None}
+        rec["ratio"] = rec["value"] / rec["baseline_value"] if rec["baseline_value"] else None
+        records.append(rec)
+    ptext, pres = run_demo([sys.executable, os.path.join(tools, "demo_paths.py"), "--build",
+                            build] + (["--plot", os.path.join(docs, "img", "paths-load.png")]
+                                      if docs else []))
+    hashed = {x["phase"]: x for x in pres["runs"][0]["phases"]}
+    for r in pres["runs"][1:]:
+        for x in r["phases"]:
+            h = hashed[x["phase"]]["goodput_gbps"]
+            records.append({"group": "demo", "name": "make demo-paths: %s, %s, goodput" % (
+                                r["policy"], x["phase"]),
+                            "value": x["goodput_gbps"], "unit": "Gbit/s",
+                            "baseline": "hash, the same phase, this run",
+                            "baseline_kind": "measured", "better": "higher",
+                            "baseline_value": h, "ratio": x["goodput_gbps"] / h if h else None})
+    if not docs:
+        return
+    replace_region(os.path.join(root, "README.md"), "demo",
+                   "```text\n%s\n```\n\n(The `make demo` that `make bench` ran last, at commit "
+                   "%s, on the 2-core development machine: docs/benchmarks.md has the same "
+                   "run's figures.)" % (text, commit))
+    rows = ["| policy | phase | messages | goodput (Gbit/s) | p99 (ms) |",
+            "|---|---|---:|---:|---:|"]
+    for r in pres["runs"]:
+        for x in r["phases"]:
+            rows.append("| %s | %s | %d | %.2f | %s |" % (
+                r["policy"], x["phase"], x["messages"], x["goodput_gbps"],
+                "%.1f" % x["p99_ms"] if x["p99_ms"] is not None else "stalled"))
+    opt = pres["runs"][-1]
+    left = ["path %d %s" % (p, "%.2f s after it %s" % (opt["left_s"][k], what)
+                            if k in opt["left_s"] else "not within the phase it %s in" % what)
+            for k, p, what in (("1", 2, "degraded"), ("2", 3, "failed"))]
+    moves = "; ".join("at %.2f s, paths %s to %s" % (m["t_s"], m["from"], m["to"])
+                      for m in opt["moves"])
+    replace_region(os.path.join(docs, "multipath.md"), "demo-paths", "\n".join(rows) + (
+        "\n\nThe optimiser's channels had left %s, and %s (as seen polling `sdrctl path "
+        "show` every 0.1 s). Its moves: %s. "
+        "(The `make demo-paths` that `make bench` ran last, at commit %s, %g s phases.)" % (
+            left[0], left[1], moves or "none", commit, pres["phase_s"])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
@@ -316,6 +410,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--scale", default="1", help="iteration multiplier (smaller = faster)")
     ap.add_argument("--quick", action="store_true", help="short end-to-end runs")
+    ap.add_argument("--no-demos", action="store_true",
+                    help="leave out make demo and make demo-paths (group demo)")
     ap.add_argument("--docs-only", action="store_true",
                     help="only regenerate the figures docs quote from OUT/benchmarks.json")
     args = ap.parse_args()
@@ -375,6 +471,13 @@ def main():
         e2e_md = open(frag).read()
         os.unlink(frag)
 
+    ran_demos = not args.no_demos and (not only or "demo" in only)
+    if ran_demos:
+        ours = os.path.realpath(args.out) == os.path.realpath(os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs"))
+        demos(args.build, args.out if ours else None, sh("git rev-parse --short HEAD"),
+              records)
+
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "benchmarks.json"), "w") as f:
         json.dump([{k: r[k] for k in ("group", "name", "value", "unit", "baseline",
@@ -396,7 +499,8 @@ def main():
           "against measured baselines are what to compare between runs.", "",
           "## Machine", ""]
     md += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in machine()] + [""]
-    for group, desc in [(g, d) for g, _, d in GROUPS] + [(g, None) for g in e2e_groups]:
+    for group, desc in [(g, d) for g, _, d in GROUPS] + [(g, None) for g in e2e_groups] + (
+            [("demo", DEMO_DESC)] if ran_demos else []):
         rows = [r for r in records if r["group"] == group]
         if not rows:
             continue
