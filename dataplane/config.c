@@ -202,6 +202,9 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 	case DPK_DATAPLANE_CONN_MEMORY:
 		c->conn_memory = x;
 		return 0;
+	case DPK_DATAPLANE_USER_MEMORY:
+		c->user_memory = x;
+		return 0;
 	case DPK_DATAPLANE_SLOTS_PER_USER:
 		c->sdk_slots_per_user = (uint32_t)x;
 		return 0;
@@ -1397,6 +1400,7 @@ dp_config_load(const char *file, struct dp_cfg *cfg, char *err, size_t errlen)
 	cfg->idle_sleep_us = 50;
 	cfg->arena_bytes = 1ull << 30;
 	cfg->conn_memory = 1ull << 30;
+	cfg->user_memory = 4ull << 30;
 	cfg->sdk_slots_per_user = 4;
 	strcpy(cfg->control_dir, "/run/sdr");
 	cfg->fec_jobs = 8;

@@ -123,6 +123,8 @@ struct dp_cfg {
 	double stats_period_s;		/**< 0: no periodic line */
 	uint64_t arena_bytes;		/**< buffers of SDK applications, split among them */
 	uint64_t conn_memory;		/**< most buffers one connection's endpoint takes */
+	uint64_t user_memory;		/**< most buffers one user's applications' connections
+					 *   take together */
 	uint32_t sdk_slots_per_user;	/**< application slots one UID holds at once */
 	char control_dir[DP_CONTROL_DIR_LEN];	/**< where the control sockets go */
 	char control_group[DP_NAME_LEN];	/**< may use the SDK socket ("": owner only) */

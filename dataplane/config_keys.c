@@ -59,6 +59,16 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		       "would need more (from the file, `sdrctl conn add/set` or an application's "
 		       "create or set) is refused with what it would need",
 	},
+	[DPK_DATAPLANE_USER_MEMORY] = {
+		.name = "user_memory", .kind = DP_K_SIZE, .lo = 16ull << 20, .hi = 1ull << 40,
+		.value = "size, 16 MiB … 1 TiB",
+		.dflt = "4 GiB",
+		.doc = "the most buffers (as `conn_memory` counts them) the connections of one "
+		       "user's applications may take together: those they created and those they "
+		       "have open. An application's create or set that would take them past it "
+		       "is refused with what they would need. The dataplane's own user is not "
+		       "limited",
+	},
 	[DPK_DATAPLANE_CONTROL_DIR] = {
 		.name = "control_dir", .kind = DP_K_OTHER,
 		.value = "absolute path, up to 63 characters",

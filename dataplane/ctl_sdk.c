@@ -24,6 +24,7 @@
 
 #include "config_keys.h"
 #include "ctl.h"
+#include "units.h"
 
 #define REQ_BUDGET 64		/* requests of one client per poll: no client starves packets */
 /* A search through a client's operations or its waiting requests by cookie costs this many
@@ -913,6 +914,45 @@ may_create(const struct dp_ctx *ctx, unsigned int ci, struct sdr_rpc_rep *rep)
 }
 
 /*
+ * Whether the connections of client @p ci's user (those its applications created and those
+ * they have open, each once) stay within [dataplane] user_memory of buffers with @p cc in
+ * place of connection @p conn (-1: a new one). The dataplane's own user is not limited.
+ * @return 0, or -1 (refused in @p rep).
+ */
+static int
+user_memory_ok(const struct dp_ctx *ctx, unsigned int ci, int conn, const struct dp_conn_cfg *cc,
+	       struct sdr_rpc_rep *rep)
+{
+	const struct ctl_slot *slots = ctx->ctl->slots;
+	uint64_t need = sdr_ep_buffer_bytes(&cc->ep), sum = need;
+	uid_t uid = slots[ci].uid;
+	char a[32], b[32];
+	unsigned int n = 1;
+
+	/* (a geometry it cannot have: the install refuses it, saying why) */
+	if (uid == geteuid() || need == UINT64_MAX)
+		return 0;
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct dp_conn *cn = &ctx->conns[i];
+		uint64_t x;
+
+		if (cn->ep == NULL || (int)i == conn ||
+		    !((cn->creator >= 0 && slots[cn->creator].uid == uid) ||
+		      (cn->owner >= 0 && slots[cn->owner].uid == uid)))
+			continue;
+		x = sdr_ep_buffer_bytes(&cn->cfg->ep);
+		sum += x != UINT64_MAX ? x : 0;
+		n++;
+	}
+	if (sum <= ctx->cfg.user_memory)
+		return 0;
+	return refuse(rep, "[conn %s] the %u connections of user %u's applications would need %s "
+		      "of buffers with it: more than [dataplane] user_memory %s", cc->name, n,
+		      (unsigned int)uid, units_fmt_size(sum, a, sizeof(a)),
+		      units_fmt_size(ctx->cfg.user_memory, b, sizeof(b)));
+}
+
+/*
  * SET from client @p ci on connection @p conn: where the connection's frames go and what it
  * trusts (the keys marked admin) it may change only on a connection it created. One that
  * the file or sdrctl made outlives the application, and the next one to open it would
@@ -973,6 +1013,8 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			refuse(rep, "%s", err);
 			return;
 		}
+		if (user_memory_ok(ctx, ci, -1, &tmp, rep) != 0)
+			return;
 		i = ctl_conn_install(ctx, -1, &tmp, (int)ci, (int)ci, err, sizeof(err));
 		if (i < 0)
 			refuse(rep, "%s", err);
@@ -990,8 +1032,13 @@ ctl_sdk_call(struct dp_ctx *ctx, unsigned int ci, const struct sdr_rpc_req *req,
 			return;
 		tmp = ctx->cfg.conns[q.conn];
 		if (dp_config_conn_words(&ctx->cfg, &tmp, tmp.name, argc, argv, 0, err,
-					 sizeof(err)) != 0 ||
-		    ctl_conn_install(ctx, (int)q.conn, &tmp, (int)ci, -1, err, sizeof(err)) < 0) {
+					 sizeof(err)) != 0) {
+			refuse(rep, "%s", err);
+			return;
+		}
+		if (user_memory_ok(ctx, ci, (int)q.conn, &tmp, rep) != 0)
+			return;
+		if (ctl_conn_install(ctx, (int)q.conn, &tmp, (int)ci, -1, err, sizeof(err)) < 0) {
 			refuse(rep, "%s", err);
 			return;
 		}

@@ -748,7 +748,8 @@ def case_nonroot():
         hostile_u = os.path.join(d, "hostile_client")
         ini = os.path.join(d, "loopback.ini")
         text = open(LOOPBACK).read().replace("[dataplane]\n", "[dataplane]\ncontrol_group = "
-                                             "nogroup\nsdk_slots_per_user = 2\n", 1)
+                                             "nogroup\nsdk_slots_per_user = 2\n"
+                                             "user_memory = 64MiB\n", 1)
         open(ini, "w").write(text)
         p = start(ini)
         if p is None:
@@ -891,6 +892,25 @@ def creates_per_user(d, hostile_u, gid):
     if not failures:
         print("ok: nonroot: user 65534's applications created 16 connections, the 17th "
               "refused (%s); user 65533's created one" % lines[1][len("made 0 refused: "):])
+    # [dataplane] user_memory (64 MiB here): what one user's connections may need together.
+    # An ec-mds:32,8 connection of 8 MiB messages, 16 in flight, needs about 34 MiB (its
+    # parity): user 65533 makes one, the second is refused in one line; the dataplane's
+    # own user is not limited (its four applications below make 48 connections)
+    wait_for_clients(1)
+    cmd, env = as_user(65533, gid, [hostile_u, "--creates", INST, "2", "um", "0x70000",
+                                    "scheme ec-mds:32,8"], d)
+    h = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    procs.append(h)
+    line = h.stdout.readline().strip()
+    err = h.communicate("", timeout=20)[1]
+    m = re.fullmatch(r"made 1 refused: \[conn um1\] the 2 connections of user 65533's "
+                     r"applications would need ([0-9.]+)MiB of buffers with it: more than "
+                     r"\[dataplane\] user_memory 64MiB", line)
+    check(m is not None and 64 < float(m.group(1)) < 80,
+          "user 65533's two ec-mds:32,8 connections: %r %r" % (line, err[-300:]))
+    if not failures:
+        print("ok: nonroot: user_memory 64MiB: %s" % line)
     # all applications together, even the dataplane's own user's: 48, the last 16 of the
     # table's 64 stay the configuration's and sdrctl's
     wait_for_clients(1)

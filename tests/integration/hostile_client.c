@@ -10,7 +10,7 @@
  *
  *   hostile_client INSTANCE SECONDS SEED CONN...
  *   hostile_client --targeted INSTANCE CONN
- *   hostile_client --creates INSTANCE N NAME QPN-BASE
+ *   hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]
  *
  * --targeted runs the attacks the review found, one at a time, each with the outcome it must
  * have, and prints one JSON object of what each got (control.py asserts them).
@@ -265,11 +265,12 @@ creates(struct sdr_client *c)
 
 /*
  * --creates: attach, create up to @p n connections NAME0, NAME1, ... (local QPNs from
- * @p base), say how many were made and the first refusal, in one line, then hold them until
+ * @p base, with the connection keys @p more after the address), say how many were made and the first refusal, in one line, then hold them until
  * stdin closes. @return 0, or 1 if it could not attach.
  */
 static int
-creates_held(const char *instance, unsigned int n, const char *name, unsigned int base)
+creates_held(const char *instance, unsigned int n, const char *name, unsigned int base,
+	     const char *more)
 {
 	struct sdr_client c;
 	const char *said = "";
@@ -281,12 +282,12 @@ creates_held(const char *instance, unsigned int n, const char *name, unsigned in
 		return 1;
 	}
 	for (unsigned int i = 0; i < n; i++) {
-		char cn[32], words[160];
+		char cn[32], words[320];
 
 		snprintf(cn, sizeof(cn), "%s%u", name, i);
 		snprintf(words, sizeof(words), "port a peer-ip 10.0.0.2 peer-mac 02:00:5d:00:00:0b "
-			 "local-qpn 0x%x remote-qpn 0x%x dir both", base + 0x100 * i,
-			 base + 0x80000 + 0x100 * i);
+			 "local-qpn 0x%x remote-qpn 0x%x dir both %.100s", base + 0x100 * i,
+			 base + 0x80000 + 0x100 * i, more);
 		if (create_words(&c, cn, words, &said) == SDR_CTL_OK)
 			made++;
 		else if (refusal[0] == '\0')
@@ -450,14 +451,14 @@ main(int argc, char **argv)
 		return targeted(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "--wrong-queue") == 0)
 		return wrong_queue(argv[2], argv[3]);
-	if (argc == 6 && strcmp(argv[1], "--creates") == 0)
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "--creates") == 0)
 		return creates_held(argv[2], (unsigned int)atoi(argv[3]), argv[4],
-				    (unsigned int)strtoul(argv[5], NULL, 0));
+				    (unsigned int)strtoul(argv[5], NULL, 0), argc == 7 ? argv[6] : "");
 	if (argc < 5 || nconns > MAX_CONNS) {
 		fprintf(stderr, "usage: hostile_client INSTANCE SECONDS SEED CONN...\n"
 			"       hostile_client --targeted INSTANCE CONN\n"
 			"       hostile_client --wrong-queue INSTANCE CONN\n"
-			"       hostile_client --creates INSTANCE N NAME QPN-BASE\n");
+			"       hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
