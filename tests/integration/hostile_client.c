@@ -9,7 +9,7 @@
  * comes back. Meanwhile the dataplane must keep serving the others.
  *
  *   hostile_client INSTANCE SECONDS SEED CONN...
- *   hostile_client --targeted INSTANCE CONN
+ *   hostile_client --targeted INSTANCE CONN [PEER-CONN]
  *   hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]
  *
  * --targeted runs the attacks the review found, one at a time, each with the outcome it must
@@ -301,8 +301,53 @@ creates_held(const char *instance, unsigned int n, const char *name, unsigned in
 	return 0;
 }
 
+/*
+ * Another application's receive, named by its real handle: @p c (which has @p ci open, a
+ * connection that sends to @p peer) sends 4 KiB into a receive that a second application
+ * posts on @p peer, takes the handle from that application's completion, and sends
+ * RECV_DONE with it, on its own connection and on the other's. The receive must stay the
+ * other application's: still there for its EXPAND afterwards, gone after its own RECV_DONE.
+ * @return 1 when it stayed, 0 when the RECV_DONE released it, -1 when the set-up failed.
+ */
 static int
-targeted(const char *instance, const char *conn)
+foreign_recv_done(const char *instance, struct sdr_client *c, uint16_t ci, const char *peer,
+		  int32_t *other_conn)
+{
+	struct sdr_client v;
+	struct sdr_sdk_cqe e, s;
+	const char *said;
+	uint16_t vi;
+	int kept, gone;
+
+	if (attach_open(instance, peer, &v) != 0)
+		return -1;
+	vi = (uint16_t)v.rep->u.info.conn;
+	if (sdr_spsc_push(&v.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_RECV, .conn = vi,
+		.off = 0, .len = 4096, .bm_off = UINT64_MAX, .cookie = 500 }) != 0 ||
+	    sdr_spsc_push(&c->sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_SEND, .conn = ci,
+		.off = 0, .len = 4096, .cookie = 501 }) != 0 ||
+	    next_cqe(&v, 2000, &e) != 0 || e.cookie != 500 || e.handle == 0 ||
+	    next_cqe(c, 2000, &s) != 0 || s.cookie != 501) {
+		sdr_client_detach(&v);
+		return -1;
+	}
+	/* on its own connection (ignored: not its receive) and on the other's (not open) */
+	(void)request(c, &(struct sdr_sdk_req){ .op = SDR_SDK_RECV_DONE, .conn = ci,
+		.handle = e.handle, .cookie = 500 });
+	*other_conn = request(c, &(struct sdr_sdk_req){ .op = SDR_SDK_RECV_DONE, .conn = vi,
+		.handle = e.handle, .cookie = 500 });
+	kept = query(&v, SDR_RPC_EXPAND, vi, 500, 0, &said) == SDR_CTL_OK;
+	(void)sdr_spsc_push(&v.sq[0], &(struct sdr_sdk_req){ .op = SDR_SDK_RECV_DONE,
+		.conn = vi, .handle = e.handle, .cookie = 500 });
+	usleep(100000);
+	gone = query(&v, SDR_RPC_EXPAND, vi, 500, 0, &said) != SDR_CTL_OK &&
+	       strstr(said, "no such receive") != NULL;
+	sdr_client_detach(&v);
+	return kept && gone;
+}
+
+static int
+targeted(const char *instance, const char *conn, const char *peer)
 {
 	struct sdr_client c;
 	struct sdr_rpc_req *q;
@@ -310,8 +355,8 @@ targeted(const char *instance, const char *conn)
 	uint16_t ci;
 	char err[256];
 	int32_t r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_rpc, r_addr, r_rel, r_made;
-	int32_t r_exp1, r_expf, r_exp0, r_imm;
-	int alive_after_cq, addr_says, exp1_says, imm_says;
+	int32_t r_exp1, r_expf, r_exp0, r_imm, r_foreign_conn = 0;
+	int alive_after_cq, addr_says, exp1_says, imm_says, foreign;
 	const char *said;
 
 	if (attach_open(instance, conn, &c) != 0)
@@ -337,6 +382,8 @@ targeted(const char *instance, const char *conn)
 	/* RECV_DONE of an operation that never was: ignored, no completion */
 	r_stale = request(&c, &(struct sdr_sdk_req){ .op = SDR_SDK_RECV_DONE, .conn = ci,
 		.handle = 0x0000000500000003ull, .cookie = 6 });
+	/* RECV_DONE of another application's receive, by its handle */
+	foreign = peer != NULL ? foreign_recv_done(instance, &c, ci, peer, &r_foreign_conn) : 1;
 	/* where the administrator's connection sends: not this application's to change (the
 	 * next one to open it would send there); a reliability key is */
 	r_addr = set_words(&c, ci, "peer-ip 10.9.9.9 remote_qpn 0x4242", &said);
@@ -379,10 +426,10 @@ targeted(const char *instance, const char *conn)
 	       "\"set_address_refused_as_admin\":%s,\"set_rtt\":%d,\"created\":%d,"
 	       "\"expand_past_chunks\":%d,\"expand_past_chunks_said\":%s,\"expand_far\":%d,"
 	       "\"expand_chunk0_packets\":%d,\"imm_no_receive\":%d,\"imm_no_receive_said\":%s,"
-	       "\"long_call\":%d",
+	       "\"long_call\":%d,\"foreign_recv_done_kept\":%d,\"foreign_recv_done_conn\":%d",
 	       r_oob, r_bm, r_conn, r_op, r_hdr, r_stale, r_addr, addr_says ? "true" : "false",
 	       r_rel, r_made, r_exp1, exp1_says ? "true" : "false", r_expf, r_exp0, r_imm,
-	       imm_says ? "true" : "false", r_rpc);
+	       imm_says ? "true" : "false", r_rpc, foreign, r_foreign_conn);
 	fflush(stdout);
 	sleep(1);
 	/* a completion queue whose consumer index is impossible: the dataplane drops the client */
@@ -447,8 +494,8 @@ main(int argc, char **argv)
 	int nconns = argc - 4, served = 1;
 	char err[256];
 
-	if (argc == 4 && strcmp(argv[1], "--targeted") == 0)
-		return targeted(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--targeted") == 0)
+		return targeted(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc == 4 && strcmp(argv[1], "--wrong-queue") == 0)
 		return wrong_queue(argv[2], argv[3]);
 	if ((argc == 6 || argc == 7) && strcmp(argv[1], "--creates") == 0)
@@ -456,7 +503,7 @@ main(int argc, char **argv)
 				    (unsigned int)strtoul(argv[5], NULL, 0), argc == 7 ? argv[6] : "");
 	if (argc < 5 || nconns > MAX_CONNS) {
 		fprintf(stderr, "usage: hostile_client INSTANCE SECONDS SEED CONN...\n"
-			"       hostile_client --targeted INSTANCE CONN\n"
+			"       hostile_client --targeted INSTANCE CONN [PEER-CONN]\n"
 			"       hostile_client --wrong-queue INSTANCE CONN\n"
 			"       hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]\n");
 		return 2;
