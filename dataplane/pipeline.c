@@ -729,8 +729,9 @@ copies_commit(struct dp_ctx *ctx, uint64_t now)
 	return total;
 }
 
-/* A received chain of more segments than this is copied to be parsed (a NIC scatters a
- * frame over a few; a memif port with small buffers is said at start). */
+/* A received chain of more segments than this is copied to be parsed (a NIC that splits
+ * headers or scatters a frame makes a few; the receive pools hold a whole frame, and the
+ * memif PMD joins a frame its small buffers carry into one of them). */
 #define DP_RX_SEGS 8
 
 /*
