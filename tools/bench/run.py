@@ -10,8 +10,9 @@ machine drift from run to run.
 
 The end-to-end groups (fwd, memif, longhaul: real dataplanes, testpmd, sdr-gen, the link
 emulator, kernel TCP) come from e2e.py, which also writes their tables and plots. Last,
-`make demo` and `make demo-paths` run as they are (group demo): the tables README.md and
-docs/multipath.md quote come from the same run.
+`make demo`, `make demo-paths` and the algorithms part of `make demo-coll` run as they are
+(group demo): the tables README.md, docs/multipath.md and docs/collectives.md quote come
+from the same run.
 
 usage: run.py [--build DIR] [--out DIR] [--only GROUP[,GROUP]] [--scale X] [--quick]
 """
@@ -269,6 +270,17 @@ def doc_sections(records):
         else:
             out["coll-priority"] += (" The Open MPI baseline was not measured in that run "
                                      "(no Open MPI on the machine).")
+    dbl = "Allreduce 64 KiB, 4 ranks, a mesh of 25 ms / 2 Gbit/s hops, 1e-3 loss, sr, by " \
+          "recursive doubling: mean"
+    base = {r["baseline"].split(",")[0]: r["baseline_value"] for r in records
+            if r["name"] == dbl and r.get("baseline_value")}
+    if by.get(dbl) and "by gather" in base and "by ring" in base:
+        out["coll-algos"] = (
+            "`make bench` records the 64 KiB case (group `coll`, 100 operations each at 1e-3 "
+            "loss): the last run took %.1f ms by recursive doubling, %.1f by gather and %.1f by "
+            "ring on average, doubling %.2f times the ring's time." % (
+                by[dbl]["value"], base["by gather"], base["by ring"],
+                by[dbl]["value"] / base["by ring"]))
     meas = {"xor": v(enc("xor:32,8", 4)), "mds:8,2": v(enc("mds:8,2", 4)),
             "mds:10,4": v(enc("mds:10,4", 4)), "mds:32,8": v(enc("mds:32,8", 4))}
     if all(meas.values()):
@@ -321,7 +333,10 @@ DEMO_DESC = (
     "verified; its mean completion time beside the analytic model's (docs/model.md). "
     "`make demo-paths`: three paths through three phases (clean, path 2 at 1e-2 loss, path 3 "
     "failed too); spraying's and the optimiser's goodput per phase beside single-path "
-    "hashing's in the same phase (docs/multipath.md).")
+    "hashing's in the same phase (docs/multipath.md). `tools/demo_coll.py --sizes 1MiB "
+    "--schemes sr --no-mpi`: 4 datacenters joined as a full mesh of 25 ms / 2 Gbit/s hops at "
+    "1e-3 loss, Allreduces of 64 KiB and 1 MiB by gather and recursive doubling beside the "
+    "ring (docs/collectives.md).")
 
 
 def replace_region(path, name, body):
@@ -350,8 +365,9 @@ def run_demo(cmd):
 
 
 def demos(build, docs, commit, records):
-    """make demo and make demo-paths, on their defaults: records of group demo, and (when
-    @docs is the project's) the tables README.md and docs/multipath.md quote."""
+    """make demo and make demo-paths on their defaults, and demo_coll's Allreduce by
+    algorithm: records of group demo, and (when @docs is the project's) the tables README.md,
+    docs/multipath.md and docs/collectives.md quote."""
     tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     root = os.path.join(tools, "..")
     text, res = run_demo([sys.executable, os.path.join(tools, "demo.py"), "--build", build])
@@ -377,8 +393,25 @@ def demos(build, docs, commit, records):
                             "baseline": "hash, the same phase, this run",
                             "baseline_kind": "measured", "better": "higher",
                             "baseline_value": h, "ratio": x["goodput_gbps"] / h if h else None})
+    ctext, cres = run_demo([sys.executable, os.path.join(tools, "demo_coll.py"), "--build",
+                            build])
+    coll_records(cres, records)
     if not docs:
         return
+    lines = ctext.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith("scheme "))
+    end = next(i for i, x in enumerate(lines) if x.startswith("p99.9 of fewer"))
+    nsizes = len({r["size"] for r in cres["results"]})
+    iters = {}
+    for r in cres["results"]:
+        iters.setdefault(r["scheme"] == "mpi/tcp", []).append(str(r.get("iters", "?")))
+    replace_region(os.path.join(docs, "collectives.md"), "demo-coll", (
+        "The `make demo-coll` that `make bench` ran last, at commit %s on the 2-core development "
+        "machine (%s operations per size for SDR, %s for MPI, as many as fit its time per "
+        "size):\n\n```text\n%s\n```\n\n%s" % (
+            commit, ", ".join(iters.get(False, [])[:nsizes]),
+            ", ".join(iters.get(True, [])) or "none", "\n".join(lines[at:end]).rstrip(),
+            coll_findings(cres))))
     replace_region(os.path.join(root, "README.md"), "demo",
                    "```text\n%s\n```\n\n(The `make demo` that `make bench` ran last, at commit "
                    "%s, on the 2-core development machine: docs/benchmarks.md has the same "
@@ -401,6 +434,67 @@ def demos(build, docs, commit, records):
         "show` every 0.1 s). Its moves: %s. "
         "(The `make demo-paths` that `make bench` ran last, at commit %s, %g s phases.)" % (
             left[0], left[1], moves or "none", commit, pres["phase_s"])))
+
+
+def coll_records(res, records):
+    """Records of make demo-coll: each scheme's mean against Open MPI's over TCP and
+    ec-mds:32,8's against SR's (same hops, same run), each algorithm against the ring."""
+    by = {(r["scheme"], r["size"]): r for r in res["results"] if "time_us" in r}
+    for (scheme, size), r in sorted(by.items()):
+        for base, what in (("mpi/tcp", "Open MPI MPI_Allreduce over TCP, same hops, this run"),
+                           ("sr", "sr, same hops, this run")):
+            b = by.get((base, size))
+            if scheme in (base, "mpi/tcp") or b is None or (base == "sr" and
+                                                              scheme != "ec-mds:32,8"):
+                continue
+            records.append({"group": "demo", "name": "make demo-coll: Allreduce %s, 4 ranks, "
+                            "25 ms / 2 Gbit/s hops, 1e-3 loss, %s: mean" % (fmt_size(size), scheme),
+                            "value": r["time_us"] / 1e3, "unit": "ms", "baseline": what,
+                            "baseline_kind": "measured", "better": "lower",
+                            "baseline_value": b["time_us"] / 1e3,
+                            "ratio": r["time_us"] / b["time_us"]})
+    algos = {(r["algo"], r["size"]): r for r in res["algorithms"] if "time_us" in r}
+    for (algo, size), r in sorted(algos.items()):
+        ring = algos.get(("ring", size))
+        if algo == "ring" or ring is None:
+            continue
+        records.append({"group": "demo", "name": "make demo-coll: Allreduce %s, 4 ranks, a mesh "
+                        "of 25 ms hops, %s, by %s: mean" % (fmt_size(size), r["scheme"], algo),
+                        "value": r["time_us"] / 1e3, "unit": "ms",
+                        "baseline": "by ring, same hops, this run", "baseline_kind": "measured",
+                        "better": "lower", "baseline_value": ring["time_us"] / 1e3,
+                        "ratio": r["time_us"] / ring["time_us"]})
+
+
+def coll_findings(res):
+    """What make demo-coll's run shows, in figures of that run."""
+    by = {(r["scheme"], r["size"]): r["time_us"] / 1e3 for r in res["results"]
+          if "time_us" in r}
+    sizes = sorted({z for _, z in by})
+    schemes = [s for s in dict.fromkeys(r["scheme"] for r in res["results"]) if s != "mpi/tcp"]
+    out = []
+    x = [by[("mpi/tcp", z)] / by[(s, z)] for s in schemes for z in sizes
+         if (s, z) in by and ("mpi/tcp", z) in by]
+    if x:
+        out.append("Open MPI's mean over TCP on the same hops was %.1f to %.1f times "
+                   "libsdr-coll's (every scheme, every size)%s." % (
+                       min(x), max(x), "" if min(x) > 1 else ": below 1, MPI was faster"))
+    e = ["%s %.2f" % (fmt_size(z), by[("sr", z)] / by[("ec-mds:32,8", z)]) for z in sizes
+         if ("sr", z) in by and ("ec-mds:32,8", z) in by]
+    if e:
+        out.append("SR's mean over ec-mds:32,8's (above 1: erasure coding is faster): %s." %
+                   ", ".join(e))
+    for z in sizes:
+        c = [(by[(s, z)], s) for s in schemes if (s, z) in by]
+        if c:
+            out.append("Fastest at %s: %s (%.1f ms)." % (fmt_size(z), min(c)[1], min(c)[0]))
+    al = {(r["algo"], r["size"]): r["time_us"] / 1e3 for r in res["algorithms"]
+          if "time_us" in r}
+    for z in sorted({z for _, z in al}):
+        if ("doubling", z) in al and ("ring", z) in al:
+            out.append("By algorithm at %s: doubling took %.2f times the ring's mean." % (
+                fmt_size(z), al[("doubling", z)] / al[("ring", z)]))
+    return " ".join(out)
 
 
 def main():
