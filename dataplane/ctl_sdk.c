@@ -378,58 +378,67 @@ imm_bits(const struct dp_conn *conn, uint32_t slot)
 	return bits > 32 ? 32 : bits;
 }
 
-/* Completions of this engine's connections SDK clients use, to the client that asked. */
+/* Completions of connection @p i (if this engine's), each to the client that asked. */
+static unsigned int
+conn_completions(struct dp_ctx *ctx, struct sdk_service *s, unsigned int i)
+{
+	struct dp_conn *conn = &ctx->conns[i];
+	struct sdr_ep *ep = engine_ep(conn, s->engine);
+	struct sdr_ep_done d;
+	unsigned int n = 0;
+
+	if (ep == NULL)
+		return 0;
+	while (sdr_ep_poll(ep, &d)) {
+		unsigned int ci;
+		uint32_t k;
+		struct sdk_op *op = op_of(s, d.cookie, &ci, &k);
+		struct sdk_client *c;
+		struct sdr_sdk_cqe e;
+
+		n++;
+		if (op == NULL || op->conn != i) {
+			s->stale_completions++;	/* its operation has ended: dropped */
+			continue;
+		}
+		c = &s->clients[ci];
+		e = (struct sdr_sdk_cqe){
+			.op = op->op, .conn = op->conn, .status = d.status,
+			.handle = d.cookie, .decoded = d.decoded,
+			.retransmitted = d.retransmitted, .cookie = op->cookie,
+			.start_ns = d.first_ns ? d.first_ns : d.start_ns, .end_ns = d.end_ns,
+		};
+		if (d.is_recv) {
+			if (op->released)
+				continue;	/* given up: the release ends it */
+			op->done = 1;
+			if (op->orphan) {
+				release_recv(ctx, s, c, k, 1, 0);
+				continue;
+			}
+			e.imm_ok = sdr_ep_recv_imm(ep, d.slot, &e.imm) == 0 ?
+				   imm_bits(conn, d.slot) : 0;
+		} else {
+			int orphan = op->orphan;
+
+			op_free(s, c, k);
+			if (orphan)
+				continue;
+		}
+		post_cqe(c, &e);
+	}
+	return n;
+}
+
+/* Completions of every connection that an SDK client holds or has operations on. */
 static unsigned int
 completions(struct dp_ctx *ctx, struct sdk_service *s)
 {
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < ctx->nconns; i++) {
-		struct dp_conn *conn = &ctx->conns[i];
-		struct sdr_ep *ep = engine_ep(conn, s->engine);
-		struct sdr_ep_done d;
-
-		if (ep == NULL || (conn->owner < 0 && s->conn_ops[i] == 0))
-			continue;
-		while (sdr_ep_poll(ep, &d)) {
-			unsigned int ci;
-			uint32_t k;
-			struct sdk_op *op = op_of(s, d.cookie, &ci, &k);
-			struct sdk_client *c;
-			struct sdr_sdk_cqe e;
-
-			n++;
-			if (op == NULL || op->conn != i) {
-				s->stale_completions++;	/* its operation has ended: dropped */
-				continue;
-			}
-			c = &s->clients[ci];
-			e = (struct sdr_sdk_cqe){
-				.op = op->op, .conn = op->conn, .status = d.status,
-				.handle = d.cookie, .decoded = d.decoded,
-				.retransmitted = d.retransmitted, .cookie = op->cookie,
-				.start_ns = d.first_ns ? d.first_ns : d.start_ns, .end_ns = d.end_ns,
-			};
-			if (d.is_recv) {
-				if (op->released)
-					continue;	/* given up: the release ends it */
-				op->done = 1;
-				if (op->orphan) {
-					release_recv(ctx, s, c, k, 1, 0);
-					continue;
-				}
-				e.imm_ok = sdr_ep_recv_imm(ep, d.slot, &e.imm) == 0 ?
-					   imm_bits(conn, d.slot) : 0;
-			} else {
-				int orphan = op->orphan;
-
-				op_free(s, c, k);
-				if (orphan)
-					continue;
-			}
-			post_cqe(c, &e);
-		}
-	}
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (ctx->conns[i].owner >= 0 || s->conn_ops[i] != 0)
+			n += conn_completions(ctx, s, i);
 	return n;
 }
 
@@ -537,6 +546,13 @@ conn_reset(struct dp_ctx *ctx, struct sdk_service *s, unsigned int ci, unsigned 
 	if (cn->owner == (int)ci)
 		cn->owner = -1;
 	c->conns &= ~(1ull << conn);
+	/*
+	 * What the abort collected goes now: the cancelled sends end (orphans, no completion),
+	 * and a receive that completed in this loop, released above, is dropped as stale. Left
+	 * in the endpoint, nobody would poll it once the connection has no operation and no
+	 * holder, and the connection would stay busy (no delete, no set) for good.
+	 */
+	conn_completions(ctx, s, conn);
 }
 
 /* ---- the engine's poll ---- */
