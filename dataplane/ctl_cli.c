@@ -344,9 +344,13 @@ conn_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 
 /* ---- changing connections: prepared here, installed by the engine ---- */
 
-/* Why a connection cannot change now, or NULL. Engine state: read by the engine's jobs. */
+/*
+ * Why a connection cannot change (@p del: be deleted) now, or NULL. Engine state: read by
+ * the engine's jobs. A scheme change waiting for the peer's answer stops a rebuild (both
+ * sides must agree on the scheme), not a delete: with the peer away it may wait for good.
+ */
 static const char *
-conn_in_use(const struct dp_ctx *ctx, unsigned int i, int owner)
+conn_in_use(const struct dp_ctx *ctx, unsigned int i, int owner, int del)
 {
 	const struct dp_conn *c = &ctx->conns[i];
 
@@ -354,8 +358,10 @@ conn_in_use(const struct dp_ctx *ctx, unsigned int i, int owner)
 		return "built-in traffic";
 	if (c->owner != owner)
 		return c->owner >= 0 ? "an SDK application" : "not open by this application";
-	if (sdr_ep_busy(c->ep) || ctx->ctl->sdk[c->engine].conn_ops[i] > 0)
+	if (sdr_ep_in_flight(c->ep) || ctx->ctl->sdk[c->engine].conn_ops[i] > 0)
 		return "messages in flight";
+	if (!del && sdr_ep_busy(c->ep))
+		return "a scheme change waiting for the peer's answer; conn del works";
 	return NULL;
 }
 
@@ -371,7 +377,7 @@ job_install(struct dp_ctx *ctx, struct ctl_job *j)
 	/* what the application released before asking (its own connection only) */
 	if (j->owner >= 0 && c->ep != NULL && c->owner == j->owner)
 		ctl_sdk_client_flush(ctx, c->engine, (unsigned int)j->owner, dp_now_ns(ctx));
-	why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner) : NULL;
+	why = c->ep != NULL ? conn_in_use(ctx, j->conn, j->owner, 0) : NULL;
 	if (why != NULL) {
 		snprintf(j->err, j->errlen, "'%s' is in use (%s)", c->cfg->name, why);
 		return -EBUSY;
@@ -441,7 +447,7 @@ job_remove(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (ctx->conns[j->conn].ep == NULL)
 		return -ENOENT;
-	why = conn_in_use(ctx, j->conn, -1);
+	why = conn_in_use(ctx, j->conn, -1, 1);
 	if (why != NULL) {
 		snprintf(j->err, j->errlen, "'%s' is in use (%s): stop its traffic first",
 			 ctx->conns[j->conn].cfg->name, why);

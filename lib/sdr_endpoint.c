@@ -2668,11 +2668,17 @@ sdr_ep_poll(struct sdr_ep *ep, struct sdr_ep_done *d)
 }
 
 int
-sdr_ep_busy(const struct sdr_ep *ep)
+sdr_ep_in_flight(const struct sdr_ep *ep)
 {
 	return rel_tx_inflight(ep->rtx) != 0 || sdr_rx_posted(ep->rx) != 0 || ep->ndone != 0 ||
 	       ep->held || ep->n_held_rx != 0 || ep->nready != 0 || ep->jobs_out != 0 ||
-	       ep->copies_out != 0 || ep->sw_state != SW_NONE || ep->reset_tx || ep->reset_rx;
+	       ep->copies_out != 0;
+}
+
+int
+sdr_ep_busy(const struct sdr_ep *ep)
+{
+	return sdr_ep_in_flight(ep) || ep->sw_state != SW_NONE || ep->reset_tx || ep->reset_rx;
 }
 
 /* The message numbers a HELLO's window can say delivered (after the tag it leads with). */

@@ -538,7 +538,19 @@ void sdr_ep_fec_done(struct sdr_ep *ep, struct sdr_fec_job *job, uint64_t now);
 /** Jobs taken and not yet back. */
 uint32_t sdr_ep_fec_outstanding(const struct sdr_ep *ep);
 
-/** Anything in flight: messages being sent, receives posted, FEC jobs or claims out. */
+/**
+ * Anything in flight: messages being sent, receives posted, completions not yet polled,
+ * FEC jobs or payload copies out, sends held for their frames. What deleting the endpoint
+ * would lose.
+ */
+int sdr_ep_in_flight(const struct sdr_ep *ep);
+
+/**
+ * sdr_ep_in_flight(), or a scheme change (sdr_ep_change_scheme()) or a restart's return to
+ * the configured scheme under way: both sides must agree on it before the endpoint is
+ * replaced (sdr_ep_take_over()). Such a change may wait for the peer for as long as it is
+ * away, with nothing in flight.
+ */
 int sdr_ep_busy(const struct sdr_ep *ep);
 
 /**

@@ -2287,6 +2287,42 @@ test_forged_auto(void **state)
 }
 
 /*
+ * A scheme change asked of a peer that is gone once the messages before it are through: the
+ * endpoint keeps asking (busy: sdr_ep_busy(), no rebuild over it) but has nothing in flight
+ * (sdr_ep_in_flight(): it may be deleted), however long the peer stays away.
+ */
+static void
+test_scheme_ask_unanswered(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_SR_NACK, 0, 0, 0 },
+	};
+	struct wan x;
+
+	(void)state;
+	switch_plan = plan;	/* (the schemes both sides may change to) */
+	switch_n = 2;
+	wan_init(&x, plan[0]);
+	switch_plan = NULL;
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 2000000000ull, 2);
+	wan_check(&x, 0, 0);
+	wan_check(&x, 1, 1);
+	assert_false(sdr_ep_busy(x.a));
+	assert_false(sdr_ep_in_flight(x.a));
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], x.now), 0);
+	assert_true(sdr_ep_busy(x.a));
+	x.w.loss = 1.0;		/* the peer is gone */
+	wan_run_until(&x, 10000000000ull, 0, 0);
+	assert_true(ep_count(x.a, SDR_EP_SCHEME_ASKS) > 0);
+	assert_true(sdr_ep_busy(x.a));
+	assert_false(sdr_ep_in_flight(x.a));
+	assert_false(sdr_ep_in_flight(x.b));
+	wan_fini(&x);
+}
+
+/*
  * A question to change the scheme, while a data packet of the peer's is claimed and its copy
  * not committed (a receive worker still copies it): deferred, not made (the packet would
  * count in a chunk of the other code); the same question once the copy is in and the message
@@ -3460,6 +3496,7 @@ main(void)
 		cmocka_unit_test(test_hello_scheme),
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
+		cmocka_unit_test(test_scheme_ask_unanswered),
 		cmocka_unit_test(test_replayed_epoch),
 		cmocka_unit_test(test_failed_recv_closed),
 		cmocka_unit_test(test_parity_copy_after_release),
