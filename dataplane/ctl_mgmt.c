@@ -800,7 +800,12 @@ dp_control_tick(struct dp_ctx *ctx)
 		rt = sdr_ep_rel_tx_counters(c->ep);
 		rxd = sdr_counter_drops(&sdr_rx_counter_table, rc);
 		snprintf(cs->name, sizeof(cs->name), "%s", c->cfg->name);
-		sdr_scheme_format(&c->cfg->ep.rel.scheme, cs->scheme, sizeof(cs->scheme));
+		{
+			/* the scheme in force (auto's changes it), as conn show says */
+			struct sdr_scheme now = sdr_ep_scheme(c->ep, NULL);
+
+			sdr_scheme_format(&now, cs->scheme, sizeof(cs->scheme));
+		}
 		cs->data_pkts_in = ec[SDR_EP_DATA_PKTS_IN];
 		cs->data_pkts_out = ec[SDR_EP_DATA_PKTS_OUT] + ec[SDR_EP_PARITY_PKTS_OUT];
 		cs->ctrl_pkts_in = ec[SDR_EP_CTRL_PKTS_IN];

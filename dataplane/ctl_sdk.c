@@ -754,7 +754,11 @@ fill_info(const struct dp_conn *c, unsigned int i, struct sdr_rpc_info *info)
 		.off_bits = a->split.off_bits, .frag_bits = a->split.frag_bits,
 		.queue = c->engine, .stripes = c->cfg->stripes, .stripe = c->cfg->stripe,
 	};
-	sdr_scheme_format(&c->cfg->ep.rel.scheme, info->scheme, sizeof(info->scheme));
+	{
+		struct sdr_scheme now = sdr_ep_scheme(c->ep, NULL);	/* in force (auto) */
+
+		sdr_scheme_format(&now, info->scheme, sizeof(info->scheme));
+	}
 }
 
 /* Engine: client j->slot opens connection j->conn; its info goes to j->rep. */

@@ -126,12 +126,13 @@ tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < tctx->nconns; i++) {
 		char name[SDR_SCHEME_NAME_MAX], key[RTE_TEL_MAX_STRING_LEN];
+		struct sdr_scheme now;
 
 		if (tctx->conns[i].ep == NULL)
 			continue;
+		now = sdr_ep_scheme(tctx->conns[i].ep, NULL);	/* in force: auto's changes it */
 		rte_tel_data_add_dict_string(d, tel_key(tctx->conns[i].cfg->name, key, sizeof(key)),
-					     sdr_scheme_format(&tctx->conns[i].cfg->ep.rel.scheme, name,
-							       sizeof(name)));
+					     sdr_scheme_format(&now, name, sizeof(name)));
 	}
 	return 0;
 }
