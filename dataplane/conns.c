@@ -222,6 +222,7 @@ dp_conn_install(struct dp_ctx *ctx, unsigned int i, const struct dp_conn_cfg *cc
 	c->cfg = &ctx->cfg.conns[i];
 	c->port = (unsigned int)dp_config_port(&ctx->cfg, cc->port);
 	c->engine = dp_conn_engine(&ctx->cfg, cc);
+	c->epoch++;
 	/* published last: an engine that sees the endpoint sees the rest (mine(), pipeline.c) */
 	__atomic_store_n(&c->ep, ep, __ATOMIC_RELEASE);
 	if (old_ep == NULL) {

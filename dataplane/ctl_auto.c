@@ -66,11 +66,11 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	struct sdr_auto a;
 	int changing;
 
-	if (d->ep != c->ep) {		/* a new or rebuilt connection: a fresh record */
+	if (d->epoch != c->epoch) {	/* a new or rebuilt connection: a fresh record */
 		rte_spinlock_lock(&d->lock);
 		memset(&d->last, 0, sizeof(d->last));
 		d->asked = 0;
-		d->ep = c->ep;
+		d->epoch = c->epoch;
 		d->next_ns = 0;
 		rte_spinlock_unlock(&d->lock);
 	}
@@ -121,7 +121,7 @@ ctl_auto_history(struct dp_conn *c, struct dp_auto_rec *out, unsigned int max,
 	unsigned int n = 0;
 
 	rte_spinlock_lock(&d->lock);
-	if (d->ep == c->ep && c->ep != NULL) {
+	if (d->epoch == c->epoch && c->ep != NULL) {
 		uint32_t first = d->asked > DP_AUTO_HIST ? d->asked - DP_AUTO_HIST : 0;
 
 		for (uint32_t k = first; k < d->asked && n < max; k++)

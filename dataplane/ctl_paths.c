@@ -98,14 +98,14 @@ fresh(struct dp_ctx *ctx, unsigned int i)
 	struct dp_conn *c = &ctx->conns[i];
 	struct dp_paths *d = &c->pathd;
 
-	if (d->ep != c->ep) {		/* a new or rebuilt connection: a fresh record */
+	if (d->epoch != c->epoch) {	/* a new or rebuilt connection: a fresh record */
 		rte_spinlock_lock(&d->lock);
 		memset(&d->last, 0, sizeof(d->last));
 		memset(d->path, 0, sizeof(d->path));
 		d->moves = 0;
 		d->decisions = 0;
 		d->prev_ns = 0;
-		d->ep = c->ep;
+		d->epoch = c->epoch;
 		d->next_ns = 0;
 		rte_spinlock_unlock(&d->lock);
 	}
@@ -287,7 +287,7 @@ ctl_paths_state(struct dp_conn *c, struct path_sel_path *paths, double *fps,
 	if (c->ep == NULL || sdr_ep_paths(c->ep) == NULL)
 		return -1;
 	rte_spinlock_lock(&d->lock);
-	if (d->ep == c->ep) {
+	if (d->epoch == c->epoch) {
 		uint32_t first = d->moves > DP_PATHS_HIST ? d->moves - DP_PATHS_HIST : 0;
 
 		for (uint32_t k = first; k < d->moves && (unsigned int)n < max; k++)

@@ -131,7 +131,8 @@ struct dp_auto_rec {
 };
 struct dp_auto {
 	rte_spinlock_t lock;		/* the management thread writes, telemetry reads */
-	const struct sdr_ep *ep;	/* the endpoint this is about (a rebuilt one starts over) */
+	uint32_t epoch;			/* the endpoint this is about: its dp_conn epoch (a new or
+					 * rebuilt one starts over, even at the same address) */
 	uint64_t next_ns;		/* the next decision */
 	struct sdr_auto_decision last;	/* the latest one */
 	struct sdr_auto_path path;	/* the path it was made for */
@@ -148,7 +149,8 @@ struct dp_paths_rec {
 };
 struct dp_paths {
 	rte_spinlock_t lock;		/* the management thread writes, sdrctl reads */
-	const struct sdr_ep *ep;	/* the endpoint this is about (a rebuilt one starts over) */
+	uint32_t epoch;			/* the endpoint this is about: its dp_conn epoch (a new or
+					 * rebuilt one starts over, even at the same address) */
 	uint64_t next_ns;		/* the next decision */
 	uint64_t decisions;
 	struct path_sel_path path[PATH_SEL_MAX_PATHS];	/* as of the last decision */
@@ -169,6 +171,8 @@ struct dp_conn {
 	unsigned int engine;		/* mode = engines: the engine that owns it, else 0 */
 	int owner;			/* the SDK client that has it open, or -1 */
 	int creator;			/* the SDK client that made it (sdr_qp_create), or -1 */
+	uint32_t epoch;			/* endpoints installed in this entry so far: tells the
+					 * endpoint in place from one before it */
 };
 
 /* Pipeline stages, for the per-stage cost table (like VPP's "show run"). */
