@@ -33,10 +33,13 @@
 int
 ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j)
 {
+	int up = __atomic_load_n(&ctx->engine_up, __ATOMIC_ACQUIRE);
+
 	j->done = 0;
-	if (ctx->quit)
+	/* (stopped: never in the caller, which the lcores' last reads may still race) */
+	if (ctx->quit || up == DP_ENGINES_DONE)
 		return j->rc = -ESHUTDOWN;
-	if (!ctx->engine_up) {
+	if (up == DP_ENGINES_NOT_YET) {
 		j->rc = j->fn(ctx, j);
 		return j->rc;
 	}
@@ -48,7 +51,7 @@ ctl_engine_call(struct dp_ctx *ctx, struct ctl_job *j)
 	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
 		/* every engine has returned: the job ran before (done, looked at once more), or
 		 * nothing will run it */
-		if (ctx->quit && !__atomic_load_n(&ctx->engine_up, __ATOMIC_ACQUIRE)) {
+		if (ctx->quit && __atomic_load_n(&ctx->engine_up, __ATOMIC_ACQUIRE) != DP_ENGINES_UP) {
 			if (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
 				break;
 			return j->rc = -ESHUTDOWN;

@@ -25,6 +25,11 @@
 #include "traffic.h"
 
 #define DP_BURST_MAX 256
+/* dp_ctx.engine_up: before the engine lcores start a job runs in the caller; once they
+ * have stopped, nowhere */
+#define DP_ENGINES_NOT_YET	0
+#define DP_ENGINES_UP		1
+#define DP_ENGINES_DONE		2
 /* A frame: up to 4096 B of payload, RoCEv2 headers (IPv6 + VLAN), pad and ICRC. */
 #define DP_FRAME_ROOM 4352
 #define DP_TX_PENDING 1024	/* frames held per port while its TX rings are full */
@@ -246,7 +251,8 @@ struct dp_ctx {
 	uint64_t idle_sleeps __rte_cache_aligned;	/* of every poll loop (atomic add) */
 	int stats_lcore __rte_cache_aligned;
 	struct dp_ctl *ctl;		/* the control service (control.h) */
-	volatile int engine_up;		/* the lcore that owns the endpoints polls */
+	volatile int engine_up;		/* DP_ENGINES_*: whether the lcores that own the
+					 * endpoints poll (jobs go to them), will, or did */
 	/*
 	 * Held by the poll loop while it adds, rebuilds or deletes a connection, and by the
 	 * other threads (main: stats snapshot and line; telemetry) while they read connections.

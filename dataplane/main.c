@@ -492,7 +492,7 @@ launch(const struct app_opts *o)
 	if (dp_lcores_setup(&dp, &l) != 0)
 		return 2;
 	/* from now on the engine's lcore owns the endpoints: changes go to it as jobs */
-	dp.engine_up = 1;
+	dp.engine_up = DP_ENGINES_UP;
 	if (dp_control_start(&dp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sdr-dataplane: control: %s\n", err);
 		dp.quit = 1;
@@ -519,7 +519,7 @@ launch(const struct app_opts *o)
 	}
 	rte_eal_mp_wait_lcore();
 	/* (after every engine's last store: a job they ran is seen done, ctl_engine_call()) */
-	__atomic_store_n(&dp.engine_up, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&dp.engine_up, DP_ENGINES_DONE, __ATOMIC_RELEASE);
 	return failed;
 }
 
