@@ -8,8 +8,10 @@
 #   make bench-scaling  goodput against engine lcores, 1, 2, 4, 8 as the CPUs allow
 #   make arm64   cross build for arm64 (a BlueField's cores) in build-arm64/
 #   make test-arm64  that build's tests under qemu-user (docs/deployment.md)
-#   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, and the
-#                simulator section of docs/model.md
+#   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, the
+#                simulator section of docs/model.md, and the demos' tables that README.md,
+#                docs/multipath.md and docs/collectives.md quote (make demo, demo-paths,
+#                demo-coll run as they are)
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
