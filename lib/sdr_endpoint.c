@@ -137,6 +137,8 @@ struct sdr_ep {
 	/* a scheme change (sdr_ep_change_scheme()): ours until answered, the answer we owe */
 	uint8_t sw_state;		/* SW_* */
 	struct sdr_scheme sw_want;
+	struct ec_codec *sw_codec;	/* its code, made before we ask: once the peer has
+					 * switched, ours must not fail to follow */
 	uint64_t sw_seq;		/* the first message it is for */
 	uint64_t sw_next_ns, sw_gap_ns;
 	struct sdr_scheme scheme0;	/* the configured one: what a restarted peer runs */
@@ -261,6 +263,7 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	rel_rx_destroy(ep->rrx);
 	ec_codec_destroy(ep->txc.codec);
 	ec_codec_destroy(ep->rxc.codec);
+	ec_codec_destroy(ep->sw_codec);
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
 	sdr_mac_fini(&ep->mac);
@@ -977,24 +980,31 @@ set_code(struct sdr_ep *ep, struct ep_code *c, const struct sdr_scheme *s,
 /*
  * Our sends to scheme @p s, here and now: only between messages (none in flight, no encode
  * out or waiting). The receive half is apply_rx_scheme()'s: with data both ways each
- * direction changes on its own, when its sender asks. @return 0, -EBUSY (nothing
- * changed), -ENOMEM.
+ * direction changes on its own, when its sender asks. @p made: NULL, or s's code made
+ * already (taken on success). @return 0, -EBUSY (nothing changed), -ENOMEM.
  */
 static int
-apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
+apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **made)
 {
 	struct ec_codec *codec = NULL;
 	int rc;
 
 	if (ep->enc_jobs_out || ep->n_enc_wait || ep->held || ep->job_active)
 		return -EBUSY;
-	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
+	if (sdr_scheme_is_ec(s) && made != NULL && *made != NULL) {
+		codec = *made;
+		*made = NULL;
+	} else if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0) {
 		return -ENOMEM;
+	}
 	rc = rel_tx_set_scheme(ep->rtx, s);
 	if (rc == 0 && (rc = sdr_tx_set_chunk_shift(ep->tx, s->chunk_shift)) != 0)
 		rel_tx_set_scheme(ep->rtx, &ep->cfg.rel.scheme);
 	if (rc != 0) {
-		ec_codec_destroy(codec);
+		if (made != NULL && codec != NULL)
+			*made = codec;	/* (still the caller's) */
+		else
+			ec_codec_destroy(codec);
 		return rc;
 	}
 	set_code(ep, &ep->txc, s, codec);
@@ -1077,6 +1087,14 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	}
 	if (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 && !ep->enc_jobs_out &&
 	    !ep->n_enc_wait && !ep->held && !ep->job_active) {
+		/* the code first: the peer switches when it agrees, and then ours must follow */
+		if (sdr_scheme_is_ec(&ep->sw_want) && ep->sw_codec == NULL &&
+		    make_codec(&ep->sw_want, &ep->sw_codec) != 0) {
+			ep->sw_state = SW_NONE;
+			ep->counters[SDR_EP_SCHEME_NO_MEMORY]++;
+			sdr_auto_refused(&ep->autoe, &ep->sw_want, now);	/* not soon again */
+			return 0;
+		}
 		ep->sw_state = SW_ASK;
 		ep->sw_seq = rel_tx_next_seq(ep->rtx);
 		ep->counters[SDR_EP_SCHEME_ASKS]++;
@@ -1109,15 +1127,19 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 			ep->counters[SDR_EP_CTRL_STALE]++;	/* not about our question */
 			return;
 		}
-		if ((c->flags & SDR_CTRL_F_REFUSED) || apply_tx_scheme(ep, &ep->sw_want) != 0) {
+		if ((c->flags & SDR_CTRL_F_REFUSED) ||
+		    apply_tx_scheme(ep, &ep->sw_want, &ep->sw_codec) != 0) {
 			ep->counters[SDR_EP_SCHEME_REFUSED]++;
 			/* (scheme auto: not asked for again soon, each ask drains the sends) */
 			sdr_auto_refused(&ep->autoe, &ep->sw_want, now);
 		} else {
 			ep->counters[SDR_EP_SCHEME_CHANGES]++;
 		}
-		/* (nothing was in flight since we asked: apply_tx_scheme() cannot find it busy) */
+		/* (nothing was in flight since we asked: apply_tx_scheme() cannot find it busy,
+		 * and its code is made) */
 		ep->sw_state = SW_NONE;
+		ec_codec_destroy(ep->sw_codec);		/* (a refused one's) */
+		ep->sw_codec = NULL;
 		return;
 	}
 	if (ep->reset_rx) {
@@ -1234,7 +1256,7 @@ reset_settle(struct sdr_ep *ep, uint64_t now)
 {
 	if (!ep->reset_tx && !ep->reset_rx)
 		return 1;
-	if (ep->reset_tx && apply_tx_scheme(ep, &ep->scheme0) == 0)
+	if (ep->reset_tx && apply_tx_scheme(ep, &ep->scheme0, NULL) == 0)
 		ep->reset_tx = 0;
 	if (ep->reset_rx) {
 		if (ep->n_dec_wait && ep->cfg.fec_jobs)
@@ -1432,6 +1454,8 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	/* and starts from the configured scheme: so do we, now or once the old peer's work
 	 * that is still out is back (reset_settle()) */
 	ep->sw_state = SW_NONE;
+	ec_codec_destroy(ep->sw_codec);
+	ep->sw_codec = NULL;
 	ep->sw_owed = 0;
 	ep->reset_tx = scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme);
 	ep->reset_rx = scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme);

@@ -188,8 +188,10 @@ struct sdr_ep_cfg {
 	  "per scheme change applied: this end's agreed by the peer, the peer's asked of this " \
 	  "end, or a reset after a restart") \
 	X(SCHEME_REFUSED, "scheme_changes_refused_by_peer", INFO, \
-	  "per scheme change this end asked for that the peer refused, or that this end could " \
-	  "not apply after it agreed") \
+	  "per scheme change this end asked for that the peer refused") \
+	X(SCHEME_NO_MEMORY, "scheme_changes_without_memory", ERROR, \
+	  "per scheme change this end gave up before asking: no memory for the new code's " \
+	  "encoder (made before asking, so that once the peer agrees this end always follows)") \
 	X(SCHEME_REFUSALS, "scheme_changes_refused", INFO, \
 	  "per scheme change the peer asked for that this side refused (unknown, not receiving, " \
 	  "cannot run here)") \
