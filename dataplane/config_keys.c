@@ -55,7 +55,9 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		.dflt = "1 GiB",
 		.doc = "the most buffers one connection's endpoint may take: the bitmaps of its "
 		       "messages in flight and, with a code, its parity buffers, which grow with "
-		       "`max_msg`, `inflight`, `chunk` and the scheme's m. A connection that "
+		       "`max_msg`, `inflight`, `chunk` and the scheme's m, its FEC jobs' staging "
+		       "(`[pipeline] fec = lcore`) and its codes' decode tables, which grow with "
+		       "k x m. A connection that "
 		       "would need more (from the file, `sdrctl conn add/set` or an application's "
 		       "create or set) is refused with what it would need",
 	},

@@ -273,6 +273,23 @@ mds_setup(struct ec_codec *c, unsigned int cap)
 	return 0;
 }
 
+uint64_t
+ec_codec_bytes(const struct ec_spec *spec, unsigned int cache_entries)
+{
+	uint64_t k = spec->k, m = spec->m, e = k < m ? k : m, nb = 1;
+
+	if (ec_spec_check(spec) != 0)
+		return 0;
+	if (spec->kind == EC_KIND_XOR)
+		return sizeof(struct ec_codec);
+	while (nb < cache_entries)
+		nb <<= 1;
+	/* as mds_setup() allocates: matrix, encode tables, decode scratch, the cache */
+	return sizeof(struct ec_codec) + (k + m) * k + GF_TBL_BYTES * k * m + 2 * e * e + e * k +
+	       (((uint64_t)GF_TBL_BYTES * k * e + 63) & ~63ull) * cache_entries +
+	       cache_entries * sizeof(struct cache_entry) + nb * sizeof(uint16_t);
+}
+
 int
 ec_codec_create(const struct ec_spec *spec, unsigned int cache_entries,
 		struct ec_codec **codec)

@@ -220,6 +220,13 @@ struct ec_codec;
 int ec_codec_create(const struct ec_spec *spec, unsigned int cache_entries,
 		    struct ec_codec **codec);
 
+/**
+ * The bytes ec_codec_create() allocates for @p spec with @p cache_entries decode tables
+ * (for an mds code mostly its cache, 32 * k * min(k, m) bytes an entry), for a caller that
+ * bounds its memory. 0 for a spec ec_spec_check() refuses.
+ */
+uint64_t ec_codec_bytes(const struct ec_spec *spec, unsigned int cache_entries);
+
 /** Free a codec and everything it allocated. NULL is allowed. */
 void ec_codec_destroy(struct ec_codec *codec);
 

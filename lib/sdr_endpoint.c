@@ -464,8 +464,25 @@ sdr_ep_buffer_bytes(const struct sdr_ep_cfg *cfg)
 	/* alloc_ec(): the sender's parity buffers, the receiver's parity region per message */
 	if (cfg->rel.scheme_may_change && cfg->switch_max_m > m)
 		m = cfg->switch_max_m;
-	return bytes + (uint64_t)nbuf * m * chunk + (uint64_t)g.max_parity_chunks * chunk *
-		       inflight + 2 * chunk;
+	bytes += (uint64_t)nbuf * m * chunk + (uint64_t)g.max_parity_chunks * chunk * inflight +
+		 2 * chunk;
+	/* alloc_jobs(): a staging area per FEC job */
+	bytes += (uint64_t)cfg->fec_jobs * (m + 1) * chunk;
+	/* the codecs: each direction's, and one made before asking for a change. One that may
+	 * change runs whatever code fits here (the peer's asks too): the largest k with m */
+	{
+		struct ec_spec spec = { .kind = cfg->rel.scheme.kind == SDR_SCHEME_EC_XOR ?
+						EC_KIND_XOR : EC_KIND_MDS,
+					.k = cfg->rel.scheme.k, .m = m };
+
+		if (cfg->rel.scheme_may_change) {
+			spec.kind = EC_KIND_MDS;
+			spec.k = EC_MAX_CHUNKS - m;
+		}
+		bytes += (cfg->rel.scheme_may_change ? 3 : 2) *
+			 ec_codec_bytes(&spec, EC_CACHE_DEFAULT);
+	}
+	return bytes;
 }
 
 struct sdr_ep *

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ec_codec.h"
 #include "link_emu.h"
 #include "rel_rx.h"
 #include "roce_build.h"
@@ -1423,6 +1424,36 @@ test_scheme_change(void **state)
 	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 20, 32);
 	switch_peer_fixed = 0;
 	switch_plan = NULL;
+}
+
+/*
+ * sdr_ep_buffer_bytes(), what [dataplane] conn_memory and user_memory bound, counts what
+ * grows with the settings: with FEC jobs handed out (fec = lcore) a staging area of m + 1
+ * chunks a job, and the codecs of a code (each direction's decode-table cache, and for a
+ * scheme that may change one more, made before asking; it may run any k that fits).
+ */
+static void
+test_buffer_bytes(void **state)
+{
+	struct ec_spec mds = { .kind = EC_KIND_MDS, .k = 32, .m = 8 };
+	struct side_cfg c;
+	uint64_t b0, b8, sr;
+
+	(void)state;
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 200000);
+	sr = sdr_ep_buffer_bytes(&c.a);
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 32, 8, 0 }, 200000);
+	c.a.fec_jobs = 0;
+	b0 = sdr_ep_buffer_bytes(&c.a);
+	c.a.fec_jobs = 8;
+	b8 = sdr_ep_buffer_bytes(&c.a);
+	assert_int_equal(b8 - b0, 8ull * (8 + 1) * c.a.attr.chunk_size);
+	assert_true(b0 > sr + 2 * ec_codec_bytes(&mds, EC_CACHE_DEFAULT));
+	c.a.fec_jobs = 0;
+	c.a.rel.scheme_may_change = 1;
+	c.a.switch_max_m = 8;
+	mds.k = EC_MAX_CHUNKS - 8;
+	assert_true(sdr_ep_buffer_bytes(&c.a) >= sr + 3 * ec_codec_bytes(&mds, EC_CACHE_DEFAULT));
 }
 
 /*
@@ -3476,6 +3507,7 @@ main(void)
 		cmocka_unit_test(test_paths_all_dead),
 		cmocka_unit_test(test_scheme_change_both),
 		cmocka_unit_test(test_scheme_change_chunks),
+		cmocka_unit_test(test_buffer_bytes),
 		cmocka_unit_test(test_forged_auto),
 		cmocka_unit_test(test_scheme_waits_for_copies),
 		cmocka_unit_test(test_stream),
