@@ -1245,8 +1245,8 @@ idle_backoff(struct dp_ctx *ctx, uint64_t now, enum dp_worker_role role)
 	}
 	if (next <= now + 2000)
 		return;
-	ts.tv_sec = 0;
-	ts.tv_nsec = (long)(next - now);
+	ts.tv_sec = (time_t)((next - now) / 1000000000);	/* (idle_sleep_us is up to 1 s) */
+	ts.tv_nsec = (long)((next - now) % 1000000000);
 	/* (every poll loop sleeps: the one counter they share, off the packet path) */
 	__atomic_fetch_add(&ctx->idle_sleeps, 1, __ATOMIC_RELAXED);
 	nanosleep(&ts, NULL);

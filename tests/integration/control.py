@@ -374,6 +374,30 @@ def case_sdrctl():
           "version mismatch: rc %d %r" % (rc, err))
     check(ctl("conn", "show")[0] == 0, "after the version test the dataplane still answers")
     stop(p)
+    idle_sleep_longest()
+
+
+def idle_sleep_longest():
+    """[dataplane] idle_sleep_us = 1000000, its largest value: an idle loop sleeps up to a
+    second (a sleep of exactly 10^9 ns once failed at once, and the loops spun)."""
+    with tempfile.TemporaryDirectory() as d:
+        ini = os.path.join(d, "idle.ini")
+        open(ini, "w").write(open(LOOPBACK).read().replace(
+            "[dataplane]\n", "[dataplane]\nidle_sleep_us = 1000000\n", 1))
+        p = start(ini, lcores="0")
+        if p is None:
+            return
+        rc, a, err = ctl("pipeline", "show", js=True)
+        time.sleep(3)
+        rc2, b, err2 = ctl("pipeline", "show", js=True)
+        stop(p)
+    loops = b["loops"] - a["loops"] if rc == 0 and rc2 == 0 else -1
+    # (the loop wakes for the connections' timers and its 100 ms tick: tens of loops a
+    # second, where one that never sleeps makes millions)
+    check(0 <= loops <= 3000, "idle_sleep_us 1000000: %d poll loops in 3 s (%r %r)" % (
+        loops, err, err2))
+    if not failures:
+        print("ok: idle_sleep_us = 1000000: %d poll loops in 3 s" % loops)
 
 
 def shell_watch_key():
