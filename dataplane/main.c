@@ -426,6 +426,20 @@ apply_options(const struct app_opts *o, struct dp_cfg *cfg, struct traffic_cfg *
 			tc->conn, o->config);
 		return 2;
 	}
+	/* a message larger than a connection takes: every post would fail, and the run never
+	 * end */
+	for (unsigned int i = 0; o->traffic && i < cfg->nconns; i++) {
+		const struct dp_conn_cfg *cc = &cfg->conns[i];
+		char a[32], b[32];
+
+		if ((tc->conn[0] && !dp_config_conn_is(cc, tc->conn)) ||
+		    tc->size <= cc->ep.attr.max_msg_size)
+			continue;
+		fprintf(stderr, "sdr-dataplane: --traffic: size %s is more than [conn %s] max_msg "
+			"%s\n", units_fmt_size(tc->size, a, sizeof(a)), cc->name,
+			units_fmt_size(cc->ep.attr.max_msg_size, b, sizeof(b)));
+		return 2;
+	}
 	return 0;
 }
 

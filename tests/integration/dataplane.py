@@ -1773,6 +1773,8 @@ def case_config():
                            (["--link", "wan=" + "loss 0 " * 33], "--link wan: more than 64 words"),
                            (["--link", "wan=delay 0x1p4ms"], "--link wan: '0x1p4ms'"),
                            (["--traffic", "bogus=1"], "--traffic: unknown key 'bogus'"),
+                           (["--traffic", "size=16MiB"], "--traffic: size 16MiB is more than "
+                            "[conn ab] max_msg 8MiB"),
                            (["--scheme", "nonsense"], "bad --scheme 'nonsense'"),
                            (["-n", "a/b"], "bad --name 'a/b' (letters, digits, - _ ., up to "
                             "31)")):
