@@ -25,7 +25,9 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		       "engines` they are split evenly into one pool per engine, at least "
 		       "1024 each: an engine's RX queues (but an AF_XDP port's), frames and "
 		       "emulated links take from its own, so one that runs short leaves the "
-		       "others theirs. See "
+		       "others theirs. A pool's RX rings (1024 descriptors each, which a NIC "
+		       "fills at start) take at most half of it: fewer descriptors where it is "
+		       "small. See "
 		       "[sizing](deployment.md#memory).",
 	},
 	[DPK_DATAPLANE_BURST] = {

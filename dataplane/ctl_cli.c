@@ -1003,7 +1003,11 @@ pools_show(struct dp_ctx *ctx, int json, struct out *o)
 			if (strcmp(sdr_pool_handler(pools[i][e]), handler) != 0)
 				handler = "mixed";
 		}
-		if (json)
+		if (json && i == 0)	/* (and what a NIC's RX rings may take of each) */
+			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\","
+			    "\"pools\":%u,\"rx_desc\":%u}", key[i], count, avail, handler,
+			    ctx->npools, ctx->rx_desc);
+		else if (json)
 			put(o, ",\"%s\":{\"count\":%u,\"free\":%u,\"handler\":\"%s\","
 			    "\"pools\":%u}", key[i], count, avail, handler, ctx->npools);
 		else if (ctx->npools > 1)

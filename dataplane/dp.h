@@ -219,6 +219,7 @@ struct dp_ctx {
 	struct rte_mempool *pool[DP_MAX_ENGINES];
 	unsigned int npools;
 	uint32_t pool_mbufs;		/* mbufs in each */
+	uint16_t rx_desc;		/* receive descriptors an RX queue asks of its pool */
 	/* zero-copy send: the mbufs that point into a message and carry pad + ICRC (holds.h),
 	 * one pool per engine as pool[] (NULL: no port sends zero-copy) */
 	struct rte_mempool *zc_pool[DP_MAX_ENGINES];

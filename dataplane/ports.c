@@ -22,6 +22,7 @@
 #include "rss.h"
 
 #define RX_DESC 1024
+#define RX_DESC_MIN 64
 #define TX_DESC 1024
 
 /* "ring:PAIR:SIDE" into @p pair (32 bytes) and @p side. @return 0, or -1 if it is not one. */
@@ -249,15 +250,47 @@ memif_bsize_hint(const struct dp_port *p)
 		bsize, frame, (frame + bsize - 1) / bsize);
 }
 
-/* Start port @p p; RX queue q takes its mbufs from pools[q % npools] (engine q's pool). */
+/* An AF_XDP port: its receive buffers are a pool of its own (its socket's UMEM). */
+static int
+is_af_xdp(const struct dp_port_cfg *pc)
+{
+	return strncmp(pc->device, "net_af_xdp", 10) == 0;
+}
+
+/*
+ * Receive descriptors per RX queue. A NIC fills its rings from the pool when it starts, so
+ * the rings of the queues one pool feeds take at most half of it (the rest: the frames an
+ * engine sends, its link's reserve): RX_DESC where the pool allows, else a power of two
+ * that fits, at least RX_DESC_MIN.
+ */
+static uint16_t
+rx_desc_count(const struct dp_cfg *cfg, uint32_t pool_mbufs, unsigned int npools)
+{
+	unsigned int queues = 0;
+	uint16_t d = RX_DESC;
+
+	for (unsigned int i = 0; i < cfg->nports; i++)
+		if (!is_af_xdp(&cfg->ports[i]))
+			queues += cfg->ports[i].rx_queues;
+	queues = (queues + npools - 1) / npools;
+	while (d > RX_DESC_MIN && (uint64_t)d * queues > pool_mbufs / 2)
+		d /= 2;
+	return d;
+}
+
+/*
+ * Start port @p p; RX queue q takes its mbufs from pools[q % npools] (engine q's pool),
+ * @p rx_desc of them at most (the device may round it to its limits).
+ */
 static int
 start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npools,
-	   unsigned int engines, const volatile int *quit, char *err, size_t errlen)
+	   uint16_t rx_desc, unsigned int engines, const volatile int *quit, char *err,
+	   size_t errlen)
 {
 	int rss;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
-	uint16_t rxq = p->cfg->rx_queues, txq = p->cfg->tx_queues;
+	uint16_t rxq = p->cfg->rx_queues, txq = p->cfg->tx_queues, txd = TX_DESC;
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
@@ -306,8 +339,10 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		snprintf(err, errlen, "port %s: configure failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
+	/* (within the device's limits: its least, its most, its step) */
+	(void)rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rx_desc, &txd);
 	for (uint16_t q = 0; q < rxq; q++) {
-		rc = rte_eth_rx_queue_setup(p->port_id, q, RX_DESC,
+		rc = rte_eth_rx_queue_setup(p->port_id, q, rx_desc,
 					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL,
 					    pools[q % npools]);
 		if (rc != 0) {
@@ -317,7 +352,7 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		}
 	}
 	for (uint16_t q = 0; q < txq; q++) {
-		rc = rte_eth_tx_queue_setup(p->port_id, q, TX_DESC,
+		rc = rte_eth_tx_queue_setup(p->port_id, q, txd,
 					    (unsigned int)rte_eth_dev_socket_id(p->port_id), NULL);
 		if (rc != 0) {
 			snprintf(err, errlen, "port %s: tx queue %u: %s", p->cfg->name, q,
@@ -460,6 +495,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	 * least DP_MIN_MBUFS) */
 	unsigned int np = cfg->mode == DP_PIPE_ENGINES ? cfg->engines : 1;
 	uint32_t n = cfg->mbufs / np;
+	uint16_t rx_desc;
 
 	/*
 	 * EAL without hugepages has 64 MiB unless told more (-m): the default 65536 mbufs do not
@@ -487,6 +523,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		ctx->link_reserve = n / 2;
 	if (check_ring_pairs(cfg, err, errlen) != 0)
 		return -1;
+	rx_desc = rx_desc_count(cfg, n, np);
+	ctx->rx_desc = rx_desc;
 	for (unsigned int i = 0; i < cfg->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
 		int rc;
@@ -500,7 +538,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 		if (rc != 0)
 			return -1;
 		ctx->nports = i + 1;
-		if (strncmp(p->cfg->device, "net_af_xdp", 10) == 0) {
+		if (is_af_xdp(p->cfg)) {
 			char name[RTE_MEMPOOL_NAMESIZE];
 
 			snprintf(name, sizeof(name), "sdr_xsk%u", i);
@@ -517,7 +555,8 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			sdr_pool_prefault(p->rx_pool);
 		}
 		if (start_port(p, p->rx_pool ? &p->rx_pool : ctx->pool, p->rx_pool ? 1 : np,
-			       ctx->cfg.engines, &ctx->quit, err, errlen) != 0)
+			       p->rx_pool ? RX_DESC : rx_desc, ctx->cfg.engines, &ctx->quit, err,
+			       errlen) != 0)
 			return -1;
 		/* on cache lines of their own (sizeof is a multiple of one) */
 		p->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, p->cfg->tx_queues * sizeof(*p->txq));

@@ -131,6 +131,11 @@ def case_sdrctl():
           mb.get("pools") == 1 and
           0 <= mb.get("free", -1) <= mb["count"] and "zc_mbufs" not in pipe,
           "pipeline show --json, mbufs: %s" % mb)
+    # the RX rings of its two ports (a queue each) take at most half the pool, 1024
+    # descriptors each where it allows
+    d, n = mb.get("rx_desc", 0), mb.get("count", 0)
+    check(64 <= d <= 1024 and (d == 64 or 2 * d <= n // 2) and (d == 1024 or 4 * d > n // 2),
+          "pipeline show --json, receive descriptors: %s" % mb)
     rc, out, err = ctl("pipeline", "show")
     check(rc == 0 and out.startswith("pipeline rtc on 2 lcores") and "cycles/pkt" in out and
           re.search(r"^mbufs: %d, \d+ free, handed out by the %s handler$" % (
@@ -383,7 +388,8 @@ def idle_sleep_longest():
     with tempfile.TemporaryDirectory() as d:
         ini = os.path.join(d, "idle.ini")
         open(ini, "w").write(open(LOOPBACK).read().replace(
-            "[dataplane]\n", "[dataplane]\nidle_sleep_us = 1000000\n", 1))
+            "[dataplane]\n", "[dataplane]\nidle_sleep_us = 1000000\n", 1).replace(
+            "mbufs = 65536\n", "mbufs = 1024\n"))
         p = start(ini, lcores="0")
         if p is None:
             return
@@ -391,6 +397,9 @@ def idle_sleep_longest():
         time.sleep(3)
         rc2, b, err2 = ctl("pipeline", "show", js=True)
         stop(p)
+    # (and a pool of 1024 mbufs: the two ports' RX rings take 256 descriptors each, half)
+    check(rc2 == 0 and b.get("mbufs", {}).get("rx_desc") == 256,
+          "mbufs = 1024: receive descriptors %s" % (b.get("mbufs") if rc2 == 0 else err2))
     loops = b["loops"] - a["loops"] if rc == 0 and rc2 == 0 else -1
     # (the loop wakes for the connections' timers and its 100 ms tick: tens of loops a
     # second, where one that never sleeps makes millions)
