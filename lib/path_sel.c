@@ -230,6 +230,13 @@ path_sel_report(struct path_sel *s, unsigned int q, int seen, uint32_t hi, uint6
 }
 
 void
+path_sel_peer_restart(struct path_sel *s)
+{
+	for (unsigned int q = 0; q < s->cfg.nqp; q++)
+		s->qp[q].have_base = 0;
+}
+
+void
 path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now)
 {
 	uint64_t gap = sent_gap(s);

@@ -202,6 +202,12 @@ void path_sel_report(struct path_sel *s, unsigned int qp, int seen, uint32_t hi,
 void path_sel_sent(struct path_sel *s, const uint32_t *psn, uint64_t now);
 
 /**
+ * The peer restarted: its running counts start again from 0, so no QPN's last report is a
+ * baseline to count the next one from (each report after this is one).
+ */
+void path_sel_peer_restart(struct path_sel *s);
+
+/**
  * Bring frame counts, RTTs and the failed flags up to @p now; @p psn[q] is QPN q's next PSN.
  * Cheap (a pass over the QPNs): call it before reading the paths or deciding.
  */

@@ -1468,6 +1468,8 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	ep->sync_owed = 0;	/* an old application's; ours is asked again below */
 	/* a new peer counts its REPORTs from 0 (the estimate itself is of the path: it stays) */
 	ep->peer_rep_pkts = ep->peer_rep_lost = 0;
+	if (ep->psel_on)
+		path_sel_peer_restart(&ep->psel);	/* and its PATHS counts too */
 	/* and starts from the configured scheme: so do we, now or once the old peer's work
 	 * that is still out is back (reset_settle()) */
 	ep->sw_state = SW_NONE;

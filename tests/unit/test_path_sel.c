@@ -613,6 +613,19 @@ test_all_dead_and_bad_reports(void **state)
 	assert_int_equal(m.s.path[0].reported, 0);
 	path_sel_report(&m.s, 0, 1, 8, 0, 105, 21, 10, m.now);
 	assert_int_equal(m.s.path[0].reported, 10);
+	/*
+	 * The peer restarts: its counts start again from 0. Against the old baseline (here
+	 * 40000 judged and 50000 lost, modulo 2^16, as a QPN well past 2^16 frames sends
+	 * them) its first report would read as 25636 frames judged, 15537 of them lost.
+	 */
+	path_sel_report(&m.s, 0, 1, 9, 0, 40000, 50000, 10, m.now);
+	assert_int_equal(m.s.reports_bad, 3);	/* (from 105: more than 2^15 at once) */
+	path_sel_peer_restart(&m.s);
+	path_sel_report(&m.s, 0, 1, 10, 0, 100, 1, 10, m.now);
+	assert_int_equal(m.s.reports_bad, 3);
+	assert_int_equal(m.s.path[0].reported, 10);	/* a baseline, not a sample */
+	path_sel_report(&m.s, 0, 1, 11, 0, 110, 1, 10, m.now);
+	assert_int_equal(m.s.path[0].reported, 20);
 	path_sel_free(&m.s);
 }
 
