@@ -95,6 +95,26 @@ advance(struct psn_loss *l, struct psn_loss_qp *q, uint32_t d)
 	q->hi = (q->hi + d) & PSN_MASK;
 }
 
+/*
+ * A jump @p d ahead past PSN_LOSS_MAX_GAP: a blackout of the path (a restarted peer's
+ * endpoint calls psn_loss_reset() first). The totals judge what the window held and count
+ * the PSNs between lost; the QPN's own counts stay as they were, since the caller starts
+ * it afresh (PATHS carries them modulo 2^16, which no such jump would survive).
+ */
+static void
+blackout(struct psn_loss *l, const struct psn_loss_qp *q, uint32_t d)
+{
+	for (uint32_t i = q->skip; i < PSN_LOSS_WINDOW; i++) {
+		uint32_t old = (q->hi + 1 + i - PSN_LOSS_WINDOW) & PSN_MASK;
+
+		l->pkts++;
+		l->lost += !test_bit(q, old);
+	}
+	l->pkts += d - 1;
+	l->lost += d - 1;
+	l->resyncs++;
+}
+
 void
 psn_loss_seen(struct psn_loss *l, uint32_t qp, uint32_t psn)
 {
@@ -122,7 +142,7 @@ psn_loss_seen(struct psn_loss *l, uint32_t qp, uint32_t psn)
 	}
 	if (d < (PSN_MASK + 1) / 2) {		/* ahead */
 		if (d > PSN_LOSS_MAX_GAP) {
-			l->resyncs++;
+			blackout(l, q, d);
 			q->started = 0;
 			psn_loss_seen(l, qp, psn);
 			return;

@@ -12,9 +12,12 @@
  * once the window has passed costs nothing but delay: the last PSN_LOSS_WINDOW of a QPN
  * wait for the next frames.
  *
- * A jump ahead of more than PSN_LOSS_MAX_GAP (a peer that restarted with other PSNs, not
- * a path that lost 64 Ki frames of one QPN in a row) starts the QPN afresh, uncounted
- * (resyncs). No clock, no allocation after psn_loss_init().
+ * A jump ahead of more than PSN_LOSS_MAX_GAP (and less than half the PSN space) is a
+ * blackout of the path: a peer that restarted with other PSNs is not one, since its
+ * endpoint resets the counts first (psn_loss_reset()). The totals count the PSNs between
+ * lost; the QPN starts afresh, its own counts as they were (resyncs). A jump of half the
+ * space or more looks like a frame from behind: too late. No clock, no allocation after
+ * psn_loss_init().
  */
 #ifndef SDR_PSN_LOSS_H
 #define SDR_PSN_LOSS_H
@@ -22,7 +25,7 @@
 #include <stdint.h>
 
 #define PSN_LOSS_WINDOW 256u		/**< PSNs per QPN a frame may arrive late by */
-#define PSN_LOSS_MAX_GAP 65536u		/**< a larger jump ahead restarts the QPN */
+#define PSN_LOSS_MAX_GAP 65536u		/**< a larger jump ahead restarts the QPN's counts */
 
 struct psn_loss_qp {
 	uint32_t hi;			/**< highest PSN seen */
@@ -39,7 +42,7 @@ struct psn_loss {
 	uint64_t lost;			/**< ... of them never arrived */
 	uint64_t dups;			/**< frames whose PSN had arrived already */
 	uint64_t too_late;		/**< frames older than the window (judged lost before) */
-	uint64_t resyncs;
+	uint64_t resyncs;		/**< blackouts: jumps past PSN_LOSS_MAX_GAP */
 	struct psn_loss_qp *qp;
 };
 

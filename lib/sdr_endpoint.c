@@ -1626,6 +1626,7 @@ count_psn(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	ep->counters[SDR_EP_WIRE_LOST] = ep->loss.lost;
 	ep->counters[SDR_EP_WIRE_DUPS] = ep->loss.dups;
 	ep->counters[SDR_EP_WIRE_TOO_LATE] = ep->loss.too_late;
+	ep->counters[SDR_EP_WIRE_BLACKOUTS] = ep->loss.resyncs;
 }
 
 /* A data packet placed: the chunk events it caused, to the reliability layer. */

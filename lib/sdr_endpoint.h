@@ -182,6 +182,9 @@ struct sdr_ep_cfg {
 	X(WIRE_TOO_LATE, "wire_pkts_too_late", INFO, \
 	  "per data frame older than the 256-PSN window, already judged lost (scheme auto or " \
 	  "several paths)") \
+	X(WIRE_BLACKOUTS, "wire_blackouts", INFO, \
+	  "per jump of a data QPN's PSNs past 65536 (scheme auto or several paths): a blackout, " \
+	  "the PSNs between counted lost and the QPN's own path counts started afresh") \
 	X(SCHEME_ASKS, "scheme_changes_asked", INFO, \
 	  "per scheme change this side starts asking the peer for, once its sends have drained") \
 	X(SCHEME_CHANGES, "scheme_changes", INFO, \

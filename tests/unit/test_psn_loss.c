@@ -94,8 +94,9 @@ test_counts_the_wire(void **state)
 	psn_loss_free(&l);
 }
 
-/* A gap wider than the window counts every PSN in it; a jump past PSN_LOSS_MAX_GAP starts
- * afresh, uncounted; a frame older than the window is too late; a reset forgets the QPNs. */
+/* A gap wider than the window counts every PSN in it; a jump past PSN_LOSS_MAX_GAP (a
+ * blackout) counts them in the totals and starts the QPN's own counts afresh; a frame
+ * older than the window is too late; a reset forgets the QPNs. */
 static void
 test_gaps_and_jumps(void **state)
 {
@@ -117,9 +118,25 @@ test_gaps_and_jumps(void **state)
 	assert_int_equal(l.lost, 5000);
 	psn_loss_seen(&l, 0, p - 1 - PSN_LOSS_WINDOW);	/* older than the window */
 	assert_int_equal(l.too_late, 1);
-	psn_loss_seen(&l, 0, p + PSN_LOSS_MAX_GAP + 1);	/* a restarted sender */
-	assert_int_equal(l.resyncs, 1);
-	assert_int_equal(l.lost, 5000);
+	{
+		/* a blackout: the window's PSNs judged (all seen), the ones between lost; the
+		 * QPN's own counts stay */
+		uint64_t pkts = l.pkts, qpkts = l.qp[0].pkts, qlost = l.qp[0].lost;
+
+		psn_loss_seen(&l, 0, p + PSN_LOSS_MAX_GAP + 1);
+		assert_int_equal(l.resyncs, 1);
+		assert_int_equal(l.lost, 5000 + PSN_LOSS_MAX_GAP + 1);
+		assert_int_equal(l.pkts, pkts + PSN_LOSS_WINDOW + PSN_LOSS_MAX_GAP + 1);
+		assert_int_equal(l.qp[0].pkts, qpkts);
+		assert_int_equal(l.qp[0].lost, qlost);
+		/* the QPN afresh from there: the next window judges only its own frames */
+		p += PSN_LOSS_MAX_GAP + 1;
+		pkts = l.pkts;
+		for (uint32_t i = 1; i <= PSN_LOSS_WINDOW; i++)
+			psn_loss_seen(&l, 0, p + i);
+		assert_int_equal(l.pkts, pkts + 1);
+		assert_int_equal(l.lost, 5000 + PSN_LOSS_MAX_GAP + 1);
+	}
 	psn_loss_seen(&l, 5, 1);			/* no such QPN */
 	psn_loss_reset(&l);
 	{
@@ -129,7 +146,7 @@ test_gaps_and_jumps(void **state)
 		for (uint32_t i = 18; i < 18 + PSN_LOSS_WINDOW; i++)
 			psn_loss_seen(&l, 0, i);
 		assert_int_equal(l.pkts, before + 1);	/* 17 itself, now out of the window */
-		assert_int_equal(l.lost, 5000);
+		assert_int_equal(l.lost, 5000 + PSN_LOSS_MAX_GAP + 1);
 	}
 	psn_loss_free(&l);
 }
