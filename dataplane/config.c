@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* INI configuration of the dataplane, read with rte_cfgfile; no EAL needed. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1182,6 +1183,16 @@ check_refs(struct dp_cfg *cfg, struct where *w)
 }
 
 /* Settings of [pipeline] that depend on the rest of the file. */
+/* Whether a connection sends and receives on port @p name. */
+static int
+port_has_conns(const struct dp_cfg *cfg, const char *name)
+{
+	for (unsigned int i = 0; i < cfg->nconns; i++)
+		if (strcmp(cfg->conns[i].port, name) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 check_pipeline(struct dp_cfg *cfg, struct where *w)
 {
@@ -1239,6 +1250,13 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 		if (pc->steering == DP_STEER_RSS && (cfg->engines & (cfg->engines - 1)) != 0)
 			return fail(w, "engines", "%u engines with [port %s] steering = rss: RSS "
 				    "steering needs 1, 2, 4 or 8 engines", cfg->engines, pc->name);
+		/* a NIC's queues are its RSS's choice, not the peer's TX queues one for one
+		 * (what only passes through, to an exception port, may come on any) */
+		if (cfg->engines > 1 && pc->steering == DP_STEER_QUEUE &&
+		    dp_config_nic_device(pc->device) && port_has_conns(cfg, pc->name))
+			return fail(w, "engines", "%u engines with [port %s] steering = queue: a "
+				    "NIC's RSS, not the peer's TX queue, picks the RX queue (set "
+				    "steering = rss)", cfg->engines, pc->name);
 	}
 	for (unsigned int i = 0; i < cfg->nconns; i++) {
 		const struct dp_conn_cfg *c = &cfg->conns[i];
@@ -1247,6 +1265,9 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 		if (c->engine >= (int)cfg->engines)
 			return fail(w, "engines", "[conn %s] engine = %d, but there are %u engines",
 				    c->name, c->engine, cfg->engines);
+		if (cfg->engines > 1 && c->ep.attr.remote_ctrl_qpn != 0)
+			return fail(w, "engines", "%u engines with [conn %s] remote_ctrl_qpn: %s",
+				    cfg->engines, c->name, DP_VERBS_PEER_ENGINES);
 		/* each stripe's frames must land on its own engine at the far end: one port
 		 * per path cannot do that for all of them */
 		if (c->stripes > 1 && c->stripe == 0 && c->ep.paths.sport[0] != 0 && pi >= 0 &&
@@ -1522,6 +1543,28 @@ dp_config_copying_device(const char *device)
 		return i != 0 || !devarg_is(device, "zero-copy", "yes");
 	}
 	return 0;
+}
+
+int
+dp_config_nic_device(const char *device)
+{
+	const char *d = device;
+	unsigned int x = 0;
+
+	/* a PCI address, [DDDD:]BB:DD.F (an mlx5 representor's name starts with one) */
+	while (isxdigit((unsigned char)d[x]))
+		x++;
+	if (x == 4 && d[x] == ':') {
+		d += 5;
+		for (x = 0; isxdigit((unsigned char)d[x]); x++)
+			;
+	}
+	if (x == 2 && d[2] == ':' && isxdigit((unsigned char)d[3]) &&
+	    isxdigit((unsigned char)d[4]) && d[5] == '.' && d[6] >= '0' && d[6] <= '7')
+		return 1;
+	/* an mlx5 sub-function on the auxiliary bus */
+	return strncmp(device, "mlx5_core.sf.", 13) == 0 ||
+	       strncmp(device, "auxiliary:", 10) == 0;
 }
 
 int

@@ -189,6 +189,17 @@ void dp_conn_model_params(const struct dp_conn_cfg *c, struct sdr_model_params *
  */
 int dp_config_copying_device(const char *device);
 
+/**
+ * Whether @p device names a NIC on a hardware bus (a PCI address, an mlx5 representor or
+ * sub-function): its RX queue is its RSS's choice, and it reads frames by DMA.
+ */
+int dp_config_nic_device(const char *device);
+
+/** Why a verbs peer's connection cannot go with several engines. */
+#define DP_VERBS_PEER_ENGINES "a verbs peer's NIC picks its own UDP source ports, so its " \
+	"frames would reach an engine by chance (wrong_engine_queue): use one engine"
+
+
 /** Find a port / link / connection by name. @return index or -1. */
 int dp_config_port(const struct dp_cfg *cfg, const char *name);
 int dp_config_link(const struct dp_cfg *cfg, const char *name);

@@ -325,7 +325,9 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "alike: same `engines`, `steering = rss`). Needs `mode = engines` and "
 		       "1, 2, 4 or 8 engines. "
 		       "A device with no UDP RSS keeps its queues one for one and says so at "
-		       "start. See [deployment.md](deployment.md#engines).",
+		       "start. On a NIC (a PCI address, an mlx5 representor or sub-function) "
+		       "that carries connections, several engines need `rss`: `queue` is "
+		       "refused there. See [deployment.md](deployment.md#engines).",
 	},
 	[DPK_PORT_ZERO_COPY] = {
 		.name = "zero_copy", .kind = DP_K_OTHER,
@@ -517,7 +519,9 @@ static const struct dp_key conn_keys[DPK_CONN_COUNT] = {
 		.dflt = "0",
 		.doc = "the peer's control QPN; 0: the one after its data QPNs (`remote_qpn + "
 		       "channels × generations`). Set it for a verbs peer (`sdr-verbs-peer`), "
-		       "whose QPNs the NIC picks",
+		       "whose QPNs the NIC picks. Not with several `engines`: the peer's NIC "
+		       "picks its own UDP source ports, so its frames would reach an engine by "
+		       "chance",
 	},
 	[DPK_CONN_LOCAL_RKEY] = {
 		.admin = 1,

@@ -413,6 +413,11 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 			 cc.name, cc.engine, ctx->cfg.engines, ctx->cfg.engines - 1);
 		return -1;
 	}
+	if (ctx->cfg.engines > 1 && cc.ep.attr.remote_ctrl_qpn != 0) {
+		snprintf(err, errlen, "[conn %s] remote_ctrl_qpn with %u engines: %s", cc.name,
+			 ctx->cfg.engines, DP_VERBS_PEER_ENGINES);
+		return -1;
+	}
 	if (i < 0) {
 		for (i = 0; i < DP_MAX_CONNS && ctx->conns[i].ep != NULL; i++)
 			;

@@ -1053,6 +1053,27 @@ def case_steering():
         r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
         check(r.returncode == 2 and "RSS steering needs 1, 2, 4 or 8 engines" in r.stderr and
               r.stderr.count("\n") == 1, "3 engines with steering = rss: %r" % r.stderr)
+        # on a NIC (a PCI address) the queue is its RSS's pick, not the peer's TX queue:
+        # queue steering with several engines is refused; so is a verbs peer, whose NIC
+        # picks its own source ports
+        ini = engines_ini(SRC, d, "nicq.ini", 1, 2)
+        text = open(ini).read().replace("device = ring:lo:0", "device = 0000:17:00.0")
+        open(ini, "w").write(text)
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr.count("\n") == 1 and
+              "2 engines with [port a] steering = queue: a NIC's RSS" in r.stderr,
+              "2 engines, steering = queue on a PCI NIC: %r" % r.stderr)
+        text = re.sub(r"(\[port [ab]\]\n)", r"\1steering = rss\n", text)
+        open(ini, "w").write(text)
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 0, "2 engines, steering = rss on a PCI NIC: %r" % r.stderr)
+        open(ini, "w").write(text.replace("[conn ab0]\n", "[conn ab0]\nremote_ctrl_qpn = 77\n",
+                                          1))
+        r = subprocess.run([DP, "--", "-f", ini, "--check"], capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr.count("\n") == 1 and
+              "2 engines with [conn ab0] remote_ctrl_qpn: a verbs peer's NIC" in r.stderr,
+              "2 engines with a verbs peer: %r" % r.stderr)
+        print("ok: on a PCI NIC, 2 engines need steering = rss, and a verbs peer one engine")
         # a peer that puts the connection on another engine: its packets come in on the
         # queue of an engine that does not own it there, and are counted as such (not as
         # a QPN nobody has)
