@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_kvargs.h>
@@ -186,6 +188,37 @@ want_zero_copy(const struct dp_port_cfg *pc)
 	return dp_config_copying_device(pc->device);
 }
 
+/* A device on a hardware bus (PCI, auxiliary: a NIC or its representor), not a vdev. */
+static int
+is_bus_device(const struct rte_eth_dev_info *info)
+{
+	const struct rte_bus *bus = info->device != NULL ? rte_dev_bus(info->device) : NULL;
+
+	return bus != NULL && strcmp(rte_bus_name(bus), "vdev") != 0;
+}
+
+/*
+ * A NIC's MTU, asked for before its queues are made (ethdev's rxmode.mtu, within the
+ * device's limits): what fits a receive buffer of @p room bytes, or more where the device
+ * can scatter a frame over several (the parser takes chains). @return the MTU to ask.
+ */
+static uint32_t
+bus_device_mtu(const struct dp_port *p, const struct rte_eth_dev_info *info, uint32_t room,
+	       struct rte_eth_conf *conf)
+{
+	uint32_t mtu = p->cfg->mtu < info->max_mtu ? p->cfg->mtu : info->max_mtu;
+	uint32_t fits = room - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+
+	if (mtu > fits) {
+		if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+			conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+		else
+			mtu = fits;
+	}
+	conf->rxmode.mtu = mtu;
+	return mtu;
+}
+
 /*
  * steering = rss: entry i of the redirection table -> RX queue i mod engines, so the queue
  * of a packet is its hash mod engines whatever the table's size (a power of two), and a
@@ -198,8 +231,10 @@ program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned in
 	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
 	int rc;
 
-	if (info->reta_size == 0 || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
-	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+	/* (a table smaller than a group of 64 is one part of a group: mlx5 sizes its table
+	 * by the queues once configured) */
+	if (info->reta_size < engines || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
+	    (info->reta_size & (info->reta_size - 1)) != 0) {
 		snprintf(err, errlen, "port %s: steering = rss: the device's redirection table "
 			 "(%u entries) cannot be set", p->cfg->name, info->reta_size);
 		return -1;
@@ -215,6 +250,41 @@ program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned in
 		snprintf(err, errlen, "port %s: steering = rss: setting the redirection table "
 			 "failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * steering = rss, once started: the device kept our key and table, as far as it can tell
+ * (one that cannot read them back is taken at its word). A sender picks its source ports
+ * for them: any other would put each channel on an engine by chance (wrong_engine_queue).
+ */
+static int
+check_rss(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned int engines,
+	  char *err, size_t errlen)
+{
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	uint8_t key[RSS_KEY_LEN];
+	struct rte_eth_rss_conf conf = { .rss_key = key, .rss_key_len = RSS_KEY_LEN };
+
+	if (rte_eth_dev_rss_hash_conf_get(p->port_id, &conf) == 0 &&
+	    memcmp(key, rss_default_key, RSS_KEY_LEN) != 0) {
+		snprintf(err, errlen, "port %s: steering = rss: the device did not keep the "
+			 "dataplane's RSS key", p->cfg->name);
+		return -1;
+	}
+	memset(reta, 0, sizeof(reta));
+	for (unsigned int i = 0; i < info->reta_size; i++)
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+	if (rte_eth_dev_rss_reta_query(p->port_id, reta, info->reta_size) != 0)
+		return 0;
+	for (unsigned int i = 0; i < info->reta_size; i++) {
+		if (reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] !=
+		    i % engines) {
+			snprintf(err, errlen, "port %s: steering = rss: the device did not keep the "
+				 "redirection table (entry %u)", p->cfg->name, i);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -287,10 +357,11 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	   uint16_t rx_desc, unsigned int engines, const volatile int *quit, char *err,
 	   size_t errlen)
 {
-	int rss;
+	int rss, bus;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	uint16_t rxq = p->cfg->rx_queues, txq = p->cfg->tx_queues, txd = TX_DESC;
+	uint32_t bus_mtu = 0;
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
@@ -313,6 +384,15 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 			"its data frames carry a copy of the payload\n", p->cfg->name);
 	if (p->multi_seg)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	bus = is_bus_device(&info);
+	if (bus && p->zero_copy)
+		fprintf(stderr, "sdr-dataplane: port %s: zero_copy = yes on a NIC: the "
+			"application's buffers are not registered for its DMA, so its data frames "
+			"may fail to send (for testing only; see docs/deployment.md)\n",
+			p->cfg->name);
+	if (bus)
+		bus_mtu = bus_device_mtu(p, &info, rte_pktmbuf_data_room_size(pools[0]) -
+					 RTE_PKTMBUF_HEADROOM, &conf);
 	if (rxq > 1) {
 		/* channels spread over queues by the UDP source port, which encodes the QPN */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -339,6 +419,12 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		snprintf(err, errlen, "port %s: configure failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
+	/* (a device may size its tables by its queues: what it says once configured) */
+	if (rss && (rc = rte_eth_dev_info_get(p->port_id, &info)) != 0) {
+		snprintf(err, errlen, "port %s: cannot read device info: %s", p->cfg->name,
+			 rte_strerror(-rc));
+		return -1;
+	}
 	/* (within the device's limits: its least, its most, its step) */
 	(void)rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rx_desc, &txd);
 	for (uint16_t q = 0; q < rxq; q++) {
@@ -363,13 +449,28 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	/* not every device takes the MTU asked for: then what it takes is the port's limit,
 	 * and a connection whose packets would not fit is refused when it starts */
 	p->l3_mtu = p->cfg->mtu;
+	if (bus) {
+		/* a NIC drops what its MTU does not take, silently: not set is not started */
+		rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)bus_mtu);
+		if (rc != 0) {
+			snprintf(err, errlen, "port %s: setting the MTU to %u failed: %s (mlx5 sets "
+				 "its netdev's: that needs CAP_NET_ADMIN)", p->cfg->name, bus_mtu,
+				 rte_strerror(-rc));
+			return -1;
+		}
+		if (bus_mtu < p->cfg->mtu) {
+			p->l3_mtu = bus_mtu;
+			fprintf(stderr, "sdr-dataplane: port %s: the device carries at most %u-byte "
+				"IP packets (mtu = %u asked)\n", p->cfg->name, bus_mtu,
+				p->cfg->mtu);
+		}
 	/*
-	 * Only net_tap is known to enforce what it reports (in DPDK 22.11 it takes 1504-byte
-	 * packets and refuses longer ones on transmit); memif, ring and af_packet report 1500
-	 * yet carry 4 KiB frames, so their reports are not a limit.
+	 * Of the virtual devices only net_tap is known to enforce what it reports (in DPDK
+	 * 22.11 it takes 1504-byte packets and refuses longer ones on transmit); memif, ring
+	 * and af_packet report 1500 yet carry 4 KiB frames, so their reports are not a limit.
 	 */
-	if (rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu) != 0 &&
-	    strncmp(p->cfg->device, "net_tap", 7) == 0) {
+	} else if (rte_eth_dev_set_mtu(p->port_id, (uint16_t)p->cfg->mtu) != 0 &&
+		   strncmp(p->cfg->device, "net_tap", 7) == 0) {
 		/* ethdev's own rule: a frame is the MTU plus the Ethernet header and FCS */
 		uint32_t max = info.max_mtu;
 
@@ -383,6 +484,9 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		}
 	}
 	memif_bsize_hint(p);
+	/* the table before the start: a device may restart itself to change it */
+	if (rss && program_reta(p, &info, engines, err, errlen) != 0)
+		return -1;
 	rc = rte_eth_dev_start(p->port_id);
 	/* a memif client cannot start before its server has made the socket: wait for it */
 	for (int tries = 0; rc != 0 && strncmp(p->cfg->device, "net_memif", 9) == 0 &&
@@ -397,7 +501,7 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
-	if (rss && program_reta(p, &info, engines, err, errlen) != 0)
+	if (rss && check_rss(p, &info, engines, err, errlen) != 0)
 		return -1;
 	/*
 	 * A memif client whose connection attempt raced the server's start can be left with
