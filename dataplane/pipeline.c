@@ -1056,7 +1056,8 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
-	if (nz && rte_pktmbuf_alloc_bulk(zc_pool(ctx), att, 2 * nz) != 0)
+	/* raw: a chain segment needs few of the fields rte_pktmbuf_reset() writes (below) */
+	if (nz && rte_mempool_get_bulk(zc_pool(ctx), (void **)att, 2 * nz) != 0)
 		nz = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf_ext_shared_info *hi;
@@ -1092,10 +1093,20 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		run++;
 		x = att[k++];
 		t = att[k++];
+		/*
+		 * An mbuf fresh from its pool has next = NULL, nb_segs = 1 and refcnt = 1 (what
+		 * rte_mbuf_raw_alloc() promises). A segment after the first needs only where
+		 * its bytes are and how many: what rte_pktmbuf_attach_extbuf() writes, and its
+		 * data_len; the tail its data offset and no flags. Packet-wide fields (pkt_len,
+		 * offloads, port) are the first segment's.
+		 */
 		rte_pktmbuf_attach_extbuf(x, (void *)(uintptr_t)e[i].ext,
 					  ctx->iova_va ? (rte_iova_t)(uintptr_t)e[i].ext : RTE_BAD_IOVA,
 					  (uint16_t)e[i].ext_len, hold);
+		x->ol_flags = RTE_MBUF_F_EXTERNAL;
 		x->data_len = (uint16_t)e[i].ext_len;
+		t->data_off = RTE_PKTMBUF_HEADROOM;
+		t->ol_flags = 0;
 		tails[i] = rte_pktmbuf_mtod(t, uint8_t *);
 		t->data_len = e[i].tail_len;
 		m[i]->next = x;
@@ -1107,7 +1118,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		rte_mbuf_ext_refcnt_update(hold, (int16_t)run);
 	/* attach mbufs of frames that were copied after all */
 	if (k < 2 * nz)
-		rte_pktmbuf_free_bulk(att + k, 2 * nz - k);
+		rte_mempool_put_bulk(zc_pool(ctx), (void **)(att + k), 2 * nz - k);
 	PS(p)->counters[DP_PORT_TX_ZERO_COPY] += k / 2;
 }
 
