@@ -71,6 +71,9 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 		cc->ep.steer_queue = (uint8_t)dp_conn_engine(cfg, cc);
 		memcpy(cc->ep.steer_key, rss_default_key, RSS_KEY_LEN);
 	}
+	/* a scheme change's codes are made by the management thread (ctl_auto.c), never on
+	 * the engine that runs the endpoint */
+	cc->ep.codes_outside = cc->ep.rel.scheme_may_change;
 	/* [pipeline] fec = lcore: the endpoint hands its encodes and decodes out as jobs */
 	cc->ep.fec_jobs = cfg->fec_lcore ? cfg->fec_jobs : 0;
 	/* zero-copy send: a send completes once no frame reads its buffer (holds.h) */

@@ -136,6 +136,7 @@ struct ctl_job {
 	uint32_t u32;
 	void *p;
 	void *q;
+	struct ec_codec *code, *code2;	/* made for the engine (ctl_auto.c) */
 	struct dp_conn_cfg *cfg;
 	struct sdr_rpc_rep *rep;
 	char *err;

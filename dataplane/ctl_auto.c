@@ -13,10 +13,12 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ec_codec.h"
 
 #define AUTO_PERIOD_NS 500000000ull
 
-/* Engine job: ask the connection's endpoint for the change, start the dwell time. */
+/* Engine job: ask the connection's endpoint for the change (with its code j->code, made
+ * here), start the dwell time. */
 static int
 change_job(struct dp_ctx *ctx, struct ctl_job *j)
 {
@@ -25,7 +27,7 @@ change_job(struct dp_ctx *ctx, struct ctl_job *j)
 
 	if (c->ep != j->p)
 		return -ESTALE;		/* rebuilt or deleted meanwhile */
-	rc = sdr_ep_change_scheme(c->ep, j->q, dp_now_ns(ctx));
+	rc = sdr_ep_change_scheme(c->ep, j->q, &j->code, dp_now_ns(ctx));
 	if (rc == 0)
 		sdr_ep_auto_changed(c->ep, j->u64);
 	else if (rc != -EBUSY)	/* (busy: another change under way, asked again later) */
@@ -86,8 +88,15 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	if (dec.verdict == SDR_AUTO_CHANGE && !changing) {
 		struct ctl_job j = { .fn = change_job, .conn = i, .engine = c->engine, .p = c->ep,
 				     .q = &dec.choice, .u64 = now };
+		int rc = 0;
 
-		if (ctl_engine_call(ctx, &j) == 0) {
+		/* the code here, not on the engine (an MDS code's tables: 0.1 to a few ms) */
+		if (sdr_scheme_is_ec(&dec.choice))
+			rc = sdr_ep_code_make(&dec.choice, &j.code, NULL);
+		if (rc == 0)
+			rc = ctl_engine_call(ctx, &j);
+		ec_codec_destroy(j.code);	/* (not taken) */
+		if (rc == 0) {
 			struct dp_auto_rec *r;
 
 			rte_spinlock_lock(&d->lock);
@@ -105,12 +114,49 @@ decide(struct dp_ctx *ctx, unsigned int i, uint64_t now)
 	rte_spinlock_unlock(&d->lock);
 }
 
+/* Engine job: the codes the endpoint asked for (j->code, j->code2), if it still wants them. */
+static int
+code_job(struct dp_ctx *ctx, struct ctl_job *j)
+{
+	struct dp_conn *c = &ctx->conns[j->conn];
+
+	if (c->ep != j->p)
+		return -ESTALE;
+	return sdr_ep_code_give(c->ep, j->q, &j->code, &j->code2);
+}
+
+/*
+ * The code a connection's endpoint waits for (a change the peer asked for, a
+ * return to the configured scheme): made here and handed over, so that no engine stalls
+ * making it (sdr_ep_cfg.codes_outside).
+ */
+static void
+serve_code(struct dp_ctx *ctx, unsigned int i)
+{
+	struct dp_conn *c = &ctx->conns[i];
+	struct sdr_scheme s;
+	struct ctl_job j = { .fn = code_job, .conn = i, .engine = c->engine, .p = c->ep,
+			     .q = &s };
+
+	if (!sdr_ep_code_wanted(c->ep, &s) || sdr_ep_code_make(&s, &j.code, &j.code2) != 0)
+		return;		/* (no memory: asked again at the next sweep) */
+	(void)ctl_engine_call(ctx, &j);
+	ec_codec_destroy(j.code);	/* (not taken: no longer wanted) */
+	ec_codec_destroy(j.code2);
+}
+
 void
 ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now)
 {
-	for (unsigned int i = 0; i < ctx->nconns; i++)
-		if (online(&ctx->conns[i]))
+	for (unsigned int i = 0; i < ctx->nconns; i++) {
+		const struct dp_conn *c = &ctx->conns[i];
+
+		/* (a receive side follows the sender's changes: codes, no decisions) */
+		if (c->ep != NULL && c->cfg->ep.codes_outside)
+			serve_code(ctx, i);
+		if (online(c))
 			decide(ctx, i, now);
+	}
 }
 
 unsigned int

@@ -285,7 +285,7 @@ code_msg(struct rel_rx *rx, struct rxm *m)
 }
 
 int
-rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s)
+rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s, struct ec_codec **made)
 {
 	struct ec_codec *codec = NULL;
 
@@ -298,8 +298,12 @@ rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s)
 		if (m->state == RXM_POSTED && (m->first_ns != 0 || m->have_data != 0))
 			return -EBUSY;	/* a message is arriving under the current scheme */
 	}
-	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
+	if (sdr_scheme_is_ec(s) && made != NULL && *made != NULL) {
+		codec = *made;
+		*made = NULL;
+	} else if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0) {
 		return -ENOMEM;
+	}
 	ec_codec_destroy(rx->codec);
 	rx->codec = codec;
 	rx->cfg.scheme = *s;

@@ -36,6 +36,8 @@
 #include "sdr_ctrl.h"
 #include "sdr_rel.h"
 
+struct ec_codec;
+
 #define REL_RX_COUNTERS(X) \
 	X(POSTED, "recvs_posted", OK, \
 	  "receives accepted by the reliability layer, each then owes the sender a CTS") \
@@ -221,11 +223,12 @@ int rel_rx_poll_done(struct rel_rx *rx, struct sdr_rel_done *d);
 
 /**
  * Receive the next messages under scheme @p s (cfg.scheme_may_change), on chunks of its
- * chunk shift; the receives posted ahead take it too. @return 0, -EBUSY while a posted
- * message has data in, -EINVAL for a scheme the parity region or chunk shift cannot hold,
- * -ENOMEM.
+ * chunk shift; the receives posted ahead take it too. @p made: NULL, or s's code for the
+ * decodability queries made already (a cache of one decode table; taken on success).
+ * @return 0, -EBUSY while a posted message has data in, -EINVAL for a scheme the parity
+ * region or chunk shift cannot hold, -ENOMEM.
  */
-int rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s);
+int rel_rx_set_scheme(struct rel_rx *rx, const struct sdr_scheme *s, struct ec_codec **made);
 
 /**
  * The receiver's timers: the RTO in force (the CTS, EC-NACK and WITHDRAW repeats) and the

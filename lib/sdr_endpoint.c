@@ -140,6 +140,11 @@ struct sdr_ep {
 	struct ec_codec *sw_codec;	/* its code, made before we ask: once the peer has
 					 * switched, ours must not fail to follow */
 	uint64_t sw_seq;		/* the first message it is for */
+	/* cfg.codes_outside: the code wanted (code_value(), 0: none; written here, read by
+	 * sdr_ep_code_wanted() on another thread), and the one given, not taken yet */
+	uint64_t code_want;
+	uint64_t made_value;
+	struct ec_codec *made_dec, *made_query;
 	uint64_t sw_next_ns, sw_gap_ns;
 	struct sdr_scheme scheme0;	/* the configured one: what a restarted peer runs */
 	/* after a peer restart, a direction still to go back to scheme0 (work of the old
@@ -265,6 +270,8 @@ sdr_ep_destroy(struct sdr_ep *ep)
 	ec_codec_destroy(ep->txc.codec);
 	ec_codec_destroy(ep->rxc.codec);
 	ec_codec_destroy(ep->sw_codec);
+	ec_codec_destroy(ep->made_dec);
+	ec_codec_destroy(ep->made_query);
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
 	sdr_mac_fini(&ep->mac);
@@ -968,6 +975,105 @@ scheme_value(const struct sdr_scheme *s)
 	       (uint64_t)(sdr_scheme_is_ec(s) ? s->k : 0) << 16 | (sdr_scheme_is_ec(s) ? s->m : 0);
 }
 
+/* An EC scheme's code alone (kind, k, m; not the chunk): never 0. */
+static uint64_t
+code_value(const struct sdr_scheme *s)
+{
+	return 1ull << 63 | (uint64_t)s->kind << 32 | (uint64_t)s->k << 16 | s->m;
+}
+
+int
+sdr_ep_code_make(const struct sdr_scheme *s, struct ec_codec **dec, struct ec_codec **query)
+{
+	struct ec_spec spec = { .kind = s->kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
+				.k = s->k, .m = s->m };
+
+	*dec = NULL;
+	if (query != NULL)
+		*query = NULL;
+	if (!sdr_scheme_is_ec(s))
+		return -EINVAL;
+	/* (the reliability layer's queries keep one decode table: rel_rx's own make) */
+	if (ec_codec_create(&spec, EC_CACHE_DEFAULT, dec) != 0 ||
+	    (query != NULL && ec_codec_create(&spec, 1, query) != 0)) {
+		ec_codec_destroy(*dec);
+		*dec = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int
+sdr_ep_code_wanted(const struct sdr_ep *ep, struct sdr_scheme *s)
+{
+	uint64_t v = __atomic_load_n(&ep->code_want, __ATOMIC_ACQUIRE);
+
+	if (v == 0)
+		return 0;
+	*s = (struct sdr_scheme){ .kind = (enum sdr_scheme_kind)((v >> 32) & 0xFF),
+				  .k = (uint32_t)(v >> 16) & 0xFFFF, .m = (uint32_t)v & 0xFFFF };
+	return 1;
+}
+
+int
+sdr_ep_code_give(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **dec,
+		 struct ec_codec **query)
+{
+	if (!sdr_scheme_is_ec(s) || ep->code_want != code_value(s))
+		return -ESTALE;
+	ec_codec_destroy(ep->made_dec);
+	ec_codec_destroy(ep->made_query);
+	ep->made_dec = *dec;
+	ep->made_query = *query;
+	*dec = *query = NULL;
+	ep->made_value = code_value(s);
+	__atomic_store_n(&ep->code_want, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * The code of EC scheme @p s for this end (and with @p query, the reliability layer's):
+ * the one given for it (cfg.codes_outside), else made here, or, when only made outside,
+ * asked for (sdr_ep_code_wanted(); counted once per code). @return 0, -EAGAIN (asked
+ * for: try again once given), -ENOMEM.
+ */
+static int
+take_code(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **dec,
+	  struct ec_codec **query)
+{
+	uint64_t v = code_value(s);
+
+	if (ep->made_value == v && ep->made_dec != NULL &&
+	    (query == NULL || ep->made_query != NULL)) {
+		*dec = ep->made_dec;
+		ep->made_dec = NULL;
+		if (query != NULL) {
+			*query = ep->made_query;
+			ep->made_query = NULL;
+		}
+		return 0;
+	}
+	if (!ep->cfg.codes_outside)
+		return sdr_ep_code_make(s, dec, query);
+	if (ep->code_want != v) {
+		ep->counters[SDR_EP_SCHEME_CODE_WAITS]++;
+		__atomic_store_n(&ep->code_want, v, __ATOMIC_RELEASE);
+	}
+	return -EAGAIN;
+}
+
+/* Codes taken for @p s and not used after all: kept for the next try. */
+static void
+keep_code(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec *dec,
+	  struct ec_codec *query)
+{
+	ec_codec_destroy(ep->made_dec);
+	ec_codec_destroy(ep->made_query);
+	ep->made_dec = dec;
+	ep->made_query = query;
+	ep->made_value = code_value(s);
+}
+
 /* The scheme of a SCHEME message's value. @return 0, or -1 for none we know. */
 static int
 scheme_of_value(uint64_t v, struct sdr_scheme *s)
@@ -1024,8 +1130,8 @@ apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec *
 	if (sdr_scheme_is_ec(s) && made != NULL && *made != NULL) {
 		codec = *made;
 		*made = NULL;
-	} else if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0) {
-		return -ENOMEM;
+	} else if (sdr_scheme_is_ec(s) && (rc = take_code(ep, s, &codec, NULL)) != 0) {
+		return rc;
 	}
 	rc = rel_tx_set_scheme(ep->rtx, s);
 	if (rc == 0 && (rc = sdr_tx_set_chunk_shift(ep->tx, s->chunk_shift)) != 0)
@@ -1033,8 +1139,8 @@ apply_tx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec *
 	if (rc != 0) {
 		if (made != NULL && codec != NULL)
 			*made = codec;	/* (still the caller's) */
-		else
-			ec_codec_destroy(codec);
+		else if (codec != NULL)
+			keep_code(ep, s, codec, NULL);
 		return rc;
 	}
 	set_code(ep, &ep->txc, s, codec);
@@ -1058,19 +1164,22 @@ rx_work_out(const struct sdr_ep *ep)
 static int
 apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 {
-	struct ec_codec *codec = NULL;
+	struct ec_codec *codec = NULL, *query = NULL;
 	int rc;
 
 	if (rx_work_out(ep))
 		return -EBUSY;
-	if (sdr_scheme_is_ec(s) && make_codec(s, &codec) != 0)
-		return -ENOMEM;
-	rc = rel_rx_set_scheme(ep->rrx, s);
+	if (sdr_scheme_is_ec(s) && (rc = take_code(ep, s, &codec, &query)) != 0)
+		return rc;
+	rc = rel_rx_set_scheme(ep->rrx, s, &query);
 	if (rc == 0 && (rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
 					     sdr_scheme_is_ec(s) ? s->m : 0, s->chunk_shift)) != 0)
-		rel_rx_set_scheme(ep->rrx, &ep->rx_scheme);
+		rel_rx_set_scheme(ep->rrx, &ep->rx_scheme, NULL);
 	if (rc != 0) {
-		ec_codec_destroy(codec);
+		if (codec != NULL && query != NULL)
+			keep_code(ep, s, codec, query);	/* (-EBUSY: the next try's) */
+		else
+			ec_codec_destroy(codec);
 		return rc;
 	}
 	set_code(ep, &ep->rxc, s, codec);
@@ -1079,7 +1188,8 @@ apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 }
 
 int
-sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now)
+sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **code,
+		     uint64_t now)
 {
 	if (!(ep->cfg.attr.dir & SDR_DIR_SEND) || !scheme_runs_here(ep, s))
 		return -EINVAL;
@@ -1087,6 +1197,11 @@ sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now
 		return -EBUSY;
 	if (scheme_value(s) == scheme_value(&ep->cfg.rel.scheme))
 		return 0;
+	if (code != NULL && *code != NULL && sdr_scheme_is_ec(s)) {
+		ec_codec_destroy(ep->sw_codec);
+		ep->sw_codec = *code;	/* (made by the caller for s) */
+		*code = NULL;
+	}
 	ep->sw_want = *s;
 	ep->sw_state = SW_DRAIN;
 	ep->sw_next_ns = now;
@@ -1118,8 +1233,12 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	if (ep->sw_state == SW_DRAIN && rel_tx_inflight(ep->rtx) == 0 && !ep->enc_jobs_out &&
 	    !ep->n_enc_wait && !ep->held && !ep->job_active) {
 		/* the code first: the peer switches when it agrees, and then ours must follow */
-		if (sdr_scheme_is_ec(&ep->sw_want) && ep->sw_codec == NULL &&
-		    make_codec(&ep->sw_want, &ep->sw_codec) != 0) {
+		int rc = sdr_scheme_is_ec(&ep->sw_want) && ep->sw_codec == NULL ?
+			 take_code(ep, &ep->sw_want, &ep->sw_codec, NULL) : 0;
+
+		if (rc == -EAGAIN)
+			return 0;	/* until its code is given */
+		if (rc != 0) {
 			ep->sw_state = SW_NONE;
 			ep->counters[SDR_EP_SCHEME_NO_MEMORY]++;
 			sdr_auto_refused(&ep->autoe, &ep->sw_want, now);	/* not soon again */
@@ -1205,6 +1324,12 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 				ep->rx_refused = 0;
 				rekey(ep, now);
 			}
+			return;
+		}
+		if (rc == -EAGAIN) {
+			/* its code is being made off this thread (cfg.codes_outside): no
+			 * answer yet; the sender asks again after an RTO */
+			ep->sw_owed = 0;
 			return;
 		}
 		if (rc == -EBUSY && rx_work_out(ep)) {
@@ -1388,7 +1513,7 @@ hello_scheme(struct sdr_ep *ep)
 		if (rc == 0) {
 			ep->reset_rx = 0;
 			ep->counters[SDR_EP_SCHEME_CHANGES]++;
-		} else if (rc == -EBUSY) {
+		} else if (rc == -EBUSY || rc == -EAGAIN) {
 			unkey_receives(ep);	/* reset_settle() keys them once it has */
 		} else {
 			ep->reset_rx = 0;

@@ -27,6 +27,7 @@
 #include "sdr_rel.h"
 #include "sdr_rx.h"
 
+struct ec_codec;
 struct rel_rx;
 
 struct sdr_ep_cfg {
@@ -83,6 +84,15 @@ struct sdr_ep_cfg {
 	 * them at the start (sdr_ep_change_scheme()).
 	 */
 	uint16_t switch_max_m;
+	/**
+	 * The codes of a scheme change are made by the caller, off the thread that runs the
+	 * endpoint (an MDS code's tables take from a hundred microseconds to milliseconds to
+	 * make, a stall of every connection of a dataplane's engine): a change asked brings
+	 * its code (sdr_ep_change_scheme()), and a code the peer's change or a return to the
+	 * configured scheme needs is asked for (sdr_ep_code_wanted()) and waited for until
+	 * given (sdr_ep_code_give()). 0: made here, when needed.
+	 */
+	uint8_t codes_outside;
 	/**
 	 * Several paths (path_sel.h): with paths.npaths > 1 the receive side reports per data
 	 * QPN what arrived (PATHS, sdr_ctrl.h) and the send side places its data QPNs on
@@ -201,6 +211,9 @@ struct sdr_ep_cfg {
 	X(SCHEME_DEFERRED, "scheme_changes_deferred", INFO, \
 	  "per scheme change the peer asked for while an offloaded decode was out or this side " \
 	  "was going back to the configured scheme: not answered, the peer asks again") \
+	X(SCHEME_CODE_WAITS, "scheme_codes_waited", INFO, \
+	  "per code a scheme change or a return to the configured scheme waited for, made off " \
+	  "the engine (codes_outside): the peer's question goes unanswered until it is there") \
 	X(SCHEME_RESET_WAITS, "scheme_resets_waited", INFO, \
 	  "per peer restart with work of the old peer out: back to the configured scheme once " \
 	  "it is in; meanwhile sends wait and no receive takes the new peer's data") \
@@ -607,7 +620,32 @@ const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
  * connection), -EBUSY while another change is under way (or the return to the configured
  * scheme after a peer restart, which waits for the old peer's work still out).
  */
-int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, uint64_t now);
+int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s,
+			 struct ec_codec **code, uint64_t now);
+
+/**
+ * The codes of EC scheme @p s as the endpoint makes them: @p dec for its encodes and
+ * decodes, @p query (may be NULL) for the reliability layer's decodability queries. For
+ * cfg.codes_outside, on any thread. @return 0, -ENOMEM, -EINVAL (not an EC scheme).
+ */
+int sdr_ep_code_make(const struct sdr_scheme *s, struct ec_codec **dec,
+		     struct ec_codec **query);
+
+/**
+ * cfg.codes_outside: the code (kind, k, m in @p s) the endpoint waits for, to follow a
+ * change the peer asked for or to go back to the configured scheme after a peer restart
+ * (until given, the peer's question goes unanswered: it asks again). A snapshot, safe to
+ * read from another thread. @return 1 and *@p s, or 0 when none is wanted.
+ */
+int sdr_ep_code_wanted(const struct sdr_ep *ep, struct sdr_scheme *s);
+
+/**
+ * Give the endpoint the codes of @p s (sdr_ep_code_make(), both) that sdr_ep_code_wanted()
+ * asked for; on the endpoint's thread. @return 0 (both taken, *dec and *query NULL), or
+ * -ESTALE when it no longer wants them (still the caller's).
+ */
+int sdr_ep_code_give(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **dec,
+		     struct ec_codec **query);
 
 /** The scheme of this side's sends now; *@p changing set while a change is under way. */
 struct sdr_scheme sdr_ep_scheme(const struct sdr_ep *ep, int *changing);

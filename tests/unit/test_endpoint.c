@@ -532,7 +532,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 				sent++;
 				if (switch_plan != NULL && sent % switch_every == 0)
 					assert_int_equal(sdr_ep_change_scheme(a, &switch_plan[
-						(sent / switch_every - 1) % switch_n], now), 0);
+						(sent / switch_every - 1) % switch_n], NULL, now), 0);
 			}
 		}
 		outputs(&w, a, b, fr, now);
@@ -1496,8 +1496,8 @@ test_scheme_change_chunks(void **state)
 	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 400000);
 	a = sdr_ep_create(&c.a);
 	assert_non_null(a);
-	assert_int_equal(sdr_ep_change_scheme(a, &sr3, 0), -EINVAL);
-	assert_int_equal(sdr_ep_change_scheme(a, &sr2, 0), 0);
+	assert_int_equal(sdr_ep_change_scheme(a, &sr3, NULL, 0), -EINVAL);
+	assert_int_equal(sdr_ep_change_scheme(a, &sr2, NULL, 0), 0);
 	sdr_ep_destroy(a);
 	c.a.attr.max_chunk_shift = 3;		/* 4 KiB >> 3 is half a packet */
 	assert_null(sdr_ep_create(&c.a));
@@ -1585,7 +1585,7 @@ test_scheme_change_both(void **state)
 							  0xC0DE0000u + sent[d], sent[d], now) == 0) {
 				sent[d]++;
 				if (sent[d] % every[d] == 0 &&
-				    sdr_ep_change_scheme(me, &plan[d][asks[d] % 4], now) == 0)
+				    sdr_ep_change_scheme(me, &plan[d][asks[d] % 4], NULL, now) == 0)
 					asks[d]++;
 			}
 		}
@@ -2342,7 +2342,7 @@ test_scheme_ask_unanswered(void **state)
 	wan_check(&x, 1, 1);
 	assert_false(sdr_ep_busy(x.a));
 	assert_false(sdr_ep_in_flight(x.a));
-	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], x.now), 0);
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], NULL, x.now), 0);
 	assert_true(sdr_ep_busy(x.a));
 	x.w.loss = 1.0;		/* the peer is gone */
 	wan_run_until(&x, 10000000000ull, 0, 0);
@@ -2350,6 +2350,77 @@ test_scheme_ask_unanswered(void **state)
 	assert_true(sdr_ep_busy(x.a));
 	assert_false(sdr_ep_in_flight(x.a));
 	assert_false(sdr_ep_in_flight(x.b));
+	wan_fini(&x);
+}
+
+/*
+ * cfg.codes_outside: no code is made on the endpoint's thread. A change asked without its
+ * code waits for it (asked for, not asked of the peer); the peer's question waits,
+ * unanswered, for the receiver's codes; codes for another scheme are refused. Once given,
+ * the change is made at both ends and the next message is delivered under it.
+ */
+static void
+test_scheme_codes_outside(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_EC_MDS, 4, 2, 0 },
+	};
+	struct sdr_scheme s, other = { SDR_SCHEME_EC_MDS, 4, 1, 0 };
+	struct ec_codec *dec, *query;
+	struct wan x;
+
+	(void)state;
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(&x, plan[0]);
+	switch_plan = NULL;
+	sdr_ep_destroy(x.a);
+	sdr_ep_destroy(x.b);
+	x.c.a.codes_outside = x.c.b.codes_outside = 1;
+	x.a = sdr_ep_create(&x.c.a);
+	x.b = sdr_ep_create(&x.c.b);
+	assert_non_null(x.a);
+	assert_non_null(x.b);
+	wan_post(&x, 2);
+	wan_send(&x, 1);
+	wan_run(&x, 1000000000ull, 1);
+	wan_check(&x, 0, 0);
+	assert_false(sdr_ep_code_wanted(x.a, &s));
+	/* the sender's code, not brought: wanted, and the peer not asked meanwhile */
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], NULL, x.now), 0);
+	wan_run_until(&x, 100000000ull, 0, 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_ASKS), 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CODE_WAITS), 1);
+	assert_true(sdr_ep_code_wanted(x.a, &s));
+	assert_true(s.kind == SDR_SCHEME_EC_MDS && s.k == 4 && s.m == 2);
+	assert_int_equal(sdr_ep_code_make(&other, &dec, &query), 0);
+	assert_int_equal(sdr_ep_code_give(x.a, &other, &dec, &query), -ESTALE);
+	ec_codec_destroy(dec);
+	ec_codec_destroy(query);
+	assert_int_equal(sdr_ep_code_make(&s, &dec, &query), 0);
+	assert_int_equal(sdr_ep_code_give(x.a, &s, &dec, &query), 0);
+	assert_null(dec);
+	assert_null(query);
+	assert_false(sdr_ep_code_wanted(x.a, &s));
+	/* asked now; the receiver waits for its codes, and does not answer */
+	wan_run_until(&x, 100000000ull, 0, 0);
+	assert_true(ep_count(x.a, SDR_EP_SCHEME_ASKS) > 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CODE_WAITS), 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+	assert_true(sdr_ep_code_wanted(x.b, &s));
+	assert_true(s.kind == SDR_SCHEME_EC_MDS && s.k == 4 && s.m == 2);
+	assert_int_equal(sdr_ep_code_make(&s, &dec, &query), 0);
+	assert_int_equal(sdr_ep_code_give(x.b, &s, &dec, &query), 0);
+	/* the question asked again is answered: both change, and message 1 goes under it */
+	wan_run_until(&x, 2000000000ull, 0, 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CODE_WAITS), 1);
+	assert_true(sdr_ep_scheme(x.a, NULL).kind == SDR_SCHEME_EC_MDS);
+	wan_send(&x, 1);
+	wan_run(&x, 1000000000ull, 2);
+	wan_check(&x, 1, 1);
 	wan_fini(&x);
 }
 
@@ -2997,7 +3068,7 @@ restart_scheme_setup(struct wan *x, const struct sdr_scheme *plan, int side_b)
 	wan_send(x, 1);
 	wan_run_until(x, 100000000, 1, 0);
 	wan_check(x, 0, 0);
-	assert_int_equal(sdr_ep_change_scheme(x->a, &plan[1], x->now), 0);
+	assert_int_equal(sdr_ep_change_scheme(x->a, &plan[1], NULL, x->now), 0);
 	wan_run_until(x, 20000000, 0, 0);
 	s = sdr_ep_scheme(x->a, &changing);
 	assert_true(!changing && sdr_scheme_eq(&s, &plan[1]));
@@ -3076,7 +3147,7 @@ test_restart_scheme_reset(void **state)
 	switch_n = 2;
 	wan_init(&x, plan[0]);
 	switch_plan = NULL;
-	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], x.now), 0);
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], NULL, x.now), 0);
 	wan_run_until(&x, 20000000, 0, 0);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
 	wan_send(&x, 2);			/* no receive for them */
@@ -3529,6 +3600,7 @@ main(void)
 		cmocka_unit_test(test_auth_key),
 		cmocka_unit_test(test_restart_stale_packets),
 		cmocka_unit_test(test_scheme_ask_unanswered),
+		cmocka_unit_test(test_scheme_codes_outside),
 		cmocka_unit_test(test_replayed_epoch),
 		cmocka_unit_test(test_failed_recv_closed),
 		cmocka_unit_test(test_parity_copy_after_release),
