@@ -61,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_OPS		256
 #define FRAME_CAP	1024
 #define NOUT		8
+#define T_LOCAL		0x10CA1000000001ull	/* the endpoint's tag (fixed: inputs repeat) */
+#define T_PEER		0x9EE2000000002ull	/* the peer's, as the script's frames say */
 
 #define CHECK(cond) do { \
 	if (!(cond)) { \
@@ -205,6 +207,7 @@ setup(struct state *s, uint8_t mode)
 		memset(c->path.dst_ip, 0x21, 16);
 	}
 	CHECK(sdr_conn_geometry(a, &s->geom) == 0);
+	c->tag = T_LOCAL;
 	s->parse_flags = (mode & 1) ? ROCE_PARSE_VERIFY_ICRC : 0;
 	s->now = 1000;
 	s->ep = sdr_ep_create(c);
@@ -478,13 +481,51 @@ op_query(struct state *s, struct input *in)
 	CHECK(rc == (chunk < info.nparity_chunks ? 0 : -EINVAL));
 }
 
+/* Control message @p c to the connection's control QPN, as a frame through deliver(). */
+static void
+ctrl_send(struct state *s, const struct sdr_ctrl *c)
+{
+	uint8_t payload[SDR_CTRL_MAX_LEN];
+	struct roce_pkt pkt;
+	int n = sdr_ctrl_encode(c, payload, sizeof(payload)), len;
+
+	CHECK(n == SDR_CTRL_HDR_LEN + 4 * c->nwords);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.opcode = ROCE_OP_UC_SEND_ONLY;
+	pkt.dqpn = LOCAL_QPN + s->geom.ndata_qpns;
+	len = roce_build(s->frame, sizeof(s->frame), &s->cfg.path, &pkt, payload, (uint32_t)n);
+	if (len > 0)
+		deliver(s, s->frame, (uint32_t)len);
+}
+
+/*
+ * The handshake with a peer of tag T_PEER, as its HELLOs would make it (sdr_peer.h): an
+ * unproven HELLO teaches its tag, our answer carries it, a HELLO to our tag proves it.
+ * Then the receives are keyed (RKEY) and the script's data frames can be placed: without
+ * it every one is bad_rkey and nothing past the key check is reached.
+ */
+static void
+handshake(struct state *s)
+{
+	const struct sdr_scheme *sc = &s->cfg.rel.scheme;
+	struct sdr_ctrl h = {
+		.type = SDR_CTRL_HELLO, .src_tag = T_PEER,
+		/* the scheme of the peer's data, marked as said (wire-format.md, HELLO) */
+		.value = 1ull << 63 | (sdr_scheme_is_ec(sc) ? (uint64_t)sc->kind << 32 |
+							    (uint64_t)sc->k << 16 | sc->m : 0),
+	};
+
+	ctrl_send(s, &h);
+	op_output(s, 0);
+	h.dst_tag = T_LOCAL;
+	ctrl_send(s, &h);
+	CHECK(sdr_ep_ready(s->ep));
+}
+
 static void
 op_ctrl(struct state *s, struct input *in)
 {
 	struct sdr_ctrl c;
-	struct roce_pkt pkt;
-	uint8_t payload[SDR_CTRL_MAX_LEN];
-	int n, len;
 
 	memset(&c, 0, sizeof(c));
 	c.type = (uint8_t)take(in, 1);
@@ -494,17 +535,32 @@ op_ctrl(struct state *s, struct input *in)
 	c.cum = take(in, 2);
 	c.win_start = take(in, 2);
 	c.value = take(in, 2);
-	c.nwords = (uint8_t)(take(in, 1) % 5);
+	c.nwords = (uint8_t)(take(in, 1) % (SDR_CTRL_MAX_WORDS + 1));
 	for (unsigned int i = 0; i < c.nwords; i++)
 		c.win[i] = take(in, 4);
-	n = sdr_ctrl_encode(&c, payload, sizeof(payload));
-	CHECK(n == SDR_CTRL_HDR_LEN + 4 * c.nwords);
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.opcode = ROCE_OP_UC_SEND_ONLY;
-	pkt.dqpn = LOCAL_QPN + s->geom.ndata_qpns;
-	len = roce_build(s->frame, sizeof(s->frame), &s->cfg.path, &pkt, payload, (uint32_t)n);
-	if (len > 0)
-		deliver(s, s->frame, (uint32_t)len);
+	/* from the peer, to us: past the tag check to the message's handling (gen bit 7: to
+	 * a tag that is not ours, dropped there) */
+	c.src_tag = T_PEER;
+	c.dst_tag = (c.gen & 0x80) ? T_LOCAL ^ 1 : T_LOCAL;
+	c.gen &= 0x7F;
+	ctrl_send(s, &c);
+}
+
+/* Over every input run: packets placed, control messages taken past their checks. */
+static uint64_t placed_total, ctrl_total;
+
+/*
+ * After a replay of the seeds and regressions (replay.c): they must reach placement and
+ * the handling of control messages, or the target tests nothing past the first checks.
+ */
+int fuzz_replay_check(unsigned long inputs);
+
+int
+fuzz_replay_check(unsigned long inputs)
+{
+	printf("fuzz_rx_place: %lu inputs placed %llu packets, took %llu control messages\n",
+	       inputs, (unsigned long long)placed_total, (unsigned long long)ctrl_total);
+	return inputs > 0 && (placed_total == 0 || ctrl_total == 0) ? -1 : 0;
 }
 
 int
@@ -518,6 +574,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(guard_pattern, GUARD_BYTE, sizeof(guard_pattern));
 	memset(&s.post, 0, sizeof(s.post));
 	setup(&s, (uint8_t)mode);
+	handshake(&s);
 	for (int ops = 0; in.n && ops < MAX_OPS; ops++) {
 		switch (take(&in, 1) % 7) {
 		case 0: op_post(&s, &in); break;
@@ -537,6 +594,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s.post[i].live)
 			release(&s, s.post[i].slot);
 	CHECK(sdr_rx_posted(sdr_ep_rx(s.ep)) == 0);
+	placed_total += sdr_ep_rx_counters(s.ep)[SDR_RX_PLACED];
+	{
+		const uint64_t *k = sdr_ep_counters(s.ep);
+
+		/* past the opcode, MAC, decode and tag checks, and not a HELLO */
+		ctrl_total += k[SDR_EP_CTRL_PKTS_IN] - k[SDR_EP_CTRL_BAD_OPCODE] -
+			      k[SDR_EP_CTRL_BAD_MAC] - k[SDR_EP_CTRL_BAD] - k[SDR_EP_HELLOS_IN] -
+			      k[SDR_EP_CTRL_BAD_TOKEN] - k[SDR_EP_CTRL_OLD_EPOCH] -
+			      k[SDR_EP_CTRL_EARLY];
+	}
 	sdr_ep_destroy(s.ep);
 	qpn_table_destroy(s.qpns);
 	return 0;

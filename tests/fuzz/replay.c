@@ -16,6 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+/* A target's check over the whole replay (what its inputs reached): 0, or it failed. */
+int fuzz_replay_check(unsigned long inputs) __attribute__((weak));
 
 static unsigned long ran;
 
@@ -95,5 +97,9 @@ main(int argc, char **argv)
 		if (walk(argv[i]) != 0)
 			rc = 1;
 	printf("replay: %lu inputs ran\n", ran);
+	if (fuzz_replay_check && fuzz_replay_check(ran) != 0) {
+		fprintf(stderr, "replay: the inputs did not reach what the target is for\n");
+		rc = 1;
+	}
 	return rc;
 }
