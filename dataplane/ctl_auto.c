@@ -138,8 +138,10 @@ serve_code(struct dp_ctx *ctx, unsigned int i)
 	struct ctl_job j = { .fn = code_job, .conn = i, .engine = c->engine, .p = c->ep,
 			     .q = &s };
 
-	if (!sdr_ep_code_wanted(c->ep, &s) || sdr_ep_code_make(&s, &j.code, &j.code2) != 0)
-		return;		/* (no memory: asked again at the next sweep) */
+	if (!sdr_ep_code_wanted(c->ep, &s))
+		return;
+	/* (no memory: given as none, and the endpoint refuses what waited for it) */
+	(void)sdr_ep_code_make(&s, &j.code, &j.code2);
 	(void)ctl_engine_call(ctx, &j);
 	ec_codec_destroy(j.code);	/* (not taken: no longer wanted) */
 	ec_codec_destroy(j.code2);
@@ -148,15 +150,13 @@ serve_code(struct dp_ctx *ctx, unsigned int i)
 void
 ctl_auto_sweep(struct dp_ctx *ctx, uint64_t now)
 {
-	for (unsigned int i = 0; i < ctx->nconns; i++) {
-		const struct dp_conn *c = &ctx->conns[i];
-
-		/* (a receive side follows the sender's changes: codes, no decisions) */
-		if (c->ep != NULL && c->cfg->ep.codes_outside)
-			serve_code(ctx, i);
-		if (online(c))
+	/* the codes first: a change waits for them, a decision (the model) takes ms */
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (ctx->conns[i].ep != NULL && ctx->conns[i].cfg->ep.codes_outside)
+			serve_code(ctx, i);	/* (a receive side too: it follows changes) */
+	for (unsigned int i = 0; i < ctx->nconns; i++)
+		if (online(&ctx->conns[i]))
 			decide(ctx, i, now);
-	}
 }
 
 unsigned int

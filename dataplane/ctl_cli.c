@@ -406,11 +406,19 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 	struct ctl_job j = { .fn = job_install, .cfg = &cc, .owner = owner, .creator = creator,
 			     .err = err, .errlen = errlen };
 	struct sdr_ep *ep;
-	int rc;
+	int rc, pi;
 
 	if (ctx->cfg.mode == DP_PIPE_ENGINES && cc.engine >= (int)ctx->cfg.engines) {
 		snprintf(err, errlen, "[conn %s] engine: %d, but there are %u engines (0 ... %u)",
 			 cc.name, cc.engine, ctx->cfg.engines, ctx->cfg.engines - 1);
+		return -1;
+	}
+	pi = dp_config_port(&ctx->cfg, cc.port);
+	if (ctx->cfg.engines > 1 && pi >= 0 && ctx->cfg.ports[pi].steering == DP_STEER_QUEUE &&
+	    dp_config_nic_device(ctx->cfg.ports[pi].device)) {
+		snprintf(err, errlen, "[conn %s] port %s: %u engines with steering = queue on a NIC: "
+			 "its RSS, not the peer's TX queue, picks the RX queue (set steering = rss)",
+			 cc.name, cc.port, ctx->cfg.engines);
 		return -1;
 	}
 	if (ctx->cfg.engines > 1 && cc.ep.attr.remote_ctrl_qpn != 0) {

@@ -643,7 +643,8 @@ mgmt_thread(void *arg)
 			p[n] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
 			who[n++] = i;
 		}
-		if (poll(p, n, 50) <= 0)
+		/* (10 ms: a code an engine waits for is made at the next sweep, ctl_auto.c) */
+		if (poll(p, n, 10) <= 0)
 			continue;
 		for (unsigned int k = 0; k < n && !ctl->stop; k++) {
 			if (!p[k].revents)

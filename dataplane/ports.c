@@ -208,6 +208,10 @@ bus_device_mtu(const struct dp_port *p, const struct rte_eth_dev_info *info, uin
 {
 	uint32_t mtu = p->cfg->mtu < info->max_mtu ? p->cfg->mtu : info->max_mtu;
 	uint32_t fits = room - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+	uint32_t over = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;	/* ethdev's MTU rule */
+
+	if (info->max_rx_pktlen > over && info->max_rx_pktlen - over < mtu)
+		mtu = info->max_rx_pktlen - over;
 
 	if (mtu > fits) {
 		if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
@@ -231,8 +235,8 @@ program_reta(struct dp_port *p, const struct rte_eth_dev_info *info, unsigned in
 	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
 	int rc;
 
-	/* (a table smaller than a group of 64 is one part of a group: mlx5 sizes its table
-	 * by the queues once configured) */
+	/* (a table smaller than a group of 64 is one part of a group: a device may size its
+	 * table by its queues) */
 	if (info->reta_size < engines || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
 	    (info->reta_size & (info->reta_size - 1)) != 0) {
 		snprintf(err, errlen, "port %s: steering = rss: the device's redirection table "
@@ -452,7 +456,8 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	if (bus) {
 		/* a NIC drops what its MTU does not take, silently: not set is not started */
 		rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)bus_mtu);
-		if (rc != 0) {
+		/* (-ENOTSUP: a driver that takes the MTU at configure only, rxmode.mtu) */
+		if (rc != 0 && rc != -ENOTSUP) {
 			snprintf(err, errlen, "port %s: setting the MTU to %u failed: %s (mlx5 sets "
 				 "its netdev's: that needs CAP_NET_ADMIN)", p->cfg->name, bus_mtu,
 				 rte_strerror(-rc));
@@ -501,7 +506,12 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		snprintf(err, errlen, "port %s: start failed: %s", p->cfg->name, rte_strerror(-rc));
 		return -1;
 	}
-	if (rss && check_rss(p, &info, engines, err, errlen) != 0)
+	/* kept? a device may size its table again when it starts (mlx5 by its queues): then
+	 * it is set again, on the started port, and checked once more */
+	if (rss && (rte_eth_dev_info_get(p->port_id, &info) != 0 ||
+		    check_rss(p, &info, engines, err, errlen) != 0) &&
+	    (program_reta(p, &info, engines, err, errlen) != 0 ||
+	     check_rss(p, &info, engines, err, errlen) != 0))
 		return -1;
 	/*
 	 * A memif client whose connection attempt raced the server's start can be left with

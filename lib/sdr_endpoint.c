@@ -144,7 +144,11 @@ struct sdr_ep {
 	 * sdr_ep_code_wanted() on another thread), and the one given, not taken yet */
 	uint64_t code_want;
 	uint64_t made_value;
-	struct ec_codec *made_dec, *made_query;
+	struct ec_codec *made_dec, *made_query;	/* both NULL: it could not be made */
+	/* the peer's question that waits for its code (answered at the next output once the
+	 * code is in: on_scheme() again) */
+	uint8_t code_q;
+	struct sdr_ctrl code_qc;
 	uint64_t sw_next_ns, sw_gap_ns;
 	struct sdr_scheme scheme0;	/* the configured one: what a restarted peer runs */
 	/* after a peer restart, a direction still to go back to scheme0 (work of the old
@@ -1023,9 +1027,11 @@ sdr_ep_code_give(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec 
 		return -ESTALE;
 	ec_codec_destroy(ep->made_dec);
 	ec_codec_destroy(ep->made_query);
-	ep->made_dec = *dec;
-	ep->made_query = *query;
-	*dec = *query = NULL;
+	/* (none: it could not be made, and what waits for it gives up: take_code()) */
+	ep->made_dec = *dec != NULL && *query != NULL ? *dec : NULL;
+	ep->made_query = *dec != NULL && *query != NULL ? *query : NULL;
+	if (ep->made_dec != NULL)
+		*dec = *query = NULL;
 	ep->made_value = code_value(s);
 	__atomic_store_n(&ep->code_want, 0, __ATOMIC_RELEASE);
 	return 0;
@@ -1043,14 +1049,20 @@ take_code(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **dec,
 {
 	uint64_t v = code_value(s);
 
+	if (ep->made_value == v && ep->made_dec == NULL && ep->made_query == NULL) {
+		ep->made_value = 0;
+		return -ENOMEM;		/* the maker could not: refused, not waited for */
+	}
 	if (ep->made_value == v && ep->made_dec != NULL &&
 	    (query == NULL || ep->made_query != NULL)) {
 		*dec = ep->made_dec;
 		ep->made_dec = NULL;
-		if (query != NULL) {
+		if (query != NULL)
 			*query = ep->made_query;
-			ep->made_query = NULL;
-		}
+		else
+			ec_codec_destroy(ep->made_query);	/* (a send side's: not kept) */
+		ep->made_query = NULL;
+		ep->made_value = 0;
 		return 0;
 	}
 	if (!ep->cfg.codes_outside)
@@ -1171,10 +1183,13 @@ apply_rx_scheme(struct sdr_ep *ep, const struct sdr_scheme *s)
 		return -EBUSY;
 	if (sdr_scheme_is_ec(s) && (rc = take_code(ep, s, &codec, &query)) != 0)
 		return rc;
-	rc = rel_rx_set_scheme(ep->rrx, s, &query);
-	if (rc == 0 && (rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
-					     sdr_scheme_is_ec(s) ? s->m : 0, s->chunk_shift)) != 0)
-		rel_rx_set_scheme(ep->rrx, &ep->rx_scheme, NULL);
+	/* the placement's code first: it makes nothing, so going back makes nothing either */
+	rc = sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(s) ? s->k : 0,
+			     sdr_scheme_is_ec(s) ? s->m : 0, s->chunk_shift);
+	if (rc == 0 && (rc = rel_rx_set_scheme(ep->rrx, s, &query)) != 0)
+		(void)sdr_rx_set_code(ep->rx, sdr_scheme_is_ec(&ep->rx_scheme) ? ep->rx_scheme.k : 0,
+				      sdr_scheme_is_ec(&ep->rx_scheme) ? ep->rx_scheme.m : 0,
+				      ep->rx_scheme.chunk_shift);
 	if (rc != 0) {
 		if (codec != NULL && query != NULL)
 			keep_code(ep, s, codec, query);	/* (-EBUSY: the next try's) */
@@ -1217,10 +1232,22 @@ sdr_ep_scheme(const struct sdr_ep *ep, int *changing)
 	return ep->cfg.rel.scheme;
 }
 
+static void on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now);
+
 /* Our SCHEME once nothing is in flight (repeated until answered), or the answer we owe. */
 static int
 next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 {
+	if (ep->code_q && ep->made_value != 0 && !ep->sw_owed) {
+		struct sdr_ctrl q = ep->code_qc;
+		struct sdr_scheme qs;
+
+		if (scheme_of_value(q.value, &qs) == 0 && sdr_scheme_is_ec(&qs) &&
+		    ep->made_value == code_value(&qs)) {
+			ep->code_q = 0;
+			on_scheme(ep, &q, now);		/* its code is in: the question again */
+		}
+	}
 	if (ep->sw_owed) {
 		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SCHEME;
@@ -1328,8 +1355,11 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		}
 		if (rc == -EAGAIN) {
 			/* its code is being made off this thread (cfg.codes_outside): no
-			 * answer yet; the sender asks again after an RTO */
+			 * answer yet; once the code is in, the next output answers it (the
+			 * sender also asks again after an RTO) */
 			ep->sw_owed = 0;
+			ep->code_q = 1;
+			ep->code_qc = *c;
 			return;
 		}
 		if (rc == -EBUSY && rx_work_out(ep)) {
@@ -1614,6 +1644,8 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	ec_codec_destroy(ep->sw_codec);
 	ep->sw_codec = NULL;
 	ep->sw_owed = 0;
+	ep->code_q = 0;		/* (the old peer's question; a code wanted for it is not) */
+	__atomic_store_n(&ep->code_want, 0, __ATOMIC_RELEASE);
 	ep->reset_tx = scheme_value(&ep->scheme0) != scheme_value(&ep->cfg.rel.scheme);
 	ep->reset_rx = scheme_value(&ep->scheme0) != scheme_value(&ep->rx_scheme);
 	ep->rx_want = ep->scheme0;	/* until the new peer's HELLO says (hello_scheme()) */

@@ -193,8 +193,8 @@ struct sdr_ep_cfg {
 	  "per data frame older than the 256-PSN window, already judged lost (scheme auto or " \
 	  "several paths)") \
 	X(WIRE_BLACKOUTS, "wire_blackouts", INFO, \
-	  "per jump of a data QPN's PSNs past 65536 (scheme auto or several paths): a blackout, " \
-	  "the PSNs between counted lost and the QPN's own path counts started afresh") \
+	  "per jump of a data QPN's PSNs past 65536 (auto or paths): a blackout, the PSNs " \
+	  "between counted lost (the path selector's own counts leave them out)") \
 	X(SCHEME_ASKS, "scheme_changes_asked", INFO, \
 	  "per scheme change this side starts asking the peer for, once its sends have drained") \
 	X(SCHEME_CHANGES, "scheme_changes", INFO, \
@@ -619,6 +619,9 @@ const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
  * scheme this connection cannot run (its parity region, switch_max_m, a receive-only
  * connection), -EBUSY while another change is under way (or the return to the configured
  * scheme after a peer restart, which waits for the old peer's work still out).
+ * @p code: NULL, or s's code made by the caller (sdr_ep_code_make(), @p dec only): taken
+ * (set to NULL) when the change is asked of an EC scheme; otherwise still the caller's.
+ * Without it an EC code is made here, or with cfg.codes_outside asked for.
  */
 int sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s,
 			 struct ec_codec **code, uint64_t now);
@@ -641,8 +644,9 @@ int sdr_ep_code_wanted(const struct sdr_ep *ep, struct sdr_scheme *s);
 
 /**
  * Give the endpoint the codes of @p s (sdr_ep_code_make(), both) that sdr_ep_code_wanted()
- * asked for; on the endpoint's thread. @return 0 (both taken, *dec and *query NULL), or
- * -ESTALE when it no longer wants them (still the caller's).
+ * asked for; on the endpoint's thread. *@p dec NULL: they could not be made, and what
+ * waits for them gives up (a change the peer asked for is refused). @return 0 (both taken,
+ * *dec and *query NULL), or -ESTALE when it no longer wants them (still the caller's).
  */
 int sdr_ep_code_give(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_codec **dec,
 		     struct ec_codec **query);

@@ -2364,6 +2364,7 @@ test_scheme_codes_outside(void **state)
 {
 	static const struct sdr_scheme plan[] = {
 		{ SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_EC_MDS, 4, 2, 0 },
+		{ SDR_SCHEME_EC_XOR, 4, 2, 0 },
 	};
 	struct sdr_scheme s, other = { SDR_SCHEME_EC_MDS, 4, 1, 0 };
 	struct ec_codec *dec, *query;
@@ -2371,7 +2372,7 @@ test_scheme_codes_outside(void **state)
 
 	(void)state;
 	switch_plan = plan;
-	switch_n = 2;
+	switch_n = 3;
 	wan_init(&x, plan[0]);
 	switch_plan = NULL;
 	sdr_ep_destroy(x.a);
@@ -2412,8 +2413,9 @@ test_scheme_codes_outside(void **state)
 	assert_true(s.kind == SDR_SCHEME_EC_MDS && s.k == 4 && s.m == 2);
 	assert_int_equal(sdr_ep_code_make(&s, &dec, &query), 0);
 	assert_int_equal(sdr_ep_code_give(x.b, &s, &dec, &query), 0);
-	/* the question asked again is answered: both change, and message 1 goes under it */
-	wan_run_until(&x, 2000000000ull, 0, 0);
+	/* the question is answered at once (not at the sender's next ask, RTOs away by now):
+	 * both change, and message 1 goes under it */
+	wan_run_until(&x, 1000000ull, 0, 0);
 	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 1);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CODE_WAITS), 1);
@@ -2421,6 +2423,23 @@ test_scheme_codes_outside(void **state)
 	wan_send(&x, 1);
 	wan_run(&x, 1000000000ull, 2);
 	wan_check(&x, 1, 1);
+	/* a code the receiver's side could not make: the question is refused, not left */
+	assert_int_equal(sdr_ep_code_make(&plan[2], &dec, NULL), 0);
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[2], &dec, x.now), 0);
+	assert_null(dec);
+	wan_run_until(&x, 100000000ull, 0, 0);
+	assert_true(sdr_ep_code_wanted(x.b, &s));
+	assert_true(s.kind == SDR_SCHEME_EC_XOR && s.k == 4 && s.m == 2);
+	dec = query = NULL;
+	assert_int_equal(sdr_ep_code_give(x.b, &s, &dec, &query), 0);
+	wan_run_until(&x, 1000000ull, 0, 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_REFUSALS), 1);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_REFUSED), 1);
+	assert_true(sdr_ep_scheme(x.a, NULL).kind == SDR_SCHEME_EC_MDS);
+	wan_send(&x, 1);
+	wan_post(&x, 1);
+	wan_run(&x, 1000000000ull, 3);
+	wan_check(&x, 2, 2);
 	wan_fini(&x);
 }
 
