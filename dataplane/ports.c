@@ -489,9 +489,11 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 		}
 	}
 	memif_bsize_hint(p);
-	/* the table before the start: a device may restart itself to change it */
-	if (rss && program_reta(p, &info, engines, err, errlen) != 0)
-		return -1;
+	/* the table before the start, where the device takes it then (mlx5 would restart
+	 * itself to change it later; others, bnxt among them, take it only once started:
+	 * checked and set again below) */
+	if (rss)
+		(void)program_reta(p, &info, engines, err, errlen);
 	rc = rte_eth_dev_start(p->port_id);
 	/* a memif client cannot start before its server has made the socket: wait for it */
 	for (int tries = 0; rc != 0 && strncmp(p->cfg->device, "net_memif", 9) == 0 &&
