@@ -308,16 +308,6 @@ alloc_jobs(struct sdr_ep *ep, uint32_t nbuf, uint32_t inflight, uint32_t max_sub
 	return 0;
 }
 
-/* The encoder and decoder of code @p s. */
-static int
-make_codec(const struct sdr_scheme *s, struct ec_codec **out)
-{
-	struct ec_spec spec = { .kind = s->kind == SDR_SCHEME_EC_XOR ? EC_KIND_XOR : EC_KIND_MDS,
-				.k = s->k, .m = s->m };
-
-	return ec_codec_create(&spec, EC_CACHE_DEFAULT, out);
-}
-
 static int
 alloc_ec(struct sdr_ep *ep)
 {
@@ -333,8 +323,8 @@ alloc_ec(struct sdr_ep *ep)
 	ep->max_m = c->rel.scheme_may_change && c->switch_max_m > ep->txc.m ? c->switch_max_m :
 		    ep->txc.m;
 	max_sub = ep->max_sub;
-	if (ep->txc.ec && (make_codec(&c->rel.scheme, &ep->txc.codec) != 0 ||
-			   make_codec(&c->rel.scheme, &ep->rxc.codec) != 0))
+	if (ep->txc.ec && (sdr_ep_code_make(&c->rel.scheme, &ep->txc.codec, NULL) != 0 ||
+			   sdr_ep_code_make(&c->rel.scheme, &ep->rxc.codec, NULL) != 0))
 		return -1;
 	ep->tx_par = malloc((uint64_t)nbuf * ep->max_m * ep->chunk);
 	ep->tx_par_free = calloc(nbuf, sizeof(int16_t));
