@@ -92,7 +92,12 @@ struct dec_ent {
 	uint64_t seq;
 };
 
-/* What a released slot remembers, to answer late packets. */
+/*
+ * What a slot remembers of the last receive released from it, to answer its late packets:
+ * kept while the slot's next receive is posted, since the sender may not have heard the
+ * final ACK when the receiver reposts the slot (the final ACK lost on the way, or the
+ * slot reposted before it went out).
+ */
 struct slot_mem {
 	uint8_t valid;
 	uint8_t gen;
@@ -100,6 +105,15 @@ struct slot_mem {
 	uint8_t queued;
 	uint32_t seq;			/* its low 32 bits, for the re-ACK */
 	uint64_t reack_ns;
+};
+
+/* A final ACK owed for a released receive: what it says, not where to read it, since the
+ * slot may be posted again before it goes out. */
+struct reack {
+	uint32_t slot;
+	uint32_t seq;			/* the low 32 bits, as the ACK carries them */
+	uint8_t gen;
+	uint8_t failed;
 };
 
 struct rel_rx {
@@ -137,7 +151,8 @@ struct rel_rx {
 	uint64_t wake_ns;		/* the receives' timers have nothing due before this and
 					 * nothing changed since they were looked at (0: look) */
 	struct slot_mem *mem;
-	uint32_t *reack;		/* ring of slots owed a re-ACK */
+	struct reack *reack;		/* ring of final ACKs owed, reack_cap of them */
+	uint32_t reack_cap;
 	uint32_t reack_head;
 	uint32_t nreack;
 	struct dec_ent *dec;		/* ring of decode requests */
@@ -160,7 +175,7 @@ changed(struct rel_rx *rx)
 	rx->wake_ns = 0;
 }
 
-#define REACK_RING 256
+#define REACK_RING_MIN 256
 
 static void
 free_msg(struct rxm *m)
@@ -237,7 +252,9 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->ctx_of_slot = calloc(rx->geom.nslots, sizeof(uint32_t));
 	rx->free_ctx = calloc(n, sizeof(uint32_t));
 	rx->mem = calloc(rx->geom.nslots, sizeof(*rx->mem));
-	rx->reack = calloc(REACK_RING, sizeof(uint32_t));
+	/* every receive in flight may be released before its final ACK goes out */
+	rx->reack_cap = n > REACK_RING_MIN ? n : REACK_RING_MIN;
+	rx->reack = calloc(rx->reack_cap, sizeof(*rx->reack));
 	rx->dec_cap = n * rx->max_sub;
 	rx->dec = calloc(rx->dec_cap, sizeof(*rx->dec));
 	rx->done.d = calloc(n, sizeof(*rx->done.d));
@@ -345,7 +362,6 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	m->due = DUE_CTS;
 	code_msg(rx, m);
 	rx->ctx_of_slot[slot] = ctx + 1;
-	rx->mem[slot].valid = 0;
 	if (seq + 1 > rx->next_seq)
 		rx->next_seq = seq + 1;
 	rx->counters[REL_RX_POSTED]++;
@@ -584,6 +600,22 @@ rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t su
 		sdr_bit_clear(m->sub_pending, sub);
 }
 
+/* The final ACK of the receive @p slot remembers, owed; @return 0 when the ring is full (a
+ * late packet asks again). */
+static int
+owe_reack(struct rel_rx *rx, uint32_t slot)
+{
+	struct slot_mem *sm = &rx->mem[slot];
+
+	if (rx->nreack == rx->reack_cap)
+		return 0;
+	rx->reack[(rx->reack_head + rx->nreack) % rx->reack_cap] = (struct reack){
+		.slot = slot, .seq = sm->seq, .gen = sm->gen, .failed = sm->failed };
+	rx->nreack++;
+	sm->queued = 1;
+	return 1;
+}
+
 void
 rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 {
@@ -602,13 +634,11 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 	}
 	if (slot >= rx->geom.nslots)
 		return;
+	/* the receive released from the slot last, the slot posted again or not */
 	sm = &rx->mem[slot];
-	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->trtt / 4 ||
-	    rx->nreack == REACK_RING)
+	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->trtt / 4)
 		return;
-	sm->queued = 1;
-	rx->reack[(rx->reack_head + rx->nreack) % REACK_RING] = slot;
-	rx->nreack++;
+	owe_reack(rx, slot);
 }
 
 void
@@ -623,11 +653,8 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 					   .failed = m->state != RXM_DONE, .seq = (uint32_t)m->seq,
 					   .reack_ns = m->final_ns };
 	/* released before its final ACK went out: the ACK is still owed */
-	if ((m->due & DUE_FINAL) && rx->nreack < REACK_RING) {
-		rx->mem[slot].queued = 1;
-		rx->reack[(rx->reack_head + rx->nreack) % REACK_RING] = slot;
-		rx->nreack++;
-	}
+	if (m->due & DUE_FINAL)
+		owe_reack(rx, slot);
 	if (m->state == RXM_POSTED && m->first_ns == 0 && m->seq + 1 > rx->given_hi)
 		rx->given_hi = m->seq + 1;
 	m->state = RXM_FREE;
@@ -1116,22 +1143,23 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		rx->counters[REL_RX_WITHDRAWS]++;
 		return 1;
 	}
-	while (rx->nreack) {
-		uint32_t slot = rx->reack[rx->reack_head];
-		struct slot_mem *sm = &rx->mem[slot];
+	if (rx->nreack) {
+		struct reack r = rx->reack[rx->reack_head];
+		struct slot_mem *sm = &rx->mem[r.slot];
 
-		rx->reack_head = (rx->reack_head + 1) % REACK_RING;
+		rx->reack_head = (rx->reack_head + 1) % rx->reack_cap;
 		rx->nreack--;
-		sm->queued = 0;
-		if (!sm->valid)
-			continue;
+		/* the slot remembers this receive still (not a later one released since) */
+		if (sm->valid && sm->seq == r.seq && sm->gen == r.gen) {
+			sm->queued = 0;
+			sm->reack_ns = now;
+		}
 		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_ACK;
-		c->msg_id = (uint16_t)slot;
-		c->gen = sm->gen;
-		c->value = sm->seq;
-		c->flags = sm->failed ? SDR_CTRL_F_FAILED : SDR_CTRL_F_COMPLETE;
-		sm->reack_ns = now;
+		c->msg_id = (uint16_t)r.slot;
+		c->gen = r.gen;
+		c->value = r.seq;
+		c->flags = r.failed ? SDR_CTRL_F_FAILED : SDR_CTRL_F_COMPLETE;
 		rx->counters[REL_RX_REACKS]++;
 		return 1;
 	}

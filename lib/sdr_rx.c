@@ -59,6 +59,10 @@ struct rx_slot {
 	uint8_t closed;			/* POSTED, but failed: takes no packet (sdr_rx_close()) */
 	uint16_t ctx;			/* index into msgs, valid when POSTED or DONE */
 	uint32_t rkey;			/* the R_Key its packets must carry; 0: none yet */
+	/* the receive released from the slot before this one: its generation and R_Key (0:
+	 * none), so that its late packets still make the receiver ACK it again */
+	uint8_t prev_gen;
+	uint32_t prev_rkey;
 };
 
 struct sdr_rx {
@@ -229,6 +233,8 @@ sdr_rx_post(struct sdr_rx *rx, uint8_t *buf, uint64_t len, uint8_t *parity,
 	m->chunk_bytes = chunk_bytes ? chunk_bytes : m->own_bytes;
 	memset(m->chunk_bytes, 0, sdr_conn_msg_chunks(&rx->geom, len));
 
+	s->prev_gen = s->gen;
+	s->prev_rkey = s->state == SDR_SLOT_RELEASED ? s->rkey : 0;
 	s->ctx = ctx;
 	s->gen = (uint8_t)sdr_conn_seq_gen(&rx->attr, rx->next_seq);
 	s->rkey = rx->attr.local_rkey;	/* a fixed key, or 0 until sdr_rx_set_rkey() */
@@ -341,8 +347,17 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	s = &rx->slots[f.msg_id];
 	if (s->state == SDR_SLOT_FREE)
 		return drop(rx, SDR_RX_SLOT_NOT_POSTED);
-	if (gen != s->gen)
+	if (gen != s->gen) {
+		/*
+		 * The slot's previous receive, with its R_Key: its sender may not have heard the
+		 * final ACK (lost, or the slot posted again before it went out) and sends again.
+		 * A late packet, so that the receiver ACKs it again; a stale one would be
+		 * dropped unanswered and its sender would repeat it forever.
+		 */
+		if (gen == s->prev_gen && s->prev_rkey != 0 && v->rkey == s->prev_rkey)
+			return drop(rx, SDR_RX_LATE_PACKET);
 		return drop(rx, SDR_RX_STALE_GENERATION);
+	}
 	/*
 	 * The receive's R_Key before anything else is believed, even that the message is over:
 	 * a late packet makes the receiver ACK again, and the caller counts the PSNs of keyed

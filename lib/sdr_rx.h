@@ -37,8 +37,8 @@
 	X(SLOT_NOT_POSTED, "slot_not_posted", DROP, \
 	  "per data packet dropped because its message id names a slot never posted") \
 	X(LATE_PACKET, "late_packet", DROP, \
-	  "per data packet dropped because its receive was already released or failed (same " \
-	  "generation, the receive's R_Key)") \
+	  "per data packet dropped because its receive was already released or failed (its " \
+	  "generation and R_Key, the slot posted again or not): the receiver ACKs it again") \
 	X(STALE_GENERATION, "stale_generation", DROP, \
 	  "per data packet dropped because its QPN generation is not that of the message in its " \
 	  "slot") \

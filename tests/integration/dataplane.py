@@ -128,6 +128,30 @@ def case_loopback():
               (name, 1e3 * s["mean_s"], 1e3 * s["p99_s"], lost, s["retransmitted_chunks"],
                s["decoded_submessages"]))
     traffic_verify_no(ini)
+    every_slot_in_flight(ini)
+
+
+def every_slot_in_flight(ini):
+    """As many messages in flight as the connection has slots (64: imm_split 6,22,4), on a
+    lossy link: the receiver posts a slot again on completion, often before its final ACK has
+    gone out, and some final ACKs are lost. Each must still reach the sender (sent again on
+    the old message's late packets), or the sender repeats that message forever into the
+    slot's next receive, whose generation differs, and the run never ends."""
+    with tempfile.TemporaryDirectory() as d:
+        mine = os.path.join(d, "lb.ini")
+        shutil.copy(ini, mine)
+        for _ in range(2):	# both connections
+            ini_edit(mine, "inflight = 16\n", "inflight = 64\nimm_split = 6,22,4\n")
+        for scheme, link in (("sr", "off"), ("sr", "delay 1ms loss 1e-2"),
+                             ("ec-mds:4,2", "delay 1ms loss 1e-2")):
+            name = "every slot in flight, %s [%s]" % (scheme, link)
+            rc, s, err = run("sdrt-lb", ["-f", mine, "--traffic",
+                                         "size=64KiB,count=600,inflight=64,scheme=" + scheme,
+                                         "--link", "wan=" + link, "--exit-when-done",
+                                         "--json"], timeout=60)
+            if verified(name, rc, s, 600, err):
+                print("ok: %s: %d retransmitted, drops %s" % (name, s["retransmitted_chunks"],
+                                                             s["drops"]))
 
 
 def traffic_verify_no(ini):

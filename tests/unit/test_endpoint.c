@@ -97,6 +97,7 @@ wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 /* Steering (cfg.steer_*): both ends steer to queue STEER_QUEUE of steer_queues (0: off). */
 #define STEER_QUEUE 3
 static unsigned int steer_queues;
+static unsigned int slot_bits, slot_inflight;	/* message id bits and inflight; 0: defaults */
 static int auto_report;		/* scheme auto's loss REPORTs on both sides */
 static double wire_dup = 0.02;	/* run_transfer's duplication */
 /* scheme changes in run_transfer: a's scheme goes through plan[] every few messages */
@@ -151,6 +152,11 @@ make_cfgs(struct side_cfg *c, struct sdr_scheme scheme, uint64_t rtt)
 		e[i]->attr.chunk_size = 4096;
 		e[i]->attr.max_msg_size = 64 * 1024;
 		e[i]->attr.max_inflight = 4;
+		if (slot_bits) {
+			e[i]->attr.split.id_bits = (uint8_t)slot_bits;
+			e[i]->attr.split.off_bits = (uint8_t)(28 - slot_bits);
+			e[i]->attr.max_inflight = slot_inflight;
+		}
 		e[i]->attr.channels = 2;
 		e[i]->attr.generations = 2;
 		e[i]->attr.local_qpn = i == 0 ? QPN_A : QPN_B;
@@ -1144,6 +1150,36 @@ test_sr(void **state)
 	(void)state;
 	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0, 20, 1);
 	run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.03, 40, 2);
+}
+
+/*
+ * Few slots, many messages in flight: the receiver posts a slot again while the sender of
+ * the slot's last message may not have heard its final ACK (lost on the lossy wire), and the
+ * sender repeats it into the slot's next receive. Those packets must make the receiver ACK
+ * the old message again; were they dropped as stale, the sender would repeat that message
+ * forever and the transfer would stop.
+ */
+static void
+test_slots_reused(void **state)
+{
+	static const struct { unsigned int bits, inflight; } c[] = { { 3, 3 }, { 3, 8 }, { 2, 4 } };
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		slot_bits = c[i].bits;
+		slot_inflight = c[i].inflight;
+		run_transfer((struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 0.05, 60, 3 + i);
+		run_transfer((struct sdr_scheme){ SDR_SCHEME_SR_NACK, 0, 0, 0 }, 0.05, 60, 13 + i);
+		run_transfer((struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 }, 0.05, 60, 23 + i);
+	}
+}
+
+static int
+slots_default(void **state)
+{
+	(void)state;
+	slot_bits = 0;
+	return 0;
 }
 
 static void
@@ -3588,6 +3624,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sr),
+		cmocka_unit_test_teardown(test_slots_reused, slots_default),
 		cmocka_unit_test(test_sr_nack),
 		cmocka_unit_test(test_ec_xor),
 		cmocka_unit_test(test_ec_mds),

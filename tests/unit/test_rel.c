@@ -937,6 +937,67 @@ test_rx_done_before_decode(void **state)
 }
 
 /*
+ * A slot posted again before the sender heard the final ACK of its last receive. Released
+ * before the final ACK went out and posted again at once (what an application that reposts
+ * on completion does between two outputs), the ACK still goes out, for the old message; and
+ * once it has, a late packet of the old message (its sender did not hear that ACK) makes
+ * the receiver say it again, though the slot holds the next receive now.
+ */
+static void
+test_rx_final_ack_after_repost(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c;
+	uint64_t seq2 = 1ull << SDR_IMM_SPLIT_DEFAULT.id_bits;	/* slot 0 again */
+	uint32_t gen0, gen2;
+	int acks = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	gen0 = sdr_conn_seq_gen(&a, 0);
+	gen2 = sdr_conn_seq_gen(&a, seq2);
+	assert_int_not_equal(gen0, gen2);
+	assert_true(rel_rx_post(rx, 0, 0, 2 * a.chunk_size, 1, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;					/* the CTS */
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 0, 10), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 1, 10), 1);
+	assert_int_equal(rel_rx_poll_done(rx, &d), 1);
+	assert_int_equal(d.status, SDR_DONE_OK);
+	rel_rx_release(rx, 0);
+	assert_true(rel_rx_post(rx, seq2, 0, 2 * a.chunk_size, 2, 20) >= 0);
+	while (rel_rx_next_ctrl(rx, 20, &c)) {
+		if (c.type != SDR_CTRL_ACK)
+			continue;
+		acks++;
+		assert_int_equal(c.msg_id, 0);
+		assert_int_equal(c.gen, gen0);
+		assert_int_equal(c.value, 0);
+		assert_int_equal(c.flags, SDR_CTRL_F_COMPLETE);
+	}
+	assert_int_equal(acks, 1);
+	/* a late packet of the old message, after a quarter RTT: ACKed again */
+	rel_rx_on_late(rx, 0, gen0, 20 + RTT);
+	assert_int_equal(rel_rx_next_ctrl(rx, 20 + RTT, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_ACK);
+	assert_int_equal(c.gen, gen0);
+	assert_int_equal(c.value, 0);
+	assert_int_equal(c.flags, SDR_CTRL_F_COMPLETE);
+	/* and not at once again: one re-ACK per quarter RTT */
+	rel_rx_on_late(rx, 0, gen0, 21 + RTT);
+	while (rel_rx_next_ctrl(rx, 21 + RTT, &c))
+		assert_int_not_equal(c.type, SDR_CTRL_ACK);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_REACKS], 2);
+	rel_rx_destroy(rx);
+}
+
+/*
  * The receiver side: a SKIP fails the receives in its range even with data in, numbers past
  * it and is answered; rel_rx_withdraw() lists every receive posted and repeats WITHDRAW for
  * the ones not complete until answered.
@@ -1541,6 +1602,7 @@ main(void)
 		cmocka_unit_test(test_ctrl_round_trip_and_rejects),
 		cmocka_unit_test(test_no_cts_global_timeout),
 		cmocka_unit_test(test_cancel_and_withdraw),
+		cmocka_unit_test(test_rx_final_ack_after_repost),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
 		cmocka_unit_test(test_rx_done_before_decode),
 		cmocka_unit_test(test_reset_era),
