@@ -1620,6 +1620,7 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	 * late ones that would count in the new peer's loss record or re-arm a final ACK */
 	for (uint32_t s = 0; s < ep->geom.nslots; s++)
 		sdr_rx_set_rkey(ep->rx, s, 0);
+	sdr_rx_forget_previous(ep->rx);	/* and a posted slot's previous receive */
 	/* receives posted from now on take no packet until the new peer's tags key them */
 	sdr_rkeys_fini(&ep->rk_recv);
 	sdr_rkeys_fini(&ep->rk_send);
@@ -1750,7 +1751,7 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
  * carried their receive's R_Key count (sdr_rx_keyed()): anyone can write a PSN, and one
  * forged far ahead would count the PSNs before it lost and the real frames too late, ones
  * forged behind would fill the holes of real losses. A genuine frame left out (a resend
- * that comes after its slot took the next generation) counts as lost: the estimate errs
+ * that comes after its slot moved two receives on) counts as lost: the estimate errs
  * towards more loss, the safe side for the scheme it picks.
  */
 static void

@@ -645,6 +645,13 @@ sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey)
 	return 0;
 }
 
+void
+sdr_rx_forget_previous(struct sdr_rx *rx)
+{
+	for (uint32_t i = 0; i < rx->geom.nslots; i++)
+		rx->slots[i].prev_rkey = 0;
+}
+
 uint64_t
 sdr_rx_next_seq(const struct sdr_rx *rx)
 {

@@ -41,7 +41,7 @@
 	  "generation and R_Key, the slot posted again or not): the receiver ACKs it again") \
 	X(STALE_GENERATION, "stale_generation", DROP, \
 	  "per data packet dropped because its QPN generation is not that of the message in its " \
-	  "slot") \
+	  "slot (nor, with its R_Key, of the slot's previous message)") \
 	X(MSG_COMPLETE, "msg_already_complete", DROP, \
 	  "per data packet dropped because its message already has every data chunk (with the " \
 	  "receive's R_Key)") \
@@ -316,6 +316,12 @@ uint32_t sdr_rx_posted(const struct sdr_rx *rx);
  * @return 0, -EINVAL (not posted, or never posted for 0).
  */
 int sdr_rx_set_rkey(struct sdr_rx *rx, uint32_t slot, uint32_t rkey);
+
+/**
+ * Forget every slot's previous receive (a peer restart): its packets, of the old epoch, are
+ * stale from now on, not late ones that would count in the new peer's loss record.
+ */
+void sdr_rx_forget_previous(struct sdr_rx *rx);
 
 /** Sequence number the next sdr_rx_post() will use. */
 uint64_t sdr_rx_next_seq(const struct sdr_rx *rx);

@@ -616,6 +616,10 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			 recv_done, nmsg, (double)now * 1e-9);
 	/* nothing was ever written outside the posted buffers (checked by ASan builds too) */
 	assert_int_equal(sdr_ep_counters(b)[SDR_EP_DECODE_FAILED], 0);
+	/* slots reused under loss: the old messages' late packets were answered */
+	if (slot_bits && loss > 0)
+		assert_true(sdr_ep_rx_counters(b)[SDR_RX_LATE_PACKET] > 0 &&
+			    sdr_ep_rel_rx_counters(b)[REL_RX_REACKS] > 0);
 	if (sdr_scheme_is_ec(&scheme) && loss > 0)
 		assert_true(sdr_ep_counters(b)[SDR_EP_DECODES] > 0);
 	if (stream)

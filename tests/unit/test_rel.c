@@ -941,7 +941,8 @@ test_rx_done_before_decode(void **state)
  * before the final ACK went out and posted again at once (what an application that reposts
  * on completion does between two outputs), the ACK still goes out, for the old message; and
  * once it has, a late packet of the old message (its sender did not hear that ACK) makes
- * the receiver say it again, though the slot holds the next receive now.
+ * the receiver say it again, though the slot holds the next receive now; owed ACKs of two
+ * receives of one slot both go out, each with its own message.
  */
 static void
 test_rx_final_ack_after_repost(void **state)
@@ -982,20 +983,42 @@ test_rx_final_ack_after_repost(void **state)
 		assert_int_equal(c.flags, SDR_CTRL_F_COMPLETE);
 	}
 	assert_int_equal(acks, 1);
-	/* a late packet of the old message, after a quarter RTT: ACKed again */
+	/* a late packet of the old message, after a quarter RTT: ACKed again; then the slot's
+	 * next receive completes and is released before either ACK goes out: both go, each
+	 * saying its own message */
 	rel_rx_on_late(rx, 0, gen0, 20 + RTT);
-	assert_int_equal(rel_rx_next_ctrl(rx, 20 + RTT, &c), 1);
-	assert_int_equal(c.type, SDR_CTRL_ACK);
-	assert_int_equal(c.gen, gen0);
-	assert_int_equal(c.value, 0);
-	assert_int_equal(c.flags, SDR_CTRL_F_COMPLETE);
-	/* and not at once again: one re-ACK per quarter RTT */
-	rel_rx_on_late(rx, 0, gen0, 21 + RTT);
-	while (rel_rx_next_ctrl(rx, 21 + RTT, &c))
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 0, 20 + RTT), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 1, 20 + RTT), 1);
+	assert_int_equal(rel_rx_poll_done(rx, &d), 1);
+	rel_rx_release(rx, 0);
+	acks = 0;
+	while (rel_rx_next_ctrl(rx, 20 + RTT, &c)) {
+		if (c.type != SDR_CTRL_ACK)
+			continue;
+		assert_int_equal(c.gen, acks == 0 ? gen0 : gen2);
+		assert_int_equal(c.value, acks == 0 ? 0 : (uint32_t)seq2);
+		assert_int_equal(c.flags, SDR_CTRL_F_COMPLETE);
+		acks++;
+	}
+	assert_int_equal(acks, 2);
+	/* the slot remembers its last receive only: the one before it is not answered now */
+	rel_rx_on_late(rx, 0, gen0, 30 + 2 * RTT);
+	while (rel_rx_next_ctrl(rx, 30 + 2 * RTT, &c))
 		assert_int_not_equal(c.type, SDR_CTRL_ACK);
-	assert_int_equal(rel_rx_counters(rx)[REL_RX_REACKS], 2);
+	/* and the last one's late packet, a quarter RTT after its ACK, is */
+	rel_rx_on_late(rx, 0, gen2, 30 + 2 * RTT);
+	assert_int_equal(rel_rx_next_ctrl(rx, 30 + 2 * RTT, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_ACK);
+	assert_int_equal(c.gen, gen2);
+	assert_int_equal(c.value, (uint32_t)seq2);
+	/* not at once again: one re-ACK per quarter RTT */
+	rel_rx_on_late(rx, 0, gen2, 31 + 2 * RTT);
+	while (rel_rx_next_ctrl(rx, 31 + 2 * RTT, &c))
+		assert_int_not_equal(c.type, SDR_CTRL_ACK);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_REACKS], 4);
 	rel_rx_destroy(rx);
 }
+
 
 /*
  * The receiver side: a SKIP fails the receives in its range even with data in, numbers past

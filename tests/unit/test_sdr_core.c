@@ -423,6 +423,10 @@ test_stale_generation_and_wrapped_ids(void **state)
 	 */
 	for (uint32_t i = 0; i < o.n; i++)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_LATE_PACKET);
+	/* a peer restart forgets the previous receives: the old epoch's packets are stale */
+	sdr_rx_forget_previous(o.s.rx);
+	for (uint32_t i = 0; i < o.n; i++)
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
 	/* generation 1 done, three more, slot 0 again: generation 0 is two receives back */
 	assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
 	for (int i = 0; i < 3; i++) {
@@ -435,7 +439,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 	/* every frame of generation 0 is now stale: nothing written */
 	for (uint32_t i = 0; i < o.n; i++)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
-	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_STALE_GENERATION], o.n);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_STALE_GENERATION], 2 * o.n);
 	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PACKET], o.n);
 	for (int i = 0; i < 5000; i++)
 		assert_true(buf2[i] == 0xEE && buf3[i] == 0xEE);
@@ -443,6 +447,21 @@ test_stale_generation_and_wrapped_ids(void **state)
 	rbuf_check_guards(&rb3);
 	free(rb2.mem);
 	free(rb3.mem);
+	one_teardown(&o);
+
+	/* the previous receive had another key than its packets carry: stale, not late */
+	one_setup(&o, &a, 5000);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, o.m.slot, RX_RKEY ^ 0x100), 0);
+	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
+		if (i < 3)
+			assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
+	}
+	assert_int_equal(slot, o.m.slot);
+	for (uint32_t i = 0; i < o.n; i++)
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PACKET], 0);
 	one_teardown(&o);
 }
 
