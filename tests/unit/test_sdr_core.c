@@ -392,6 +392,18 @@ small_attr(void)
 	return a;
 }
 
+/* @p n empty receives posted and completed: the slots move on */
+static void
+empty_receives(struct sdr_rx *rx, int n)
+{
+	uint32_t slot;
+
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(sdr_rx_post(rx, NULL, 0, NULL, NULL, &slot), 0);
+		assert_int_equal(sdr_rx_complete(rx, slot), 0);
+	}
+}
+
 static void
 test_stale_generation_and_wrapped_ids(void **state)
 {
@@ -409,10 +421,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 	assert_int_equal(deliver(&o.s, o.f[0].b, o.f[0].len, &ev), SDR_RX_PLACED);
 	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
 	/* three more messages, then slot 0 again: generation 1 */
-	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
-		assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
-	}
+	empty_receives(o.s.rx, 3);
 	buf2 = rbuf_alloc(&rb2, 5000);
 	assert_int_equal(sdr_rx_post(o.s.rx, buf2, 5000, NULL, NULL, &slot), 0);
 	assert_int_equal(slot, o.m.slot);
@@ -429,10 +438,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
 	/* generation 1 done, three more, slot 0 again: generation 0 is two receives back */
 	assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
-	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
-		assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
-	}
+	empty_receives(o.s.rx, 3);
 	buf3 = rbuf_alloc(&rb3, 5000);
 	assert_int_equal(sdr_rx_post(o.s.rx, buf3, 5000, NULL, NULL, &slot), 0);
 	assert_int_equal(slot, o.m.slot);
@@ -453,11 +459,8 @@ test_stale_generation_and_wrapped_ids(void **state)
 	one_setup(&o, &a, 5000);
 	assert_int_equal(sdr_rx_set_rkey(o.s.rx, o.m.slot, RX_RKEY ^ 0x100), 0);
 	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
-	for (int i = 0; i < 4; i++) {
-		assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
-		if (i < 3)
-			assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
-	}
+	empty_receives(o.s.rx, 3);
+	assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
 	assert_int_equal(slot, o.m.slot);
 	for (uint32_t i = 0; i < o.n; i++)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
