@@ -616,11 +616,21 @@ owe_reack(struct rel_rx *rx, uint32_t slot)
 	return 1;
 }
 
+/* A late packet of the receive released from @p slot last, the slot posted again or not:
+ * its final ACK again, at most once a quarter RTT. */
+static void
+reack_released(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
+{
+	struct slot_mem *sm = &rx->mem[slot];
+
+	if (sm->valid && sm->gen == gen && !sm->queued && now >= sm->reack_ns + rx->trtt / 4)
+		owe_reack(rx, slot);
+}
+
 void
 rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 {
 	struct rxm *m = msg_of_slot(rx, slot);
-	struct slot_mem *sm;
 
 	changed(rx);
 	if (m != NULL && m->gen == gen) {
@@ -634,11 +644,15 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 	}
 	if (slot >= rx->geom.nslots)
 		return;
-	/* the receive released from the slot last, the slot posted again or not */
-	sm = &rx->mem[slot];
-	if (!sm->valid || sm->gen != gen || sm->queued || now < sm->reack_ns + rx->trtt / 4)
-		return;
-	owe_reack(rx, slot);
+	reack_released(rx, slot, gen, now);
+}
+
+void
+rel_rx_on_late_previous(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
+{
+	changed(rx);
+	if (slot < rx->geom.nslots)
+		reack_released(rx, slot, gen, now);
 }
 
 void

@@ -148,6 +148,13 @@ int rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t n
 void rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
 
 /**
+ * A packet of the receive released from @p slot before the one posted there now
+ * (late_packet_previous: its generation and R_Key): the sender may have missed its final
+ * ACK, which goes again (at most once a quarter RTT).
+ */
+void rel_rx_on_late_previous(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
+
+/**
  * Is the decode of submessage @p sub of message @p seq (in context @p ctx) still wanted:
  * the receive still open and the submessage not done? A decode that ran elsewhere asks
  * before its result goes into the buffer.

@@ -1799,6 +1799,9 @@ on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx
 	/* the sender is still sending what we have: it may have missed an ACK */
 	if (r == SDR_RX_LATE_PACKET || r == SDR_RX_MSG_COMPLETE || r == SDR_RX_DUPLICATE)
 		rel_rx_on_late(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id, gen, now);
+	else if (r == SDR_RX_LATE_PREVIOUS)	/* of the receive before the slot's current one */
+		rel_rx_on_late_previous(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id,
+					gen, now);
 }
 
 int

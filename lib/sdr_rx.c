@@ -331,6 +331,19 @@ drop(struct sdr_rx *rx, enum sdr_rx_counter c)
 	return c;
 }
 
+/*
+ * A packet of slot @p s's previous receive, with its R_Key, the slot posted again since: its
+ * sender may not have heard that receive's final ACK (lost, or the slot posted again before
+ * it went out) and sends again. The receiver must ACK it again: dropped as stale, unanswered,
+ * it would be sent forever. (A released slot's previous receive is two back: not this.)
+ */
+static inline int
+of_previous(const struct rx_slot *s, const struct roce_view *v, uint32_t gen)
+{
+	return s->state != SDR_SLOT_RELEASED && gen == s->prev_gen && s->prev_rkey != 0 &&
+	       v->rkey == s->prev_rkey;
+}
+
 sdr_rx_verdict
 sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct sdr_rx_claim *cl)
 {
@@ -348,14 +361,8 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	if (s->state == SDR_SLOT_FREE)
 		return drop(rx, SDR_RX_SLOT_NOT_POSTED);
 	if (gen != s->gen) {
-		/*
-		 * The slot's previous receive, with its R_Key: its sender may not have heard the
-		 * final ACK (lost, or the slot posted again before it went out) and sends again.
-		 * A late packet, so that the receiver ACKs it again; a stale one would be
-		 * dropped unanswered and its sender would repeat it forever.
-		 */
-		if (gen == s->prev_gen && s->prev_rkey != 0 && v->rkey == s->prev_rkey)
-			return drop(rx, SDR_RX_LATE_PACKET);
+		if (of_previous(s, v, gen))
+			return drop(rx, SDR_RX_LATE_PREVIOUS);
 		return drop(rx, SDR_RX_STALE_GENERATION);
 	}
 	/*
@@ -363,8 +370,11 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	 * a late packet makes the receiver ACK again, and the caller counts the PSNs of keyed
 	 * packets only (sdr_rx_keyed()). A released slot keeps its last key.
 	 */
-	if (v->rkey != s->rkey || s->rkey == 0)
+	if (v->rkey != s->rkey || s->rkey == 0) {
+		if (of_previous(s, v, gen))	/* (one generation: only the key tells) */
+			return drop(rx, SDR_RX_LATE_PREVIOUS);
 		return drop(rx, SDR_RX_BAD_RKEY);
+	}
 	if (s->state == SDR_SLOT_RELEASED || s->closed)
 		return drop(rx, SDR_RX_LATE_PACKET);
 	if (s->state == SDR_SLOT_DONE)

@@ -37,8 +37,11 @@
 	X(SLOT_NOT_POSTED, "slot_not_posted", DROP, \
 	  "per data packet dropped because its message id names a slot never posted") \
 	X(LATE_PACKET, "late_packet", DROP, \
-	  "per data packet dropped because its receive was already released or failed (its " \
-	  "generation and R_Key, the slot posted again or not): the receiver ACKs it again") \
+	  "per data packet dropped because its receive was already released or failed (same " \
+	  "generation, the receive's R_Key)") \
+	X(LATE_PREVIOUS, "late_packet_previous", DROP, \
+	  "per data packet dropped because it is of its slot's previous receive (that one's " \
+	  "generation and R_Key), the slot posted again since: the receiver ACKs that one again") \
 	X(STALE_GENERATION, "stale_generation", DROP, \
 	  "per data packet dropped because its QPN generation is not that of the message in its " \
 	  "slot (nor, with its R_Key, of the slot's previous message)") \

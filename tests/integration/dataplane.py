@@ -136,15 +136,21 @@ def every_slot_in_flight(ini):
     lossy link: the receiver posts a slot again on completion, often before its final ACK has
     gone out, and some final ACKs are lost. Each must still reach the sender (sent again on
     the old message's late packets), or the sender repeats that message forever into the
-    slot's next receive, whose generation differs, and the run never ends."""
+    slot's next receive, whose generation (with one generation: R_Key) differs, and the run
+    never ends."""
     with tempfile.TemporaryDirectory() as d:
-        mine = os.path.join(d, "lb.ini")
-        shutil.copy(ini, mine)
-        for _ in range(2):	# both connections
-            ini_edit(mine, "inflight = 16\n", "inflight = 64\nimm_split = 6,22,4\n")
-        for scheme, link in (("sr", "off"), ("sr", "delay 1ms loss 1e-2"),
-                             ("ec-mds:4,2", "delay 1ms loss 1e-2")):
-            name = "every slot in flight, %s [%s]" % (scheme, link)
+        inis = {}
+        for gens in (4, 1):	# the default; one, where only the R_Key tells receives apart
+            inis[gens] = os.path.join(d, "lb%d.ini" % gens)
+            shutil.copy(ini, inis[gens])
+            for _ in range(2):	# both connections
+                ini_edit(inis[gens], "inflight = 16\n", "inflight = 64\nimm_split = 6,22,4\n"
+                         "generations = %d\n" % gens)
+        for scheme, link, gens in (("sr", "off", 4), ("sr", "delay 1ms loss 1e-2", 4),
+                                   ("ec-mds:4,2", "delay 1ms loss 1e-2", 4),
+                                   ("sr", "delay 1ms loss 1e-2", 1)):
+            mine = inis[gens]
+            name = "every slot in flight, %s [%s], %d generations" % (scheme, link, gens)
             rc, s, err = run("sdrt-lb", ["-f", mine, "--traffic",
                                          "size=64KiB,count=600,inflight=64,scheme=" + scheme,
                                          "--link", "wan=" + link, "--exit-when-done",

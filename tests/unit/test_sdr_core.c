@@ -431,7 +431,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 	 * Nothing written.
 	 */
 	for (uint32_t i = 0; i < o.n; i++)
-		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_LATE_PACKET);
+		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_LATE_PREVIOUS);
 	/* a peer restart forgets the previous receives: the old epoch's packets are stale */
 	sdr_rx_forget_previous(o.s.rx);
 	for (uint32_t i = 0; i < o.n; i++)
@@ -446,7 +446,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 	for (uint32_t i = 0; i < o.n; i++)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
 	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_STALE_GENERATION], 2 * o.n);
-	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PACKET], o.n);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PREVIOUS], o.n);
 	for (int i = 0; i < 5000; i++)
 		assert_true(buf2[i] == 0xEE && buf3[i] == 0xEE);
 	rbuf_check_guards(&rb2);
@@ -464,7 +464,7 @@ test_stale_generation_and_wrapped_ids(void **state)
 	assert_int_equal(slot, o.m.slot);
 	for (uint32_t i = 0; i < o.n; i++)
 		assert_int_equal(deliver(&o.s, o.f[i].b, o.f[i].len, &ev), SDR_RX_STALE_GENERATION);
-	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PACKET], 0);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PREVIOUS], 0);
 	one_teardown(&o);
 }
 
