@@ -100,6 +100,7 @@ static unsigned int steer_queues;
 static unsigned int slot_bits, slot_inflight;	/* message id bits and inflight; 0: defaults */
 static unsigned int gens, ack_chunks;		/* generations, ack_every_chunks; 0: defaults */
 static int expect_late;		/* run_transfer: late packets must have been answered */
+static uint64_t late_previous[5];	/* late_packet_previous seen, by generations (1, 2, 4) */
 static int auto_report;		/* scheme auto's loss REPORTs on both sides */
 static double wire_dup = 0.02;	/* run_transfer's duplication */
 /* scheme changes in run_transfer: a's scheme goes through plan[] every few messages */
@@ -599,7 +600,7 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 			t = now + 5000;		/* the application writes the next chunks */
 		/* receives released just now: the next ones are posted before the clock moves
 		 * (an application posts when it can; no event of the endpoints' waits for it) */
-		if (t == UINT64_MAX && posted < nmsg && recv_done != recv_was)
+		if (posted < nmsg && recv_done != recv_was)
 			t = now;
 		if (t == UINT64_MAX)
 			break;
@@ -624,12 +625,17 @@ run_transfer_full(struct sdr_scheme scheme, double loss, uint32_t nmsg, uint64_t
 		arrivals(&w, a, b, &c, now);
 	}
 	if (send_done != nmsg || recv_done != nmsg)
-		fail_msg("%s loss %g: %u/%u sends, %u/%u receives done at %.3f s",
-			 sdr_scheme_format(&scheme, name, sizeof(name)), loss, send_done, nmsg,
-			 recv_done, nmsg, (double)now * 1e-9);
+		fail_msg("%s loss %g seed %" PRIu64 " (%u slots, %u in flight, %u generations, "
+			 "ACK every %u chunks): %u/%u sends, %u/%u receives done at %.3f s",
+			 sdr_scheme_format(&scheme, name, sizeof(name)), loss, seed,
+			 1u << c.a.attr.split.id_bits, c.a.attr.max_inflight, c.a.attr.generations,
+			 c.a.rel.ack_every_chunks, send_done, nmsg, recv_done, nmsg,
+			 (double)now * 1e-9);
 	/* nothing was ever written outside the posted buffers (checked by ASan builds too) */
 	assert_int_equal(sdr_ep_counters(b)[SDR_EP_DECODE_FAILED], 0);
 	/* slots reused under loss: the old messages' late packets were answered */
+	if (c.b.attr.generations < 5)
+		late_previous[c.b.attr.generations] += sdr_ep_rx_counters(b)[SDR_RX_LATE_PREVIOUS];
 	if (expect_late)
 		assert_true(sdr_ep_rx_counters(b)[SDR_RX_LATE_PACKET] +
 			    sdr_ep_rx_counters(b)[SDR_RX_LATE_PREVIOUS] > 0 &&
@@ -1221,6 +1227,7 @@ test_random_geometries(void **state)
 	struct sdr_rng r;
 
 	(void)state;
+	memset(late_previous, 0, sizeof(late_previous));
 	sdr_rng_seed(&r, 20261130);
 	for (int i = 0; i < 120; i++) {
 		uint64_t seed;
@@ -1235,6 +1242,8 @@ test_random_geometries(void **state)
 		l = loss[sdr_rng_next(&r) % 4];
 		run_transfer(sch[sdr_rng_next(&r) % 4], l, 40, seed);
 	}
+	/* the slots' previous receives were answered, with one generation (by R_Key) too */
+	assert_true(late_previous[1] > 0 && late_previous[2] + late_previous[4] > 0);
 }
 
 static void

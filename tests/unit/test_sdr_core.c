@@ -468,6 +468,60 @@ test_stale_generation_and_wrapped_ids(void **state)
 	one_teardown(&o);
 }
 
+/*
+ * One generation, a key per receive: only the R_Key tells the slot's previous receive from
+ * its current one. The previous one's packets are late_packet_previous (the receiver ACKs
+ * that receive again), the current one's are placed, any other key is bad_rkey, and so are
+ * the previous one's once the slot is released (its previous receive is two back then) or
+ * posted again.
+ */
+static void
+test_previous_receive_one_generation(void **state)
+{
+	struct sdr_conn_attr a = small_attr();
+	struct sdr_rx_event ev;
+	struct roce_view v, cur;
+	uint32_t ch, gen, slot;
+	uint8_t *buf2;
+	struct rbuf rb2;
+	struct one o;
+
+	(void)state;
+	a.split = (struct sdr_imm_split){ 2, 26, 4 };	/* 4 slots */
+	a.generations = 1;
+	one_setup(&o, &a, 5000);
+	assert_int_equal(roce_parse(o.f[0].b, o.f[0].len, 0, &v), ROCE_V_OK);
+	assert_int_equal(sdr_conn_qpn_decode(RX_QPN, &o.s.attr, v.dqpn, &ch, &gen), SDR_QPN_DATA);
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_PLACED);
+	assert_int_equal(sdr_rx_complete(o.s.rx, o.m.slot), 0);
+	empty_receives(o.s.rx, 3);
+	buf2 = rbuf_alloc(&rb2, 5000);
+	assert_int_equal(sdr_rx_post(o.s.rx, buf2, 5000, NULL, NULL, &slot), 0);
+	assert_int_equal(slot, o.m.slot);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, slot, RX_RKEY ^ 0x55), 0);
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_LATE_PREVIOUS);
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(buf2[i], 0xEE);
+	cur = v;
+	cur.rkey = RX_RKEY ^ 0x55;
+	assert_int_equal(sdr_rx_place(o.s.rx, &cur, gen, &ev), SDR_RX_PLACED);
+	cur.rkey ^= 0x1234;
+	assert_int_equal(sdr_rx_place(o.s.rx, &cur, gen, &ev), SDR_RX_BAD_RKEY);
+	/* released: the slot's previous receive is two back */
+	assert_int_equal(sdr_rx_complete(o.s.rx, slot), 0);
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_BAD_RKEY);
+	/* posted again: two back still */
+	empty_receives(o.s.rx, 3);
+	assert_int_equal(sdr_rx_post(o.s.rx, NULL, 0, NULL, NULL, &slot), 0);
+	assert_int_equal(slot, o.m.slot);
+	assert_int_equal(sdr_rx_set_rkey(o.s.rx, slot, RX_RKEY ^ 0xAA), 0);
+	assert_int_equal(sdr_rx_place(o.s.rx, &v, gen, &ev), SDR_RX_BAD_RKEY);
+	assert_int_equal(sdr_rx_counters(o.s.rx)[SDR_RX_LATE_PREVIOUS], 1);
+	rbuf_check_guards(&rb2);
+	free(rb2.mem);
+	one_teardown(&o);
+}
+
 /* Edit one field of a valid frame and expect a named drop, with nothing written. */
 static void
 test_reth_imm_mismatch_and_bounds(void **state)
@@ -677,7 +731,8 @@ static void
 test_late_needs_key(void **state)
 {
 	static const sdr_rx_verdict keyed[] = { SDR_RX_PLACED, SDR_RX_DUPLICATE,
-		SDR_RX_MSG_COMPLETE, SDR_RX_LATE_PACKET, SDR_RX_VA_MISMATCH, SDR_RX_BAD_LENGTH,
+		SDR_RX_MSG_COMPLETE, SDR_RX_LATE_PACKET, SDR_RX_LATE_PREVIOUS, SDR_RX_VA_MISMATCH,
+		SDR_RX_BAD_LENGTH,
 		SDR_RX_OUT_OF_RANGE, SDR_RX_NO_PARITY, SDR_RX_DMA_LEN_MISMATCH };
 	static const sdr_rx_verdict unkeyed[] = { SDR_RX_BAD_RKEY, SDR_RX_STALE_GENERATION,
 		SDR_RX_SLOT_NOT_POSTED, SDR_RX_BAD_OPCODE };
@@ -1067,6 +1122,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_property_random_loss_reorder_dup),
 		cmocka_unit_test(test_stale_generation_and_wrapped_ids),
+		cmocka_unit_test(test_previous_receive_one_generation),
 		cmocka_unit_test(test_reth_imm_mismatch_and_bounds),
 		cmocka_unit_test(test_zero_length_and_maximal),
 		cmocka_unit_test(test_expand_recover_events),
