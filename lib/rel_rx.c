@@ -600,20 +600,19 @@ rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t su
 		sdr_bit_clear(m->sub_pending, sub);
 }
 
-/* The final ACK of the receive @p slot remembers, owed; @return 0 when the ring is full (a
- * late packet asks again). */
-static int
+/* The final ACK of the receive @p slot remembers, owed; not when the ring is full (a late
+ * packet asks again). */
+static void
 owe_reack(struct rel_rx *rx, uint32_t slot)
 {
 	struct slot_mem *sm = &rx->mem[slot];
 
 	if (rx->nreack == rx->reack_cap)
-		return 0;
+		return;
 	rx->reack[(rx->reack_head + rx->nreack) % rx->reack_cap] = (struct reack){
 		.slot = slot, .seq = sm->seq, .gen = sm->gen, .failed = sm->failed };
 	rx->nreack++;
 	sm->queued = 1;
-	return 1;
 }
 
 /* A late packet of the receive released from @p slot last, the slot posted again or not:
