@@ -1285,7 +1285,7 @@ dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc
 		w->port_of_id[ctx->ports[i].port_id] = (uint8_t)i;
 	while (!ctx->quit && (until_tsc == 0 || rte_get_tsc_cycles() < until_tsc)) {
 		uint64_t now = dp_now_ns(ctx), t0;
-		unsigned int work = 0;
+		unsigned int work = 0, app;
 
 		if (role != DP_WORKER_TX)
 			for (unsigned int i = 0; i < ctx->nports; i++)
@@ -1305,10 +1305,13 @@ dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc
 			work += copies_commit(ctx, now);
 		}
 		t0 = rte_get_tsc_cycles();
+		app = 0;
 		for (unsigned int i = 0; i < ctx->nconns; i++)
 			if (ctx->conns[i].traffic && mine(&ctx->conns[i]))
-				work += traffic_step(ctx->conns[i].traffic, now);
-		stage_add(ctx, DP_STAGE_APP, t0, 0);
+				app += traffic_step(ctx->conns[i].traffic, now);
+		/* no packets of its own: busy when it posted, sent or checked something */
+		stage_account(ctx, DP_STAGE_APP, t0, 1, 0, app != 0);
+		work += app;
 		/* the control service: the lcore of engine 0 (engines), or the only one */
 		if (eng <= 0)
 			work += dp_control_poll(ctx, now);

@@ -109,6 +109,10 @@ def case_loopback():
               a.get("bad_icrc", 0) + b.get("bad_icrc", 0),
               "%s: corrupted %d+%d, bad ICRC %d+%d" % (name, a["link"]["corrupted"],
               b["link"]["corrupted"], a.get("bad_icrc", 0), b.get("bad_icrc", 0)))
+        # the traffic generator's stage: busy in the calls that did something, not in all
+        app = s["stages"]["traffic"]
+        check(0 < app["busy_cycles"] < app["cycles"] and app["packets"] == 0,
+              "%s: traffic stage %s" % (name, app))
         if link == "off":
             # a transparent link hands every frame straight to the device (link_emu_pass()):
             # nothing ever queued, all counted, and the device's backpressure kept
