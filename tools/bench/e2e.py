@@ -292,11 +292,20 @@ def bench_fwd(a):
             fns["striped"] = lambda: scaling.run(a.build, 2, n, d, True)
             # the machine's own ceiling: two dataplanes of one engine each, one per CPU
             fns["apart"] = lambda: {"gbps": scaling.separate(a.build, 2, n, d)}
+            # the same with 64 KiB messages, the same bytes: 1 MiB in flight per connection
+            # (16 messages), which a core's caches hold, against 16 MiB that they do not
+            fns["1 small"] = lambda: scaling.run(a.build, 1, 16 * n, d, size=SMALL)
+            fns["2 small"] = lambda: scaling.run(a.build, 2, 16 * n, d, size=SMALL)
+            fns["apart small"] = lambda: {"gbps": scaling.separate(a.build, 2, 16 * n, d,
+                                                                   size=SMALL)}
         runs = alternated(fns, rounds)
     gbps = lambda r: r["gbps"]  # noqa: E731
     rows = [median_of(runs[k], gbps) for k in (1, 2) if k in runs]
     striped = median_of(runs["striped"], gbps) if "striped" in runs else None
     apart = median_of(runs["apart"], gbps)["gbps"] if "apart" in runs else None
+    small = [median_of(runs[k], gbps) for k in ("1 small", "2 small") if k in runs]
+    apart_small = median_of(runs["apart small"], gbps)["gbps"] if "apart small" in runs else None
+    cols = scaling.STAGES + ["app"]
     md.extend(["### Engine lcores ([pipeline] mode = engines)", "",
                "Both nodes of `loopback.ini` in one process, one connection pair and one queue "
                "pair per engine, 1 MiB messages, unpaced, no emulator, busy polling, every "
@@ -305,18 +314,25 @@ def bench_fwd(a):
                "configurations taken in turn (%s Gbit/s, in run order)." % (
                    rounds, "; ".join("%s: %s" % (
                        {1: "1 engine", 2: "2 engines", "striped": "striped",
-                        "apart": "2 separate dataplanes"}[k], spread(v, gbps))
+                        "apart": "2 separate dataplanes", "1 small": "1 engine, 64 KiB",
+                        "2 small": "2 engines, 64 KiB",
+                        "apart small": "2 separate dataplanes, 64 KiB"}[k], spread(v, gbps))
                        for k, v in runs.items())), "",
-               "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(scaling.STAGES) + " |",
-               "|---:|---:|---:|---:|" + "---:|" * len(scaling.STAGES)])
-    for r in rows:
-        md.append("| %d | %.2f | %.2f | %.2f | %s |" % (
-            r["engines"], r["mpps"], r["gbps"], r["gbps"] / rows[0]["gbps"],
-            " | ".join("%.0f" % r["cycles"][s] for s in scaling.STAGES)))
-    if striped is not None:
-        md.append("| 2, one connection striped | %.2f | %.2f | %.2f | %s |" % (
-            striped["mpps"], striped["gbps"], striped["gbps"] / rows[0]["gbps"],
-            " | ".join("%.0f" % striped["cycles"][s] for s in scaling.STAGES)))
+               "`app` is the traffic generator's share per packet received: writing each "
+               "message's test pattern and verifying every message that arrives, the "
+               "benchmark's own load on the engines (a real application runs on cores of its "
+               "own). With 1 MiB "
+               "messages a connection pair keeps 16 MiB in flight each way, more than a "
+               "core's caches hold; the 64 KiB rows move the same bytes with 1 MiB in "
+               "flight, and x 1 engine compares them with 1 engine at 64 KiB.", "",
+               "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(cols) + " |",
+               "|---:|---:|---:|---:|" + "---:|" * len(cols)])
+    for label, r, base in ([(str(r["engines"]), r, rows[0]) for r in rows] +
+                           ([("2, one connection striped", striped, rows[0])] if striped else []) +
+                           [("%d, 64 KiB messages" % r["engines"], r, small[0]) for r in small]):
+        md.append("| %s | %.2f | %.2f | %.2f | %s |" % (
+            label, r["mpps"], r["gbps"], r["gbps"] / base["gbps"],
+            " | ".join("%.0f" % r["cycles"][s] for s in cols)))
     md.append("")
     if apart is not None and len(rows) == 2:
         md.extend(["Two separate dataplanes of one engine each, one per CPU, sending from one "
@@ -331,6 +347,11 @@ def bench_fwd(a):
                    "poll; the separate dataplanes have ports of their own. A NIC's queues "
                    "(mlx5) keep their state on lines of their own." % (
                        apart, apart / rows[0]["gbps"], rows[1]["gbps"] / apart), ""])
+    if apart_small is not None and len(small) == 2:
+        md.extend(["With 64 KiB messages two separate dataplanes carry %.2f Gbit/s together, "
+                   "%.2f x one engine at 64 KiB; the two engines of one process carry %.2f of "
+                   "that." % (apart_small, apart_small / small[0]["gbps"],
+                              small[1]["gbps"] / apart_small), ""])
     if len(rows) == 2:
         record("fwd", "2 engines, both nodes in one process: goodput", rows[1]["gbps"],
                "Gbit/s", "1 engine, same run (medians of %d runs taken in turn; target "
@@ -340,12 +361,23 @@ def bench_fwd(a):
                    rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, sending "
                    "from one moment (bytes over the union of their windows), same run "
                    "(medians of %d)" % rounds, apart, "higher")
+    if len(small) == 2:
+        record("fwd", "2 engines, 64 KiB messages: goodput", small[1]["gbps"], "Gbit/s",
+               "1 engine, 64 KiB messages, same run (medians of %d runs taken in turn; target "
+               "ratio >= 1.8)" % rounds, small[0]["gbps"], "higher")
+        if apart_small is not None:
+            record("fwd", "2 engines against 2 separate 1-engine dataplanes, 64 KiB messages",
+                   small[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, "
+                   "64 KiB messages, same run (medians of %d)" % rounds, apart_small, "higher")
     if striped is not None:
         record("fwd", "1 connection striped over 2 engines: goodput", striped["gbps"],
                "Gbit/s", "1 engine (one connection), same run (medians of %d)" % rounds,
                rows[0]["gbps"], "higher")
     else:
         log("fwd: one CPU: the 2-engine run is left out")
+
+
+SMALL = 64 << 10  # the small messages of the engine rows
 
 
 def alternated(fns, rounds):

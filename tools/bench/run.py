@@ -228,6 +228,15 @@ def doc_sections(records):
             out["engines"] += (" One connection striped over the two engines (`stripes = 2`) "
                                "carries %.2f times what one engine does (%.1f Gbit/s)." % (
                                    st["ratio"], st["value"]))
+        sm = by.get("2 engines, 64 KiB messages: goodput")
+        sms = by.get("2 engines against 2 separate 1-engine dataplanes, 64 KiB messages")
+        if sm and sm.get("baseline_value"):
+            out["engines"] += (" With 64 KiB messages (the same bytes, 1 MiB in flight per "
+                               "connection instead of 16 MiB) two engines carry %.2f times "
+                               "one (%.1f against %.1f Gbit/s)%s." % (
+                                   sm["ratio"], sm["value"], sm["baseline_value"],
+                                   ", %.2f of two separate dataplanes" % sms["ratio"]
+                                   if sms and sms.get("ratio") else ""))
     zc = next((r for n, r in by.items()
                if n.startswith("send path zero-copy (reliability+packetizer+tx), 4 KiB writes")),
               None)

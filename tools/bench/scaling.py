@@ -3,13 +3,17 @@
 """How sdr-dataplane's goodput grows with engine lcores ([pipeline] mode = engines).
 
 Both loopback nodes in one process (pmd-configs/loopback.ini's ring pair, one queue pair per
-engine), one connection pair per engine pinned to it, 1 MiB messages, unpaced, no link
+engine), one connection pair per engine pinned to it, 1 MiB messages (--size), unpaced, no link
 emulator, busy polling, every message verified. Runs 1, 2, 4, 8 engines, as many as the
 machine has CPUs for (each engine an lcore on a CPU of its own), and prints one row each:
 
   engines  Mpps  Gbit/s  x1  then the cycles per packet of each stage, on the engines
                              together (rx, parse_icrc, receive_backend,
-                             reliability_packetizer, payload_icrc, link_emulator, tx)
+                             reliability_packetizer, payload_icrc, link_emulator, tx),
+                             and the traffic generator's share per packet received (app:
+                             writing each message's test pattern and verifying every
+                             message received, the benchmark's own load, which a real
+                             application does not put on the dataplane's cores)
 
 Mpps counts the packets the engines received (data and control), Gbit/s the messages'
 bytes over the time from the first send to the last completion, x1 the goodput against one
@@ -23,7 +27,8 @@ payload_icrc then times, and the receiving engines parse the chains where they l
 Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run it there:
 the machine this project is built on has two.
 
-usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--striped] [--separate]
+usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--size 1MiB] [--striped]
+                  [--separate]
                   [--zero-copy] [--json]
 """
 import argparse
@@ -64,13 +69,14 @@ def config(d, engines, striped=False, zero_copy=False):
     return path
 
 
-def run(build, engines, count, d, striped=False, zero_copy=False):
-    """@count messages per engine: over a pair per engine, or one pair striped over all."""
+def run(build, engines, count, d, striped=False, zero_copy=False, size=1 << 20):
+    """@count messages of @p size bytes per engine: over a pair per engine, or one pair
+    striped over all."""
     cmd = [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", "0-%d" % (engines - 1),
            "--no-huge", "-m", str(512 + 512 * engines), "--no-pci", "--log-level",
            "lib.eal:error", "--file-prefix", "sdr-scaling%d-%d" % (engines, os.getpid()),
            "--", "-f", config(d, engines, striped, zero_copy), "--traffic",
-           "size=1MiB,count=%d,inflight=%d" % (count * engines if striped else count,
+           "size=%d,count=%d,inflight=%d" % (size, count * engines if striped else count,
                                                16 * engines if striped else 16),
            "--link", "wan=off", "--busy-poll", "--exit-when-done", "--json"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -82,13 +88,13 @@ def run(build, engines, count, d, striped=False, zero_copy=False):
         raise RuntimeError("%d engines: %d of %d messages verified" % (
             engines, s["verified"], count * engines))
     rx = sum(e["rx_packets"] for e in s["engines"])
-    secs = count * engines * (1 << 20) * 8 / (s["goodput_all_gbps"] * 1e9)
+    secs = count * engines * size * 8 / (s["goodput_all_gbps"] * 1e9)
     return {"engines": engines, "striped": striped, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
-            "cycles": {st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
-                       for st in STAGES}}
+            "cycles": dict({st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
+                            for st in STAGES}, app=s["stages"]["traffic"]["busy_cycles"] / max(1, rx))}
 
 
-def separate(build, n, count, d, zero_copy=False):
+def separate(build, n, count, d, zero_copy=False, size=1 << 20):
     """@p n dataplanes of one engine each, one per CPU (0 .. n-1), at once, each with its own
     pair and @p count messages: shared nothing by construction, so their goodput together is
     what this machine's CPUs, caches and memory allow @p n engines. @return that goodput:
@@ -102,7 +108,7 @@ def separate(build, n, count, d, zero_copy=False):
         [os.path.join(build, "dataplane", "sdr-dataplane"), "-l", str(k), "--no-huge", "-m",
          "1024", "--no-pci", "--log-level", "lib.eal:error", "--file-prefix",
          "sdr-separate%d-%d" % (k, os.getpid()), "--", "-n", "separate%d-%d" % (k, os.getpid()),
-         "-f", ini, "--traffic", "size=1MiB,count=%d,inflight=16,start=%.6f" % (count, start),
+         "-f", ini, "--traffic", "size=%d,count=%d,inflight=16,start=%.6f" % (size, count, start),
          "--link", "wan=off",
          "--busy-poll", "--exit-when-done", "--json"], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True) for k in range(n)]
@@ -116,8 +122,16 @@ def separate(build, n, count, d, zero_copy=False):
             raise RuntimeError("separate dataplane %d: rc %d: %s" % (k, p.returncode, err[-500:]))
         first.append(s["window_mono_s"][0])
         last.append(s["window_mono_s"][1])
-        bits += count * (1 << 20) * 8
+        bits += count * size * 8
     return bits / (max(last) - min(first)) / 1e9
+
+
+def size_arg(text):
+    """@return bytes of a size given as N, NKiB or NMiB."""
+    m = re.fullmatch(r"(\d+)(KiB|MiB)?", text)
+    if not m or int(m.group(1)) == 0:
+        raise argparse.ArgumentTypeError("not a size: %r (bytes, or N KiB / MiB, e.g. 64KiB)" % text)
+    return int(m.group(1)) << {None: 0, "KiB": 10, "MiB": 20}[m.group(2)]
 
 
 def main():
@@ -126,6 +140,9 @@ def main():
     ap.add_argument("--engines", default="1,2,4,8",
                     help="engine counts to run, as many as the CPUs allow (default 1,2,4,8)")
     ap.add_argument("--count", type=int, default=200, help="messages per connection (200)")
+    ap.add_argument("--size", type=size_arg, default=1 << 20,
+                    help="message size: bytes, or N KiB / MiB (1MiB); 16 messages of it are "
+                    "in flight per connection, so it sets each engine's working set")
     ap.add_argument("--striped", action="store_true",
                     help="one connection pair striped over every engine ([conn] stripes) "
                     "instead of a pair per engine")
@@ -146,9 +163,9 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for n in runs:
-            rows.append(run(a.build, n, a.count, d, a.striped, a.zero_copy))
+            rows.append(run(a.build, n, a.count, d, a.striped, a.zero_copy, a.size))
             if a.separate and n > 1:
-                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d, a.zero_copy)
+                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d, a.zero_copy, a.size)
     base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
     if a.json:
         for r in rows:
@@ -157,7 +174,7 @@ def main():
         return 0
     sep = (["%8s %7s" % ("sep.", "of sep.")] if a.separate else [])
     print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1", "  ".join(
-        sep + ["%s" % s for s in STAGES])))
+        sep + ["%s" % s for s in STAGES + ["app"]])))
     for r in rows:
         cols = []
         if a.separate:
@@ -165,7 +182,7 @@ def main():
             cols = ["%8s %7s" % ("%.2f" % g if g else "-", "%.2f" % (r["gbps"] / g) if g else "-")]
         print("%7d %8.2f %8.2f %6s  %s" % (
             r["engines"], r["mpps"], r["gbps"], "%.2f" % (r["gbps"] / base) if base else "-",
-            "  ".join(cols + ["%*.0f" % (len(s), r["cycles"][s]) for s in STAGES])))
+            "  ".join(cols + ["%*.0f" % (max(4, len(s)), r["cycles"][s]) for s in STAGES + ["app"]])))
     return 0
 
 
