@@ -6,6 +6,8 @@
 #   make test    the whole test suite (unit, integration, fuzz smoke)
 #   make test-asan  the test suite again on an ASan + UBSan build (build-asan/)
 #   make bench-scaling  goodput against engine lcores, 1, 2, 4, 8 as the CPUs allow
+#   make bundle  $(BUILD)/bundle: the dataplane and tools with their own libraries and
+#                drivers, for a host without DPDK (docs/deployment.md)
 #   make arm64   cross build for arm64 (a BlueField's cores) in build-arm64/
 #   make test-arm64  that build's tests under qemu-user (docs/deployment.md)
 #   make bench   benchmarks -> docs/benchmarks.md and docs/benchmarks.json, the
@@ -15,7 +17,7 @@
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build docs test test-asan unit demo demo-coll demo-paths bench bench-scaling fuzz clean arm64 test-arm64
+.PHONY: all deps build docs test test-asan unit demo demo-coll demo-paths bench bench-scaling bundle fuzz clean arm64 test-arm64
 
 all: build
 
@@ -106,6 +108,9 @@ demo-paths: build
 
 bench-scaling: build
 	$(PYTHON) tools/bench/scaling.py --build $(BUILD)
+
+bundle: build
+	@tools/bundle.sh --build $(BUILD) $(BUILD)/bundle
 
 bench: build
 	$(PYTHON) tools/bench/run.py --build $(BUILD)
