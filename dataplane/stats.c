@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dp.h"
+#include "pools.h"
 #include "rel_tx.h"
 #include "stats.h"
 #include "units.h"
@@ -386,6 +387,10 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 	if (json) {
 		printf("{\"instance\":\"%s\",\"elapsed_s\":%.3f,\"ok\":%s,", ctx->cfg.name, elapsed_s,
 		       dp_traffic_ok(ctx) ? "true" : "false");
+		/* which mempool handler the mbufs came from: a LIFO one unless its driver is
+		 * missing (pools.c), which a bundle or a static build can lack */
+		if (ctx->pool[0] != NULL)
+			printf("\"mbuf_handler\":\"%s\",", sdr_pool_handler(ctx->pool[0]));
 		if (lead != NULL) {
 			printf("\"messages\":%u,\"sent\":%u,\"received\":%u,\"verified\":%u,"
 			       "\"unchecked\":%u,\"failed\":%u,\"send_failed\":%u,\"recv_failed\":%u,\"corrupt\":%u,"

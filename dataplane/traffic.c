@@ -11,8 +11,9 @@
 
 struct tbuf {
 	uint8_t *data;
-	uint8_t filled;		/* verify=no: written once, sent as it is from then on */
+	uint8_t filled;		/* holds message filled_seq's pattern (verify=no: any one's) */
 	uint64_t seq;		/* message number, for the pattern */
+	uint64_t filled_seq;
 	uint8_t busy;
 };
 
@@ -342,11 +343,15 @@ traffic_step(struct traffic *t, uint64_t now)
 		if (b->busy)
 			continue;
 		b->seq = msg_number(t, t->next_send);
-		/* verify=no: the bytes of the buffer's first message, again (a sender whose
-		 * payloads are ready, as sdr-gen's --payload-span; nobody checks them) */
-		if (!t->cfg.no_verify || !b->filled)
+		/* once per message, even when the send must wait (verify=no: the bytes of the
+		 * buffer's first message, again, a sender whose payloads are ready, as sdr-gen's
+		 * --payload-span; nobody checks them) */
+		if (!b->filled || (!t->cfg.no_verify && b->filled_seq != b->seq)) {
 			sdr_pattern_fill(b->data, 0, t->cfg.size, t->cfg.seed, b->seq);
-		b->filled = 1;
+			b->filled = 1;
+			b->filled_seq = b->seq;
+			work++;
+		}
 		if (sdr_ep_send(t->ep, b->data, t->cfg.size, sdr_pattern_imm(t->cfg.seed, b->seq), i,
 				now) != 0)
 			break;
