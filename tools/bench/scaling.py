@@ -17,7 +17,8 @@ machine has CPUs for (each engine an lcore on a CPU of its own), and prints one 
 
 Mpps counts the packets the engines received (data and control), Gbit/s the messages'
 bytes over the time from the first send to the last completion, x1 the goodput against one
-engine in the same run. With --separate, each row of N > 1 engines also runs N separate
+engine in the same run. --repeat N runs the set N times and prints medians (x1 and of sep.:
+the medians of each round's own ratios), for hosts whose speed drifts between runs. With --separate, each row of N > 1 engines also runs N separate
 dataplanes of one engine each, one per CPU, at once (shared nothing by construction): their
 summed goodput is what the machine's CPUs, caches and memory allow N engines, and "of sep."
 is the engines' share of it. A low x1 with a high "of sep." is the machine, not the engines.
@@ -28,13 +29,13 @@ Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run
 the machine this project is built on has two.
 
 usage: scaling.py [--build DIR] [--engines 1,2,4,8] [--count N] [--size 1MiB] [--striped]
-                  [--separate]
-                  [--zero-copy] [--json]
+                  [--separate] [--zero-copy] [--repeat N] [--json]
 """
 import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,7 @@ def run(build, engines, count, d, striped=False, zero_copy=False, size=1 << 20):
     rx = sum(e["rx_packets"] for e in s["engines"])
     secs = count * engines * size * 8 / (s["goodput_all_gbps"] * 1e9)
     return {"engines": engines, "striped": striped, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
+            "mbuf_handler": s.get("mbuf_handler"),
             "cycles": dict({st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
                             for st in STAGES}, app=s["stages"]["traffic"]["busy_cycles"] / max(1, rx))}
 
@@ -126,6 +128,21 @@ def separate(build, n, count, d, zero_copy=False, size=1 << 20):
     return bits / (max(last) - min(first)) / 1e9
 
 
+def medians(rows):
+    """One row of @p rows' medians (the rounds of one engine count): x1 and of_sep the
+    medians of each round's own ratios, not ratios of medians."""
+    med = statistics.median
+    seps = [r for r in rows if r.get("separate_gbps")]
+    out = {"engines": rows[0]["engines"], "mpps": med(r["mpps"] for r in rows),
+           "gbps": med(r["gbps"] for r in rows),
+           "x1": med(r["x1"] for r in rows) if rows[0]["x1"] else None,
+           "cycles": {k: med(r["cycles"][k] for r in rows) for k in rows[0]["cycles"]}}
+    if seps:
+        out["separate_gbps"] = med(r["separate_gbps"] for r in seps)
+        out["of_sep"] = med(r["gbps"] / r["separate_gbps"] for r in seps)
+    return out
+
+
 def size_arg(text):
     """@return bytes of a size given as N, NKiB or NMiB."""
     m = re.fullmatch(r"(\d+)(KiB|MiB)?", text)
@@ -152,7 +169,11 @@ def main():
     ap.add_argument("--zero-copy", action="store_true",
                     help="ports send chains that point into the messages ([port] zero_copy = "
                     "yes) instead of copying each payload")
-    ap.add_argument("--json", action="store_true", help="one JSON object per row")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run the whole set N times, the engine counts in turn each time, and "
+                    "print medians: for a host whose speed drifts (neighbours, turbo); x1 and "
+                    "of sep. are then the medians of each round's own ratios")
+    ap.add_argument("--json", action="store_true", help="one JSON object per row (per round)")
     a = ap.parse_args()
     cpus = len(os.sched_getaffinity(0))
     want = [int(x) for x in a.engines.split(",")]
@@ -160,18 +181,30 @@ def main():
     for n in want:
         if n > cpus:
             print("scaling: %d engines skipped: %d CPUs here" % (n, cpus), file=sys.stderr)
+    if a.repeat < 1:
+        ap.error("--repeat: at least 1")
     rows = []
     with tempfile.TemporaryDirectory() as d:
-        for n in runs:
-            rows.append(run(a.build, n, a.count, d, a.striped, a.zero_copy, a.size))
-            if a.separate and n > 1:
-                rows[-1]["separate_gbps"] = separate(a.build, n, a.count, d, a.zero_copy, a.size)
-    base = rows[0]["gbps"] if rows and rows[0]["engines"] == 1 else None
+        for k in range(a.repeat):
+            got = []
+            for n in runs:
+                got.append(run(a.build, n, a.count, d, a.striped, a.zero_copy, a.size))
+                if a.separate and n > 1:
+                    got[-1]["separate_gbps"] = separate(a.build, n, a.count, d, a.zero_copy,
+                                                        a.size)
+            base = got[0]["gbps"] if got and got[0]["engines"] == 1 else None
+            for r in got:
+                r["round"] = k + 1
+                r["x1"] = r["gbps"] / base if base else None
+                if r.get("separate_gbps"):
+                    r["of_sep"] = r["gbps"] / r["separate_gbps"]
+                if a.json:
+                    print(json.dumps(r), flush=True)
+            rows += got
     if a.json:
-        for r in rows:
-            r["x1"] = r["gbps"] / base if base else None
-            print(json.dumps(r))
         return 0
+    if a.repeat > 1:
+        rows = [medians([r for r in rows if r["engines"] == n]) for n in runs]
     sep = (["%8s %7s" % ("sep.", "of sep.")] if a.separate else [])
     print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1", "  ".join(
         sep + ["%s" % s for s in STAGES + ["app"]])))
@@ -179,9 +212,9 @@ def main():
         cols = []
         if a.separate:
             g = r.get("separate_gbps")
-            cols = ["%8s %7s" % ("%.2f" % g if g else "-", "%.2f" % (r["gbps"] / g) if g else "-")]
+            cols = ["%8s %7s" % ("%.2f" % g if g else "-", "%.2f" % r["of_sep"] if g else "-")]
         print("%7d %8.2f %8.2f %6s  %s" % (
-            r["engines"], r["mpps"], r["gbps"], "%.2f" % (r["gbps"] / base) if base else "-",
+            r["engines"], r["mpps"], r["gbps"], "%.2f" % r["x1"] if r["x1"] else "-",
             "  ".join(cols + ["%*.0f" % (max(4, len(s)), r["cycles"][s]) for s in STAGES + ["app"]])))
     return 0
 
