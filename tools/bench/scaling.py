@@ -17,11 +17,13 @@ machine has CPUs for (each engine an lcore on a CPU of its own), and prints one 
 
 Mpps counts the packets the engines received (data and control), Gbit/s the messages'
 bytes over the time from the first send to the last completion, x1 the goodput against one
-engine in the same run. --repeat N runs the set N times and prints medians (x1 and of sep.:
-the medians of each round's own ratios), for hosts whose speed drifts between runs. With --separate, each row of N > 1 engines also runs N separate
-dataplanes of one engine each, one per CPU, at once (shared nothing by construction): their
-summed goodput is what the machine's CPUs, caches and memory allow N engines, and "of sep."
-is the engines' share of it. A low x1 with a high "of sep." is the machine, not the engines.
+engine in the same run (round). --repeat N runs the set N times and prints medians (x1 and
+of sep.: the medians of each round's own ratios; --json prints every round's rows), for
+hosts whose speed drifts between runs. With --separate, each row of N > 1 engines also runs
+N separate dataplanes of one engine each, one per CPU, at once (shared nothing by
+construction): their summed goodput is what the machine's CPUs, caches and memory allow N
+engines, and "of sep." is the engines' share of it. A low x1 with a high "of sep." is the
+machine, not the engines.
 The ring ports copy each payload into its frame, as they do by default; with --zero-copy
 they send chains that point into the messages instead ([port] zero_copy = yes), which
 payload_icrc then times, and the receiving engines parse the chains where they lie.
@@ -159,7 +161,7 @@ def main():
     ap.add_argument("--count", type=int, default=200, help="messages per connection (200)")
     ap.add_argument("--size", type=size_arg, default=1 << 20,
                     help="message size: bytes, or N KiB / MiB (1MiB); 16 messages of it are "
-                    "in flight per connection, so it sets each engine's working set")
+                    "in flight per engine, so it sets each engine's working set")
     ap.add_argument("--striped", action="store_true",
                     help="one connection pair striped over every engine ([conn] stripes) "
                     "instead of a pair per engine")
@@ -207,7 +209,7 @@ def main():
         rows = [medians([r for r in rows if r["engines"] == n]) for n in runs]
     sep = (["%8s %7s" % ("sep.", "of sep.")] if a.separate else [])
     print("%7s %8s %8s %6s  %s" % ("engines", "Mpps", "Gbit/s", "x1", "  ".join(
-        sep + ["%s" % s for s in STAGES + ["app"]])))
+        sep + ["%*s" % (max(4, len(s)), s) for s in STAGES + ["app"]])))
     for r in rows:
         cols = []
         if a.separate:
