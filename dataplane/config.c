@@ -372,6 +372,11 @@ port_key(struct dp_port_cfg *p, const struct where *w, const char *k, const char
 			return fail(w, k, "'%s' is not yes or no", v);
 		p->zero_copy = v[0] == 'y' ? DP_ZC_YES : DP_ZC_NO;
 		return 0;
+	case DPK_PORT_DMA_MAP:
+		if (strcmp(v, "auto") != 0 && strcmp(v, "yes") != 0)
+			return fail(w, k, "'%s' is not auto or yes", v);
+		p->dma_map = v[0] == 'y' ? DP_DMA_YES : DP_DMA_AUTO;
+		return 0;
 	case DPK_PORT_STEERING:
 		if (strcmp(v, "queue") != 0 && strcmp(v, "rss") != 0)
 			return fail(w, k, "'%s' is not queue or rss", v);

@@ -60,6 +60,12 @@ enum dp_zero_copy {
 	DP_ZC_NO,
 };
 
+/** [port] dma_map: which devices get the application's buffers mapped for their DMA. */
+enum dp_dma_map {
+	DP_DMA_AUTO,		/**< a device on a hardware bus (a NIC) that sends zero-copy */
+	DP_DMA_YES,		/**< any device that sends zero-copy (a vdev maps nothing) */
+};
+
 struct dp_port_cfg {
 	char name[DP_NAME_LEN];
 	char device[DP_DEVICE_LEN];	/**< a vdev spec, ring:PAIR:SIDE, or an ethdev name */
@@ -78,6 +84,7 @@ struct dp_port_cfg {
 	struct dp_prefix allow[DP_MAX_ALLOW];	/**< RoCE only from these sources (none: any) */
 	uint8_t nallow;
 	uint8_t zero_copy;		/**< enum dp_zero_copy */
+	uint8_t dma_map;		/**< enum dp_dma_map */
 	uint8_t steering;		/**< enum dp_steering */
 };
 

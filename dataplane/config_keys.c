@@ -344,11 +344,27 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "send multi-segment frames copies, and says so at start. Off by default "
 		       "on a `ring:` port, whose peer shares the process and its caches: there "
 		       "the copy costs what the chain saves (the receiver parses the chain "
-		       "where it lies, `rx_multiseg_in_place`); on a PCI NIC because "
-		       "the application's buffers are not registered for its DMA yet (see "
-		       "[deployment.md](deployment.md#memory)); on memif with `zero-copy=yes`, "
+		       "where it lies, `rx_multiseg_in_place`); on a PCI NIC, which reads the "
+		       "application's buffers by DMA once they are mapped for it (`dma_map`, "
+		       "[deployment.md](deployment.md#memory)): `yes` there is for a NIC "
+		       "tested with it; on memif with `zero-copy=yes`, "
 		       "which sends only buffers of its own mempool (`yes` there is refused). "
 		       "`pipeline show` says how each port sends.",
+	},
+	[DPK_PORT_DMA_MAP] = {
+		.name = "dma_map", .kind = DP_K_OTHER,
+		.value = "`auto` or `yes`",
+		.dflt = "`auto`",
+		.doc = "with `zero_copy` on, which buffers the device reads by DMA are "
+		       "registered with DPDK (`rte_extmem_register()`) and mapped for it "
+		       "(`rte_dev_dma_map()`; mlx5 makes its memory region of them): every "
+		       "SDK application's buffers as it attaches, and `--traffic`'s, before "
+		       "any frame points into them; unmapped once none does. `auto`: on a "
+		       "device on a hardware bus (a PCI NIC, an mlx5 representor or "
+		       "sub-function), whose DMA needs it. `yes`: on a virtual device too, "
+		       "which has nothing to map: a check of the registration before a NIC. "
+		       "A device that refuses a mapping sends by copy from then on, and says "
+		       "so once. `pipeline show` counts what is mapped.",
 	},
 };
 

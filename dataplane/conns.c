@@ -272,7 +272,12 @@ void
 dp_conn_stop(struct dp_ctx *ctx, unsigned int i)
 {
 	struct dp_conn *c = &ctx->conns[i];
+	size_t len;
+	void *va;
 
+	/* its messages have ended: no frame points into its send buffers (dma.h) */
+	if (traffic_send_area(c->traffic, &va, &len) == 0)
+		dp_dma_del(ctx, va);
 	traffic_destroy(c->traffic);
 	c->traffic = NULL;
 	dp_ep_free(dp_conn_remove(ctx, i));

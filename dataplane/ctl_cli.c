@@ -966,6 +966,8 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
 		const char *why = p->zero_copy ? "zero-copy" :
+				  p->dma_refused ? "by copy: the device refused to map the "
+						   "application's buffers for its DMA" :
 				  p->cfg->zero_copy == DP_ZC_NO ? "by copy: zero_copy = no" :
 				  !p->multi_seg ? "by copy: the device cannot send multi-segment frames" :
 				  "by copy: zero_copy not set (off on ring: ports and PCI devices)";
@@ -988,6 +990,32 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 	}
 	if (json)
 		put(o, "]");
+}
+
+/*
+ * The buffers mapped for the DMA of the ports that send zero-copy (dma.h): the areas and
+ * bytes registered now (and EAL's own count of its external memory), the mappings made
+ * and refused. Nothing where no port needs them.
+ */
+static void
+dma_show(struct dp_ctx *ctx, int json, struct out *o)
+{
+	char js[1024];
+
+	if (!dp_dma_active(ctx))
+		return;
+	dp_dma_json(ctx, js, sizeof(js));
+	if (json) {
+		put(o, ",\"dma\":%s", js);
+		return;
+	}
+	put(o, "buffers mapped for DMA (ports");
+	for (unsigned int i = 0; i < ctx->nports; i++)
+		if (ctx->ports[i].dma)
+			put(o, " %s", ctx->ports[i].cfg->name);
+	put(o, "): %u area%s, %" PRIu64 " bytes, %" PRIu64 " mappings made, %" PRIu64
+	    " refused\n", ctx->dma.nareas, ctx->dma.nareas == 1 ? "" : "s", ctx->dma.bytes,
+	    ctx->dma.maps, ctx->dma.map_failures);
 }
 
 /*
@@ -1090,6 +1118,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 		rx_workers_show(ctx, json, o);
 		engines_show(ctx, json, o);
 		send_paths_show(ctx, json, o);
+		dma_show(ctx, json, o);
 		pools_show(ctx, json, o);
 		put(o, ",\"stages\":[");
 		for (int s = 0; s < DP_NSTAGES; s++) {
@@ -1139,6 +1168,7 @@ pipeline_show(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o
 	rx_workers_show(ctx, json, o);
 	engines_show(ctx, json, o);
 	send_paths_show(ctx, json, o);
+	dma_show(ctx, json, o);
 	pools_show(ctx, json, o);
 	return SDR_CTL_OK;
 }

@@ -292,15 +292,18 @@ slot_lo(uint32_t kind)
 }
 
 static void
-slot_free(struct dp_ctl *ctl, struct ctl_slot *s)
+slot_free(struct dp_ctx *ctx, struct ctl_slot *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->seg != NULL)
+	if (s->seg != NULL) {
+		/* no frame points into its buffers any more (ctl_sdk_gone()) */
+		if (s->kind == SDR_CLIENT_SDK)
+			dp_dma_del(ctx, s->seg + s->L.arena_off);
 		munmap(s->seg, s->L.size);
+	}
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	(void)ctl;
 }
 
 /* Slots of @p kind held by user @p uid (a slot waiting for its hello counts). */
@@ -375,8 +378,10 @@ on_accept(struct dp_ctl *ctl, int k)
 
 /* The client's own segment: an unnamed memfd, sealed so it cannot shrink under us. */
 static int
-segment_create(struct dp_ctl *ctl, struct ctl_slot *s, unsigned int slot, int *fd_out)
+segment_create(struct dp_ctx *ctx, struct ctl_slot *s, unsigned int slot, int *fd_out,
+	       char *err, size_t errlen)
 {
+	struct dp_ctl *ctl = ctx->ctl;
 	struct sdr_client_hdr *h;
 	int fd = memfd_create("sdr-client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
@@ -398,6 +403,14 @@ segment_create(struct dp_ctl *ctl, struct ctl_slot *s, unsigned int slot, int *f
 		s->seg = NULL;
 		close(fd);
 		return -e;
+	}
+	/* the buffers its sends point into, for a NIC that reads them by DMA (dma.h) */
+	if (s->kind == SDR_CLIENT_SDK &&
+	    dp_dma_add(ctx, s->seg + s->L.arena_off, s->L.arena_len, err, errlen) != 0) {
+		munmap(s->seg, s->L.size);
+		s->seg = NULL;
+		close(fd);
+		return -EIO;
 	}
 	h = (struct sdr_client_hdr *)s->seg;
 	*h = (struct sdr_client_hdr){ .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION,
@@ -436,6 +449,7 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 	struct ctl_slot *s = &ctl->slots[i];
 	struct sdr_welcome w = { .magic = SDR_CLIENT_MAGIC, .version = SDR_SHM_VERSION };
 	struct sdr_hello h;
+	char why[160] = "";
 	ssize_t n = recv(s->fd, &h, sizeof(h), MSG_DONTWAIT);
 	int fd = -1, rc, attach = 0;
 
@@ -449,17 +463,17 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 				 ctl->st->name, SDR_SHM_VERSION, h.version);
 			send_welcome(s->fd, &w, -1);
 		}
-		slot_free(ctl, s);
+		slot_free(ctx, s);
 		return;
 	}
-	rc = segment_create(ctl, s, i, &fd);
+	rc = segment_create(ctx, s, i, &fd, why, sizeof(why));
 	if (rc == 0 && s->kind == SDR_CLIENT_SDK &&
 	    (attach = ctl_sdk_attach(ctx, i, s->seg, &s->L)) != 0)
 		rc = attach;
 	if (rc != 0) {
 		w.rc = -rc;
 		snprintf(w.msg, sizeof(w.msg), "instance '%s': cannot make the client's segment: %s",
-			 ctl->st->name, strerror(-rc));
+			 ctl->st->name, why[0] ? why : strerror(-rc));
 		send_welcome(s->fd, &w, -1);
 		if (fd >= 0)
 			close(fd);
@@ -473,7 +487,7 @@ on_hello(struct dp_ctx *ctx, unsigned int i)
 			ctl_sdk_detach(ctx, i);
 			return;
 		}
-		slot_free(ctl, s);
+		slot_free(ctx, s);
 		return;
 	}
 	w.slot = i;
@@ -494,7 +508,7 @@ on_gone(struct dp_ctx *ctx, unsigned int i)
 	struct ctl_slot *s = &ctx->ctl->slots[i];
 
 	if (s->kind != SDR_CLIENT_SDK || s->state != CTL_ACTIVE) {
-		slot_free(ctx->ctl, s);
+		slot_free(ctx, s);
 		return;
 	}
 	/* the engine ends what it has in flight; the segment stays mapped until it is done */
@@ -526,7 +540,7 @@ finish_leaving(struct dp_ctx *ctx, unsigned int i)
 			busy = 1;	/* its last messages are still ending: next time */
 	}
 	if (!busy)
-		slot_free(ctx->ctl, &ctx->ctl->slots[i]);
+		slot_free(ctx, &ctx->ctl->slots[i]);
 }
 
 /* Run the call in client @p i's segment (a doorbell rang) and ring back. */
@@ -637,7 +651,7 @@ mgmt_thread(void *arg)
 			if (s->state == CTL_LEAVING)
 				finish_leaving(ctx, i);
 			if (s->state == CTL_HELLO && now - s->since_ns > HELLO_TIMEOUT_NS)
-				slot_free(ctl, s);
+				slot_free(ctx, s);
 			if (s->state != CTL_HELLO && s->state != CTL_ACTIVE)
 				continue;
 			p[n] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
@@ -711,7 +725,7 @@ dp_control_fini(struct dp_ctx *ctx)
 	dp_control_stop(ctx);
 	for (unsigned int i = 0; i < SDR_SHM_MAX_CLIENTS; i++)
 		if (ctl->slots[i].state != CTL_FREE)
-			slot_free(ctl, &ctl->slots[i]);
+			slot_free(ctx, &ctl->slots[i]);
 	while (ctl->nrefused > 0)
 		close(ctl->refused[--ctl->nrefused].fd);
 	for (int k = 0; k < 2; k++) {

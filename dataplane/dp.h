@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "dma.h"
 #include "dp_counters.h"
 #include "link_emu.h"
 #include "qpn_table.h"
@@ -96,6 +97,9 @@ struct dp_port {
 	 * 0 when zero_copy = no or the device cannot send multi-segment frames */
 	uint8_t zero_copy;
 	uint8_t multi_seg;		/* the device can send multi-segment frames */
+	uint8_t dma;			/* zero-copy buffers are mapped for its device (dma.h) */
+	uint8_t dma_refused;		/* ... and it refused one: zero_copy went to 0 */
+	uint8_t stopped;		/* dp_ports_stop(): the device reads no buffer any more */
 	/* per TX queue, frames the device had no room for, sent first next time
 	 * (backpressure: the packetizer stops while they are nearly DP_TX_PENDING in all;
 	 * only overflow is dropped) */
@@ -224,6 +228,7 @@ struct dp_ctx {
 	 * one pool per engine as pool[] (NULL: no port sends zero-copy) */
 	struct rte_mempool *zc_pool[DP_MAX_ENGINES];
 	int iova_va;			/* EAL's IOVA is the virtual address */
+	struct dp_dma dma;		/* buffers mapped for the ports' DMA (dma.h) */
 	/* an emulated link takes no data frame while fewer mbufs than this are free in its
 	 * engine's pool, so control frames (ACKs) always find some (pipeline.c, egress()) */
 	unsigned int link_reserve;

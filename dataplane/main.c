@@ -609,7 +609,9 @@ main(int argc, char **argv)
 			goto out;
 		}
 		for (unsigned int i = 0; o.traffic && i < dp.nconns; i++) {
+			size_t area_len;
 			int snd, rcv;
+			void *area;
 
 			const struct dp_conn_cfg *cc = dp.conns[i].cfg;
 
@@ -628,6 +630,13 @@ main(int argc, char **argv)
 				fprintf(stderr, "sdr-dataplane: [conn %s]: no memory for %u x %llu-byte "
 					"traffic buffers\n", dp.conns[i].cfg->name, tc.inflight,
 					(unsigned long long)tc.size);
+				rc = 1;
+				goto out;
+			}
+			if (traffic_send_area(dp.conns[i].traffic, &area, &area_len) == 0 &&
+			    dp_dma_add(&dp, area, area_len, err, sizeof(err)) != 0) {
+				fprintf(stderr, "sdr-dataplane: [conn %s]: traffic: %s\n",
+					dp.conns[i].cfg->name, err);
 				rc = 1;
 				goto out;
 			}
@@ -668,11 +677,13 @@ out:
 	if (rte_eal_has_hugepages())
 		rte_pdump_uninit();
 	dp_control_stop(&dp);
+	sdr_eal_park_interrupts();
+	/* frames still queued (a TX ring, the link emulator) may point into the buffers of
+	 * clients and of --traffic (zero-copy), and a NIC reads them by DMA: the devices stop
+	 * and those frames go before the buffers are unmapped (dma.h) */
+	dp_ports_stop(&dp);
 	dp_conns_free(&dp);
 	dp_lcores_free(&dp);
-	sdr_eal_park_interrupts();
-	/* frames still queued (a TX ring, the link emulator) may point into clients' buffers
-	 * (zero-copy): the ports close before those are unmapped */
 	dp_ports_close(&dp);
 	dp_holds_reap(1);
 	dp_control_fini(&dp);

@@ -1175,7 +1175,8 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		/* build into the last @burst mbufs of the stash */
 		m = w->stash + w->nstash - burst;
 		frames = w->stash_data + w->nstash - burst;
-		if (p->zero_copy) {
+		/* (the control service turns it off where a device refused a mapping: dma.h) */
+		if (__atomic_load_n(&p->zero_copy, __ATOMIC_RELAXED)) {
 			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
 			zero_copy_chain(ctx, p, c, m, e, n, tails);
 			t0 = icrc_stage(ctx, e, tails, n, stage_add(ctx, DP_STAGE_OUTPUT, t0, n));

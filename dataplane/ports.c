@@ -176,8 +176,8 @@ link_up(uint16_t port_id, unsigned int ms, const volatile int *quit)
  * - a ring: port, whose peer in the same process receives the very mbufs: chains there
  *   only move the copy from the sender to the receiver, which reads a frame in one piece;
  * - a device that DMAs from memory (a PCI NIC, or bonding or failsafe over one), which
- *   reads the application's buffers only once they are registered with it
- *   (rte_extmem_register(), rte_dev_dma_map()), which the dataplane does not do yet;
+ *   reads the application's buffers only once they are registered with it (dma.h: done
+ *   with zero_copy = yes, but not yet run on a NIC);
  * - memif with its own zero-copy=yes, which sends buffers of its mempool region only.
  */
 static int
@@ -389,11 +389,8 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	if (p->multi_seg)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	bus = is_bus_device(&info);
-	if (bus && p->zero_copy)
-		fprintf(stderr, "sdr-dataplane: port %s: zero_copy = yes on a NIC: the "
-			"application's buffers are not registered for its DMA, so its data frames "
-			"may fail to send (for testing only; see docs/deployment.md)\n",
-			p->cfg->name);
+	/* a NIC reads an attached payload by DMA: the buffers are mapped for it (dma.h) */
+	p->dma = p->zero_copy && (bus || p->cfg->dma_map == DP_DMA_YES);
 	if (bus)
 		bus_mtu = bus_device_mtu(p, &info, rte_pktmbuf_data_room_size(pools[0]) -
 					 RTE_PKTMBUF_HEADROOM, &conf);
@@ -738,6 +735,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 				"data frames carry a copy of the payload (give EAL more with -m)\n",
 				p->cfg->name);
 			p->zero_copy = 0;
+			p->dma = 0;
 		}
 	}
 	ctx->iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
@@ -765,7 +763,7 @@ dp_capture(struct dp_port *p, const struct rte_mbuf *m, uint64_t now_ns)
 }
 
 void
-dp_ports_close(struct dp_ctx *ctx)
+dp_ports_stop(struct dp_ctx *ctx)
 {
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
@@ -787,6 +785,19 @@ dp_ports_close(struct dp_ctx *ctx)
 			rte_pktmbuf_free_bulk(p->txq[q].pending, p->txq[q].n);
 		free(p->txq);
 		p->txq = NULL;
+		if (!p->stopped)
+			rte_eth_dev_stop(p->port_id);
+		p->stopped = 1;
+	}
+}
+
+void
+dp_ports_close(struct dp_ctx *ctx)
+{
+	dp_ports_stop(ctx);
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		struct dp_port *p = &ctx->ports[i];
+
 		for (unsigned int e = 0; e < DP_MAX_ENGINES; e++) {
 			qpn_table_destroy(p->eqpns[e]);
 			p->eqpns[e] = NULL;
@@ -796,7 +807,6 @@ dp_ports_close(struct dp_ctx *ctx)
 			pcap_dump_close(p->capture);
 			pcap_close(p->pcap);
 		}
-		rte_eth_dev_stop(p->port_id);
 		rte_eth_dev_close(p->port_id);
 	}
 	ctx->nports = 0;

@@ -16,6 +16,13 @@ int dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen);
  * Never 0.
  */
 uint64_t dp_port_link_salt(const struct dp_port_cfg *pc, unsigned int engine, unsigned int path);
+/**
+ * Stop every device and free the frames the dataplane still holds (the link emulators'
+ * queues, the TX backlogs): from then on nothing reads an application's buffer, a NIC by
+ * DMA included, so the buffers may be unmapped (dma.h).
+ */
+void dp_ports_stop(struct dp_ctx *ctx);
+/** dp_ports_stop() where not done yet, then close every device and free the ports' state. */
 void dp_ports_close(struct dp_ctx *ctx);
 
 #endif /* SDR_DP_PORTS_H */

@@ -391,6 +391,13 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 		 * missing (pools.c), which a bundle or a static build can lack */
 		if (ctx->pool[0] != NULL)
 			printf("\"mbuf_handler\":\"%s\",", sdr_pool_handler(ctx->pool[0]));
+		/* the buffers mapped for the ports' DMA (dma.h), the generator's still */
+		if (dp_dma_active(ctx)) {
+			char js[1024];
+
+			dp_dma_json(ctx, js, sizeof(js));
+			printf("\"dma\":%s,", js);
+		}
 		if (lead != NULL) {
 			printf("\"messages\":%u,\"sent\":%u,\"received\":%u,\"verified\":%u,"
 			       "\"unchecked\":%u,\"failed\":%u,\"send_failed\":%u,\"recv_failed\":%u,\"corrupt\":%u,"

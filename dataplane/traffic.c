@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "msg_pattern.h"
 #include "quantile.h"
@@ -24,6 +26,8 @@ struct traffic {
 	int recv;
 	int endless;		/* count = 0: until stopped (a stripe's share of 0 is none) */
 	struct tbuf *sbuf;
+	uint8_t *sarea;		/* the send buffers, one after the other, whole pages each */
+	size_t sarea_len;
 	struct tbuf *rbuf;
 	uint32_t next_send;	/* next message number to send */
 	uint32_t next_recv;	/* next message number to post */
@@ -174,17 +178,30 @@ traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep, int send, int r
 	t->ends = calloc(t->times_cap, sizeof(uint64_t));
 	if (!t->sbuf || !t->rbuf || !t->times || !t->ends)
 		goto fail;
-	/* written once here, as an RDMA application registers its buffers before it measures
-	 * (registration pins them): not a page fault per packet on the first messages */
-	for (uint32_t i = 0; i < n; i++) {
-		if (send && (t->sbuf[i].data = malloc(cfg->size + 8)) == NULL)
+	/*
+	 * The send buffers in one area of whole pages, each on pages of its own: what a
+	 * device that reads them by DMA has mapped (dma.h), as an RDMA application registers
+	 * its memory. Written once here, as such an application does before it measures
+	 * (registration pins them): not a page fault per packet on the first messages.
+	 */
+	if (send) {
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		size_t stride = (cfg->size + 8 + pg - 1) / pg * pg;
+		void *a = mmap(NULL, stride * n, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (a == MAP_FAILED)
 			goto fail;
-		if (recv && (t->rbuf[i].data = malloc(cfg->size + 8)) == NULL)
+		t->sarea = a;
+		t->sarea_len = stride * n;
+		memset(t->sarea, 0, t->sarea_len);
+		for (uint32_t i = 0; i < n; i++)
+			t->sbuf[i].data = t->sarea + (size_t)i * stride;
+	}
+	for (uint32_t i = 0; recv && i < n; i++) {
+		if ((t->rbuf[i].data = malloc(cfg->size + 8)) == NULL)
 			goto fail;
-		if (send)
-			memset(t->sbuf[i].data, 0, cfg->size + 8);
-		if (recv)
-			memset(t->rbuf[i].data, 0, cfg->size + 8);
+		memset(t->rbuf[i].data, 0, cfg->size + 8);
 	}
 	return t;
 fail:
@@ -192,13 +209,23 @@ fail:
 	return NULL;
 }
 
+int
+traffic_send_area(const struct traffic *t, void **va, size_t *len)
+{
+	if (t == NULL || t->sarea == NULL)
+		return -1;
+	*va = t->sarea;
+	*len = t->sarea_len;
+	return 0;
+}
+
 void
 traffic_destroy(struct traffic *t)
 {
 	if (t == NULL)
 		return;
-	for (uint32_t i = 0; t->sbuf && i < t->cfg.inflight; i++)
-		free(t->sbuf[i].data);
+	if (t->sarea != NULL)
+		munmap(t->sarea, t->sarea_len);
 	for (uint32_t i = 0; t->rbuf && i < t->cfg.inflight; i++)
 		free(t->rbuf[i].data);
 	free(t->sbuf);

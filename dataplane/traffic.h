@@ -88,6 +88,13 @@ struct traffic *traffic_create(const struct traffic_cfg *cfg, struct sdr_ep *ep,
 void traffic_destroy(struct traffic *t);
 
 /**
+ * The area of @p t's send buffers, whole pages, which its data frames may point into
+ * (zero-copy): mapped for a device's DMA (dma.h) while @p t lives.
+ * @return 0, or -1 where @p t sends nothing.
+ */
+int traffic_send_area(const struct traffic *t, void **va, size_t *len);
+
+/**
  * One connection's view of its stripes' sources and sinks (@p n >= 1): counts and times
  * added up, first start to last completion. Read-only; free with traffic_destroy().
  * @return NULL when out of memory.

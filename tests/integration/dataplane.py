@@ -17,7 +17,9 @@ Cases:
   zero_copy  data frames point into the message (no payload copy); the emulator keeps late
              duplicates of a finished message for 30 ms while the sender waits to give its
              buffer back (rewritten at once for the next message): no frame leaves with
-             other bytes than its ICRC covers; zero_copy = no copies, with the same result
+             other bytes than its ICRC covers; zero_copy = no copies, with the same result;
+             with dma_map = yes the generator's send buffers are registered with EAL and
+             mapped for the port
   capture    a capture of the traffic passes sdr-dump (every ICRC good) and tshark
              (every frame RoCE, none malformed)
   replay     a capture of foreign and malformed RoCEv2 replayed into a dataplane moves only
@@ -1176,8 +1178,10 @@ def case_zero_copy():
         copy_ini = os.path.join(d, "copy.ini")
         text = open(os.path.join(CFG, "loopback.ini")).read()
         zc_ini = os.path.join(d, "zc.ini")
-        # a ring port copies by default (its peer would receive the chains); asked, it does not
-        open(zc_ini, "w").write(re.sub(r"(\[port a\]\n)", r"\1zero_copy = yes\n", text))
+        # a ring port copies by default (its peer would receive the chains); asked, it does
+        # not; dma_map = yes maps the generator's send buffers for it, as for a NIC
+        open(zc_ini, "w").write(re.sub(r"(\[port a\]\n)", r"\1zero_copy = yes\ndma_map = yes\n",
+                                       text))
         open(copy_ini, "w").write(re.sub(r"(\[port a\]\n)", r"\1zero_copy = no\n", text))
         for scheme, ini, zc, wan in (("sr", zc_ini, True, link),
                                      ("ec-mds:8,2", zc_ini, True, link),
@@ -1211,6 +1215,14 @@ def case_zero_copy():
                 check(ev["tx_zero_copy_fallback_copies"] == 0,
                       "%s: %d frames copied for want of mbufs" % (
                           name, ev["tx_zero_copy_fallback_copies"]))
+                # the send buffers (--traffic's 8 in flight, each 256 KiB + 8 on pages of
+                # its own) registered with EAL and mapped for port a while the generator lives
+                pg = os.sysconf("SC_PAGE_SIZE")
+                per = -(-(256 * 1024 + 8) // pg) * pg
+                check(s.get("dma") == {"ports": ["a"], "areas": 1, "bytes": 8 * per,
+                                       "eal_external_lists": 1, "maps": 1,
+                                       "map_failures": 0},
+                      "%s: buffers mapped for DMA: %s" % (name, s.get("dma")))
                 # the send path's pass over each data frame's payload, timed as a stage
                 check(s["stages"]["payload_icrc"]["packets"] == ab["data_pkts_out"],
                       "%s: payload_icrc counted %d frames of %d" % (
@@ -1226,6 +1238,8 @@ def case_zero_copy():
                           name, rx["rx_multiseg_in_place"], rx["rx_multiseg_copied"],
                           ab["data_pkts_out"]))
             else:
+                check("dma" not in s, "%s: buffers mapped without zero-copy: %s" % (
+                    name, s.get("dma")))
                 check(not a["zero_copy"] and a["events"]["tx_zero_copy_frames"] == 0 and
                       b["events"]["rx_multiseg_in_place"] == 0 and
                       ab["sends_held_for_frames"] == 0 and
@@ -1768,6 +1782,8 @@ def case_config():
         bad(memif.replace(",bsize=8192", ",bsize=8192,zero-copy=yes", 1).replace(
             "link = wan\n", "link = wan\nzero_copy = yes\n", 1),
             "[port m0] zero_copy: yes with memif's own zero-copy=yes")
+        bad(base.replace("link = wan\n", "link = wan\ndma_map = no\n", 1),
+            "[port a] dma_map: 'no' is not auto or yes")
         # 65 keys: the 65th was written over the first and found itself "given twice"
         bad(base.replace("[link wan]", "[link wan]\n" + "".join(
             "k%d = 1\n" % i for i in range(65)), 1), "[link wan]: more than 64 keys")
