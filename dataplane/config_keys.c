@@ -364,7 +364,9 @@ static const struct dp_key port_keys[DPK_PORT_COUNT] = {
 		       "sub-function), whose DMA needs it. `yes`: on a virtual device too, "
 		       "which has nothing to map: a check of the registration before a NIC. "
 		       "A device that refuses a mapping sends by copy from then on, and says "
-		       "so once. `pipeline show` counts what is mapped.",
+		       "so once; a NIC whose driver is not mlx5 needs EAL's IOVA mode VA "
+		       "(`--iova-mode=va`) and copies otherwise. `pipeline show` counts what "
+		       "is mapped.",
 	},
 };
 

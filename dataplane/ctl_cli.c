@@ -965,12 +965,16 @@ send_paths_show(struct dp_ctx *ctx, int json, struct out *o)
 		put(o, ",\"send\":[");
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		const struct dp_port *p = &ctx->ports[i];
+		char buf[160];
 		const char *why = p->zero_copy ? "zero-copy" :
-				  p->dma_refused ? "by copy: the device refused to map the "
-						   "application's buffers for its DMA" :
 				  p->cfg->zero_copy == DP_ZC_NO ? "by copy: zero_copy = no" :
 				  !p->multi_seg ? "by copy: the device cannot send multi-segment frames" :
 				  "by copy: zero_copy not set (off on ring: ports and PCI devices)";
+
+		if (!p->zero_copy && p->copy_why != NULL) {
+			snprintf(buf, sizeof(buf), "by copy: %s", p->copy_why);
+			why = buf;
+		}
 
 		if (json)
 			put(o, "%s{\"port\":\"%s\",\"zero_copy\":%s,\"how\":\"%s\","
@@ -1011,7 +1015,7 @@ dma_show(struct dp_ctx *ctx, int json, struct out *o)
 	}
 	put(o, "buffers mapped for DMA (ports");
 	for (unsigned int i = 0; i < ctx->nports; i++)
-		if (ctx->ports[i].dma)
+		if (ctx->ports[i].dma && ctx->ports[i].zero_copy)
 			put(o, " %s", ctx->ports[i].cfg->name);
 	put(o, "): %u area%s, %" PRIu64 " bytes, %" PRIu64 " mappings made, %" PRIu64
 	    " refused\n", ctx->dma.nareas, ctx->dma.nareas == 1 ? "" : "s", ctx->dma.bytes,

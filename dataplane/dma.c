@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -19,7 +18,7 @@
 #include "dma.h"
 #include "dp.h"
 
-/* The port's device, or NULL: a port of no bus (ring:, made of rte_rings), or closed. */
+/* The port's device (ring: ports too: a net_ring vdev), or NULL where it is closed. */
 static struct rte_device *
 port_device(const struct dp_port *p)
 {
@@ -70,7 +69,7 @@ dp_dma_json(const struct dp_ctx *ctx, char *buf, size_t cap)
 	rte_memseg_list_walk(count_external, &lists);
 	n += (size_t)snprintf(buf, cap, "{\"ports\":[");
 	for (unsigned int i = 0; i < ctx->nports && n < cap; i++)
-		if (ctx->ports[i].dma)
+		if (ctx->ports[i].dma && __atomic_load_n(&ctx->ports[i].zero_copy, __ATOMIC_RELAXED))
 			n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", buf[n - 1] == '[' ? "" : ",",
 					      ctx->ports[i].cfg->name);
 	if (n < cap)
@@ -79,14 +78,22 @@ dp_dma_json(const struct dp_ctx *ctx, char *buf, size_t cap)
 			 lists, d->maps, d->map_failures);
 }
 
-/* Map @p a for port @p i's device. @return 0, or -1 (rte_errno set). */
+/*
+ * Map @p a for port @p i's device, unless a port before it is on the same device (two
+ * ports of one mlx5 device, representors): one mapping serves them, and a second of the
+ * same range would be one more memory region, or in a vfio container a duplicate whose
+ * unmap fails. @return 0, or -1 (rte_errno set).
+ */
 static int
 map_port(struct dp_ctx *ctx, struct dp_dma_area *a, unsigned int i)
 {
 	struct rte_device *dev = port_device(&ctx->ports[i]);
 
 	if (dev == NULL)
-		return 0;	/* nothing reads it by DMA */
+		return 0;	/* (closed) */
+	for (unsigned int j = 0; j < i; j++)
+		if ((a->ports & 1u << j) && port_device(&ctx->ports[j]) == dev)
+			return 0;
 	if (rte_dev_dma_map(dev, a->va, area_iova(ctx, a->va), a->len) != 0)
 		return -1;
 	a->ports |= 1u << i;
@@ -94,17 +101,38 @@ map_port(struct dp_ctx *ctx, struct dp_dma_area *a, unsigned int i)
 	return 0;
 }
 
+/*
+ * The page size EAL is told an area has: the largest power of two from 4 KiB to 1 GiB that
+ * both its start and its length are multiples of. EAL keeps a descriptor per such page (a
+ * file in its runtime directory) and uses the size for nothing else here (the IOVAs are
+ * not given): fewer where the area allows, and 4 KiB where the kernel's pages are larger
+ * (an SDK arena starts on a 4 KiB boundary of its segment). 0: not whole 4 KiB pages.
+ */
+static size_t
+extmem_page(const void *va, size_t len)
+{
+	uint64_t both = (uint64_t)(uintptr_t)va | len;
+	size_t pg = 4096;
+
+	if (len == 0 || both % pg != 0)
+		return 0;
+	while (pg < (1ull << 30) && both % (2 * pg) == 0)
+		pg *= 2;
+	return pg;
+}
+
 int
 dp_dma_add(struct dp_ctx *ctx, void *va, size_t len, char *err, size_t errlen)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pg = extmem_page(va, len);
 	struct dp_dma *d = &ctx->dma;
 	struct dp_dma_area *a;
 
 	if (dp_dma_ports(ctx) == 0)
 		return 0;
-	if ((uintptr_t)va % pg != 0 || len == 0 || len % pg != 0) {
-		snprintf(err, errlen, "buffers for DMA at %p, %zu bytes: not whole pages", va, len);
+	if (pg == 0) {
+		snprintf(err, errlen, "buffers for DMA at %p, %zu bytes: not whole 4 KiB pages",
+			 va, len);
 		return -1;
 	}
 	if (d->nareas == DP_DMA_AREAS) {
@@ -128,7 +156,7 @@ dp_dma_add(struct dp_ctx *ctx, void *va, size_t len, char *err, size_t errlen)
 		/* the device cannot read this area: the port's frames carry copies from now
 		 * on (those already built point into areas it has mapped) */
 		d->map_failures++;
-		p->dma_refused = 1;
+		p->copy_why = "the device refused to map the application's buffers for its DMA";
 		__atomic_store_n(&p->zero_copy, 0, __ATOMIC_RELAXED);
 		fprintf(stderr, "sdr-dataplane: port %s: the device cannot map the application's "
 			"buffers for its DMA (%s): its data frames carry copies from now on\n",
@@ -152,7 +180,7 @@ dp_dma_del(struct dp_ctx *ctx, void *va)
 		struct rte_device *dev;
 
 		if (!(a->ports & 1u << i) || (dev = port_device(&ctx->ports[i])) == NULL)
-			continue;	/* (a closed port's device has let go of it) */
+			continue;	/* (closed: at exit, dp_dma_del_all() came before) */
 		if (rte_dev_dma_unmap(dev, a->va, area_iova(ctx, a->va), a->len) != 0)
 			fprintf(stderr, "sdr-dataplane: port %s: cannot unmap %zu bytes of "
 				"buffers from its device: %s\n", ctx->ports[i].cfg->name, a->len,
@@ -163,4 +191,11 @@ dp_dma_del(struct dp_ctx *ctx, void *va)
 			"DPDK: %s\n", a->len, rte_strerror(rte_errno));
 	d->bytes -= a->len;
 	*a = d->area[--d->nareas];
+}
+
+void
+dp_dma_del_all(struct dp_ctx *ctx)
+{
+	while (ctx->dma.nareas > 0)
+		dp_dma_del(ctx, ctx->dma.area[ctx->dma.nareas - 1].va);
 }

@@ -29,7 +29,8 @@ struct dp_ctx;
 struct dp_dma_area {
 	void *va;
 	size_t len;
-	uint32_t ports;			/* bit i: mapped for port i's device */
+	uint32_t ports;			/* bit i: mapped for port i's device (one port of each
+					 * device: the others share its mapping) */
 };
 
 /** What is registered and mapped (dp_ctx.dma). */
@@ -40,12 +41,6 @@ struct dp_dma {
 	uint64_t maps;			/* rte_dev_dma_map() calls that succeeded, ever */
 	uint64_t map_failures;		/* ... that failed (the port then copies) */
 };
-
-/**
- * Decide which ports need their zero-copy buffers mapped (dp_port.dma): those with
- * zero_copy on whose [port] dma_map asks for it. Called once the ports are up.
- */
-void dp_dma_init(struct dp_ctx *ctx);
 
 /** @return how many ports need their zero-copy buffers mapped. */
 unsigned int dp_dma_ports(const struct dp_ctx *ctx);
@@ -73,5 +68,8 @@ int dp_dma_add(struct dp_ctx *ctx, void *va, size_t len, char *err, size_t errle
  * No frame may point into it any more, and no device may still read it (a port stopped).
  */
 void dp_dma_del(struct dp_ctx *ctx, void *va);
+
+/** dp_dma_del() of every area: at exit, once the devices have stopped (dp_ports_stop()). */
+void dp_dma_del_all(struct dp_ctx *ctx);
 
 #endif

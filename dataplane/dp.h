@@ -98,7 +98,8 @@ struct dp_port {
 	uint8_t zero_copy;
 	uint8_t multi_seg;		/* the device can send multi-segment frames */
 	uint8_t dma;			/* zero-copy buffers are mapped for its device (dma.h) */
-	uint8_t dma_refused;		/* ... and it refused one: zero_copy went to 0 */
+	/* why it copies where zero_copy was wanted (pipeline show), or NULL */
+	const char *copy_why;
 	uint8_t stopped;		/* dp_ports_stop(): the device reads no buffer any more */
 	/* per TX queue, frames the device had no room for, sent first next time
 	 * (backpressure: the packetizer stops while they are nearly DP_TX_PENDING in all;

@@ -684,6 +684,7 @@ out:
 	dp_ports_stop(&dp);
 	dp_conns_free(&dp);
 	dp_lcores_free(&dp);
+	dp_dma_del_all(&dp);	/* (the clients' buffers: unmapped while the devices exist) */
 	dp_ports_close(&dp);
 	dp_holds_reap(1);
 	dp_control_fini(&dp);

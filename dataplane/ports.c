@@ -175,9 +175,10 @@ link_up(uint16_t port_id, unsigned int ms, const volatile int *quit)
  * the frame in software (dp_config_copying_device()). Not by default:
  * - a ring: port, whose peer in the same process receives the very mbufs: chains there
  *   only move the copy from the sender to the receiver, which reads a frame in one piece;
- * - a device that DMAs from memory (a PCI NIC, or bonding or failsafe over one), which
- *   reads the application's buffers only once they are registered with it (dma.h: done
- *   with zero_copy = yes, but not yet run on a NIC);
+ * - a device that DMAs from memory (a PCI NIC), which reads the application's buffers only
+ *   once they are mapped for it (dma.h: done with zero_copy = yes, not yet run on a NIC);
+ * - bonding or failsafe over NICs: the buffers would be mapped for that vdev, not for the
+ *   NICs under it;
  * - memif with its own zero-copy=yes, which sends buffers of its mempool region only.
  */
 static int
@@ -391,6 +392,20 @@ start_port(struct dp_port *p, struct rte_mempool *const *pools, unsigned int npo
 	bus = is_bus_device(&info);
 	/* a NIC reads an attached payload by DMA: the buffers are mapped for it (dma.h) */
 	p->dma = p->zero_copy && (bus || p->cfg->dma_map == DP_DMA_YES);
+	if (p->dma && bus && rte_eal_iova_mode() != RTE_IOVA_VA &&
+	    (info.driver_name == NULL || strstr(info.driver_name, "mlx5") == NULL)) {
+		/*
+		 * The attached segments carry no IOVA unless it is the virtual address, and a
+		 * driver other than mlx5 (which finds its memory region by address) writes the
+		 * IOVA into its descriptors: vfio without an IOMMU would even map "successfully".
+		 */
+		fprintf(stderr, "sdr-dataplane: port %s: zero-copy on %s needs EAL's IOVA mode VA "
+			"(--iova-mode=va); its data frames carry a copy of the payload\n",
+			p->cfg->name, info.driver_name ? info.driver_name : "this device");
+		p->copy_why = "zero-copy on this device needs EAL's IOVA mode VA";
+		p->zero_copy = 0;
+		p->dma = 0;
+	}
 	if (bus)
 		bus_mtu = bus_device_mtu(p, &info, rte_pktmbuf_data_room_size(pools[0]) -
 					 RTE_PKTMBUF_HEADROOM, &conf);
@@ -734,6 +749,7 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
 				"data frames carry a copy of the payload (give EAL more with -m)\n",
 				p->cfg->name);
+			p->copy_why = "no memory for the zero-copy attach mbufs";
 			p->zero_copy = 0;
 			p->dma = 0;
 		}
