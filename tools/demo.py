@@ -174,8 +174,18 @@ class Demo:
         settings = ["scheme", scheme, "max_msg", str(size), "rtt", "%gs" % self.a.rtt,
                     "rate", "%g" % (self.a.rate * 0.95), "expected_drop", "%g" % self.a.loss,
                     "mtu", str(mtu)]
-        self.ctl("a", "conn", "set", "ab", *settings)
-        self.ctl("b", "conn", "set", "ba", *settings)
+        for node, name in (("a", "ab"), ("b", "ba")):
+            # a scheme change the other end just started holds a connection for a round
+            # trip or so ('is in use ... waiting for the peer's answer'): asked again
+            deadline = time.time() + 10
+            while True:
+                try:
+                    self.ctl(node, "conn", "set", name, *settings)
+                    break
+                except RuntimeError as e:
+                    if "is in use" not in str(e) or time.time() > deadline:
+                        raise
+                    time.sleep(0.05)
         conn = self.ctl("a", "conn", "show", "ab", js=True)["conn"]
         return conn["scheme"]
 
