@@ -16,94 +16,25 @@
  * ones its configuration lists.
  */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <rte_eal.h>
-#include <rte_log.h>
-
-#include "conns.h"
-#include "control.h"
-#include "dp.h"
-#include "eal_exit.h"
-#include "ports.h"
+#include "fuzz_dp.h"
 #include "sdr_shm.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_control: check failed: %s (line %d)\n", #cond, __LINE__); \
-		abort(); \
-	} \
-} while (0)
+#define CHECK(cond) FUZZ_CHECK("fuzz_control", cond)
 
-struct dp_ctx dp;		/* the dataplane's state, as sdr-dataplane's main.c has it */
-
-static struct dp_cfg pristine;
-static struct link_emu_config links[DP_MAX_PORTS];
 static char reply[SDR_RPC_REPLY_MAX];
-
-static void
-teardown(void)
-{
-	dp_control_fini(&dp);
-	dp_conns_free(&dp);
-	sdr_eal_park_interrupts();
-	dp_ports_close(&dp);
-	sdr_eal_exit();
-}
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char prefix[64], name[64], err[512];
-	char *eal[] = { "fuzz_control", "--no-huge", "--no-shconf", "-m", "256", "--no-pci", "--no-telemetry",
-			"--log-level", "*:emerg", "--file-prefix", prefix };
-
 	(void)argc;
 	(void)argv;
-	snprintf(prefix, sizeof(prefix), "fuzzctl-%d", (int)getpid());
-	snprintf(name, sizeof(name), "fuzzctl-%d", (int)getpid());
-	CHECK(dp_config_load(SDR_SOURCE_ROOT "/pmd-configs/loopback.ini", &dp.cfg, err,
-			     sizeof(err)) == 0);
-	snprintf(dp.cfg.name, sizeof(dp.cfg.name), "%s", name);
-	dp.cfg.arena_bytes = 16 << 20;
-	dp.cfg.mbufs = 4096;
-	CHECK(rte_eal_init(sizeof(eal) / sizeof(eal[0]), eal) >= 0);
-	rte_log_set_global_level(RTE_LOG_EMERG);
-	dp.tsc_hz = rte_get_tsc_hz();
-	dp.start_tsc = rte_get_tsc_cycles();
-	if (dp_ports_init(&dp, err, sizeof(err)) != 0 || dp_conns_init(&dp, err, sizeof(err)) != 0 ||
-	    dp_control_init(&dp, err, sizeof(err)) != 0) {
-		fprintf(stderr, "fuzz_control: %s\n", err);
-		abort();
-	}
-	pristine = dp.cfg;
-	for (unsigned int i = 0; i < dp.nports; i++)
-		if (dp.ports[i].link)
-			links[i] = *link_emu_get_config(dp.ports[i].link);
-	atexit(teardown);
+	fuzz_dp_init("fuzzctl", 16 << 20, 0);
 	return 0;
-}
-
-/* Back to the file's connections and link settings. */
-static void
-reset(void)
-{
-	char err[512];
-
-	dp_conns_free(&dp);
-	memset(dp.conns, 0, sizeof(dp.conns));
-	dp.nconns = 0;
-	dp.cfg = pristine;
-	CHECK(dp_conns_init(&dp, err, sizeof(err)) == 0);
-	for (unsigned int i = 0; i < dp.nports; i++)
-		if (dp.ports[i].link)
-			CHECK(link_emu_set_config(dp.ports[i].link, &links[i]) == 0);
 }
 
 static void
@@ -149,6 +80,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(reply[0] != '\0' && strchr(reply, '\n') == NULL);
 		check_conns();
 	}
-	reset();
+	fuzz_dp_reset("fuzz_control");
 	return 0;
 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Seed corpus for fuzz_sdk (operations as fuzz_sdk.c lists them), one seed per line below
+# in hex: open ab and ba, a receive on ba and a send on ab (SHAPED), the loop run, the
+# completions taken, a receive given back; a stream with additions and its end.
+set -euo pipefail
+out=$1
+mkdir -p "$out"
+n=0
+while read -r hex; do
+	[ -n "$hex" ] || continue
+	printf "$(echo "$hex" | sed 's/\(..\)/\\x\1/g')" >"$out/seed-$(printf %03d $n)"
+	n=$((n + 1))
+done <<'LINES'
+0000000103010100001000e8030003000420001000000000051f051f051f051f060a
+000000010301010000400010000003000420004000000000051f051f060a03020100000000000000000506ff
+00000001030101000040001000000303042000100000000003040420000800000000030504200000000000051f051f060a
+LINES
