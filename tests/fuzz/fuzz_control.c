@@ -33,7 +33,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fuzz_dp_init("fuzzctl", 16 << 20, 0);
+	fuzz_dp_init("fuzzctl", 16 << 20, 0, 0);
 	return 0;
 }
 

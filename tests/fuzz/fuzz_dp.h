@@ -48,10 +48,11 @@ fuzz_dp_teardown(void)
 
 /*
  * Bring the dataplane up as instance @p who-PID, its SDK clients' arenas @p arena bytes
- * in all; with @p link_off its links transparent (frames go straight to the ring ports).
+ * in all; with @p link_off its links transparent (frames go straight to the ring ports);
+ * with @p zero_copy its ports send data frames zero-copy.
  */
 static void
-fuzz_dp_init(const char *who, uint64_t arena, int link_off)
+fuzz_dp_init(const char *who, uint64_t arena, int link_off, int zero_copy)
 {
 	char prefix[64], err[512];
 	char *eal[] = { (char *)(uintptr_t)who, "--no-huge", "--no-shconf", "-m", "256",
@@ -65,6 +66,8 @@ fuzz_dp_init(const char *who, uint64_t arena, int link_off)
 	dp.cfg.arena_bytes = arena;
 	dp.cfg.mbufs = 4096;
 	dp.cfg.idle_sleep_us = 0;
+	for (unsigned int i = 0; zero_copy && i < dp.cfg.nports; i++)
+		dp.cfg.ports[i].zero_copy = DP_ZC_YES;
 	FUZZ_CHECK(who, rte_eal_init(sizeof(eal) / sizeof(eal[0]), eal) >= 0);
 	rte_log_set_global_level(RTE_LOG_EMERG);
 	dp.tsc_hz = rte_get_tsc_hz();

@@ -4,31 +4,42 @@
  * application can write and the dataplane reads: its calls (ctl_sdk_call(): open, create,
  * set, close, destroy, immediate, expand), the requests of its queue (send, receive, done,
  * streams: ctl_sdk.c), and every byte of its segment outside the arena (queue indices and
- * entries, the call area) rewritten at any moment. On a real dataplane (fuzz_dp.h): the
- * two connections of loopback.ini, its links transparent; between the application's steps
- * the dataplane's loop runs for a while on the fuzzer's thread (rx, tx, the SDK service),
- * so sends complete, receives fill and completions come back.
+ * entries) rewritten at any moment. On a real dataplane (fuzz_dp.h): the two connections
+ * of loopback.ini, its links transparent, its ports sending zero-copy (frames point into
+ * the application's arena); between the application's steps the dataplane's loop runs for
+ * a while on the fuzzer's thread (rx, tx, the SDK service), so sends complete, receives
+ * fill and completions come back. The application is another user's (per-user limits
+ * apply to it). Not driven here: the management thread's own steps (run_call()'s copy
+ * of the call area, the doorbell socket, deleting the connections the application made
+ * once it has left: the harness rebuilds the file's connections instead), queue pairs
+ * of engines other than 0 (loopback.ini has one), and threads racing.
  *
  * Input: operations, each a byte (op % 7) and its arguments:
  *   0 OPEN    which               open connection ab (even) or ba (odd)
  *   1 CALL    sizeof(sdr_rpc_req) a call, every field from the input (as the management
  *                                 thread hands it on: name and text terminated, len cut)
  *   2 REQ     sizeof(sdr_sdk_req) a request, every field from the input
- *   3 SHAPED  op conn off16 len16 bm16 hsel   a request near the valid ones: an opened
+ *   3 SHAPED  op conn off16 len16 bm16 h  a request near the valid ones: an opened
  *                                 connection (conn's top 2 bits: the length's last
  *                                 bytes), offsets in pages and lengths in 256 bytes of
- *                                 the arena, a handle of a completion seen
- *   4 WRITE   off16 n bytes...    n (1..16) bytes anywhere before the arena
+ *                                 the arena; h: bit 7 an earlier request's cookie (bits
+ *                                 4-5: how far back) or a new one, bits 0-2 a send's
+ *                                 priority (0..7: 4..7 wrong) or which receive completion's
+ *                                 handle a RECV_DONE gives back (none seen: 0, by cookie)
+ *   4 WRITE   where off16 n bytes n (1..16) bytes into the call area, the request queue or
+ *                                 the completion queue (where % 3), at off % its size
  *   5 RUN     n                   the dataplane's loop for (1 + n % 32) x 20 us (50 ms
  *                                 an input at most)
  *   6 DRAIN   n                   take up to n completions (handles kept for SHAPED)
  *
  * Checks, whatever the application does: nothing crashes or touches memory outside its
  * segment (guard pages around it) or the dataplane's own (ASan); a call's reply code is
- * ok, failed or bad input, its text terminated; the completion queue never holds more
- * than its depth; once the application leaves, everything it had ends within 2 s of
- * the loop and its slot can be taken again.
+ * ok, failed or bad input, its text terminated; until the application writes into the
+ * completion queue itself, the dataplane never puts more into it than it holds; once the
+ * application leaves, everything it had ends within 2 s of the loop, and the engine takes
+ * the slot again (the next input).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,6 +70,7 @@ struct app {
 	uint64_t handles[8];	/* of receive completions seen */
 	unsigned int nhandles;
 	uint64_t cookie;
+	int cq_written;		/* WRITE went into the completion queue */
 };
 
 int
@@ -67,8 +79,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	/* 16 slots of 1 MiB each: the arena of one application */
-	fuzz_dp_init("fuzzsdk", 16 << 20, 1);
-	verbose = getenv("FUZZ_SDK_VERBOSE") != NULL;
+	fuzz_dp_init("fuzzsdk", 16 << 20, 1, 1);
+	/* another user's application: the per-user limits on what it creates apply */
+	dp.ctl->slots[SLOT].uid = 65534;
+	verbose = getenv("FUZZ_SDK_VERBOSE") != NULL && strcmp(getenv("FUZZ_SDK_VERBOSE"), "1") == 0;
 	return 0;
 }
 
@@ -144,9 +158,16 @@ shaped(struct app *a, const uint8_t *b)
 		.off = (uint64_t)(b[2] | b[3] << 8) % (pages + 1) * PAGE,
 		.len = (uint64_t)(b[4] | b[5] << 8) * 256 + (b[1] >> 6),
 		.bm_off = (uint64_t)(b[6] | b[7] << 8) * 64,
-		.cookie = ++a->cookie,
-		.handle = a->nhandles ? a->handles[b[8] % a->nhandles] : b[8] & 3,
+		.handle = b[8] & 7,
 	};
+
+	/* an earlier request's cookie: a stream's additions and end, a receive given back */
+	if ((b[8] & 0x80) && a->cookie > (uint64_t)(b[8] >> 4 & 3))
+		r.cookie = a->cookie - (b[8] >> 4 & 3);
+	else
+		r.cookie = ++a->cookie;
+	if (r.op == SDR_SDK_RECV_DONE)
+		r.handle = a->nhandles ? a->handles[(b[8] & 7) % a->nhandles] : 0;
 
 	(void)sdr_spsc_push(&a->sq, &r);
 }
@@ -155,8 +176,9 @@ static void
 drain(struct app *a, unsigned int n)
 {
 	struct sdr_sdk_cqe e;
+	int rc;
 
-	while (n-- > 0 && sdr_spsc_pop(&a->cq, &e) == 0) {
+	while (n-- > 0 && (rc = sdr_spsc_pop(&a->cq, &e)) == 0) {
 		if (verbose)	/* FUZZ_SDK_VERBOSE=1: what an input's completions were */
 			fprintf(stderr, "fuzz_sdk: completion op %u conn %u status %d cookie %llu\n",
 				e.op, e.conn, e.status, (unsigned long long)e.cookie);
@@ -165,6 +187,26 @@ drain(struct app *a, unsigned int n)
 			a->nhandles += a->nhandles < 8;
 		}
 	}
+	/* the dataplane's index says more than the ring holds: only if we wrote it */
+	CHECK(rc != -EPROTO || a->cq_written);
+}
+
+/* WRITE: @p n bytes from @p v into region @p where % 3 of the segment, at @p off. */
+static void
+scribble(struct app *a, unsigned int where, unsigned int off, const uint8_t *v, unsigned int n)
+{
+	static const uint64_t esize[3] = { 0, sizeof(struct sdr_sdk_req),
+					   sizeof(struct sdr_sdk_cqe) };
+	uint64_t at = where % 3 == 0 ? a->L.rpc_off : where % 3 == 1 ? a->L.sq_off[0] :
+		      a->L.cq_off[0];
+	uint64_t len = where % 3 == 0 ? sizeof(struct sdr_rpc) :
+		       SDR_SPSC_BYTES(SDR_SHM_QUEUE_DEPTH, esize[where % 3]);
+
+	off %= (unsigned int)len;
+	if (off + n > len)
+		n = (unsigned int)(len - off);
+	memcpy(a->seg + at + off, v, n);
+	a->cq_written |= where % 3 == 2;
 }
 
 /* The application leaves: everything it had ends, and the slot is free again. */
@@ -191,7 +233,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	app_start(&a);
 	while (at < size) {
-		uint8_t op = data[at++], b[16];
+		uint8_t op = data[at++], b[16], v[16];
 		struct sdr_rpc_req q;
 		struct sdr_sdk_req r;
 		uint16_t off;
@@ -217,15 +259,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			shaped(&a, b);
 			break;
 		case 4:
-			take(data, size, &at, b, 3);
-			off = (uint16_t)(b[0] | b[1] << 8);
-			b[2] = (uint8_t)(b[2] % 16 + 1);
-			if (off < a.L.arena_off && (size_t)off + b[2] <= a.L.arena_off) {
-				uint8_t v[16];
-
-				take(data, size, &at, v, b[2]);
-				memcpy(a.seg + off, v, b[2]);
-			}
+			take(data, size, &at, b, 4);
+			off = (uint16_t)(b[1] | b[2] << 8);
+			b[3] = (uint8_t)(b[3] % 16 + 1);
+			take(data, size, &at, v, b[3]);
+			scribble(&a, b[0], off, v, b[3]);
 			break;
 		case 5:
 			take(data, size, &at, b, 1);
