@@ -1015,7 +1015,7 @@ dma_show(struct dp_ctx *ctx, int json, struct out *o)
 	}
 	put(o, "buffers mapped for DMA (ports");
 	for (unsigned int i = 0; i < ctx->nports; i++)
-		if (ctx->ports[i].dma && ctx->ports[i].zero_copy)
+		if (dp_dma_port(ctx, i))
 			put(o, " %s", ctx->ports[i].cfg->name);
 	put(o, "): %u area%s, %" PRIu64 " bytes, %" PRIu64 " mappings made, %" PRIu64
 	    " refused\n", ctx->dma.nareas, ctx->dma.nareas == 1 ? "" : "s", ctx->dma.bytes,

@@ -34,14 +34,19 @@ area_iova(const struct dp_ctx *ctx, const void *va)
 	return ctx->iova_va ? (uint64_t)(uintptr_t)va : RTE_BAD_IOVA;
 }
 
+int
+dp_dma_port(const struct dp_ctx *ctx, unsigned int i)
+{
+	return ctx->ports[i].dma && __atomic_load_n(&ctx->ports[i].zero_copy, __ATOMIC_RELAXED);
+}
+
 unsigned int
 dp_dma_ports(const struct dp_ctx *ctx)
 {
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < ctx->nports; i++)
-		n += ctx->ports[i].dma && __atomic_load_n(&ctx->ports[i].zero_copy,
-							    __ATOMIC_RELAXED);
+		n += dp_dma_port(ctx, i) != 0;
 	return n;
 }
 
@@ -69,7 +74,7 @@ dp_dma_json(const struct dp_ctx *ctx, char *buf, size_t cap)
 	rte_memseg_list_walk(count_external, &lists);
 	n += (size_t)snprintf(buf, cap, "{\"ports\":[");
 	for (unsigned int i = 0; i < ctx->nports && n < cap; i++)
-		if (ctx->ports[i].dma && __atomic_load_n(&ctx->ports[i].zero_copy, __ATOMIC_RELAXED))
+		if (dp_dma_port(ctx, i))
 			n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", buf[n - 1] == '[' ? "" : ",",
 					      ctx->ports[i].cfg->name);
 	if (n < cap)
@@ -150,8 +155,7 @@ dp_dma_add(struct dp_ctx *ctx, void *va, size_t len, char *err, size_t errlen)
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
 
-		if (!p->dma || !__atomic_load_n(&p->zero_copy, __ATOMIC_RELAXED) ||
-		    map_port(ctx, a, i) == 0)
+		if (!dp_dma_port(ctx, i) || map_port(ctx, a, i) == 0)
 			continue;
 		/* the device cannot read this area: the port's frames carry copies from now
 		 * on (those already built point into areas it has mapped) */

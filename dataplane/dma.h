@@ -42,6 +42,9 @@ struct dp_dma {
 	uint64_t map_failures;		/* ... that failed (the port then copies) */
 };
 
+/** @return whether port @p i maps the zero-copy buffers (dma_map, and still zero-copy). */
+int dp_dma_port(const struct dp_ctx *ctx, unsigned int i);
+
 /** @return how many ports need their zero-copy buffers mapped. */
 unsigned int dp_dma_ports(const struct dp_ctx *ctx);
 
