@@ -47,6 +47,7 @@ struct worker {
 	struct rte_mbuf *stash[DP_BURST_MAX];
 	uint8_t *stash_data[DP_BURST_MAX];	/* rte_pktmbuf_mtod(stash[i]) */
 	unsigned int nstash;
+	unsigned int icrc_sample_in;	/* zero-copy bursts with data until the next sample */
 	uint8_t scratch[DP_FRAME_SCRATCH];
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
 } __rte_cache_aligned;	/* (one per lcore, side by side: no line shared between lcores) */
@@ -1042,20 +1043,22 @@ copy_frame(struct dp_port *p, struct rte_mbuf *m, const struct sdr_ep_frame *e)
  * Zero-copy frames of one burst into mbuf chains: the header mbuf, an mbuf attached to the
  * message's bytes under the send's hold (holds.h), an mbuf for the pad and the ICRC. A
  * frame that finds no attach mbufs, or whose hold is full, is copied into its header mbuf
- * instead (counted). tails[i] is set to where frame i's tail goes (NULL: the frame is
- * whole), for icrc_stage().
+ * instead (counted). A tail the frame has already is written; else tails[i] is set to
+ * where frame i's tail goes (NULL: nothing left to do), for icrc_stage().
+ * @return the frames with a payload of the send's (zero-copy or copied).
  */
-static void
+static uint32_t
 zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct rte_mbuf **m,
 		const struct sdr_ep_frame *e, uint32_t n, uint8_t **tails)
 {
 	struct rte_mbuf *att[2 * DP_BURST_MAX];
 	struct dp_holds *h = sdr_ep_config(c->ep)->held_arg;
 	struct rte_mbuf_ext_shared_info *hold = NULL;
-	uint32_t nz = 0, k = 0, run = 0, alive = 0;
+	uint32_t nz = 0, k = 0, run = 0, alive = 0, nd;
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
+	nd = nz;
 	/* raw: a chain segment needs few of the fields rte_pktmbuf_reset() writes (below) */
 	if (nz && rte_mempool_get_bulk(zc_pool(ctx), (void **)att, 2 * nz) != 0)
 		nz = 0;
@@ -1071,7 +1074,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		if (nz == 0) {
 			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
 			tails[i] = copy_frame(p, m[i], &e[i]);
-			continue;
+			goto tail;
 		}
 		/*
 		 * The hold counts this frame until whichever lcore frees it. A burst's frames
@@ -1088,7 +1091,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		}
 		if (alive + run >= DP_HOLD_FRAMES_MAX) {
 			tails[i] = copy_frame(p, m[i], &e[i]);
-			continue;
+			goto tail;
 		}
 		run++;
 		x = att[k++];
@@ -1113,6 +1116,11 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		x->next = t;
 		m[i]->nb_segs = 3;
 		m[i]->pkt_len = (uint32_t)e[i].len + e[i].ext_len + e[i].tail_len;
+tail:
+		if (e[i].tail_ready) {
+			sdr_ep_frame_tail(&e[i], tails[i]);
+			tails[i] = NULL;
+		}
 	}
 	if (run != 0)
 		rte_mbuf_ext_refcnt_update(hold, (int16_t)run);
@@ -1120,27 +1128,36 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 	if (k < 2 * nz)
 		rte_mempool_put_bulk(zc_pool(ctx), (void **)(att + k), 2 * nz - k);
 	PS(p)->counters[DP_PORT_TX_ZERO_COPY] += k / 2;
+	return nd;
 }
 
 /*
- * The ICRC of a burst's zero-copy frames over their payloads where they lie, into the tails
- * zero_copy_chain() set: the one pass over the payload the send path cannot skip, a stage
- * of its own so that the rest of the send path can be told from it. @return the time it
- * ended (@p t0 if there was nothing to do).
+ * One zero-copy burst with data frames in this many has its frames' ICRC computed apart,
+ * after their headers and chains, and timed as the payload_icrc stage: the floor of the
+ * send path (crc32 over the payload, which no zero-copy sender can skip) measured on the
+ * same bytes in the cache state the send path meets them. The other bursts compute each
+ * frame's ICRC as its headers are built (sdr_ep_output_sg()), where that read of the
+ * payload overlaps the rest of the work; they are timed in reliability_packetizer.
+ */
+#define DP_ICRC_SAMPLE_EVERY 16
+
+/*
+ * The ICRC of a sampled burst's zero-copy frames over their payloads where they lie, into
+ * the tails zero_copy_chain() left: timed as a stage of its own. @return the time it ended
+ * (@p t0 if there was nothing to do); *nt the frames it did.
  */
 static uint64_t
 icrc_stage(struct dp_ctx *ctx, const struct sdr_ep_frame *e, uint8_t *const *tails, uint32_t n,
-	   uint64_t t0)
+	   uint64_t t0, uint32_t *nt)
 {
-	uint32_t nt = 0;
-
+	*nt = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (tails[i] != NULL) {
 			sdr_ep_frame_tail(&e[i], tails[i]);
-			nt++;
+			(*nt)++;
 		}
 	}
-	return nt != 0 ? stage_add(ctx, DP_STAGE_ICRC, t0, nt) : t0;
+	return *nt != 0 ? stage_add(ctx, DP_STAGE_ICRC, t0, *nt) : t0;
 }
 
 /*
@@ -1177,9 +1194,22 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		frames = w->stash_data + w->nstash - burst;
 		/* (the control service turns it off where a device refused a mapping: dma.h) */
 		if (__atomic_load_n(&p->zero_copy, __ATOMIC_RELAXED)) {
-			n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
-			zero_copy_chain(ctx, p, c, m, e, n, tails);
-			t0 = icrc_stage(ctx, e, tails, n, stage_add(ctx, DP_STAGE_OUTPUT, t0, n));
+			if (w->icrc_sample_in == 0) {
+				uint32_t nt;
+
+				n = sdr_ep_output_sg_deferred(c->ep, now, frames, DP_FRAME_ROOM, e,
+							      burst);
+				zero_copy_chain(ctx, p, c, m, e, n, tails);
+				t0 = icrc_stage(ctx, e, tails, n,
+						stage_add(ctx, DP_STAGE_OUTPUT, t0, n), &nt);
+				if (nt != 0)
+					w->icrc_sample_in = DP_ICRC_SAMPLE_EVERY - 1;
+			} else {
+				n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
+				if (zero_copy_chain(ctx, p, c, m, e, n, tails) != 0)
+					w->icrc_sample_in--;
+				t0 = stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
+			}
 		} else {
 			n = sdr_ep_output(c->ep, now, frames, DP_FRAME_ROOM, lens, burst);
 			for (uint32_t i = 0; i < n; i++) {

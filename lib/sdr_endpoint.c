@@ -2541,6 +2541,7 @@ struct ep_sink {
 	uint32_t cap;
 	uint16_t *lens;
 	struct sdr_ep_frame *sg;
+	int sg_deferred;	/* sg: data frames' ICRC left to sdr_ep_frame_tail() */
 	struct sdr_ep_wr *wr;
 };
 
@@ -2677,7 +2678,10 @@ emit_job(struct sdr_ep *ep, const struct ep_sink *k, uint32_t out, uint32_t n)
 	} else if (k->sg != NULL && !ep->job_parity) {
 		struct sdr_tx_frag f[64];
 
-		got = sdr_tx_headers_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
+		if (k->sg_deferred)
+			got = sdr_tx_headers_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
+		else
+			got = sdr_tx_build_sg(ep->tx, &ep->job, k->frames + out, k->cap, f, want);
 		for (uint32_t i = 0; i < got; i++) {
 			struct sdr_ep_frame *e = &k->sg[out + i];
 
@@ -2686,7 +2690,11 @@ emit_job(struct sdr_ep *ep, const struct ep_sink *k, uint32_t out, uint32_t n)
 			e->hold = ep->job_ctx;
 			k->lens[out + i] = f[i].hdr_len;
 			e->tail_len = f[i].tail_len;
-			e->icrc = f[i].icrc;
+			e->tail_ready = !k->sg_deferred;
+			if (k->sg_deferred)
+				e->icrc = f[i].icrc;
+			else
+				memcpy(e->tail, f[i].tail, sizeof(e->tail));
 		}
 	} else {
 		got = sdr_tx_build(ep->tx, &ep->job, k->frames + out, k->cap, k->lens + out,
@@ -2795,12 +2803,14 @@ sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t 
 	return output(ep, now, &k, n);
 }
 
-uint32_t
-sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
-		 struct sdr_ep_frame *out, uint32_t n)
+/* sdr_ep_output_sg() and _deferred(). */
+static uint32_t
+output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+	  struct sdr_ep_frame *out, uint32_t n, int deferred)
 {
 	uint16_t lens[SDR_EP_SG_MAX];
-	const struct ep_sink k = { .frames = frames, .cap = cap, .lens = lens, .sg = out };
+	const struct ep_sink k = { .frames = frames, .cap = cap, .lens = lens, .sg = out,
+				   .sg_deferred = deferred };
 	uint32_t got;
 
 	/* one output() only: a second would look at the holds before the caller has counted
@@ -2809,6 +2819,20 @@ sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32
 	for (uint32_t i = 0; i < got; i++)
 		out[i].len = lens[i];
 	return got;
+}
+
+uint32_t
+sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+		 struct sdr_ep_frame *out, uint32_t n)
+{
+	return output_sg(ep, now, frames, cap, out, n, 0);
+}
+
+uint32_t
+sdr_ep_output_sg_deferred(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
+			  struct sdr_ep_frame *out, uint32_t n)
+{
+	return output_sg(ep, now, frames, cap, out, n, 1);
 }
 
 uint32_t

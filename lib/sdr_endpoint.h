@@ -14,6 +14,7 @@
 #define SDR_ENDPOINT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "counters.h"
 #include "roce_build.h"
@@ -408,7 +409,7 @@ void sdr_ep_input_commit(struct sdr_ep *ep, const struct sdr_rx_claim *cl, uint6
 uint32_t sdr_ep_output(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames, uint32_t cap,
 		       uint16_t *lens, uint32_t n);
 
-/** A frame of sdr_ep_output_sg(). */
+/** A frame of sdr_ep_output_sg() or sdr_ep_output_sg_deferred(). */
 struct sdr_ep_frame {
 	/** NULL: the frame is whole in the caller's buffer (@c len bytes). Else @c len bytes
 	 * of headers there, then @c ext_len bytes at @c ext (a send's buffer, not copied),
@@ -418,11 +419,13 @@ struct sdr_ep_frame {
 	uint32_t hold;		/**< ext: the send context whose buffer it points into */
 	uint16_t len;
 	uint8_t tail_len;
-	struct roce_icrc_rest icrc;	/**< ext: what the ICRC still needs */
+	uint8_t tail_ready;	/**< ext: @c tail holds the tail (sdr_ep_output_sg()) */
+	uint8_t tail[ROCE_BUILD_TAIL_MAX];	/**< ext and tail_ready: pad and ICRC */
+	struct roce_icrc_rest icrc;	/**< ext, not tail_ready: what the ICRC still needs */
 };
 
 /**
- * sdr_ep_output() with data packets built without copying their payload (sdr_tx_headers_sg()):
+ * sdr_ep_output() with data packets built without copying their payload (sdr_tx_build_sg()):
  * the caller sends each as headers + the send's own bytes + tail, and tells the endpoint
  * through cfg.held when no frame of a send reads its buffer any more: each frame with
  * @c ext counts in the hold of its send (@c hold) from before the caller's next call into
@@ -430,25 +433,39 @@ struct sdr_ep_frame {
  * frames come whole, as from sdr_ep_output() (parity buffers are the endpoint's, recycled
  * once their frames are built). @p frames as for sdr_ep_output().
  *
- * The pass over a data frame's payload, its ICRC, is left to the caller:
- * sdr_ep_frame_tail() writes the frame's tail, before the frame leaves, from the bytes the
- * frame points to. A sender that times it apart sees the floor of its send path: the one
- * read of the payload that no zero-copy sender can skip.
+ * A data frame's ICRC is computed as the frame is built, over its payload where it lies
+ * (the one read of the payload that no zero-copy sender can skip): the building of the
+ * next frame's headers overlaps that read. sdr_ep_frame_tail() copies the tail out.
  */
 uint32_t sdr_ep_output_sg(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
 			  uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
+
+/**
+ * sdr_ep_output_sg() with the pass over each data frame's payload left to the caller
+ * (sdr_tx_headers_sg()): sdr_ep_frame_tail() computes the ICRC from the bytes the frame
+ * points to, before the frame leaves. A sender that times that pass apart, on a sample of
+ * its frames, measures the floor of its send path in the cache state the send path meets.
+ */
+uint32_t sdr_ep_output_sg_deferred(struct sdr_ep *ep, uint64_t now, uint8_t *const *frames,
+				   uint32_t cap, struct sdr_ep_frame *out, uint32_t n);
 
 /** The most frames one sdr_ep_output_sg() call makes (@p n beyond it is taken as it). */
 #define SDR_EP_SG_MAX 256
 
 /**
- * The pad and the ICRC of a frame of sdr_ep_output_sg() with @c ext set, computed over its
- * payload where it lies, into @p tail (@c tail_len bytes, at most ROCE_BUILD_TAIL_MAX).
+ * The pad and the ICRC of a frame of sdr_ep_output_sg() or _deferred() with @c ext set
+ * into @p tail (@c tail_len bytes, at most ROCE_BUILD_TAIL_MAX): copied where the frame
+ * has it already, else computed over the payload where it lies.
  */
 static inline void
 sdr_ep_frame_tail(const struct sdr_ep_frame *e, uint8_t *tail)
 {
-	roce_icrc_rest_tail(&e->icrc, e->ext, e->ext_len, tail);
+	if (!e->tail_ready)
+		roce_icrc_rest_tail(&e->icrc, e->ext, e->ext_len, tail);
+	else if (e->tail_len == ROCE_ICRC_LEN)	/* a full frame: no pad */
+		memcpy(tail, e->tail, ROCE_ICRC_LEN);
+	else
+		memcpy(tail, e->tail, e->tail_len);
 }
 
 /*

@@ -1223,10 +1223,13 @@ def case_zero_copy():
                                        "eal_external_lists": 1, "maps": 1,
                                        "map_failures": 0},
                       "%s: buffers mapped for DMA: %s" % (name, s.get("dma")))
-                # the send path's pass over each data frame's payload, timed as a stage
-                check(s["stages"]["payload_icrc"]["packets"] == ab["data_pkts_out"],
-                      "%s: payload_icrc counted %d frames of %d" % (
-                          name, s["stages"]["payload_icrc"]["packets"], ab["data_pkts_out"]))
+                # the send path's pass over a data frame's payload, timed as a stage of its
+                # own on a sample of the bursts (one in 16): the other frames' ICRC is
+                # computed as they are built (their bad_icrc above is 0 all the same)
+                nic = s["stages"]["payload_icrc"]["packets"]
+                check(0 < nic < ab["data_pkts_out"] // 4,
+                      "%s: payload_icrc sampled %d frames of %d" % (
+                          name, nic, ab["data_pkts_out"]))
                 # the hold did work: some completions waited for frames still queued
                 check(wan == "off" or ab["sends_held_for_frames"] > 0,
                       "%s: no completion waited for a frame" % name)

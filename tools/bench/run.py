@@ -250,8 +250,9 @@ def doc_sections(records):
             out["zero-copy"] += (" Of the %.0f cycles the whole send path takes per data frame "
                                  "(its ACKs included), ISA-L's crc32 over the payload, the one "
                                  "read of it no zero-copy sender can skip, took %.0f (the "
-                                 "`payload_icrc` stage of `pipeline show`, the same bytes in the "
-                                 "same cache state): the send path is %.2f times it, against a "
+                                 "`payload_icrc` stage of `pipeline show`, timed on a sample of "
+                                 "the bursts, in the cache state the send path meets the "
+                                 "payloads): the send path is %.2f times it, against a "
                                  "scale-out budget of 1.3." % (bud["value"], bud["baseline_value"],
                                                                bud["ratio"]))
     pri = "64 KiB Allreduce issued behind a 4 MiB one, 3 ranks, 1 Gbit/s, priority 2"

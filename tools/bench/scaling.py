@@ -25,8 +25,10 @@ construction): their summed goodput is what the machine's CPUs, caches and memor
 engines, and "of sep." is the engines' share of it. A low x1 with a high "of sep." is the
 machine, not the engines.
 The ring ports copy each payload into its frame, as they do by default; with --zero-copy
-they send chains that point into the messages instead ([port] zero_copy = yes), which
-payload_icrc then times, and the receiving engines parse the chains where they lie.
+they send chains that point into the messages instead ([port] zero_copy = yes), whose
+ICRC the packetizer computes as it builds each frame (reliability_packetizer) but on one
+burst in 16, timed apart as payload_icrc, and the receiving engines parse the chains where
+they lie.
 Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run it there:
 the machine this project is built on has two.
 
