@@ -290,10 +290,10 @@ txq_send(struct dp_port *p, uint16_t q, struct rte_mbuf **m, uint16_t n)
 	}
 }
 
-static void
-tx_port(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n)
+/* Frames out of port @p p, timed as the TX stage from @p t0. @return the time it ended. */
+static uint64_t
+tx_port(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t t0)
 {
-	uint64_t t0 = rte_get_tsc_cycles();
 	uint16_t nq = p->cfg->tx_queues;
 
 	for (uint16_t i = 0; unlikely(p->capture != NULL) && i < n; i++)
@@ -323,7 +323,7 @@ tx_port(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n)
 			if (start[q + 1] > start[q])
 				txq_send(p, q, byq + start[q], (uint16_t)(start[q + 1] - start[q]));
 	}
-	stage_add(ctx, DP_STAGE_TX, t0, n);
+	return stage_add(ctx, DP_STAGE_TX, t0, n);
 }
 
 /*
@@ -403,21 +403,20 @@ tx_direct(const struct dp_port *p)
 /*
  * Send through the port's link emulator if it has one: each frame on its path, or, where
  * every path is transparent (tx_direct()), straight to the device while its path is empty.
+ * Timed as the link_emulator and TX stages from @p t0 (the clock the caller read last).
+ * @return the time it ended.
  */
-static void
-egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now)
+static uint64_t
+egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, uint64_t now,
+       uint64_t t0)
 {
 	struct link_emu *const *paths = link_of(p);
 	struct rte_mbuf *direct[DP_BURST_MAX];
 	uint16_t nd = 0;
 	int tight = -1, pass;
-	uint64_t t0;
 
-	if (paths == NULL) {
-		tx_port(ctx, p, m, n);
-		return;
-	}
-	t0 = rte_get_tsc_cycles();
+	if (paths == NULL)
+		return tx_port(ctx, p, m, n, t0);
 	/* only where every path is transparent does output_stage() wait for the device */
 	pass = tx_direct(p);
 	if (pass && p->npaths == 1) {
@@ -429,11 +428,8 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 			bytes += m[i]->pkt_len;
 			max_len = RTE_MAX(max_len, m[i]->pkt_len);
 		}
-		if (link_emu_pass_burst(paths[0], n, bytes, max_len)) {
-			stage_add(ctx, DP_STAGE_LINK, t0, n);
-			tx_port(ctx, p, m, n);
-			return;
-		}
+		if (link_emu_pass_burst(paths[0], n, bytes, max_len))
+			return tx_port(ctx, p, m, n, stage_add(ctx, DP_STAGE_LINK, t0, n));
 	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *copy[2] = { m[i], NULL };
@@ -480,9 +476,8 @@ egress(struct dp_ctx *ctx, struct dp_port *p, struct rte_mbuf **m, uint16_t n, u
 				rte_pktmbuf_free(copy[c]);
 		}
 	}
-	stage_add(ctx, DP_STAGE_LINK, t0, n);
-	if (nd != 0)
-		tx_port(ctx, p, direct, nd);
+	t0 = stage_add(ctx, DP_STAGE_LINK, t0, n);
+	return nd != 0 ? tx_port(ctx, p, direct, nd, t0) : t0;
 }
 
 /*
@@ -510,7 +505,7 @@ to_exception(struct dp_ctx *ctx, struct dp_port *x, struct rte_mbuf **m, uint16_
 		m[k++] = m[i];
 	}
 	if (k != 0)
-		egress(ctx, x, m, k, now);
+		egress(ctx, x, m, k, now, rte_get_tsc_cycles());
 }
 
 /* Packets whose time on the emulated link is over. */
@@ -528,7 +523,7 @@ link_flush(struct dp_ctx *ctx, struct dp_port *p, uint64_t now, unsigned int bur
 	for (unsigned int k = 0; k < p->npaths; k++)
 		while (tx_has_room(p, burst) &&
 		       (n = link_emu_dequeue(paths[k], now, out, burst)) > 0) {
-			tx_port(ctx, p, (struct rte_mbuf **)out, (uint16_t)n);
+			tx_port(ctx, p, (struct rte_mbuf **)out, (uint16_t)n, rte_get_tsc_cycles());
 			total += n;
 			if (n < burst)
 				break;
@@ -1074,7 +1069,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		if (nz == 0) {
 			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
 			tails[i] = copy_frame(p, m[i], &e[i]);
-			goto tail;
+			goto copied;
 		}
 		/*
 		 * The hold counts this frame until whichever lcore frees it. A burst's frames
@@ -1091,7 +1086,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		}
 		if (alive + run >= DP_HOLD_FRAMES_MAX) {
 			tails[i] = copy_frame(p, m[i], &e[i]);
-			goto tail;
+			goto copied;
 		}
 		run++;
 		x = att[k++];
@@ -1116,7 +1111,14 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		x->next = t;
 		m[i]->nb_segs = 3;
 		m[i]->pkt_len = (uint32_t)e[i].len + e[i].ext_len + e[i].tail_len;
-tail:
+		if (e[i].tail_ready) {
+			/* the tail mbuf has room for the whole array (ports.c): one store */
+			_Static_assert(sizeof(e[i].tail) <= RTE_CACHE_LINE_SIZE, "zc mbuf room");
+			memcpy(tails[i], e[i].tail, sizeof(e[i].tail));
+			tails[i] = NULL;
+		}
+		continue;
+copied:
 		if (e[i].tail_ready) {
 			sdr_ep_frame_tail(&e[i], tails[i]);
 			tails[i] = NULL;
@@ -1139,7 +1141,7 @@ tail:
  * frame's ICRC as its headers are built (sdr_ep_output_sg()), where that read of the
  * payload overlaps the rest of the work; they are timed in reliability_packetizer.
  */
-#define DP_ICRC_SAMPLE_EVERY 16
+#define DP_ICRC_SAMPLE_EVERY 64
 
 /*
  * The ICRC of a sampled burst's zero-copy frames over their payloads where they lie, into
@@ -1225,8 +1227,7 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 		memmove(m, m + n, (burst - n) * sizeof(*m));
 		memmove(frames, frames + n, (burst - n) * sizeof(*frames));
 		w->nstash -= n;
-		egress(ctx, p, out, (uint16_t)n, now);	/* (timed as link_emulator and tx) */
-		t0 = rte_get_tsc_cycles();
+		t0 = egress(ctx, p, out, (uint16_t)n, now, t0);	/* (link_emulator and tx) */
 		total += n;
 		if (n < burst)
 			break;

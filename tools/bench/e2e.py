@@ -119,7 +119,7 @@ def dataplane_stages(build, size, count, zero_copy=False):
 
 # the stages of the send path: the reliability layer with the packetizer (and the ICRC of
 # most zero-copy frames, computed as each is built), the ICRC of a sample of the zero-copy
-# frames computed apart (one burst in 16), the emulator, TX
+# frames computed apart (one burst in 64), the emulator, TX
 SEND_STAGES = ("reliability_packetizer", "payload_icrc", "link_emulator", "tx")
 
 
@@ -259,7 +259,7 @@ def bench_fwd(a):
            copying_rx, "lower")
     # the scale-out budget of the whole send path: 1.3 x ISA-L's crc32 over the payload,
     # the floor of a zero-copy sender (it must read the payload once). That crc32 is the
-    # send path's own payload_icrc stage: one burst in 16 has its frames' ICRC computed in
+    # send path's own payload_icrc stage: one burst in 64 has its frames' ICRC computed in
     # a pass of its own after their headers, over the same kind of bytes in the same cache
     # state, timed apart (the other bursts compute it as each frame is built). The whole
     # send path, sampled bursts included, is charged to the data frames (the ACKs and CTSs
@@ -271,7 +271,7 @@ def bench_fwd(a):
         hot = crc * j["tsc_hz"] * 1e-9 if crc else None
         md.extend(["Its scale-out budget is 1.3 x ISA-L's crc32 over the 4 KiB payload. The "
                    "send path computes a frame's ICRC as it builds the frame, so that the "
-                   "rest of its work overlaps that read of the payload; one burst in 16 "
+                   "rest of its work overlaps that read of the payload; one burst in 64 "
                    "has it computed in a pass of its own after the burst's headers, timed "
                    "as the `payload_icrc` stage: that crc32 over the payloads, in the "
                    "cache state the send path meets them, %.0f cycles per frame (%d frames "

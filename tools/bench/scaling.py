@@ -27,7 +27,7 @@ machine, not the engines.
 The ring ports copy each payload into its frame, as they do by default; with --zero-copy
 they send chains that point into the messages instead ([port] zero_copy = yes), whose
 ICRC the packetizer computes as it builds each frame (reliability_packetizer) but on one
-burst in 16, timed apart as payload_icrc, and the receiving engines parse the chains where
+burst in 64, timed apart as payload_icrc, and the receiving engines parse the chains where
 they lie.
 Copy the bundle of docs/deployment.md to a DPU or a host with more cores and run it there:
 the machine this project is built on has two.
