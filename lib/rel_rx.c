@@ -1096,6 +1096,34 @@ armed_min(uint64_t t, uint64_t c, uint64_t now)
 }
 
 /*
+ * The earliest of @p t and the time after @p now that run_timers() has something to do for
+ * receive @p m, its timers just run and nothing due.
+ */
+static uint64_t
+msg_next(const struct rel_rx *rx, const struct rxm *m, uint64_t now, uint64_t t)
+{
+	if (m->state != RXM_POSTED)
+		return t;
+	t = armed_min(t, m->deadline_ns, now);
+	t = armed_min(t, m->cts_next_ns, now);
+	t = armed_min(t, m->ack_next_ns, now);	/* (re-armed even with nothing new) */
+	t = armed_min(t, m->fto_ns, now);
+	t = armed_min(t, m->ecnack_next_ns, now);
+	if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
+		uint64_t allow = rx->cfg.nack_allowance_ns;
+
+		/* (the tail and a round, once passed, change nothing until a chunk comes or the
+		 * snapshot moves the limit: later_min()) */
+		if (m->hi > m->sure_hi)
+			t = armed_min(t, m->snap_ns + allow, now);
+		t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
+		if (m->nack_cursor > m->cum)
+			t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
+	}
+	return t;
+}
+
+/*
  * The earliest time after @p now that run_timers() has something to do for a receive
  * (UINT64_MAX: none), with every receive's timers just run and nothing due.
  */
@@ -1104,34 +1132,16 @@ timers_next(const struct rel_rx *rx, uint64_t now)
 {
 	uint64_t t = UINT64_MAX;
 
-	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
-		const struct rxm *m = &rx->msgs[i];
-
-		if (m->state != RXM_POSTED)
-			continue;
-		t = armed_min(t, m->deadline_ns, now);
-		t = armed_min(t, m->cts_next_ns, now);
-		t = armed_min(t, m->ack_next_ns, now);	/* (re-armed even with nothing new) */
-		t = armed_min(t, m->fto_ns, now);
-		t = armed_min(t, m->ecnack_next_ns, now);
-		if (rx->cfg.scheme.kind == SDR_SCHEME_SR_NACK && m->first_ns && m->cum < m->nchunks) {
-			uint64_t allow = rx->cfg.nack_allowance_ns;
-
-			/* (the tail and a round, once passed, change nothing until a chunk comes
-			 * or the snapshot moves the limit: later_min()) */
-			if (m->hi > m->sure_hi)
-				t = armed_min(t, m->snap_ns + allow, now);
-			t = later_min(t, m->last_arrival_ns + allow + rx->trtt / 8, now);
-			if (m->nack_cursor > m->cum)
-				t = later_min(t, m->nack_round_ns + nack_repeat(rx), now);
-		}
-	}
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
+		t = msg_next(rx, &rx->msgs[i], now, t);
 	return t;
 }
 
 int
 rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 {
+	uint64_t t = UINT64_MAX;
+
 	if (rx->skip_answer) {
 		sdr_zero(c, sizeof(*c));
 		c->type = SDR_CTRL_SKIP;
@@ -1178,6 +1188,8 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 	}
 	if (now < rx->wake_ns)
 		return 0;	/* nothing changed and no timer is due: the scan would find nothing */
+	/* a scan that finds nothing to send has run every receive's timers: the next wake is
+	 * timers_next()'s, taken on the way (a receive's timers are its own) */
 	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
 		struct rxm *m = &rx->msgs[i];
 
@@ -1188,8 +1200,9 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 			if (build_ctrl(rx, m, now, c))
 				return 1;
 		}
+		t = msg_next(rx, m, now, t);
 	}
-	rx->wake_ns = timers_next(rx, now);
+	rx->wake_ns = t;
 	return 0;
 }
 

@@ -601,6 +601,10 @@ tmpl_headers_other(const struct roce_tmpl *t, uint8_t *hdr, size_t cap, const st
 				       ROCE_EXT_RETH | ROCE_EXT_IMMDT,
 				       (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN +
 					ROCE_RETH_LEN + ROCE_IMMDT_LEN + 7) / 8);
+	/* the SDR control messages (ACK, NACK, CTS ...): UC SEND Only over IPv4, BTH alone */
+	if (t->ip_version == 4 && t->opcode == ROCE_OP_UC_SEND_ONLY && t->ext == 0)
+		return tmpl_headers_sg(t, hdr, cap, pkt, payload_len, rest, 4, 0,
+				       (8 + ROCE_IPV4_MIN_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN + 7) / 8);
 	return tmpl_headers_sg(t, hdr, cap, pkt, payload_len, rest, t->ip_version, t->ext,
 			       ICRC_SHORT_MAX / 8);
 }
