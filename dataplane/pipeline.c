@@ -48,6 +48,7 @@ struct worker {
 	uint8_t *stash_data[DP_BURST_MAX];	/* rte_pktmbuf_mtod(stash[i]) */
 	unsigned int nstash;
 	unsigned int icrc_sample_in;	/* zero-copy bursts with data until the next sample */
+	uint32_t icrc_rng;		/* icrc_sample_gap() */
 	uint8_t scratch[DP_FRAME_SCRATCH];
 	uint8_t port_of_id[RTE_MAX_ETHPORTS];
 } __rte_cache_aligned;	/* (one per lcore, side by side: no line shared between lcores) */
@@ -1049,7 +1050,7 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 	struct rte_mbuf *att[2 * DP_BURST_MAX];
 	struct dp_holds *h = sdr_ep_config(c->ep)->held_arg;
 	struct rte_mbuf_ext_shared_info *hold = NULL;
-	uint32_t nz = 0, k = 0, run = 0, alive = 0, nd;
+	uint32_t nz = 0, k = 0, run = 0, alive = 0, nd, hold_ctx = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 		nz += e[i].ext != NULL;
@@ -1076,11 +1077,12 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		 * mostly share one send context: one atomic add per run of them, made before
 		 * any frame leaves (a locked add per frame also waits for every store before it).
 		 */
-		hi = dp_holds_get(h, e[i].hold);
-		if (hi != hold) {
+		if (hold == NULL || e[i].hold != hold_ctx) {
+			hi = dp_holds_get(h, e[i].hold);
 			if (run != 0)
 				rte_mbuf_ext_refcnt_update(hold, (int16_t)run);
 			hold = hi;
+			hold_ctx = e[i].hold;
 			run = 0;
 			alive = rte_mbuf_ext_refcnt_read(hold);
 		}
@@ -1134,14 +1136,29 @@ copied:
 }
 
 /*
- * One zero-copy burst with data frames in this many has its frames' ICRC computed apart,
- * after their headers and chains, and timed as the payload_icrc stage: the floor of the
- * send path (crc32 over the payload, which no zero-copy sender can skip) measured on the
- * same bytes in the cache state the send path meets them. The other bursts compute each
- * frame's ICRC as its headers are built (sdr_ep_output_sg()), where that read of the
- * payload overlaps the rest of the work; they are timed in reliability_packetizer.
+ * One zero-copy burst with data frames in about this many has its frames' ICRC computed
+ * apart, after their headers and chains, and timed as the payload_icrc stage: the floor of
+ * the send path (crc32 over the payload, which no zero-copy sender can skip) measured on
+ * the same kind of bytes in the cache state the send path meets them. The other bursts
+ * compute each frame's ICRC as its headers are built (sdr_ep_output_sg()), where that read
+ * of the payload overlaps the rest of the work; they are timed in reliability_packetizer.
+ * The bursts between two samples are 48 to 79, at random: a fixed period would sample the
+ * same burst of each message where messages are a whole number of bursts long.
  */
 #define DP_ICRC_SAMPLE_EVERY 64
+
+/* Data bursts until the next sample (icrc_sample_in), a xorshift step of the worker's. */
+static unsigned int
+icrc_sample_gap(struct worker *w)
+{
+	uint32_t x = w->icrc_rng ? w->icrc_rng : 0x5d0a11u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	w->icrc_rng = x;
+	return DP_ICRC_SAMPLE_EVERY - DP_ICRC_SAMPLE_EVERY / 4 + (x % (DP_ICRC_SAMPLE_EVERY / 2));
+}
 
 /*
  * The ICRC of a sampled burst's zero-copy frames over their payloads where they lie, into
@@ -1205,11 +1222,15 @@ output_stage(struct dp_ctx *ctx, struct worker *w, struct dp_conn *c, uint64_t n
 				t0 = icrc_stage(ctx, e, tails, n,
 						stage_add(ctx, DP_STAGE_OUTPUT, t0, n), &nt);
 				if (nt != 0)
-					w->icrc_sample_in = DP_ICRC_SAMPLE_EVERY - 1;
+					w->icrc_sample_in = icrc_sample_gap(w);
 			} else {
 				n = sdr_ep_output_sg(c->ep, now, frames, DP_FRAME_ROOM, e, burst);
 				if (zero_copy_chain(ctx, p, c, m, e, n, tails) != 0)
 					w->icrc_sample_in--;
+				/* (every tail comes ready from sdr_ep_output_sg(): none is left) */
+				for (uint32_t i = 0; i < n; i++)
+					if (unlikely(tails[i] != NULL))
+						sdr_ep_frame_tail(&e[i], tails[i]);
 				t0 = stage_add(ctx, DP_STAGE_OUTPUT, t0, n);
 			}
 		} else {

@@ -1230,6 +1230,13 @@ def case_zero_copy():
                 check(0 < nic < ab["data_pkts_out"] // 4,
                       "%s: payload_icrc sampled %d frames of %d" % (
                           name, nic, ab["data_pkts_out"]))
+                # its calls are the bursts sampled: the first burst with data, then one
+                # in 49 to 80 of them; bursts of at most 32 frames make at least this many
+                least = 1 + (-(-ab["data_pkts_out"] // 32) - 1) // 80
+                check(s["stages"]["payload_icrc"]["calls"] >= least,
+                      "%s: %d bursts sampled of %d data frames, %d at least" % (
+                          name, s["stages"]["payload_icrc"]["calls"], ab["data_pkts_out"],
+                          least))
                 # the hold did work: some completions waited for frames still queued
                 check(wan == "off" or ab["sends_held_for_frames"] > 0,
                       "%s: no completion waited for a frame" % name)
