@@ -191,6 +191,9 @@ dataplane_key(struct dp_cfg *c, const struct where *w, const char *k, const char
 	case DPK_DATAPLANE_MBUFS:
 		c->mbufs = (uint32_t)x;
 		return 0;
+	case DPK_DATAPLANE_ZC_MBUFS:
+		c->zc_mbufs = (uint32_t)x;
+		return 0;
 	case DPK_DATAPLANE_BURST:
 		c->burst = (uint32_t)x;
 		return 0;
@@ -1239,6 +1242,11 @@ check_pipeline(struct dp_cfg *cfg, struct where *w)
 			    "the %u an engine's pool needs (raise mbufs to %u)", cfg->engines,
 			    cfg->mbufs, cfg->mbufs / cfg->engines, DP_MIN_MBUFS,
 			    DP_MIN_MBUFS * cfg->engines);
+	if (cfg->zc_mbufs != 0 && cfg->zc_mbufs / cfg->engines < DP_MIN_MBUFS)
+		return fail(w, "engines", "%u engines share [dataplane] zc_mbufs = %u: %u each, "
+			    "below the %u an engine's pool needs (raise zc_mbufs to %u)",
+			    cfg->engines, cfg->zc_mbufs, cfg->zc_mbufs / cfg->engines,
+			    DP_MIN_MBUFS, DP_MIN_MBUFS * cfg->engines);
 	if (cfg->fec_lcore)
 		return fail(w, "fec", "lcore does not go with mode = engines (each engine codes "
 			    "its own connections: fec = inline)");

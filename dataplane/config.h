@@ -124,6 +124,7 @@ struct dp_cfg {
 	char file[256];
 	char name[DP_NAME_LEN];		/**< instance name: shared memory /sdr-<name> */
 	uint32_t mbufs;
+	uint32_t zc_mbufs;		/**< 0: twice mbufs */
 	uint32_t burst;
 	uint32_t idle_sleep_us;		/**< pause of an idle poll loop; 0: busy poll */
 	uint32_t log_drops;		/**< --log-drops: frames the ports drop to show */

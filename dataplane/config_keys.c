@@ -30,6 +30,17 @@ static const struct dp_key dataplane_keys[DPK_DATAPLANE_COUNT] = {
 		       "small. See "
 		       "[sizing](deployment.md#memory).",
 	},
+	[DPK_DATAPLANE_ZC_MBUFS] = {
+		.name = "zc_mbufs", .kind = DP_K_INT, .lo = 1024, .hi = 1u << 25,
+		.value = "integer, 1024 … 33554432",
+		.dflt = "twice `mbufs`",
+		.doc = "small buffers for zero-copy send (`[port] zero_copy`), about 320 bytes "
+		       "each: a data frame in flight takes two, one attached to the "
+		       "application's bytes and one for its pad and ICRC. Split per engine as "
+		       "`mbufs` (at least 1024 each). A frame that finds none free goes out as "
+		       "a copy (`tx_zero_copy_fallback_copies`). Made only where a port sends "
+		       "zero-copy, from the memory left after `mbufs`.",
+	},
 	[DPK_DATAPLANE_BURST] = {
 		.name = "burst", .kind = DP_K_INT, .lo = 1, .hi = 256,
 		.value = "integer, 1 … 256",

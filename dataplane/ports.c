@@ -734,17 +734,21 @@ dp_ports_init(struct dp_ctx *ctx, char *err, size_t errlen)
 	}
 	/*
 	 * Zero-copy send: two small mbufs per data frame besides its header mbuf (one attached
-	 * to the message, one with the pad and the ICRC), a pool per engine as the frames'.
-	 * Made once the ports have what they need, from what memory is left; when they run out
-	 * a frame carries a copy instead (counted), so fewer only costs speed.
+	 * to the message, one with the pad and the ICRC), a pool per engine as the frames'
+	 * ([dataplane] zc_mbufs, by default twice theirs). Made once the ports have what they
+	 * need, from what memory is left; when they run out a frame carries a copy instead
+	 * (counted), so fewer only costs speed.
 	 */
 	for (unsigned int i = 0; i < ctx->nports; i++) {
 		struct dp_port *p = &ctx->ports[i];
-		uint32_t z = 2 * n;
+		uint32_t want = cfg->zc_mbufs != 0 ? cfg->zc_mbufs / np : 2 * n, z = want;
 
-		if (p->zero_copy && ctx->zc_pool[0] == NULL)
-			pools_create(ctx->zc_pool, np, "sdr_zc", &z, DP_MIN_MBUFS,
-				     RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE);
+		if (p->zero_copy && ctx->zc_pool[0] == NULL &&
+		    pools_create(ctx->zc_pool, np, "sdr_zc", &z, DP_MIN_MBUFS,
+				 RTE_PKTMBUF_HEADROOM + RTE_CACHE_LINE_SIZE) == 0 && z < want)
+			fprintf(stderr, "sdr-dataplane: %u zero-copy attach mbufs do not fit in EAL's "
+				"memory; using %u (give EAL more with -m for all of them)\n",
+				want * np, z * np);
 		if (p->zero_copy && ctx->zc_pool[0] == NULL) {
 			fprintf(stderr, "sdr-dataplane: port %s: no memory left for zero-copy send; its "
 				"data frames carry a copy of the payload (give EAL more with -m)\n",
