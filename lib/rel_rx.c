@@ -148,8 +148,21 @@ struct rel_rx {
 	uint32_t *ctx_of_slot;		/* slot -> ctx + 1 (0: none) */
 	uint32_t *free_ctx;
 	uint32_t nfree;
-	uint64_t wake_ns;		/* the receives' timers have nothing due before this and
-					 * nothing changed since they were looked at (0: look) */
+	/*
+	 * When the receives are looked at (their timers run, what they owe built): a receive a
+	 * call changed goes on the touched list and is looked at on the next call; the others
+	 * when their timers next have something to do, next_of[ctx], kept in a min-heap of
+	 * ctxs (heap_pos[ctx]: its index + 1, 0 if not in it). So a chunk costs the same with
+	 * 16 receives in flight or 16384. (Not rte_timer: lib/ reads no clock and has no EAL.)
+	 */
+	uint32_t *touched;		/* ctxs of the touched list */
+	uint8_t *on_list;		/* per ctx: on the touched list */
+	uint32_t ntouched;
+	uint64_t *next_of;
+	uint32_t *heap;
+	uint32_t *heap_pos;
+	uint32_t nheap;
+	uint32_t open;			/* ctx + 1 of the receive under look, its timers run */
 	struct slot_mem *mem;
 	struct reack *reack;		/* ring of final ACKs owed, reack_cap of them */
 	uint32_t reack_cap;
@@ -163,16 +176,91 @@ struct rel_rx {
 	uint64_t counters[REL_RX_NCOUNTERS];
 };
 
+static void touch(struct rel_rx *rx, const struct rxm *m);
+
 /*
- * Something that may start a timer or make a control message due happened (every public
- * call that changes the receives makes this call first): the next rel_rx_next_ctrl() or
- * rel_rx_next_time() looks at every receive again. Between changes they look only once the
- * earliest timer of the last look is due (wake_ns), not on every call.
+ * Something that may start a timer or make a control message due happened to every receive
+ * (a public call that changes them all makes this call first): the next rel_rx_next_ctrl()
+ * or rel_rx_next_time() looks at every receive.
  */
 static void
 changed(struct rel_rx *rx)
 {
-	rx->wake_ns = 0;
+	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
+		if (rx->msgs[i].state != RXM_FREE)
+			touch(rx, &rx->msgs[i]);
+}
+
+/* The same for receive @p m alone (a public call that changes one makes this call first). */
+static void
+touch(struct rel_rx *rx, const struct rxm *m)
+{
+	uint32_t ctx = (uint32_t)(m - rx->msgs);
+
+	if (rx->open == ctx + 1)
+		rx->open = 0;	/* its timers run again at its next look */
+	if (rx->on_list[ctx])
+		return;
+	rx->on_list[ctx] = 1;
+	rx->touched[rx->ntouched++] = ctx;	/* (at most one entry per receive) */
+}
+
+/* Heap entry @p i holds @p ctx. */
+static void
+heap_put(struct rel_rx *rx, uint32_t i, uint32_t ctx)
+{
+	rx->heap[i] = ctx;
+	rx->heap_pos[ctx] = i + 1;
+}
+
+/* Move the entry at @p i up or down to where next_of puts it. */
+static void
+heap_fix(struct rel_rx *rx, uint32_t i)
+{
+	uint32_t ctx = rx->heap[i];
+	uint64_t t = rx->next_of[ctx];
+
+	while (i > 0 && rx->next_of[rx->heap[(i - 1) / 2]] > t) {
+		heap_put(rx, i, rx->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= rx->nheap)
+			break;
+		if (c + 1 < rx->nheap && rx->next_of[rx->heap[c + 1]] < rx->next_of[rx->heap[c]])
+			c++;
+		if (rx->next_of[rx->heap[c]] >= t)
+			break;
+		heap_put(rx, i, rx->heap[c]);
+		i = c;
+	}
+	heap_put(rx, i, ctx);
+}
+
+/* Receive @p ctx's timers next have something to do at @p t (UINT64_MAX: never). */
+static void
+heap_set(struct rel_rx *rx, uint32_t ctx, uint64_t t)
+{
+	uint32_t p = rx->heap_pos[ctx];
+
+	if (t == UINT64_MAX) {
+		if (p == 0)
+			return;
+		rx->heap_pos[ctx] = 0;
+		if (--rx->nheap == p - 1)
+			return;	/* it was the last */
+		heap_put(rx, p - 1, rx->heap[rx->nheap]);
+		heap_fix(rx, p - 1);
+		return;
+	}
+	rx->next_of[ctx] = t;
+	if (p == 0) {
+		p = ++rx->nheap;
+		heap_put(rx, p - 1, ctx);
+	}
+	heap_fix(rx, p - 1);
 }
 
 #define REACK_RING_MIN 256
@@ -197,6 +285,11 @@ rel_rx_destroy(struct rel_rx *rx)
 	free(rx->msgs);
 	free(rx->ctx_of_slot);
 	free(rx->free_ctx);
+	free(rx->touched);
+	free(rx->on_list);
+	free(rx->next_of);
+	free(rx->heap);
+	free(rx->heap_pos);
 	free(rx->mem);
 	free(rx->reack);
 	free(rx->dec);
@@ -251,6 +344,11 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->msgs = calloc(n, sizeof(*rx->msgs));
 	rx->ctx_of_slot = calloc(rx->geom.nslots, sizeof(uint32_t));
 	rx->free_ctx = calloc(n, sizeof(uint32_t));
+	rx->touched = calloc(n, sizeof(uint32_t));
+	rx->on_list = calloc(n, 1);
+	rx->next_of = calloc(n, sizeof(uint64_t));
+	rx->heap = calloc(n, sizeof(uint32_t));
+	rx->heap_pos = calloc(n, sizeof(uint32_t));
 	rx->mem = calloc(rx->geom.nslots, sizeof(*rx->mem));
 	/* every receive in flight may be released before its final ACK goes out */
 	rx->reack_cap = n > REACK_RING_MIN ? n : REACK_RING_MIN;
@@ -259,7 +357,8 @@ rel_rx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	rx->dec = calloc(rx->dec_cap, sizeof(*rx->dec));
 	rx->done.d = calloc(n, sizeof(*rx->done.d));
 	rx->done.cap = n;
-	if (!rx->msgs || !rx->ctx_of_slot || !rx->free_ctx || !rx->mem || !rx->reack || !rx->dec ||
+	if (!rx->msgs || !rx->ctx_of_slot || !rx->free_ctx || !rx->touched || !rx->on_list ||
+	    !rx->next_of || !rx->heap || !rx->heap_pos || !rx->mem || !rx->reack || !rx->dec ||
 	    !rx->done.d)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
@@ -338,7 +437,6 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 	struct rxm *m;
 	uint32_t ctx;
 
-	changed(rx);
 	if (len > rx->attr.max_msg_size)
 		return -EMSGSIZE;	/* its chunks would not fit the bitmaps */
 	if (rx->nfree == 0 || rx->done.n >= rx->done.cap || slot >= rx->geom.nslots ||
@@ -346,6 +444,7 @@ rel_rx_post(struct rel_rx *rx, uint64_t seq, uint32_t slot, uint64_t len, uint64
 		return -EAGAIN;
 	ctx = rx->free_ctx[--rx->nfree];
 	m = &rx->msgs[ctx];
+	touch(rx, m);
 	sdr_zero(m, offsetof(struct rxm, have));
 	m->state = RXM_POSTED;
 	m->seq = seq;
@@ -490,8 +589,9 @@ rtt_sample(struct rel_rx *rx, const struct rxm *m, uint64_t now)
 	if (!rx->cfg.rto_measured || rx->path.rtt_samples < SDR_REL_RTO_MIN_SAMPLES)
 		return;
 	rtt = path_est_min_rtt(&rx->path, now);
-	if (rtt == 0)
+	if (rtt == 0 || rtt == rx->trtt)
 		return;
+	changed(rx);	/* every receive's NACK timing follows it */
 	rx->trtt = rtt;
 	rx->rto = rtt + (uint64_t)(rx->cfg.alpha * (double)rtt);
 }
@@ -502,9 +602,9 @@ rel_rx_on_chunk(struct rel_rx *rx, uint32_t slot, uint32_t chunk, uint64_t now)
 	struct rxm *m = msg_of_slot(rx, slot);
 	uint32_t ctx;
 
-	changed(rx);
 	if (m == NULL || m->state != RXM_POSTED || chunk >= m->nchunks + m->npar)
 		return m != NULL && m->state != RXM_POSTED ? 0 : -1;
+	touch(rx, m);
 	ctx = (uint32_t)(m - rx->msgs);
 	if (!sdr_bit_test_and_set(m->have, chunk)) {
 		rx->counters[REL_RX_DUP_CHUNKS]++;
@@ -566,12 +666,12 @@ rel_rx_decoded(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t sub, uint
 	struct rxm *m;
 	uint32_t first, n;
 
-	changed(rx);
 	if (ctx >= rx->attr.max_inflight)
 		return;
 	m = &rx->msgs[ctx];
 	if (m->state != RXM_POSTED || m->seq != seq || sub >= m->nsub)
 		return;
+	touch(rx, m);
 	sdr_bit_clear(m->sub_pending, sub);
 	if (sdr_bit_test(m->sub_ok, sub))
 		return;
@@ -592,12 +692,13 @@ rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t su
 {
 	struct rxm *m;
 
-	changed(rx);
 	if (ctx >= rx->attr.max_inflight)
 		return;
 	m = &rx->msgs[ctx];
-	if (m->state == RXM_POSTED && m->seq == seq && sub < m->nsub)
+	if (m->state == RXM_POSTED && m->seq == seq && sub < m->nsub) {
+		touch(rx, m);	/* (its EC-NACK may name the submessage again) */
 		sdr_bit_clear(m->sub_pending, sub);
+	}
 }
 
 /* The final ACK of the receive @p slot remembers, owed; not when the ring is full (a late
@@ -631,8 +732,8 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 {
 	struct rxm *m = msg_of_slot(rx, slot);
 
-	changed(rx);
 	if (m != NULL && m->gen == gen) {
+		touch(rx, m);
 		if (m->state == RXM_DONE || m->state == RXM_FAILED) {
 			if (now >= m->final_ns + rx->trtt / 4)
 				m->due |= DUE_FINAL;
@@ -649,7 +750,6 @@ rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 void
 rel_rx_on_late_previous(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
 {
-	changed(rx);
 	if (slot < rx->geom.nslots)
 		reack_released(rx, slot, gen, now);
 }
@@ -659,7 +759,6 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 {
 	struct rxm *m = msg_of_slot(rx, slot);
 
-	changed(rx);
 	if (m == NULL)
 		return;
 	rx->mem[slot] = (struct slot_mem){ .valid = 1, .gen = (uint8_t)m->gen,
@@ -671,6 +770,8 @@ rel_rx_release(struct rel_rx *rx, uint32_t slot)
 	if (m->state == RXM_POSTED && m->first_ns == 0 && m->seq + 1 > rx->given_hi)
 		rx->given_hi = m->seq + 1;
 	m->state = RXM_FREE;
+	m->due = 0;	/* (what it owed is the re-ACK's now) */
+	heap_set(rx, (uint32_t)(m - rx->msgs), UINT64_MAX);
 	rx->ctx_of_slot[slot] = 0;
 	rx->free_ctx[rx->nfree++] = (uint32_t)(m - rx->msgs);
 }
@@ -705,7 +806,6 @@ next_hole(const struct rxm *m, uint32_t limit)
 uint64_t
 rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t era, uint64_t now)
 {
-	changed(rx);
 	/* the sender cannot have given up more than the window, nor beyond it, nor messages
 	 * numbered more than the window ago, nor in another era (a SKIP replayed 2^32
 	 * messages later) */
@@ -719,6 +819,7 @@ rel_rx_on_skip(struct rel_rx *rx, uint64_t lo, uint64_t hi, uint64_t era, uint64
 
 		/* the sender stopped sending them: no final ACK owed either */
 		if (m->state == RXM_POSTED && m->seq >= lo && m->seq < hi) {
+			touch(rx, m);
 			m->state = RXM_FAILED;
 			m->due = 0;
 			rx->counters[REL_RX_SKIPPED]++;
@@ -855,7 +956,6 @@ rel_rx_on_withdraw_answer(struct rel_rx *rx, uint32_t hi, uint64_t era)
 {
 	uint64_t h = sdr_seq_near(rx->next_seq, hi);
 
-	changed(rx);
 	/* an answer to a WITHDRAW we never sent, or of another era (replayed) */
 	if (h > rx->wd_hi || sdr_seq_era(h, rx->epoch_seq) != era) {
 		rx->counters[REL_RX_WITHDRAW_ANSWER_IMPLAUSIBLE]++;
@@ -1123,24 +1223,58 @@ msg_next(const struct rel_rx *rx, const struct rxm *m, uint64_t now, uint64_t t)
 	return t;
 }
 
-/*
- * The earliest time after @p now that run_timers() has something to do for a receive
- * (UINT64_MAX: none), with every receive's timers just run and nothing due.
- */
-static uint64_t
-timers_next(const struct rel_rx *rx, uint64_t now)
+/* The look at receive @p ctx is over: nothing due; when to look again. */
+static void
+look_done(struct rel_rx *rx, uint32_t ctx, uint64_t now)
 {
-	uint64_t t = UINT64_MAX;
+	rx->open = 0;
+	heap_set(rx, ctx, msg_next(rx, &rx->msgs[ctx], now, UINT64_MAX));
+}
 
-	for (uint32_t i = 0; i < rx->attr.max_inflight; i++)
-		t = msg_next(rx, &rx->msgs[i], now, t);
-	return t;
+/* Receive @p ctx under look: its timers run once per look. @return 1 if it owes something. */
+static int
+look_at(struct rel_rx *rx, uint32_t ctx, uint64_t now)
+{
+	struct rxm *m = &rx->msgs[ctx];
+
+	if (rx->open != ctx + 1) {
+		run_timers(rx, m, now);
+		rx->open = ctx + 1;
+	}
+	return m->due != 0;
+}
+
+/*
+ * The next receive that owes a control message at @p now: the touched ones first, then
+ * those whose timers are due. It stays under look until it owes nothing. @return NULL if
+ * none does.
+ */
+static struct rxm *
+next_owing(struct rel_rx *rx, uint64_t now)
+{
+	while (rx->ntouched) {
+		uint32_t ctx = rx->touched[rx->ntouched - 1];
+
+		if (rx->msgs[ctx].state != RXM_FREE && look_at(rx, ctx, now))
+			return &rx->msgs[ctx];
+		look_done(rx, ctx, now);
+		rx->on_list[ctx] = 0;
+		rx->ntouched--;
+	}
+	while (rx->nheap && rx->next_of[rx->heap[0]] <= now) {
+		uint32_t ctx = rx->heap[0];
+
+		if (rx->msgs[ctx].state != RXM_FREE && look_at(rx, ctx, now))
+			return &rx->msgs[ctx];
+		look_done(rx, ctx, now);	/* (after now: it goes down the heap) */
+	}
+	return NULL;
 }
 
 int
 rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 {
-	uint64_t t = UINT64_MAX;
+	struct rxm *m;
 
 	if (rx->skip_answer) {
 		sdr_zero(c, sizeof(*c));
@@ -1186,23 +1320,12 @@ rel_rx_next_ctrl(struct rel_rx *rx, uint64_t now, struct sdr_ctrl *c)
 		rx->counters[REL_RX_REACKS]++;
 		return 1;
 	}
-	if (now < rx->wake_ns)
-		return 0;	/* nothing changed and no timer is due: the scan would find nothing */
-	/* a scan that finds nothing to send has run every receive's timers: the next wake is
-	 * timers_next()'s, taken on the way (a receive's timers are its own) */
-	for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
-		struct rxm *m = &rx->msgs[i];
-
-		if (m->state == RXM_FREE)
-			continue;
-		run_timers(rx, m, now);
+	while ((m = next_owing(rx, now)) != NULL) {
 		while (m->due) {
 			if (build_ctrl(rx, m, now, c))
 				return 1;
 		}
-		t = msg_next(rx, m, now, t);
 	}
-	rx->wake_ns = t;
 	return 0;
 }
 
@@ -1238,19 +1361,11 @@ rel_rx_next_time(struct rel_rx *rx, uint64_t now)
 		return now;
 	if (withdraw_pending(rx))
 		t = rx->wd_next_ns > now ? rx->wd_next_ns : now;
-	if (now >= rx->wake_ns) {
-		for (uint32_t i = 0; i < rx->attr.max_inflight; i++) {
-			struct rxm *m = &rx->msgs[i];
-
-			if (m->state == RXM_FREE)
-				continue;
-			run_timers(rx, m, now);
-			if (m->due)
-				return now;
-		}
-		rx->wake_ns = timers_next(rx, now);
-	}
-	return rx->wake_ns < t ? rx->wake_ns : t;
+	if (next_owing(rx, now) != NULL)
+		return now;	/* (left under look for rel_rx_next_ctrl()) */
+	if (rx->nheap && rx->next_of[rx->heap[0]] < t)
+		t = rx->next_of[rx->heap[0]];
+	return t;
 }
 
 int

@@ -116,7 +116,7 @@ struct rel_tx {
 					 * before this: run_timers() looks at them from then on */
 	uint32_t *free_ctx;
 	uint32_t nfree;
-	uint8_t *slot_busy;
+	uint32_t *slot_ctx;		/* per slot: the ctx + 1 of the message in it (0: free) */
 	struct ent_ring timers;		/* in send order: expiry order, RTO is constant */
 	struct ent_ring rexmit[REL_TX_PRIO_MAX + 1];	/* chunks due for retransmission, by
 							 * their message's priority */
@@ -173,7 +173,7 @@ rel_tx_destroy(struct rel_tx *tx)
 	free(tx->msgs);
 	free(tx->order);
 	free(tx->free_ctx);
-	free(tx->slot_busy);
+	free(tx->slot_ctx);
 	free(tx->timers.e);
 	for (int l = 0; l <= REL_TX_PRIO_MAX; l++)
 		free(tx->rexmit[l].e);
@@ -230,12 +230,12 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->msgs = calloc(n, sizeof(*tx->msgs));
 	tx->order = calloc(n, sizeof(uint32_t));
 	tx->free_ctx = calloc(n, sizeof(uint32_t));
-	tx->slot_busy = calloc(tx->geom.nslots, 1);
+	tx->slot_ctx = calloc(tx->geom.nslots, sizeof(uint32_t));
 	tx->done.d = calloc(n, sizeof(*tx->done.d));
 	tx->done.cap = n;
 	tx->timers.cap = timer_slots(cfg, tx->max_chunks, n);
 	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
-	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_busy || !tx->done.d ||
+	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_ctx || !tx->done.d ||
 	    !tx->timers.e)
 		goto fail;
 	/* a chunk is queued once at a time (m->queued), but the entries of messages that ended
@@ -316,7 +316,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 
 	if (len > tx->attr.max_msg_size)
 		return -EMSGSIZE;
-	if (tx->nfree == 0 || tx->slot_busy[slot])
+	if (tx->nfree == 0 || tx->slot_ctx[slot] != 0)
 		return -EAGAIN;
 	ctx = tx->free_ctx[--tx->nfree];
 	m = &tx->msgs[ctx];
@@ -353,7 +353,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 		memset(m->ready, 0, cw * sizeof(uint64_t));
 	m->prio = 0;
 	tx->nprio[0]++;
-	tx->slot_busy[slot] = 1;
+	tx->slot_ctx[slot] = ctx + 1;
 	tx->order[tx->inflight] = ctx;
 	tx->inflight++;
 	tx->counters[REL_TX_SUBMITTED]++;
@@ -464,18 +464,19 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 		     REL_TX_TIMEOUTS : st == SDR_DONE_CANCELLED ? REL_TX_CANCELLED : REL_TX_FAILED]++;
 	m->state = TXM_FREE;
 	tx->nprio[m->prio]--;
-	tx->slot_busy[m->slot] = 0;
+	tx->slot_ctx[m->slot] = 0;
 	tx->free_ctx[tx->nfree++] = ctx;
-	tx->inflight--;
-	/* keep order[] compact: remove ctx, preserving sequence order */
-	for (uint32_t i = 0, w = 0; i < tx->inflight + 1; i++) {
-		uint32_t c = tx->order[i];
-
-		if (c != ctx)
-			tx->order[w++] = c;
-		else if (i < tx->sent_out)
+	/* keep order[] compact: remove ctx, preserving sequence order (messages mostly end in
+	 * order: ctx is near the front) */
+	for (uint32_t i = 0; i < tx->inflight; i++) {
+		if (tx->order[i] != ctx)
+			continue;
+		memmove(&tx->order[i], &tx->order[i + 1], (tx->inflight - 1 - i) * sizeof(uint32_t));
+		if (i < tx->sent_out)
 			tx->sent_out--;
+		break;
 	}
+	tx->inflight--;
 }
 
 /* The message a control message is about: the in-flight one with that slot, gen and
@@ -483,15 +484,13 @@ finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now)
 static int
 find_msg(const struct rel_tx *tx, uint32_t slot, uint32_t gen, uint32_t seq)
 {
-	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t c = tx->order[i];
-		const struct txm *m = &tx->msgs[c];
+	uint32_t c = slot < tx->geom.nslots ? tx->slot_ctx[slot] : 0;
+	const struct txm *m;
 
-		if (m->slot == slot && (m->gen & 0xFF) == gen && (uint32_t)m->seq == seq &&
-		    m->state != TXM_FREE)
-			return (int)c;
-	}
-	return -1;
+	if (c == 0)
+		return -1;
+	m = &tx->msgs[c - 1];
+	return (m->gen & 0xFF) == gen && (uint32_t)m->seq == seq ? (int)c - 1 : -1;
 }
 
 static void
@@ -764,6 +763,8 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 static void
 on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 {
+	struct txm *m;
+	uint32_t ctx;
 	uint64_t posted = (tx->credit & ~0xFFFFFFFFull) | c->cum;
 
 	if (posted + 0x80000000ull < tx->credit)
@@ -779,17 +780,13 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 	if (posted > tx->credit)
 		tx->credit = posted;
 	/* the length the receiver posted must be the length we send */
-	for (uint32_t i = 0; i < tx->inflight; i++) {
-		uint32_t ctx = tx->order[i];
-		struct txm *m = &tx->msgs[ctx];
-
-		if ((uint32_t)m->seq == c->win_start && m->slot == c->msg_id) {
-			if (m->len != c->value) {
-				tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
-				finish(tx, ctx, SDR_DONE_FAILED, m->submit_ns);
-			}
-			break;
-		}
+	ctx = c->msg_id < tx->geom.nslots ? tx->slot_ctx[c->msg_id] : 0;
+	if (ctx == 0)
+		return;
+	m = &tx->msgs[ctx - 1];
+	if ((uint32_t)m->seq == c->win_start && m->len != c->value) {
+		tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
+		finish(tx, ctx - 1, SDR_DONE_FAILED, m->submit_ns);
 	}
 }
 

@@ -1413,6 +1413,167 @@ test_rx_cts_backoff(void **state)
 }
 
 /*
+ * Many receives, each on its own timers: 1024 two-chunk receives posted 997 ns apart, their
+ * first chunks in a shuffled order at random times over 40 RTOs (fixed seed). Every receive
+ * repeats its CTS at post + 1, 3, 7, 15, 23, ... RTOs until its first chunk, and each of
+ * them comes at exactly that time (rel_rx_next_time() names it, none is late), none after
+ * the chunk. Then every second chunk: each receive completes with its final ACK at once.
+ */
+static void
+test_rx_many_receives(void **state)
+{
+	enum { N = 1024 };
+	static const unsigned int rep[] = { 0, 1, 3, 7, 15, 23, 31, 39 };
+	static uint64_t post[N], first[N], order[N];
+	static unsigned int seen[N], want[N];
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c;
+	uint64_t rto, t, x = 12345, done = 0, finals = 0;
+	uint32_t next_chunk = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.max_inflight = N;
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	rto = rel_rx_rto(rx, NULL);
+	for (uint32_t i = 0; i < N; i++) {
+		post[i] = 997ull * i;
+		assert_int_equal(rel_rx_post(rx, i, i, 2 * a.chunk_size, i, post[i]), (int)i);
+		while (rel_rx_next_ctrl(rx, post[i], &c)) {	/* its first CTS, at the post */
+			assert_int_equal(c.type, SDR_CTRL_CTS);
+			assert_int_equal(c.msg_id, i);
+			seen[i]++;
+		}
+		order[i] = i;
+	}
+	for (uint32_t i = N - 1; i > 0; i--) {	/* shuffled (an LCG: the same every run) */
+		uint32_t j, tmp;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		j = (uint32_t)((x >> 33) % (i + 1));
+		tmp = (uint32_t)order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	for (uint32_t k = 0; k < N; k++) {	/* nondecreasing times, in the shuffled order */
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		first[order[k]] = (k ? first[order[k - 1]] : post[N - 1]) + (x >> 33) % (40 * rto / N);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		/* (a chunk at a CTS's own time would race it: one ns later) */
+		for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]); r++)
+			if (post[i] + rep[r] * rto == first[i])
+				first[i]++;
+		for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]) &&
+		     post[i] + rep[r] * rto < first[i]; r++)
+			want[i]++;
+	}
+	t = post[N - 1];
+	while (next_chunk < N) {
+		uint32_t i = (uint32_t)order[next_chunk];
+		uint64_t w = rel_rx_next_time(rx, t);
+
+		assert_true(w >= t);
+		if (w < first[i]) {
+			t = w;
+		} else {
+			t = first[i];
+			assert_int_equal(rel_rx_on_chunk(rx, i, 0, t), 1);
+			next_chunk++;
+		}
+		while (rel_rx_next_ctrl(rx, t, &c)) {
+			if (c.type != SDR_CTRL_CTS)
+				continue;
+			assert_true(c.msg_id < N);
+			assert_true(seen[c.msg_id] < want[c.msg_id]);
+			assert_int_equal(t, post[c.msg_id] + rep[seen[c.msg_id]] * rto);
+			seen[c.msg_id]++;
+		}
+	}
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(seen[i], want[i]);
+	for (uint32_t k = 0; k < N; k++) {
+		uint32_t i = (uint32_t)order[N - 1 - k];
+
+		assert_int_equal(rel_rx_on_chunk(rx, i, 1, t), 1);
+		while (rel_rx_next_ctrl(rx, t, &c)) {
+			assert_int_not_equal(c.type, SDR_CTRL_CTS);
+			if (c.type == SDR_CTRL_ACK && (c.flags & SDR_CTRL_F_COMPLETE)) {
+				assert_int_equal(c.msg_id, i);
+				finals++;
+			}
+		}
+		while (rel_rx_poll_done(rx, &d)) {
+			assert_int_equal(d.slot, i);
+			assert_int_equal(d.status, SDR_DONE_OK);
+			done++;
+		}
+		t += 1000;
+	}
+	assert_int_equal(finals, N);
+	assert_int_equal(done, N);
+	rel_rx_destroy(rx);
+}
+
+/*
+ * A CTS names the message its receive is for (slot and sequence number) and the length
+ * posted: a length other than the message's fails the message; a CTS for another sequence
+ * number in the same slot (an old receive's) or for a slot with no message leaves it be.
+ */
+static void
+test_cts_length(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+	struct rel_tx_unit u;
+	struct sdr_rel_done d;
+	uint64_t len = 3 * 65536;
+	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 2, .win_start = 1, .msg_id = 1 };
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	tx = rel_tx_create(&cfg, &a);
+	assert_non_null(tx);
+	assert_int_equal(rel_tx_submit(tx, len, 10, 0), 0);
+	assert_int_equal(rel_tx_submit(tx, len, 11, 0), 1);
+	c.value = len + 1;
+	c.win_start = 1 + 1024;				/* slot 1, a later receive */
+	c.cum = c.win_start + 1;
+	rel_tx_on_ctrl(tx, &c, 1);
+	c.msg_id = 5;					/* no message in slot 5 */
+	c.win_start = 5;
+	c.cum = 6;
+	rel_tx_on_ctrl(tx, &c, 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS], 2);	/* (both plausible) */
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 0);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
+	c.msg_id = 1;					/* message 1's receive, 1 byte too long */
+	c.win_start = 1;
+	c.cum = 2;
+	rel_tx_on_ctrl(tx, &c, 2);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 1);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+	assert_int_equal(d.cookie, 11);
+	assert_int_equal(d.status, SDR_DONE_FAILED);
+	c.msg_id = 0;					/* message 0's, the right length */
+	c.win_start = 0;
+	c.value = len;
+	rel_tx_on_ctrl(tx, &c, 3);
+	assert_int_equal(rel_tx_next(tx, 4, &u), 1);
+	assert_int_equal(u.seq, 0);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
+	rel_tx_destroy(tx);
+}
+
+/*
  * The sender's timers are sized from the connection: 8 messages of 64 MiB on 4 KiB chunks
  * in flight at once (131072 chunks, twice what a fixed 65536 entries held) all go out,
  * every chunk with its timer; an explicit timer_slots still holds.
@@ -1635,6 +1796,8 @@ main(void)
 		cmocka_unit_test(test_rto_measured),
 		cmocka_unit_test(test_rto_measured_receiver),
 		cmocka_unit_test(test_rx_cts_backoff),
+		cmocka_unit_test(test_rx_many_receives),
+		cmocka_unit_test(test_cts_length),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_timer_room),
 		cmocka_unit_test(test_ctrl_route),
