@@ -163,6 +163,7 @@ struct rel_rx {
 	uint32_t *heap_pos;
 	uint32_t nheap;
 	uint32_t open;			/* ctx + 1 of the receive under look, its timers run */
+	uint64_t open_ns;		/* at this time */
 	struct slot_mem *mem;
 	struct reack *reack;		/* ring of final ACKs owed, reack_cap of them */
 	uint32_t reack_cap;
@@ -1231,15 +1232,19 @@ look_done(struct rel_rx *rx, uint32_t ctx, uint64_t now)
 	heap_set(rx, ctx, msg_next(rx, &rx->msgs[ctx], now, UINT64_MAX));
 }
 
-/* Receive @p ctx under look: its timers run once per look. @return 1 if it owes something. */
+/*
+ * Receive @p ctx under look: its timers run once per look and time (a caller that stops
+ * while it still owes, its burst full, may come back later). @return 1 if it owes something.
+ */
 static int
 look_at(struct rel_rx *rx, uint32_t ctx, uint64_t now)
 {
 	struct rxm *m = &rx->msgs[ctx];
 
-	if (rx->open != ctx + 1) {
+	if (rx->open != ctx + 1 || rx->open_ns != now) {
 		run_timers(rx, m, now);
 		rx->open = ctx + 1;
+		rx->open_ns = now;
 	}
 	return m->due != 0;
 }

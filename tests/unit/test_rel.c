@@ -1412,12 +1412,31 @@ test_rx_cts_backoff(void **state)
 	rel_rx_destroy(rx);
 }
 
+/* Shuffle @p v (n entries) with the LCG state @p x. */
+static void
+shuffle(uint64_t *v, uint32_t n, uint64_t *x)
+{
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j;
+		uint64_t tmp;
+
+		*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+		j = (uint32_t)((*x >> 33) % (i + 1));
+		tmp = v[i];
+		v[i] = v[j];
+		v[j] = tmp;
+	}
+}
+
 /*
  * Many receives, each on its own timers: 1024 two-chunk receives posted 997 ns apart, their
  * first chunks in a shuffled order at random times over 40 RTOs (fixed seed). Every receive
  * repeats its CTS at post + 1, 3, 7, 15, 23, ... RTOs until its first chunk, and each of
  * them comes at exactly that time (rel_rx_next_time() names it, none is late), none after
  * the chunk. Then every second chunk: each receive completes with its final ACK at once.
+ * All are released, in a shuffled order, and 1024 more posted in their slots; half of
+ * those are released at once, their CTS timers with them (none repeats), the rest go on
+ * as before.
  */
 static void
 test_rx_many_receives(void **state)
@@ -1426,13 +1445,13 @@ test_rx_many_receives(void **state)
 	static const unsigned int rep[] = { 0, 1, 3, 7, 15, 23, 31, 39 };
 	static uint64_t post[N], first[N], order[N];
 	static unsigned int seen[N], want[N];
+	static uint8_t gone[N];
 	struct sdr_conn_attr a;
 	struct sdr_rel_cfg cfg;
 	struct rel_rx *rx;
 	struct sdr_rel_done d;
 	struct sdr_ctrl c;
-	uint64_t rto, t, x = 12345, done = 0, finals = 0;
-	uint32_t next_chunk = 0;
+	uint64_t rto, t = 0, x = 12345;
 
 	(void)state;
 	sdr_conn_attr_default(&a);
@@ -1441,82 +1460,153 @@ test_rx_many_receives(void **state)
 	rx = rel_rx_create(&cfg, &a);
 	assert_non_null(rx);
 	rto = rel_rx_rto(rx, NULL);
-	for (uint32_t i = 0; i < N; i++) {
-		post[i] = 997ull * i;
-		assert_int_equal(rel_rx_post(rx, i, i, 2 * a.chunk_size, i, post[i]), (int)i);
-		while (rel_rx_next_ctrl(rx, post[i], &c)) {	/* its first CTS, at the post */
-			assert_int_equal(c.type, SDR_CTRL_CTS);
-			assert_int_equal(c.msg_id, i);
-			seen[i]++;
-		}
-		order[i] = i;
-	}
-	for (uint32_t i = N - 1; i > 0; i--) {	/* shuffled (an LCG: the same every run) */
-		uint32_t j, tmp;
+	for (uint32_t round = 0; round < 2; round++) {
+		uint64_t t0 = t, done = 0, finals = 0, live = round ? N / 2 : N;
 
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		j = (uint32_t)((x >> 33) % (i + 1));
-		tmp = (uint32_t)order[i];
-		order[i] = order[j];
-		order[j] = tmp;
-	}
-	for (uint32_t k = 0; k < N; k++) {	/* nondecreasing times, in the shuffled order */
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		first[order[k]] = (k ? first[order[k - 1]] : post[N - 1]) + (x >> 33) % (40 * rto / N);
-	}
-	for (uint32_t i = 0; i < N; i++) {
-		/* (a chunk at a CTS's own time would race it: one ns later) */
-		for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]); r++)
-			if (post[i] + rep[r] * rto == first[i])
-				first[i]++;
-		for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]) &&
-		     post[i] + rep[r] * rto < first[i]; r++)
-			want[i]++;
-	}
-	t = post[N - 1];
-	while (next_chunk < N) {
-		uint32_t i = (uint32_t)order[next_chunk];
-		uint64_t w = rel_rx_next_time(rx, t);
-
-		assert_true(w >= t);
-		if (w < first[i]) {
-			t = w;
-		} else {
-			t = first[i];
-			assert_int_equal(rel_rx_on_chunk(rx, i, 0, t), 1);
-			next_chunk++;
-		}
-		while (rel_rx_next_ctrl(rx, t, &c)) {
-			if (c.type != SDR_CTRL_CTS)
-				continue;
-			assert_true(c.msg_id < N);
-			assert_true(seen[c.msg_id] < want[c.msg_id]);
-			assert_int_equal(t, post[c.msg_id] + rep[seen[c.msg_id]] * rto);
-			seen[c.msg_id]++;
-		}
-	}
-	for (uint32_t i = 0; i < N; i++)
-		assert_int_equal(seen[i], want[i]);
-	for (uint32_t k = 0; k < N; k++) {
-		uint32_t i = (uint32_t)order[N - 1 - k];
-
-		assert_int_equal(rel_rx_on_chunk(rx, i, 1, t), 1);
-		while (rel_rx_next_ctrl(rx, t, &c)) {
-			assert_int_not_equal(c.type, SDR_CTRL_CTS);
-			if (c.type == SDR_CTRL_ACK && (c.flags & SDR_CTRL_F_COMPLETE)) {
+		memset(seen, 0, sizeof(seen));
+		memset(want, 0, sizeof(want));
+		memset(gone, 0, sizeof(gone));
+		for (uint32_t i = 0; i < N; i++) {
+			post[i] = t0 + 997ull * i;
+			assert_true(rel_rx_post(rx, round * N + i, i, 2 * a.chunk_size, i, post[i]) >= 0);
+			while (rel_rx_next_ctrl(rx, post[i], &c)) {	/* its first CTS, at the post */
+				assert_int_equal(c.type, SDR_CTRL_CTS);
 				assert_int_equal(c.msg_id, i);
-				finals++;
+				seen[i]++;
+			}
+			order[i] = i;
+		}
+		shuffle(order, N, &x);
+		for (uint32_t k = 0; k < N; k++) {	/* nondecreasing times, shuffled order */
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			first[order[k]] = (k ? first[order[k - 1]] : post[N - 1]) +
+					  (x >> 33) % (40 * rto / N);
+		}
+		for (uint32_t i = 0; i < N; i++) {
+			/* (a chunk at a CTS's own time would race it: one ns later) */
+			for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]); r++)
+				if (post[i] + rep[r] * rto == first[i])
+					first[i]++;
+			for (unsigned int r = 0; r < sizeof(rep) / sizeof(rep[0]) &&
+			     post[i] + rep[r] * rto < first[i]; r++)
+				want[i]++;
+		}
+		t = post[N - 1];
+		for (uint32_t k = 1; round && k < N; k += 2) {	/* given up before any chunk */
+			gone[order[k]] = 1;
+			want[order[k]] = 1;
+			rel_rx_release(rx, (uint32_t)order[k]);
+		}
+		for (uint32_t k = 0; k < N;) {
+			uint32_t i = (uint32_t)order[k];
+			uint64_t w = rel_rx_next_time(rx, t);
+
+			assert_true(w >= t);
+			if (gone[i]) {
+				k++;
+				continue;
+			}
+			if (w < first[i]) {
+				t = w;
+			} else {
+				t = first[i];
+				assert_int_equal(rel_rx_on_chunk(rx, i, 0, t), 1);
+				k++;
+			}
+			while (rel_rx_next_ctrl(rx, t, &c)) {
+				if (c.type != SDR_CTRL_CTS)
+					continue;
+				assert_true(c.msg_id < N);
+				assert_true(seen[c.msg_id] < want[c.msg_id]);
+				assert_int_equal(t, post[c.msg_id] + rep[seen[c.msg_id]] * rto);
+				seen[c.msg_id]++;
 			}
 		}
-		while (rel_rx_poll_done(rx, &d)) {
-			assert_int_equal(d.slot, i);
-			assert_int_equal(d.status, SDR_DONE_OK);
-			done++;
+		for (uint32_t i = 0; i < N; i++)
+			assert_int_equal(seen[i], want[i]);
+		for (uint32_t k = 0; k < N; k++) {
+			uint32_t i = (uint32_t)order[N - 1 - k];
+
+			if (gone[i])
+				continue;
+			assert_int_equal(rel_rx_on_chunk(rx, i, 1, t), 1);
+			while (rel_rx_next_ctrl(rx, t, &c)) {
+				assert_int_not_equal(c.type, SDR_CTRL_CTS);
+				if (c.type == SDR_CTRL_ACK && (c.flags & SDR_CTRL_F_COMPLETE)) {
+					assert_int_equal(c.msg_id, i);
+					finals++;
+				}
+			}
+			while (rel_rx_poll_done(rx, &d)) {
+				assert_int_equal(d.slot, i);
+				assert_int_equal(d.status, SDR_DONE_OK);
+				done++;
+			}
+			t += 1000;
 		}
-		t += 1000;
+		assert_int_equal(finals, live);
+		assert_int_equal(done, live);
+		shuffle(order, N, &x);
+		for (uint32_t k = 0; k < N; k++)
+			if (!gone[order[k]])
+				rel_rx_release(rx, (uint32_t)order[k]);
+		t += rto;
 	}
-	assert_int_equal(finals, N);
-	assert_int_equal(done, N);
+	rel_rx_destroy(rx);
+}
+
+/*
+ * SR-NACK, a receive owing two NACK windows at once (a 2048-chunk message with only its
+ * first and last chunks in), its ACK timer off: the caller takes one NACK and comes back two
+ * round lengths later (its burst was full). The receive's timers run again then: a new round
+ * NACKs both windows, and the next round comes one round length later, rather than never.
+ */
+static void
+test_rx_nack_partial_drain(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_ctrl c;
+	uint64_t t = 0, round = RTT + RTT / 8, end;
+	unsigned int rounds = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.chunk_size = 4096;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.scheme.kind = SDR_SCHEME_SR_NACK;
+	cfg.ack_every_ns = 0;
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	assert_true(rel_rx_post(rx, 0, 0, 2048 * 4096ull, 0, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 0, 1000), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 2047, 1000), 1);
+	while (rel_rx_next_ctrl(rx, 1000, &c))
+		;
+	t = 1000;
+	for (;;) {	/* to the first NACK: one call only */
+		t = rel_rx_next_time(rx, t);
+		assert_true(t < 1000 + RTT);
+		if (rel_rx_next_ctrl(rx, t, &c) && c.type == SDR_CTRL_NACK)
+			break;
+	}
+	assert_int_equal(c.win_start, 1);
+	t += 2 * round;		/* a new round, both windows */
+	assert_int_equal(rel_rx_next_ctrl(rx, t, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_NACK);
+	assert_int_equal(c.win_start, 1);
+	assert_int_equal(rel_rx_next_ctrl(rx, t, &c), 1);
+	assert_int_equal(c.type, SDR_CTRL_NACK);
+	assert_int_equal(c.win_start, 1 + SDR_CTRL_MAX_BITS);
+	for (end = t + round; t <= end; t = rel_rx_next_time(rx, t)) {
+		while (rel_rx_next_ctrl(rx, t, &c))
+			rounds += c.type == SDR_CTRL_NACK && c.win_start == 1;
+		assert_true(t < UINT64_MAX);
+	}
+	assert_int_equal(rounds, 1);	/* the next round, one round length on */
 	rel_rx_destroy(rx);
 }
 
@@ -1563,6 +1653,9 @@ test_cts_length(void **state)
 	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
 	assert_int_equal(d.cookie, 11);
 	assert_int_equal(d.status, SDR_DONE_FAILED);
+	rel_tx_on_ctrl(tx, &c, 2);			/* again: message 1 is gone */
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 1);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
 	c.msg_id = 0;					/* message 0's, the right length */
 	c.win_start = 0;
 	c.value = len;
@@ -1798,6 +1891,7 @@ main(void)
 		cmocka_unit_test(test_rx_cts_backoff),
 		cmocka_unit_test(test_rx_many_receives),
 		cmocka_unit_test(test_cts_length),
+		cmocka_unit_test(test_rx_nack_partial_drain),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_timer_room),
 		cmocka_unit_test(test_ctrl_route),
