@@ -697,8 +697,12 @@ rel_rx_decode_dropped(struct rel_rx *rx, uint32_t ctx, uint64_t seq, uint32_t su
 		return;
 	m = &rx->msgs[ctx];
 	if (m->state == RXM_POSTED && m->seq == seq && sub < m->nsub) {
-		touch(rx, m);	/* (its EC-NACK may name the submessage again) */
+		touch(rx, m);
 		sdr_bit_clear(m->sub_pending, sub);
+		/* the EC-NACKs list it: after the FTO they stopped if every submessage not in
+		 * was waiting for its decode; they start again at the next look */
+		if (m->fallback && m->ecnack_next_ns == UINT64_MAX)
+			m->ecnack_next_ns = 0;
 	}
 }
 

@@ -937,6 +937,59 @@ test_rx_done_before_decode(void **state)
 }
 
 /*
+ * A decode dropped after the fallback timeout, when every submessage not in was waiting
+ * for its decode (so the EC-NACKs had stopped: nothing to list): the EC-NACKs start again,
+ * listing the submessage, at once and every RTO, rather than never.
+ */
+static void
+test_rx_decode_dropped_after_fto(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx_decode dd;
+	struct rel_rx *rx;
+	struct sdr_ctrl c;
+	uint64_t t = 10, rto;
+	unsigned int ecnacks = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	a.ec_k = 4;
+	a.ec_m = 2;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.scheme = (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 };
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	rto = rel_rx_rto(rx, NULL);
+	assert_true(rel_rx_post(rx, 0, 0, 8 * a.chunk_size, 7, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;
+	for (uint32_t k = 1; k < 8; k++)		/* all but chunk 0 */
+		assert_int_equal(rel_rx_on_chunk(rx, 0, k, t), 1);
+	assert_int_equal(rel_rx_on_chunk(rx, 0, 8, t), 1);	/* parity 0 of submessage 0 */
+	assert_int_equal(rel_rx_next_decode(rx, &dd), 1);	/* (held, not run) */
+	assert_int_equal(dd.sub, 0);
+	while (rel_rx_counters(rx)[REL_RX_FTO_FIRED] == 0) {
+		t = rel_rx_next_time(rx, t);
+		assert_true(t < 10 * RTT);
+		while (rel_rx_next_ctrl(rx, t, &c))
+			assert_int_not_equal(c.type, SDR_CTRL_EC_NACK);	/* nothing to list */
+	}
+	rel_rx_decode_dropped(rx, dd.ctx, dd.seq, dd.sub);
+	for (uint64_t end = t + 2 * rto; t <= end; t = rel_rx_next_time(rx, t)) {
+		while (rel_rx_next_ctrl(rx, t, &c)) {
+			if (c.type != SDR_CTRL_EC_NACK)
+				continue;
+			assert_int_equal(c.win_start, 0);
+			assert_true(sdr_ctrl_win_bit(&c, 0));
+			ecnacks++;
+		}
+	}
+	assert_int_equal(ecnacks, 3);	/* at once, an RTO and two RTOs on */
+	rel_rx_destroy(rx);
+}
+
+/*
  * A slot posted again before the sender heard the final ACK of its last receive. Released
  * before the final ACK went out and posted again at once (what an application that reposts
  * on completion does between two outputs), the ACK still goes out, for the old message; and
@@ -1892,6 +1945,7 @@ main(void)
 		cmocka_unit_test(test_rx_many_receives),
 		cmocka_unit_test(test_cts_length),
 		cmocka_unit_test(test_rx_nack_partial_drain),
+		cmocka_unit_test(test_rx_decode_dropped_after_fto),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_timer_room),
 		cmocka_unit_test(test_ctrl_route),
