@@ -1187,6 +1187,8 @@ pick(struct rel_tx *tx, uint64_t now, struct rel_tx_unit *u, int commit)
 			struct txm *m = &tx->msgs[ctx];
 			int r;
 
+			if (m->state == TXM_WAIT_CTS && tx->credit <= m->seq)
+				break;	/* it and every message after it wait for their CTS */
 			if (m->prio != level)
 				continue;
 			r = pick_new(tx, now, u, commit, ctx, m);
