@@ -871,6 +871,28 @@ test_reset_era(void **state)
 	rel_rx_destroy(rx);
 }
 
+/* An ec-mds:4,2 receiver (connection @p a) with an 8-chunk receive posted in slot 0 at 0 and
+ * its CTS taken. */
+static struct rel_rx *
+ec42_rx_posted(struct sdr_conn_attr *a)
+{
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_ctrl c;
+
+	sdr_conn_attr_default(a);
+	a->ec_k = 4;
+	a->ec_m = 2;
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.scheme = (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 };
+	rx = rel_rx_create(&cfg, a);
+	assert_non_null(rx);
+	assert_true(rel_rx_post(rx, 0, 0, 8 * a->chunk_size, 7, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		;
+	return rx;
+}
+
 /*
  * A submessage that becomes decodable (3 data chunks and a parity chunk in) and then gets
  * its last data chunk before the decode runs is done by arrivals: no decode is asked for
@@ -881,23 +903,12 @@ static void
 test_rx_done_before_decode(void **state)
 {
 	struct sdr_conn_attr a;
-	struct sdr_rel_cfg cfg;
 	struct rel_rx_decode dd;
-	struct rel_rx *rx;
+	struct rel_rx *rx = ec42_rx_posted(&a);
 	struct sdr_rel_done d;
 	struct sdr_ctrl c;
 
 	(void)state;
-	sdr_conn_attr_default(&a);
-	a.ec_k = 4;
-	a.ec_m = 2;
-	sdr_rel_cfg_default(&cfg, RTT);
-	cfg.scheme = (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 };
-	rx = rel_rx_create(&cfg, &a);
-	assert_non_null(rx);
-	assert_true(rel_rx_post(rx, 0, 0, 8 * a.chunk_size, 7, 0) >= 0);
-	while (rel_rx_next_ctrl(rx, 0, &c))
-		;
 	for (uint32_t k = 1; k < 4; k++)
 		assert_int_equal(rel_rx_on_chunk(rx, 0, k, 10), 1);
 	assert_int_equal(rel_rx_on_chunk(rx, 0, 8, 10), 1);	/* parity 0 of submessage 0 */
@@ -945,25 +956,13 @@ static void
 test_rx_decode_dropped_after_fto(void **state)
 {
 	struct sdr_conn_attr a;
-	struct sdr_rel_cfg cfg;
 	struct rel_rx_decode dd;
-	struct rel_rx *rx;
+	struct rel_rx *rx = ec42_rx_posted(&a);
 	struct sdr_ctrl c;
-	uint64_t t = 10, rto;
+	uint64_t t = 10, rto = rel_rx_rto(rx, NULL);
 	unsigned int ecnacks = 0;
 
 	(void)state;
-	sdr_conn_attr_default(&a);
-	a.ec_k = 4;
-	a.ec_m = 2;
-	sdr_rel_cfg_default(&cfg, RTT);
-	cfg.scheme = (struct sdr_scheme){ SDR_SCHEME_EC_MDS, 4, 2, 0 };
-	rx = rel_rx_create(&cfg, &a);
-	assert_non_null(rx);
-	rto = rel_rx_rto(rx, NULL);
-	assert_true(rel_rx_post(rx, 0, 0, 8 * a.chunk_size, 7, 0) >= 0);
-	while (rel_rx_next_ctrl(rx, 0, &c))
-		;
 	for (uint32_t k = 1; k < 8; k++)		/* all but chunk 0 */
 		assert_int_equal(rel_rx_on_chunk(rx, 0, k, t), 1);
 	assert_int_equal(rel_rx_on_chunk(rx, 0, 8, t), 1);	/* parity 0 of submessage 0 */
