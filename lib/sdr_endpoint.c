@@ -1701,6 +1701,9 @@ input_ctrl(struct sdr_ep *ep, const struct roce_view *v, uint64_t now)
 	case SDR_PEER_OLD_EPOCH:
 		ep->counters[SDR_EP_CTRL_OLD_EPOCH]++;
 		return;
+	case SDR_PEER_REFLECTED:
+		ep->counters[SDR_EP_CTRL_REFLECTED]++;
+		return;
 	case SDR_PEER_NOT_READY:
 		ep->counters[SDR_EP_CTRL_EARLY]++;
 		rekey(ep, now);

@@ -169,6 +169,9 @@ struct sdr_ep_cfg {
 	X(CTRL_OLD_EPOCH, "ctrl_old_epoch", DROP, \
 	  "per received control message dropped because it comes from a tag the peer had before " \
 	  "a restart, or is addressed to one this end had") \
+	X(CTRL_REFLECTED, "ctrl_reflected", DROP, \
+	  "per received control message dropped because its source tag is this end's own, now " \
+	  "or before a restart: one of its own messages sent back to it") \
 	X(CTRL_EARLY, "ctrl_before_handshake", DROP, \
 	  "per received proven non-HELLO control message dropped because the handshake is not " \
 	  "done yet") \

@@ -37,7 +37,19 @@ is_retired(const struct sdr_peer *p, uint64_t tag)
 	return is_in(p->retired, p->nretired, tag);
 }
 
-/* The peer's tag is now @p tag: the old one is remembered, the handshake starts over. */
+/* One of our own tags, now or before a restart. */
+static int
+is_ours(const struct sdr_peer *p, uint64_t tag)
+{
+	return tag == p->local || is_in(p->old_local, p->nold_local, tag);
+}
+
+/*
+ * The peer's tag is now @p tag: the old one is remembered, the handshake starts over. A
+ * proven tag is told at once (a HELLO carrying it, whose backoff starts again); a tentative
+ * one hears the answer its HELLO is owed, which carries it too, and our HELLOs keep their
+ * pace, so a flood of HELLOs from forged tags gets one frame each, not two.
+ */
 static void
 set_peer(struct sdr_peer *p, uint64_t tag, int proven, uint64_t now)
 {
@@ -46,8 +58,10 @@ set_peer(struct sdr_peer *p, uint64_t tag, int proven, uint64_t now)
 	if (p->peer != tag) {
 		p->told = 0;
 		p->ready = 0;
-		p->hello_next_ns = now;		/* tell it at once */
-		p->hello_gap_ns = p->rto;
+		if (proven) {
+			p->hello_next_ns = now;		/* tell it at once */
+			p->hello_gap_ns = p->rto;
+		}
 	}
 	p->peer = tag;
 	p->proven = (uint8_t)proven;
@@ -67,6 +81,14 @@ sdr_peer_input(struct sdr_peer *p, const struct sdr_ctrl *c, uint64_t now)
 {
 	int hello = c->type == SDR_CTRL_HELLO;
 
+	/*
+	 * From a tag of ours: one of our own messages sent back to us. Its MAC is good (the
+	 * key is the same both ways) and, an answer to a HELLO of ours sent back first, it
+	 * can even be addressed to our tag: taken, it would be a restart of a "peer" with our
+	 * tag, which retires the real peer's and locks it out. Nothing of ours is news.
+	 */
+	if (is_ours(p, c->src_tag))
+		return SDR_PEER_REFLECTED;
 	if (c->dst_tag == p->local) {
 		/* proven: the sender has seen one of our packets */
 		if (c->src_tag != p->peer) {

@@ -15,7 +15,8 @@
  *    peer's tag from a proven message, and one of ours carrying it was sent before that
  *    message came (so the peer knows ours as well);
  *  - before that, an unproven HELLO sets the peer's tag tentatively (the latest wins, so a
- *    forged one is replaced by the next genuine one); a proven one sets it for good;
+ *    forged one is replaced by the next genuine one) and gets its answer, one frame for
+ *    one (our own HELLOs keep their pace); a proven one sets it for good;
  *  - after that, an unproven HELLO (a restarted peer, or a forger) is answered at most once
  *    per RTO and changes nothing; a *proven* message from a tag that is not the peer's
  *    means the peer restarted (it learned our tag from that answer): sdr_peer_input() says
@@ -28,7 +29,11 @@
  *    replayed (MAC and all), is not taken for another restart that would retire the real
  *    peer's tag and lock it out;
  *  - the tags a peer had before, and ours, are remembered (4 each): the late packets of an
- *    earlier epoch are dropped as old (SDR_PEER_OLD_EPOCH), not as forged.
+ *    earlier epoch are dropped as old (SDR_PEER_OLD_EPOCH), not as forged;
+ *  - a message from a tag of ours, now or remembered, is one of our own sent back
+ *    (SDR_PEER_REFLECTED): a MAC does not tell it (one key both ways), and an answer to a
+ *    HELLO of ours sent back first is even addressed to our tag, so taken it would be a
+ *    restart that retires the real peer's tag.
  *
  * Non-HELLO control messages go out only once the handshake is done (sdr_peer_ready()).
  * No clock, no randomness here: the caller gives both.
@@ -68,6 +73,8 @@ enum sdr_peer_verdict {
 	SDR_PEER_OLD_EPOCH,		/**< drop: from a tag the peer had before, or (not a
 					 *   HELLO) to a tag we had before */
 	SDR_PEER_NOT_READY,		/**< drop: proven, but before the handshake */
+	SDR_PEER_REFLECTED,		/**< drop: from a tag of ours (now or before a
+					 *   restart): our own message, sent back */
 };
 
 void sdr_peer_init(struct sdr_peer *p, uint64_t local_tag, uint64_t rto_ns);

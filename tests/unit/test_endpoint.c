@@ -3431,6 +3431,48 @@ test_auth_key(void **state)
 }
 
 /*
+ * An attacker on the path, without the key, sends A's own messages back to it (their MAC is
+ * good: one key both ways): first a HELLO of A's, then the answer A gave it, which is
+ * addressed to A's own tag. Taken, that was a restart of a "peer" of A's tag, after which
+ * B's every message was dropped as an old epoch's. Now both are dropped as A's own, and
+ * the connection carries the next messages, verified.
+ */
+static void
+test_reflected_ctrl(void **state)
+{
+	static const uint8_t k[16] = "0123456789abcdef";
+	struct sdr_ctrl c;
+	struct wan x;
+
+	(void)state;
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	wan_auth(&x, k, k);
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 100000000, 2);
+	wan_check(&x, 0, 0);
+	wan_check(&x, 1, 1);
+	c = (struct sdr_ctrl){ .type = SDR_CTRL_HELLO, .dst_tag = sdr_ep_tag(x.b),
+			       .src_tag = sdr_ep_tag(x.a) };
+	forge_ctrl_mac(&x, 0, &c, k);
+	c.flags = SDR_CTRL_F_ANSWER;
+	c.dst_tag = sdr_ep_tag(x.a);
+	forge_ctrl_mac(&x, 0, &c, k);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_REFLECTED), 2);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 0);
+	x.rbase = x.nposted;
+	wan_post(&x, 2);
+	wan_send(&x, 2);
+	wan_run(&x, 200000000, 4);
+	wan_check(&x, 2, 2);
+	wan_check(&x, 3, 3);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS) + ep_count(x.b, SDR_EP_PEER_RESTARTS),
+			 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_OLD_EPOCH), 0);
+	wan_fini(&x);
+}
+
+/*
  * Step the pair with every frame arriving at once; the first parity frame to B of offset
  * @p off (any, if UINT32_MAX) is claimed into @p cl (its bytes in @p keep), not input.
  * @return 1 once claimed and receive @p r has ended.
@@ -3734,6 +3776,7 @@ main(void)
 		cmocka_unit_test(test_restart_scheme_reset),
 		cmocka_unit_test(test_hello_scheme),
 		cmocka_unit_test(test_auth_key),
+		cmocka_unit_test(test_reflected_ctrl),
 		cmocka_unit_test(test_restart_stale_packets),
 		cmocka_unit_test(test_scheme_ask_unanswered),
 		cmocka_unit_test(test_scheme_codes_outside),

@@ -298,6 +298,77 @@ test_tentative_forgery(void **state)
 	}
 }
 
+/*
+ * One of our own messages sent back to us (an on-path attacker, or a looped link): its MAC
+ * is good, as the key is the same both ways. Our HELLO sent back was answered, and that
+ * answer, addressed to our own tag, sent back too, was taken for a restart of a "peer" of
+ * our tag: the real peer's tag retired, every message of it then dropped as old.
+ */
+static void
+test_reflection(void **state)
+{
+	struct sdr_peer a;
+	struct sdr_ctrl c, d, ack = { .type = SDR_CTRL_ACK, .src_tag = 0xB, .dst_tag = 0xA };
+
+	(void)state;
+	sdr_peer_init(&a, 0xA, RTO);
+	ready_with(&a, 0xB, 1);
+	c = hello(0xA, 0xB, 0);			/* our HELLO, back */
+	assert_int_equal(sdr_peer_input(&a, &c, 2 * RTO), SDR_PEER_REFLECTED);
+	assert_int_equal(out(&a, 2 * RTO, &d), 0);	/* not answered */
+	c = hello(0xA, 0xA, 1);			/* the answer it would have had, back */
+	assert_int_equal(sdr_peer_input(&a, &c, 2 * RTO), SDR_PEER_REFLECTED);
+	ack.src_tag = 0xA;			/* any other message of ours */
+	assert_int_equal(sdr_peer_input(&a, &ack, 2 * RTO), SDR_PEER_REFLECTED);
+	assert_true(sdr_peer_ready(&a) && a.peer == 0xB && !is_peer_tag_retired(&a, 0xB));
+	ack.src_tag = 0xB;			/* the peer still gets through */
+	assert_int_equal(sdr_peer_input(&a, &ack, 2 * RTO), SDR_PEER_ACCEPT);
+	/* after a restart (ours is 0xA2 now), messages of our tag before are ours too */
+	c = hello(0xC, 0xA, 0);
+	assert_int_equal(sdr_peer_input(&a, &c, 3 * RTO), SDR_PEER_RESTART);
+	sdr_peer_restart(&a, 0xC, 0xA2, 3 * RTO);
+	c = hello(0xA, 0xC, 0);
+	assert_int_equal(sdr_peer_input(&a, &c, 4 * RTO), SDR_PEER_REFLECTED);
+	c = hello(0xA2, 0xA2, 1);
+	assert_int_equal(sdr_peer_input(&a, &c, 4 * RTO), SDR_PEER_REFLECTED);
+	assert_true(a.peer == 0xC && a.local == 0xA2);
+	/* before the handshake too: no tentative peer of our own tag */
+	sdr_peer_init(&a, 0xA, RTO);
+	c = hello(0xA, 0, 0);
+	assert_int_equal(sdr_peer_input(&a, &c, 0), SDR_PEER_REFLECTED);
+	assert_true(a.peer == 0);
+}
+
+/*
+ * Before the handshake, HELLOs from ever new tags (forged: a blind sender spoofing the
+ * peer's address) get one answer each, to the configured peer, and our own HELLOs keep
+ * their backoff: one frame out per frame in, never two.
+ */
+static void
+test_tentative_one_for_one(void **state)
+{
+	struct sdr_peer a;
+	struct sdr_ctrl c, d;
+	uint64_t t = 0;
+	unsigned int sent = 0, hellos = 0;
+
+	(void)state;
+	sdr_peer_init(&a, 0xA, RTO);
+	assert_int_equal(out(&a, 0, &d), 1);	/* our first HELLO; the next one at RTO */
+	for (uint64_t i = 0; i < 100; i++, t += RTO / 100) {
+		c = hello(0x1000 + i, 0, 0);
+		assert_int_equal(sdr_peer_input(&a, &c, t), SDR_PEER_HELLO);
+		while (out(&a, t, &d) == 1) {
+			sent++;
+			hellos += !(d.flags & SDR_CTRL_F_ANSWER);
+		}
+	}
+	assert_int_equal(sent, 100);		/* the answers: none of our HELLOs was due */
+	assert_int_equal(hellos, 0);
+	assert_int_equal(out(&a, RTO, &d), 1);	/* the next one at its time, to the latest */
+	assert_true(d.dst_tag == 0x1000 + 99 && !(d.flags & SDR_CTRL_F_ANSWER));
+}
+
 int
 main(void)
 {
@@ -308,6 +379,8 @@ main(void)
 		cmocka_unit_test(test_handshake_steps),
 		cmocka_unit_test(test_tentative_forgery),
 		cmocka_unit_test(test_replay_old_epoch),
+		cmocka_unit_test(test_reflection),
+		cmocka_unit_test(test_tentative_one_for_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
