@@ -175,9 +175,11 @@ struct sdr_ep {
 	uint8_t sw_owed, sw_owed_flags;
 	uint64_t sw_owed_value;
 	uint32_t sw_owed_cum;
-	/* the peer's question applied last (this epoch): its first message */
-	uint8_t sw_rx_set;
-	uint64_t sw_rx_seq;
+	/* the peer's question decided last (this epoch), and the first message it is for */
+	uint8_t sw_rx_set;		/* a question of the peer's was decided: */
+	uint8_t sw_rx_refused;		/* ... refused, or applied */
+	uint64_t sw_rx_seq;		/* ... at this point */
+	uint64_t sw_rx_value;		/* ... for this scheme */
 	/* per receive slot: jobs out that touch its buffer (decodes, payload copies) */
 	uint32_t *rx_out;
 	uint32_t copies_out;		/* claimed data packets not committed yet */
@@ -1277,6 +1279,16 @@ next_scheme(struct sdr_ep *ep, uint64_t now, struct sdr_ctrl *c)
 	return 1;
 }
 
+/* The peer's question at point @p q for scheme @p value got its answer. */
+static void
+decided(struct sdr_ep *ep, uint64_t q, uint64_t value, int refused)
+{
+	ep->sw_rx_set = 1;
+	ep->sw_rx_seq = q;
+	ep->sw_rx_value = value;
+	ep->sw_rx_refused = (uint8_t)refused;
+}
+
 /*
  * SCHEME from the peer: its question (we receive its data: change, or refuse, and say
  * which), or its answer to ours.
@@ -1314,11 +1326,15 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 		ep->counters[SDR_EP_SCHEME_DEFERRED]++;
 		return;
 	}
-	/* a question for messages before those of the one applied last: a late duplicate
-	 * (or forged), which must not take the code back; the same one again is answered
-	 * again (our answer may have been lost) */
+	/*
+	 * A question for messages before those of the one decided last (applied or refused):
+	 * a late duplicate (or forged), which must not take the code back; one for messages
+	 * further ahead than a peer reaches (SDR_SEQ_WINDOW): forged, it would make every
+	 * genuine question after it look late. Ignored, unanswered.
+	 */
 	q = sdr_seq_near(sdr_rx_next_seq(ep->rx), c->cum);
-	if (ep->sw_rx_set && q < ep->sw_rx_seq) {
+	if ((ep->sw_rx_set && q < ep->sw_rx_seq) ||
+	    q > sdr_rx_next_seq(ep->rx) + SDR_SEQ_WINDOW) {
 		ep->counters[SDR_EP_CTRL_STALE]++;
 		return;
 	}
@@ -1326,14 +1342,30 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	ep->sw_owed_value = c->value;
 	ep->sw_owed_cum = c->cum;
 	ep->sw_owed_flags = SDR_CTRL_F_ANSWER;
+	if (ep->sw_rx_set && q == ep->sw_rx_seq) {
+		/*
+		 * Decided at this point already: the same question gets the same answer (ours
+		 * may have been lost), never a new decision. A late repeat of a question refused
+		 * then could otherwise be applied now, after the sender went back to its
+		 * scheme; and another scheme at the same point is refused, as a late repeat of
+		 * an earlier question cannot be told from a new one (the sender asks again
+		 * once a message has gone out).
+		 */
+		if (c->value != ep->sw_rx_value) {
+			ep->sw_owed_flags |= SDR_CTRL_F_REFUSED;
+			ep->counters[SDR_EP_SCHEME_REFUSALS]++;
+		} else if (ep->sw_rx_refused) {
+			ep->sw_owed_flags |= SDR_CTRL_F_REFUSED;	/* (counted once) */
+		}
+		return;
+	}
 	if (scheme_of_value(c->value, &s) == 0 && (ep->cfg.attr.dir & SDR_DIR_RECV) &&
 	    scheme_runs_here(ep, &s)) {
 		int same = scheme_value(&s) == scheme_value(&ep->rx_scheme);
 		int rc = same ? 0 : apply_rx_scheme(ep, &s);
 
 		if (rc == 0) {
-			ep->sw_rx_set = 1;
-			ep->sw_rx_seq = q;
+			decided(ep, q, c->value, 0);
 			if (!same)
 				ep->counters[SDR_EP_SCHEME_CHANGES]++;
 			if (ep->rx_refused) {
@@ -1363,6 +1395,7 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	}
 	ep->sw_owed_flags |= SDR_CTRL_F_REFUSED;
 	ep->counters[SDR_EP_SCHEME_REFUSALS]++;
+	decided(ep, q, c->value, 1);
 }
 
 /*

@@ -2396,10 +2396,20 @@ test_forged_auto(void **state)
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
 	s = sdr_ep_scheme(x.b, NULL);
 	assert_int_equal(s.kind, SDR_SCHEME_SR);
-	/* a valid question from message 2 on (applied), then one from message 1 on (a late
-	 * duplicate of an older change: it must not take the code back), then back to SR from
-	 * message 2 on (the same point: a question asked again) */
+	/* a valid one at the point decided (refused) already: refused as well, as a late
+	 * repeat of a question refused then (which the sender no longer asks) cannot be told
+	 * from a new one */
 	c.value = (uint64_t)SDR_SCHEME_SR_NACK << 32;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_REFUSALS), 4);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 0);
+	/* a valid question from message 3 on (applied), then one from message 1 on (a late
+	 * duplicate of an older change: it must not take the code back), the same question
+	 * again (our answer may have been lost: answered, nothing changes), another scheme at
+	 * the same point (refused: the decision there stands), one from 2^24 + 1 messages
+	 * ahead (ignored: it would make every genuine question look late), then back to SR
+	 * from message 4 on */
+	c.cum = 3;
 	forge_ctrl(&x, 1, &c);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
 	c.value = (uint64_t)SDR_SCHEME_SR << 32;
@@ -2407,7 +2417,17 @@ test_forged_auto(void **state)
 	forge_ctrl(&x, 1, &c);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
 	assert_int_equal(ep_count(x.b, SDR_EP_CTRL_STALE), 1);
-	c.cum = 2;
+	c.value = (uint64_t)SDR_SCHEME_SR_NACK << 32;
+	c.cum = 3;
+	forge_ctrl(&x, 1, &c);
+	c.value = (uint64_t)SDR_SCHEME_SR << 32;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_REFUSALS), 5);
+	c.cum = 2 + (uint32_t)SDR_SEQ_WINDOW + 1;
+	forge_ctrl(&x, 1, &c);
+	assert_int_equal(ep_count(x.b, SDR_EP_CTRL_STALE), 2);
+	c.cum = 4;
 	forge_ctrl(&x, 1, &c);
 	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_CHANGES), 2);
 	/* data frames for the last message, 60 000 PSNs ahead, without the receive's R_Key:
