@@ -911,9 +911,15 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 		break;
 	case SDR_CTRL_EC_NACK:
 		tx->counters[REL_TX_EC_NACKS]++;
-		for (uint32_t i = 0; i < 32u * c->nwords; i++)
-			if (sdr_ctrl_win_bit(c, i))
-				fall_back(tx, (uint32_t)ctx, c->win_start + i);
+		for (uint32_t i = 0; i < 32u * c->nwords; i++) {
+			uint32_t sub = c->win_start + i;
+
+			/* (a submessage none of whose chunks went out yet is not lost: it goes
+			 * out with its parity, as wire-format.md says) */
+			if (sdr_ctrl_win_bit(c, i) && sub < m->nsub &&
+			    (uint64_t)sub * tx->cfg.scheme.k < m->data_next)
+				fall_back(tx, (uint32_t)ctx, sub);
+		}
 		break;
 	default:
 		break;

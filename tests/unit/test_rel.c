@@ -1719,6 +1719,41 @@ test_cts_length(void **state)
 }
 
 /*
+ * An EC-NACK that lists submessages none of whose chunks went out yet: they are not lost,
+ * and go out with their parity, not under SR (wire-format.md: "chunks or submessages not
+ * sent yet are ignored"); a submessage that has begun is taken.
+ */
+static void
+test_ec_nack_unsent(void **state)
+{
+	struct sdr_sim_cfg c;
+	struct rel_tx *tx;
+	struct rel_tx_unit u;
+	struct sdr_ctrl cts = { .type = SDR_CTRL_CTS, .cum = 1, .win_start = 0 };
+	struct sdr_ctrl nack = { .type = SDR_CTRL_EC_NACK, .nwords = 1 };
+	uint32_t data = 0;
+
+	(void)state;
+	cfg_init(&c, SDR_SCHEME_EC_XOR, 4, 1, 16);	/* 4 submessages of 4 chunks */
+	c.rel.rate_bps = 0;
+	tx = rel_tx_create(&c.rel, &c.attr);
+	assert_non_null(tx);
+	assert_int_equal(rel_tx_submit(tx, c.msg_len, 7, 0), 0);
+	cts.value = c.msg_len;
+	rel_tx_on_ctrl(tx, &cts, 1);
+	while (data < 5 && rel_tx_next(tx, 2, &u) == 1)	/* submessage 0 and 1 chunk of 1 */
+		data += u.kind == REL_UNIT_DATA;
+	assert_int_equal(data, 5);
+	sdr_ctrl_win_set(&nack, 1);
+	sdr_ctrl_win_set(&nack, 2);
+	sdr_ctrl_win_set(&nack, 3);
+	rel_tx_on_ctrl(tx, &nack, 3);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_EC_NACKS], 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_FALLBACK_SUBS], 1);	/* 1, not 2 or 3 */
+	rel_tx_destroy(tx);
+}
+
+/*
  * The sender's timers are sized from the connection: 8 messages of 64 MiB on 4 KiB chunks
  * in flight at once (131072 chunks, twice what a fixed 65536 entries held) all go out,
  * every chunk with its timer; an explicit timer_slots still holds.
@@ -1943,6 +1978,7 @@ main(void)
 		cmocka_unit_test(test_rx_cts_backoff),
 		cmocka_unit_test(test_rx_many_receives),
 		cmocka_unit_test(test_cts_length),
+		cmocka_unit_test(test_ec_nack_unsent),
 		cmocka_unit_test(test_rx_nack_partial_drain),
 		cmocka_unit_test(test_rx_decode_dropped_after_fto),
 		cmocka_unit_test(test_priority),
