@@ -791,14 +791,15 @@ take_chunks(struct op *o, struct step *s, int all)
 		bm = sdr_recv_bitmap_get(s->rh, &n);
 		if (bm == NULL || n < s->nchunks)
 			return;
-		/* the bitmap says a chunk is in; its bytes were written before: read them
-		 * after it (arm64 needs the barrier, x86 gets it for free) */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	}
 	for (uint32_t k = s->prefix; k < s->nchunks; k++) {
 		uint64_t off = (uint64_t)k * chunk, len;
 
-		if (s->seen[k] || (!all && !bm[k]))
+		/* a chunk's byte says it is in, its bytes written before: an acquire load of
+		 * that byte orders the reads of them after it (arm64 may take them early
+		 * otherwise, and reduce the bytes of the operation before; x86 orders them
+		 * anyway). A fence before the loop would order nothing read in it. */
+		if (s->seen[k] || (!all && !__atomic_load_n(&bm[k], __ATOMIC_ACQUIRE)))
 			continue;
 		len = s->recv_len - off < chunk ? s->recv_len - off : chunk;
 		if (s->combine) {

@@ -195,7 +195,11 @@ int sdr_recv_poll(struct sdr_qp *qp, struct sdr_completion *c);
 
 /**
  * The receive's chunk bitmap, one byte per chunk (1: the chunk is in), updated live by the
- * dataplane — the partial completion view. @p nchunks receives the number of chunks.
+ * dataplane — the partial completion view. @p nchunks receives the number of chunks. The
+ * dataplane sets a chunk's byte after its bytes are in the buffer (a release store): to read
+ * a chunk before the receive completes, load its byte with acquire order
+ * (`__atomic_load_n(&bm[k], __ATOMIC_ACQUIRE)`, or a fence after the plain load and before
+ * the reads), or an arm64 CPU may read the buffer before the byte.
  * @return the bitmap, or NULL for a handle no longer valid (sdr_recv_complete()).
  */
 const volatile uint8_t *sdr_recv_bitmap_get(const struct sdr_recv *r, uint32_t *nchunks);

@@ -282,6 +282,17 @@ chunk_pkts(const struct rx_msg *m, uint32_t c)
 	return m->ppc;
 }
 
+/*
+ * Byte @p i of the mirror: the chunk is in. An application may read the chunk's bytes as soon
+ * as it sees the byte (an acquire load of it: libsdr.h), so the byte is stored after them
+ * with release order: on arm64 a plain store may become visible before the payload's.
+ */
+static inline void
+publish_chunk(struct rx_msg *m, uint32_t i)
+{
+	__atomic_store_n(&m->chunk_bytes[i], 1, __ATOMIC_RELEASE);
+}
+
 /* The mirror's byte of data chunk @p c: set once every chunk of its configured chunk is in
  * (the published view is per configured chunk, whatever chunk the code runs on). */
 static void
@@ -294,7 +305,7 @@ mirror_chunk(struct rx_msg *m, uint32_t c)
 	for (uint32_t i = first; i < end; i++)
 		if (!sdr_bit_test(m->chunk_bits, i))
 			return;
-	m->chunk_bytes[c >> m->shift] = 1;
+	publish_chunk(m, c >> m->shift);
 }
 
 /* A chunk just became complete: set its bits and raise the events it causes. */
@@ -310,7 +321,7 @@ chunk_complete(struct sdr_rx *rx, struct rx_msg *m, struct rx_slot *s, uint32_t 
 		return;
 	}
 	if (m->shift == 0)
-		m->chunk_bytes[c] = 1;
+		publish_chunk(m, c);
 	else
 		mirror_chunk(m, c);
 	m->chunks_done++;
