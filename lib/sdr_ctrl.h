@@ -166,7 +166,7 @@ struct sdr_ctrl {
 /* Every reason a control payload is refused. */
 #define SDR_CTRL_ERRORS(X) \
 	X(SHORT,	"ctrl_short",		"shorter than the 40-byte header") \
-	X(VERSION,	"ctrl_bad_version",	"version is not 3 (a peer of another control version: both ends must run the same)") \
+	X(VERSION,	"ctrl_bad_version",	"version is not 4 (a peer of another control version: both ends must run the same)") \
 	X(TYPE,		"ctrl_bad_type",	"unknown message type") \
 	X(WORDS,	"ctrl_bad_window",	"more than 32 window words") \
 	X(LENGTH,	"ctrl_bad_length",	"length disagrees with the window size") \
