@@ -107,7 +107,7 @@ dp_conn_prepare(const struct dp_ctx *ctx, struct dp_conn_cfg *cc, struct sdr_ep 
 		snprintf(err, errlen, "[conn %s] cannot create the endpoint (out of memory for "
 			 "%u messages of %llu bytes?)", cc->name, cc->ep.attr.max_inflight,
 			 (unsigned long long)cc->ep.attr.max_msg_size);
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }

@@ -224,8 +224,8 @@ int ctl_find_conn(const struct dp_ctx *ctx, const char *name);
 /** Run one admin command line; the reply text goes to @p out. @return SDR_CTL_*. */
 int ctl_cli_exec(struct dp_ctx *ctx, const char *line, int json, char *out, size_t outlen);
 
-/** Delete connection @p i on the management thread (engine job, then free). @return 0 or
- * -EBUSY (in use). */
+/** Delete connection @p i on the management thread (engine job, then free). @return 0,
+ * -EBUSY (in use) or -ESHUTDOWN (the dataplane is stopping). */
 int ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen);
 
 /**
@@ -233,7 +233,9 @@ int ctl_conn_delete(struct dp_ctx *ctx, unsigned int i, char *err, size_t errlen
  * made here, installed by the engine (for a rebuild, only while the connection is idle and
  * still owned by @p owner), the old one freed here. On install the connection gets @p owner
  * (-1: none) and @p creator.
- * @return the index, or -1 with a reason in @p err.
+ * @return the index, or with a reason in @p err: -ENOMEM (no endpoint could be made),
+ *   -ENOSPC (DP_MAX_CONNS already), -ESHUTDOWN (the dataplane is stopping), or -1 (the
+ *   settings or the connection's state refused).
  */
 int ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int owner,
 		     int creator, char *err, size_t errlen);

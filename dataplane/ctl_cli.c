@@ -48,17 +48,39 @@ put(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n < o->cap - o->len ? (size_t)n : o->cap - o->len - 1;
 }
 
+/* The reply is one line, @p fmt, instead of what was put so far. @return @p rc */
+static int
+one_line(struct out *o, int rc, const char *fmt, va_list ap)
+{
+	vsnprintf(o->buf, o->cap, fmt, ap);
+	o->len = strlen(o->buf);
+	return rc;
+}
+
+/* A command refused: bad input, nothing changed (exit status 2). */
 static int __attribute__((format(printf, 2, 3)))
 bad(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	o->len = 0;
 	va_start(ap, fmt);
-	vsnprintf(o->buf, o->cap, fmt, ap);
+	rc = one_line(o, SDR_CTL_BAD_INPUT, fmt, ap);
 	va_end(ap);
-	o->len = strlen(o->buf);
-	return SDR_CTL_BAD_INPUT;
+	return rc;
+}
+
+/* A command the dataplane could not carry out (exit status 1). */
+static int __attribute__((format(printf, 2, 3)))
+failed(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = one_line(o, SDR_CTL_FAILED, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* ---- lookups ---- */
@@ -431,11 +453,12 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 			;
 		if (i == DP_MAX_CONNS) {
 			snprintf(err, errlen, "%d connections already", DP_MAX_CONNS);
-			return -1;
+			return -ENOSPC;
 		}
 	}
-	if (dp_conn_prepare(ctx, &cc, &ep, err, errlen) != 0)
-		return -1;
+	rc = dp_conn_prepare(ctx, &cc, &ep, err, errlen);
+	if (rc != 0)
+		return rc == -ENOMEM ? -ENOMEM : -1;
 	j.conn = (unsigned int)i;
 	j.p = ep;
 	/* mode = engines: the engine that owns it puts it in place (a rebuild: where it is);
@@ -444,12 +467,24 @@ ctl_conn_install(struct dp_ctx *ctx, int i, const struct dp_conn_cfg *tmp, int o
 	rc = ctl_engine_call(ctx, &j);
 	if (rc != 0) {
 		dp_ep_free(ep);
-		if (rc == -ESHUTDOWN)
+		if (rc == -ESHUTDOWN) {
 			snprintf(err, errlen, "the dataplane is stopping");
+			return -ESHUTDOWN;
+		}
 		return -1;
 	}
 	dp_ep_free(j.q);
 	return i;
+}
+
+/*
+ * A command the dataplane could not carry out (no memory, no room, stopping): exit status
+ * 1, as docs/cli.md says, not 2 (bad input: the command asks for something not possible).
+ */
+static int
+ctl_failed(int rc)
+{
+	return rc == -ENOMEM || rc == -ENOSPC || rc == -ESHUTDOWN;
 }
 
 /* Engine: take connection j->conn out, if nobody uses it; its endpoint comes back in j->q. */
@@ -494,6 +529,7 @@ conn_add(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	struct dp_conn_cfg tmp;
 	char err[512];
+	int rc;
 
 	if (argc < 3)
 		return bad(o, "conn add: missing NAME (expected: conn add NAME port P peer-ip IP "
@@ -503,8 +539,9 @@ conn_add(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	if (dp_config_conn_words(&ctx->cfg, &tmp, argv[2], argc - 3, argv + 3, 1, err,
 				 sizeof(err)) != 0)
 		return bad(o, "%s", err);
-	if (ctl_conn_install(ctx, -1, &tmp, -1, -1, err, sizeof(err)) < 0)
-		return bad(o, "conn add: %s", err);
+	rc = ctl_conn_install(ctx, -1, &tmp, -1, -1, err, sizeof(err));
+	if (rc < 0)
+		return ctl_failed(rc) ? failed(o, "conn add: %s", err) : bad(o, "conn add: %s", err);
 	put(o, "conn %s added on port %s\n", argv[2], tmp.port);
 	return SDR_CTL_OK;
 }
@@ -513,7 +550,8 @@ static int
 conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	char names[256], err[256];
-	int i;
+	unsigned int gone = 0;
+	int i, rc;
 
 	if (argc != 3)
 		return bad(o, "conn del: expected exactly one NAME");
@@ -525,14 +563,24 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 		return bad(o, "conn del: '%s' is a stripe of a connection: delete the connection",
 			   argv[2]);
 	/* a striped connection: its other stripes first, so that one still busy leaves the
-	 * connection there by its name, to be deleted again */
-	for (unsigned int k = 0; k < ctx->nconns; k++)
-		if (ctx->conns[k].ep != NULL && ctx->cfg.conns[k].stripe != 0 &&
-		    dp_config_conn_is(&ctx->cfg.conns[k], argv[2]) &&
-		    ctl_conn_delete(ctx, k, err, sizeof(err)) != 0)
-			return bad(o, "conn del: %s: %s", ctx->cfg.conns[k].name, err);
-	if (ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err)) != 0)
-		return bad(o, "conn del: %s", err);
+	 * connection there by its name, to be deleted again; once a stripe is gone the
+	 * command has changed something, and a refusal after it is a failure (exit 1) */
+	for (unsigned int k = 0; k < ctx->nconns; k++) {
+		if (ctx->conns[k].ep == NULL || ctx->cfg.conns[k].stripe == 0 ||
+		    !dp_config_conn_is(&ctx->cfg.conns[k], argv[2]))
+			continue;
+		rc = ctl_conn_delete(ctx, k, err, sizeof(err));
+		if (rc != 0)
+			return gone || ctl_failed(rc) ?
+			       failed(o, "conn del: %s (%u of its stripes deleted)", err, gone) :
+			       bad(o, "conn del: %s", err);
+		gone++;
+	}
+	rc = ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err));
+	if (rc != 0)
+		return gone || ctl_failed(rc) ?
+		       failed(o, "conn del: %s (%u of its stripes deleted)", err, gone) :
+		       bad(o, "conn del: %s", err);
 	put(o, "conn %s deleted\n", argv[2]);
 	return SDR_CTL_OK;
 }
@@ -542,7 +590,7 @@ conn_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
 	struct dp_conn_cfg tmp;
 	char err[512], names[256];
-	int i;
+	int i, rc;
 
 	if (argc < 5)
 		return bad(o, "conn set: expected: conn set NAME key value [key value]...");
@@ -555,8 +603,9 @@ conn_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 				 sizeof(err)) != 0)
 		return bad(o, "%s", err);
 	/* the endpoint is rebuilt from the new settings; on failure the old one stays */
-	if (ctl_conn_install(ctx, i, &tmp, -1, -1, err, sizeof(err)) < 0)
-		return bad(o, "conn set: %s", err);
+	rc = ctl_conn_install(ctx, i, &tmp, -1, -1, err, sizeof(err));
+	if (rc < 0)
+		return ctl_failed(rc) ? failed(o, "conn set: %s", err) : bad(o, "conn set: %s", err);
 	put(o, "conn %s updated\n", argv[2]);
 	return SDR_CTL_OK;
 }
@@ -901,23 +950,17 @@ link_set(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			if (make) {
 				/* made here: the engine only puts it in place */
 				j.q = link_emu_create(&ce, ctx->pool_mbufs);
-				if (j.q == NULL) {
-					o->len = 0;
-					put(o, "link set: cannot create an emulator on port %s",
-					    p->cfg->name);
-					return SDR_CTL_FAILED;
-				}
+				if (j.q == NULL)
+					return failed(o, "link set: cannot create an emulator on "
+						      "port %s", p->cfg->name);
 			}
 			rc = ctl_engine_call(ctx, &j);
 			link_emu_destroy(j.q);
 			if (rc != 0)
 				break;
 		}
-	if (rc == -ESHUTDOWN) {
-		o->len = 0;
-		put(o, "link set: the dataplane is stopping");
-		return SDR_CTL_FAILED;
-	}
+	if (rc == -ESHUTDOWN)
+		return failed(o, "link set: the dataplane is stopping");
 	if (rc != 0)
 		return bad(o, "link set: refused by the emulator");
 	if (w0 == 5)

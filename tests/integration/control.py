@@ -356,6 +356,27 @@ def case_sdrctl():
               "sdrctl %s: rc %d %r" % (" ".join(opts), r.returncode, r.stderr))
     print("ok: sdrctl: every command; %d refused commands changed nothing" % len(bad))
 
+    # --- a command the dataplane cannot carry out is a failure (exit 1), not bad input:
+    # the table's 64 connections in use, the 65th is refused so
+    rc, conns, err = ctl("conn", "show", js=True)
+    have = len(conns["conns"]) if rc == 0 else 0
+    names = ["full%d" % k for k in range(64 - have)]
+    for k, name in enumerate(names):
+        rc, out, err = ctl("conn", "add", name, "port", "a", "peer-ip", "10.0.0.9",
+                           "local-qpn", hex(0x10000 + 0x100 * k),
+                           "remote-qpn", hex(0x80000 + 0x100 * k))
+        if not check(rc == 0, "conn add %s (%d of 64): rc %d %r" % (name, have + k + 1, rc, err)):
+            break
+    rc, out, err = ctl("conn", "add", "full64", "port", "a", "peer-ip", "10.0.0.9",
+                       "local-qpn", "0x70000", "remote-qpn", "0xf0000")
+    check(rc == 1 and out == "" and err == "sdrctl: conn add: 64 connections already\n",
+          "conn add with 64 connections: rc %d, want 1 and one line, got %r" % (rc, err))
+    gone = sum(ctl("conn", "del", name)[0] == 0 for name in names)
+    rc, after, err = ctl("conn", "show", js=True)
+    check(gone == len(names) and rc == 0 and len(after["conns"]) == have,
+          "conn del of the %d added: %d deleted, %s left" % (
+              len(names), gone, len(after["conns"]) if rc == 0 else err))
+
     # --- the interactive shell takes the same commands
     r = subprocess.run([CTL, "-n", INST], input="conn show\nlink set a loss 1e-3\nlink show a\n"
                        "conn set ab mtu 100\nquit\n", capture_output=True, text=True, timeout=20)
