@@ -13,6 +13,7 @@
  * queues and the clock, with an idle backoff so a waiting rank leaves the CPU to the
  * dataplane.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -448,7 +449,7 @@ sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 	struct rankfile rf = { 0 };
 	struct rank_line *l;
 	struct sdr_comm *c;
-	char e[256];
+	char e[256], ce[256];
 	int n;
 
 	if (err == NULL || errlen == 0) {
@@ -500,8 +501,9 @@ sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *cfg,
 		sdr_comm_destroy(c);
 		return SDR_COLL_E_RANKFILE;
 	}
-	if (sdr_context_create(l[rank].instance, &c->ctx, e, sizeof(e)) != SDR_SUCCESS) {
-		snprintf(err, errlen, "rank %d: %s", rank, e);
+	if (sdr_context_create(l[rank].instance, &c->ctx, ce, sizeof(ce)) != SDR_SUCCESS) {
+		/* (its own buffer: err may be e, and snprintf may not read what it writes) */
+		snprintf(err, errlen, "rank %d: %s", rank, ce);
 		goto bad;
 	}
 	c->window = MAX_STEPS_INFLIGHT;
@@ -561,7 +563,8 @@ sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *
 
 		errno = 0;
 		g = strtoull(gmax, &end, 10);
-		if (errno || end == gmax || *end || g == 0 || gmax[0] == '-') {
+		/* digits only: strtoull() takes " -1" (spaces, a sign) as 2^64 - 1 */
+		if (errno || end == gmax || *end || g == 0 || !isdigit((unsigned char)gmax[0])) {
 			if (err)
 				snprintf(err, errlen, "SDR_COLL_GATHER_MAX='%s' is not a number of "
 					 "bytes above 0", gmax);
@@ -1339,8 +1342,8 @@ op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
 
 	*out = NULL;
 	if (c->broken)
-		return fail(c, SDR_COLL_E_ARG, "an earlier operation failed: the ranks are out of "
-			    "step; create the communicator again");
+		return fail(c, SDR_COLL_E_BROKEN, "an earlier operation failed: the ranks are out "
+			    "of step; create the communicator again");
 	if (sdr_coll_type_size(type) == 0 || (unsigned int)rop >= SDR_COLL_NOPS)
 		return fail(c, SDR_COLL_E_ARG, "unknown type %d or reduction %d", (int)type,
 			    (int)rop);
@@ -1505,6 +1508,9 @@ launch(struct op *o, struct sdr_coll_req **req)
 	if (rc == 0)
 		rc = steps_safe(o);
 	if (rc) {
+		/* its number is taken here and maybe not on every rank (out of memory, a
+		 * connection's max_msg on one rank), and its peers may have begun it */
+		c->broken = 1;
 		op_free(o);
 		return rc;
 	}

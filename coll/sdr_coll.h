@@ -69,6 +69,8 @@ enum sdr_coll_op {
 #define SDR_COLL_E_NOMEM	(-6)
 #define SDR_COLL_E_RANKFILE	(-7)	/**< the rank file or the environment is wrong */
 #define SDR_COLL_E_INTERNAL	(-8)	/**< the library built an unsafe schedule (a bug) */
+#define SDR_COLL_E_BROKEN	(-9)	/**< an earlier operation failed: the ranks are out of
+					 *   step; create the communicator again */
 
 struct sdr_comm;
 
@@ -131,7 +133,7 @@ int sdr_comm_create(const char *rankfile, int rank, const struct sdr_comm_cfg *c
 
 /**
  * sdr_comm_create() with the rank file and the rank from the environment (see above); a
- * field of @p cfg left at its default is taken from SDR_COLL_ALGO (auto, ring, gather) and
+ * field of @p cfg left at its default is taken from SDR_COLL_ALGO (auto, ring, gather, doubling) and
  * SDR_COLL_GATHER_MAX (bytes) where they are set; a bad value is an error.
  */
 int sdr_comm_from_env(const struct sdr_comm_cfg *cfg, struct sdr_comm **comm, char *err,
@@ -163,8 +165,9 @@ const char *sdr_coll_op_name(enum sdr_coll_op op);
 /**
  * Every rank contributes @p count elements of @p sendbuf; every rank gets their reduction
  * in @p recvbuf (which may be @p sendbuf: in place). Ring (a Reduce-Scatter, then an
- * Allgather, 2(N - 1) steps of count / N elements each) or gather (N - 1 steps of the whole
- * vector, then a local reduction), as the communicator's allreduce_algo says.
+ * Allgather, 2(N - 1) steps of count / N elements each), gather (N - 1 steps of the whole
+ * vector, then a local reduction) or recursive doubling (log2 N steps of the whole vector,
+ * N a power of two), as the communicator's allreduce_algo says.
  */
 int sdr_allreduce(struct sdr_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
 		  enum sdr_coll_type type, enum sdr_coll_op op);
@@ -236,7 +239,8 @@ enum sdr_coll_algo sdr_coll_set_algo(struct sdr_comm *comm, enum sdr_coll_algo a
 /** What the last operation did: its steps' messages, chunks forwarded before their
  * message completed, retransmitted and decoded chunks, the algorithm of an Allreduce. */
 struct sdr_coll_stats {
-	enum sdr_coll_algo algo;	/**< Allreduce: ring or gather */
+	enum sdr_coll_algo algo;	/**< Allreduce: ring, gather or doubling (the
+					 *   algorithm auto picked); other operations: auto */
 	uint32_t messages_sent;
 	uint32_t messages_received;
 	uint64_t chunks_early;		/**< chunks reduced or forwarded before their receive completed */
