@@ -27,6 +27,12 @@
 #include "libsdr.h"
 #include "sdr_coll.h"
 
+/*
+ * Where an operation of no elements points its buffers (the caller's may be NULL then):
+ * copies of 0 bytes from NULL, and NULL + 0, are undefined behaviour in C.
+ */
+static uint8_t no_bytes[1];
+
 #define MAX_STEPS_INFLIGHT 64u
 #define COMM_MEM 8			/* registered regions a communicator keeps */
 #define NAME_MAX_LEN 64
@@ -607,15 +613,17 @@ sdr_comm_destroy(struct sdr_comm *c)
 	if (c == NULL)
 		return;
 	drain(c);
-	for (int m = 0; m < COMM_MEM; m++)
-		if (c->mem[m].mr)
-			sdr_mr_dereg(c->mem[m].mr);
+	/* the QPs first: what they still have posted ends there, and a region must not be
+	 * in use by a send or receive when it is released (libsdr.h) */
 	for (int k = 0; c->links && k < c->nlinks; k++) {
 		if (c->links[k].tx)
 			sdr_qp_destroy(c->links[k].tx);
 		if (c->links[k].rx)
 			sdr_qp_destroy(c->links[k].rx);
 	}
+	for (int m = 0; m < COMM_MEM; m++)
+		if (c->mem[m].mr)
+			sdr_mr_dereg(c->mem[m].mr);
 	if (c->ctx)
 		sdr_context_destroy(c->ctx);
 	free(c->links);
@@ -1019,11 +1027,13 @@ retire(struct sdr_comm *c, struct op *o, int rc)
 	if (!o->delivered) {
 		o->rc = rc;
 		o->done = 1;
+		/* (SDR_RETRY: the request queue is full for a moment; give the dataplane time,
+		 * up to a second, before the memory behind the receive is reused) */
 		for (int t = 0; t < o->n; t++)
 			if (o->s[t].posted && !o->s[t].arrived)
-				for (int k = 0; k < 1000 &&
+				for (int k = 0; k < 100000 &&
 				     sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
-					;
+					usleep(10);
 	}
 	unlink_op(c, o);
 }
@@ -1652,6 +1662,8 @@ sdr_iallreduce(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t co
 	*req = NULL;
 	if ((count && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allreduce: a NULL buffer or an unknown type");
+	if (count == 0)
+		sendbuf = recvbuf = no_bytes;
 	if ((rc = count_fits(c, "allreduce", count, esz)) != 0)
 		return rc;
 	if (algo == SDR_COLL_ALGO_DOUBLING && !c->doubling_ok)
@@ -1738,6 +1750,8 @@ sdr_ireduce_scatter(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size
 	*req = NULL;
 	if ((recvcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "reduce_scatter: a NULL buffer or an unknown type");
+	if (recvcount == 0)
+		sendbuf = recvbuf = no_bytes;
 	if ((rc = count_fits(c, "reduce_scatter", recvcount, esz)) != 0)
 		return rc;
 	if ((rc = blocks(c, block, &off, &len)) != 0)
@@ -1769,6 +1783,8 @@ sdr_iallgather(struct sdr_comm *c, const void *sendbuf, void *recvbuf, size_t se
 	*req = NULL;
 	if ((sendcount && (sendbuf == NULL || recvbuf == NULL)) || esz == 0)
 		return fail(c, SDR_COLL_E_ARG, "allgather: a NULL buffer or an unknown type");
+	if (sendcount == 0)
+		sendbuf = recvbuf = no_bytes;
 	if ((rc = count_fits(c, "allgather", sendcount, esz)) != 0)
 		return rc;
 	if ((rc = blocks(c, block, &off, &len)) != 0)
@@ -1799,6 +1815,8 @@ sdr_ibroadcast(struct sdr_comm *c, void *buf, size_t count, enum sdr_coll_type t
 	if ((count && buf == NULL) || esz == 0 || root < 0 || root >= c->size)
 		return fail(c, SDR_COLL_E_ARG, "broadcast: a NULL buffer, an unknown type or root "
 			    "%d outside 0 .. %d", root, c->size - 1);
+	if (count == 0)
+		buf = no_bytes;
 	if ((rc = count_fits(c, "broadcast", count, esz)) != 0)
 		return rc;
 	rc = op_new(&o, c, KIND_BROADCAST, 1, bytes, 0, type, SDR_COLL_SUM, count);
