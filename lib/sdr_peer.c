@@ -46,9 +46,10 @@ is_ours(const struct sdr_peer *p, uint64_t tag)
 
 /*
  * The peer's tag is now @p tag: the old one is remembered, the handshake starts over. A
- * proven tag is told at once (a HELLO carrying it, whose backoff starts again); a tentative
- * one hears the answer its HELLO is owed, which carries it too, and our HELLOs keep their
- * pace, so a flood of HELLOs from forged tags gets one frame each, not two.
+ * proven tag is told at once (a HELLO carrying it, whose backoff starts again). A tentative
+ * one hears the answer its HELLO is owed, which carries it too; our next HELLO comes within
+ * an RTO (should that answer be lost), not at once, so a flood of HELLOs from forged tags
+ * gets one frame each and at most one HELLO per RTO more.
  */
 static void
 set_peer(struct sdr_peer *p, uint64_t tag, int proven, uint64_t now)
@@ -58,10 +59,11 @@ set_peer(struct sdr_peer *p, uint64_t tag, int proven, uint64_t now)
 	if (p->peer != tag) {
 		p->told = 0;
 		p->ready = 0;
-		if (proven) {
+		p->hello_gap_ns = p->rto;
+		if (proven)
 			p->hello_next_ns = now;		/* tell it at once */
-			p->hello_gap_ns = p->rto;
-		}
+		else if (p->hello_next_ns > now + p->rto)
+			p->hello_next_ns = now + p->rto;
 	}
 	p->peer = tag;
 	p->proven = (uint8_t)proven;

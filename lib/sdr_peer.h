@@ -16,7 +16,7 @@
  *    message came (so the peer knows ours as well);
  *  - before that, an unproven HELLO sets the peer's tag tentatively (the latest wins, so a
  *    forged one is replaced by the next genuine one) and gets its answer, one frame for
- *    one (our own HELLOs keep their pace); a proven one sets it for good;
+ *    one (our next HELLO comes within an RTO, not at once); a proven one sets it for good;
  *  - after that, an unproven HELLO (a restarted peer, or a forger) is answered at most once
  *    per RTO and changes nothing; a *proven* message from a tag that is not the peer's
  *    means the peer restarted (it learned our tag from that answer): sdr_peer_input() says

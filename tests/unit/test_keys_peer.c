@@ -367,6 +367,21 @@ test_tentative_one_for_one(void **state)
 	assert_int_equal(hellos, 0);
 	assert_int_equal(out(&a, RTO, &d), 1);	/* the next one at its time, to the latest */
 	assert_true(d.dst_tag == 0x1000 + 99 && !(d.flags & SDR_CTRL_F_ANSWER));
+	/* our HELLOs backed off to 64 RTO (nobody there for long); a new tentative peer
+	 * hears our next one within an RTO, in case the answer to its HELLO was lost */
+	sdr_peer_init(&a, 0xA, RTO);
+	for (t = 0; t < 200 * RTO; t = sdr_peer_next_time(&a, t))
+		assert_int_equal(out(&a, t, &d), 1);
+	assert_int_equal(out(&a, t, &d), 1);
+	assert_int_equal(sdr_peer_next_time(&a, t) - t, 64 * RTO);
+	c = hello(0xB, 0, 0);
+	assert_int_equal(sdr_peer_input(&a, &c, t), SDR_PEER_HELLO);
+	assert_int_equal(out(&a, t, &d), 1);	/* its answer */
+	assert_true(d.dst_tag == 0xB && (d.flags & SDR_CTRL_F_ANSWER));
+	assert_int_equal(out(&a, t, &d), 0);
+	assert_int_equal(sdr_peer_next_time(&a, t), t + RTO);
+	assert_int_equal(out(&a, t + RTO, &d), 1);
+	assert_true(d.dst_tag == 0xB && !(d.flags & SDR_CTRL_F_ANSWER));
 }
 
 int
