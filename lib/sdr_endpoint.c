@@ -140,6 +140,8 @@ struct sdr_ep {
 	struct ec_codec *sw_codec;	/* its code, made before we ask: once the peer has
 					 * switched, ours must not fail to follow */
 	uint64_t sw_seq;		/* the first message it is for */
+	uint8_t sw_answered;		/* the peer answered a question of ours ... */
+	uint64_t sw_answered_seq;	/* ... for the messages from this one on */
 	/* cfg.codes_outside: the code wanted (code_value(), 0: none; written here, read by
 	 * sdr_ep_code_wanted() on another thread), and the one given, not taken yet */
 	uint64_t code_want;
@@ -1204,6 +1206,11 @@ sdr_ep_change_scheme(struct sdr_ep *ep, const struct sdr_scheme *s, struct ec_co
 		return -EBUSY;
 	if (scheme_value(s) == scheme_value(&ep->cfg.rel.scheme))
 		return 0;
+	/* the peer decided a question of ours for the next message already, and decides no
+	 * other for it (a late repeat of the first could not be told from it there): this one
+	 * waits until a message has gone out */
+	if (ep->sw_answered && ep->sw_answered_seq == rel_tx_next_seq(ep->rtx))
+		return -EBUSY;
 	if (code != NULL && *code != NULL && sdr_scheme_is_ec(s)) {
 		ec_codec_destroy(ep->sw_codec);
 		ep->sw_codec = *code;	/* (made by the caller for s) */
@@ -1305,6 +1312,8 @@ on_scheme(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 			ep->counters[SDR_EP_CTRL_STALE]++;	/* not about our question */
 			return;
 		}
+		ep->sw_answered = 1;
+		ep->sw_answered_seq = ep->sw_seq;
 		if ((c->flags & SDR_CTRL_F_REFUSED) ||
 		    apply_tx_scheme(ep, &ep->sw_want, &ep->sw_codec) != 0) {
 			ep->counters[SDR_EP_SCHEME_REFUSED]++;
@@ -1616,7 +1625,8 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 
 	ep->counters[SDR_EP_PEER_RESTARTS]++;
 	psn_loss_reset(&ep->loss);	/* the new peer's PSNs start elsewhere */
-	ep->sw_rx_set = 0;		/* (its questions are numbered anew) */
+	ep->sw_rx_set = 0;		/* (its questions are numbered anew, ours too) */
+	ep->sw_answered = 0;
 	collect_done(ep);	/* what finished before keeps its status */
 	/* (of the endpoint that was our peer: not one before it, replayed) */
 	if (c->type == SDR_CTRL_HELLO && c->nwords > SDR_CTRL_HELLO_TAG_WORDS) {

@@ -638,7 +638,9 @@ const uint64_t *sdr_ep_counters(const struct sdr_ep *ep);
  * flight ever sees two schemes. @return 0 (asked, or the scheme already), -EINVAL for a
  * scheme this connection cannot run (its parity region, switch_max_m, a receive-only
  * connection), -EBUSY while another change is under way (or the return to the configured
- * scheme after a peer restart, which waits for the old peer's work still out).
+ * scheme after a peer restart, which waits for the old peer's work still out), or when the
+ * peer answered a question of ours for the next message already (it decides one per point:
+ * ask again once a message has gone out).
  * @p code: NULL, or s's code made by the caller (sdr_ep_code_make(), @p dec only): taken
  * (set to NULL) when the change is asked of an EC scheme; otherwise still the caller's.
  * Without it an EC code is made here, or with cfg.codes_outside asked for.

@@ -2489,6 +2489,40 @@ test_scheme_ask_unanswered(void **state)
 }
 
 /*
+ * The receiver decides one question per point (wire-format.md, SCHEME), so the sender asks
+ * one: a change asked right after an answered one, no message between, waits (-EBUSY: asked
+ * again later) instead of being refused by the peer; after a message it is asked and made.
+ */
+static void
+test_scheme_point_answered(void **state)
+{
+	static const struct sdr_scheme plan[] = {
+		{ SDR_SCHEME_SR, 0, 0, 0 }, { SDR_SCHEME_SR_NACK, 0, 0, 0 },
+	};
+	struct wan x;
+
+	(void)state;
+	switch_plan = plan;
+	switch_n = 2;
+	wan_init(&x, plan[0]);
+	switch_plan = NULL;
+	wan_two(&x, 0);
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[1], NULL, x.now), 0);
+	wan_run_until(&x, 100000000ull, 0, 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 1);
+	assert_int_equal(sdr_ep_scheme(x.a, NULL).kind, SDR_SCHEME_SR_NACK);
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[0], NULL, x.now), -EBUSY);
+	wan_two(&x, 1);				/* under sr-nack */
+	assert_int_equal(sdr_ep_change_scheme(x.a, &plan[0], NULL, x.now), 0);
+	wan_run_until(&x, 100000000ull, 0, 0);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_CHANGES), 2);
+	assert_int_equal(ep_count(x.a, SDR_EP_SCHEME_REFUSED), 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_SCHEME_REFUSALS), 0);
+	assert_int_equal(sdr_ep_scheme(x.a, NULL).kind, SDR_SCHEME_SR);
+	wan_fini(&x);
+}
+
+/*
  * cfg.codes_outside: no code is made on the endpoint's thread. A change asked without its
  * code waits for it (asked for, not asked of the peer); the peer's question waits,
  * unanswered, for the receiver's codes; codes for another scheme are refused. Once given,
@@ -3799,6 +3833,7 @@ main(void)
 		cmocka_unit_test(test_reflected_ctrl),
 		cmocka_unit_test(test_restart_stale_packets),
 		cmocka_unit_test(test_scheme_ask_unanswered),
+		cmocka_unit_test(test_scheme_point_answered),
 		cmocka_unit_test(test_scheme_codes_outside),
 		cmocka_unit_test(test_replayed_epoch),
 		cmocka_unit_test(test_failed_recv_closed),
