@@ -155,6 +155,18 @@ fail(struct sdr_comm *c, int code, const char *fmt, ...)
 	return code;
 }
 
+/*
+ * An operation that this rank cannot start once its arguments passed (out of memory, a step
+ * over a connection's max_msg): its peers start it, so the ranks are out of step, and the
+ * communicator is broken (docs/collectives.md).
+ */
+static int
+fail_start(struct sdr_comm *c, int rc)
+{
+	c->broken = 1;
+	return rc;
+}
+
 static double
 now_s(void)
 {
@@ -1028,11 +1040,12 @@ retire(struct sdr_comm *c, struct op *o, int rc)
 		o->rc = rc;
 		o->done = 1;
 		/* (SDR_RETRY: the request queue is full for a moment; give the dataplane time,
-		 * up to a second, before the memory behind the receive is reused) */
+		 * up to a second in all, before the memory behind the receives is reused) */
+		double end = now_s() + 1;
+
 		for (int t = 0; t < o->n; t++)
 			if (o->s[t].posted && !o->s[t].arrived)
-				for (int k = 0; k < 100000 &&
-				     sdr_recv_complete(o->s[t].rh) == SDR_RETRY; k++)
+				while (sdr_recv_complete(o->s[t].rh) == SDR_RETRY && now_s() < end)
 					usleep(10);
 	}
 	unlink_op(c, o);
@@ -1360,7 +1373,7 @@ op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
 	o = calloc(1, sizeof(*o));
 	if (o == NULL || (n && (o->s = calloc((size_t)n, sizeof(*o->s))) == NULL)) {
 		free(o);
-		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
+		return fail_start(c, fail(c, SDR_COLL_E_NOMEM, "out of memory"));
 	}
 	o->c = c;
 	o->kind = kind;
@@ -1374,7 +1387,7 @@ op_new(struct op **out, struct sdr_comm *c, int kind, int n, size_t work_bytes,
 	if (rc) {
 		free(o->s);
 		free(o);
-		return rc;
+		return fail_start(c, rc);
 	}
 	o->scratch = o->work + ((work_bytes + 63) & ~(size_t)63);
 	c->op_seq = (c->op_seq + 1) & 0xFFFFFF;
@@ -1518,11 +1531,8 @@ launch(struct op *o, struct sdr_coll_req **req)
 	if (rc == 0)
 		rc = steps_safe(o);
 	if (rc) {
-		/* its number is taken here and maybe not on every rank (out of memory, a
-		 * connection's max_msg on one rank), and its peers may have begun it */
-		c->broken = 1;
 		op_free(o);
-		return rc;
+		return fail_start(c, rc);
 	}
 	/* the timeout counts from here: the operations before may have waited for the
 	 * caller (delivered, their last acknowledgements due), not for a peer */
@@ -1551,7 +1561,7 @@ segments(struct sdr_comm *c, size_t count, size_t esz, uint64_t **off, uint64_t 
 	if (*off == NULL || *len == NULL) {
 		free(*off);
 		free(*len);
-		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
+		return fail_start(c, fail(c, SDR_COLL_E_NOMEM, "out of memory"));
 	}
 	*scratch = 0;
 	for (int j = 0; j < n; j++) {
@@ -1729,7 +1739,7 @@ blocks(struct sdr_comm *c, size_t block, uint64_t **off, uint64_t **len)
 	if (*off == NULL || *len == NULL) {
 		free(*off);
 		free(*len);
-		return fail(c, SDR_COLL_E_NOMEM, "out of memory");
+		return fail_start(c, fail(c, SDR_COLL_E_NOMEM, "out of memory"));
 	}
 	for (int j = 0; j < c->size; j++) {
 		(*off)[j] = (uint64_t)j * block;
