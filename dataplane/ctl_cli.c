@@ -49,39 +49,23 @@ put(struct out *o, const char *fmt, ...)
 }
 
 /* The reply is one line, @p fmt, instead of what was put so far. @return @p rc */
-static int
-one_line(struct out *o, int rc, const char *fmt, va_list ap)
+static int __attribute__((format(printf, 3, 4)))
+one_line(struct out *o, int rc, const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	vsnprintf(o->buf, o->cap, fmt, ap);
+	va_end(ap);
 	o->len = strlen(o->buf);
 	return rc;
 }
 
 /* A command refused: bad input, nothing changed (exit status 2). */
-static int __attribute__((format(printf, 2, 3)))
-bad(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = one_line(o, SDR_CTL_BAD_INPUT, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define bad(o, ...)	one_line((o), SDR_CTL_BAD_INPUT, __VA_ARGS__)
 
 /* A command the dataplane could not carry out (exit status 1). */
-static int __attribute__((format(printf, 2, 3)))
-failed(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = one_line(o, SDR_CTL_FAILED, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define failed(o, ...)	one_line((o), SDR_CTL_FAILED, __VA_ARGS__)
 
 /* ---- lookups ---- */
 
@@ -546,6 +530,15 @@ conn_add(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 	return SDR_CTL_OK;
 }
 
+/* conn del refused with @p rc after @p gone of the connection's stripes were deleted. */
+static int
+del_refused(struct out *o, int rc, const char *err, unsigned int gone)
+{
+	if (gone)
+		return failed(o, "conn del: %s (%u of its stripes deleted)", err, gone);
+	return ctl_failed(rc) ? failed(o, "conn del: %s", err) : bad(o, "conn del: %s", err);
+}
+
 static int
 conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 {
@@ -571,16 +564,12 @@ conn_del(struct dp_ctx *ctx, int argc, char **argv, int json, struct out *o)
 			continue;
 		rc = ctl_conn_delete(ctx, k, err, sizeof(err));
 		if (rc != 0)
-			return gone || ctl_failed(rc) ?
-			       failed(o, "conn del: %s (%u of its stripes deleted)", err, gone) :
-			       bad(o, "conn del: %s", err);
+			return del_refused(o, rc, err, gone);
 		gone++;
 	}
 	rc = ctl_conn_delete(ctx, (unsigned int)i, err, sizeof(err));
 	if (rc != 0)
-		return gone || ctl_failed(rc) ?
-		       failed(o, "conn del: %s (%u of its stripes deleted)", err, gone) :
-		       bad(o, "conn del: %s", err);
+		return del_refused(o, rc, err, gone);
 	put(o, "conn %s deleted\n", argv[2]);
 	return SDR_CTL_OK;
 }
