@@ -2238,6 +2238,24 @@ wan_check(const struct wan *x, uint32_t r, uint32_t s)
 }
 
 /*
+ * Two messages more, sent and received, both verified: the first two of the run (@p more 0),
+ * or the next two after the receives B has posted so far (of its current endpoint).
+ */
+static void
+wan_two(struct wan *x, int more)
+{
+	uint32_t s = x->nsent;
+
+	if (more)
+		x->rbase = x->nposted;
+	wan_post(x, 2);
+	wan_send(x, 2);
+	wan_run(x, more ? 200000000 : 100000000, s + 2);
+	wan_check(x, x->nposted - 2, s);
+	wan_check(x, x->nposted - 1, s + 1);
+}
+
+/*
  * A control message as if from A (to B) or from B (to A), built and parsed for real; with
  * @p mac_key, an AES-CMAC under it follows.
  */
@@ -2308,11 +2326,7 @@ test_handshake(void **state)
 	(void)state;
 	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	assert_false(sdr_ep_ready(x.a));
-	wan_post(&x, 2);
-	wan_send(&x, 2);
-	wan_run(&x, 100000000, 2);
-	wan_check(&x, 0, 0);
-	wan_check(&x, 1, 1);
+	wan_two(&x, 0);
 	assert_true(sdr_ep_ready(x.a) && sdr_ep_ready(x.b));
 	assert_true(sdr_ep_peer_tag(x.a) == sdr_ep_tag(x.b));
 	assert_true(sdr_ep_peer_tag(x.b) == sdr_ep_tag(x.a));
@@ -3450,11 +3464,7 @@ test_auth_key(void **state)
 	(void)state;
 	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_EC_XOR, 4, 1, 0 });
 	wan_auth(&x, k1, k1);
-	wan_post(&x, 2);
-	wan_send(&x, 2);
-	wan_run(&x, 100000000, 2);
-	wan_check(&x, 0, 0);
-	wan_check(&x, 1, 1);
+	wan_two(&x, 0);
 	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_BAD_MAC) + ep_count(x.b, SDR_EP_CTRL_BAD_MAC), 0);
 	/* an attacker who read the tags, without the key */
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_SKIP, .cum = 1000, .win_start = 2,
@@ -3501,11 +3511,7 @@ test_reflected_ctrl(void **state)
 	(void)state;
 	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
 	wan_auth(&x, k, k);
-	wan_post(&x, 2);
-	wan_send(&x, 2);
-	wan_run(&x, 100000000, 2);
-	wan_check(&x, 0, 0);
-	wan_check(&x, 1, 1);
+	wan_two(&x, 0);
 	c = (struct sdr_ctrl){ .type = SDR_CTRL_HELLO, .dst_tag = sdr_ep_tag(x.b),
 			       .src_tag = sdr_ep_tag(x.a) };
 	forge_ctrl_mac(&x, 0, &c, k);
@@ -3514,12 +3520,7 @@ test_reflected_ctrl(void **state)
 	forge_ctrl_mac(&x, 0, &c, k);
 	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_REFLECTED), 2);
 	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 0);
-	x.rbase = x.nposted;
-	wan_post(&x, 2);
-	wan_send(&x, 2);
-	wan_run(&x, 200000000, 4);
-	wan_check(&x, 2, 2);
-	wan_check(&x, 3, 3);
+	wan_two(&x, 1);
 	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS) + ep_count(x.b, SDR_EP_PEER_RESTARTS),
 			 0);
 	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_OLD_EPOCH), 0);
@@ -3726,12 +3727,7 @@ test_replayed_epoch(void **state)
 	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), SDR_PEER_RETIRED + 1);
 	assert_int_equal(ep_count(x.a, SDR_EP_CTRL_OLD_EPOCH) +
 			 ep_count(x.a, SDR_EP_CTRL_BAD_TOKEN), dropped + 1);
-	x.rbase = x.nposted;
-	wan_post(&x, 2);
-	wan_send(&x, 2);
-	wan_run(&x, 200000000, 4);
-	wan_check(&x, 2, 2);
-	wan_check(&x, 3, 3);
+	wan_two(&x, 1);
 	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), SDR_PEER_RETIRED + 1);
 	wan_fini(&x);
 }
