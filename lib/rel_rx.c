@@ -155,8 +155,9 @@ struct rel_rx {
 	 * ctxs (heap_pos[ctx]: its index + 1, 0 if not in it). So a chunk costs the same with
 	 * 16 receives in flight or 16384. (Not rte_timer: lib/ reads no clock and has no EAL.)
 	 */
-	uint32_t *touched;		/* ctxs of the touched list */
+	uint32_t *touched;		/* ctxs of the touched list: a FIFO of max_inflight */
 	uint8_t *on_list;		/* per ctx: on the touched list */
+	uint32_t thead;			/* its first entry */
 	uint32_t ntouched;
 	uint64_t *next_of;
 	uint32_t *heap;
@@ -203,7 +204,9 @@ touch(struct rel_rx *rx, const struct rxm *m)
 	if (rx->on_list[ctx])
 		return;
 	rx->on_list[ctx] = 1;
-	rx->touched[rx->ntouched++] = ctx;	/* (at most one entry per receive) */
+	/* at most one entry per receive, so it never overflows; first in, first looked at,
+	 * so a receive touched long ago is not passed over by those touched since */
+	rx->touched[(rx->thead + rx->ntouched++) % rx->attr.max_inflight] = ctx;
 }
 
 /* Heap entry @p i holds @p ctx. */
@@ -1262,12 +1265,13 @@ static struct rxm *
 next_owing(struct rel_rx *rx, uint64_t now)
 {
 	while (rx->ntouched) {
-		uint32_t ctx = rx->touched[rx->ntouched - 1];
+		uint32_t ctx = rx->touched[rx->thead];
 
 		if (rx->msgs[ctx].state != RXM_FREE && look_at(rx, ctx, now))
 			return &rx->msgs[ctx];
 		look_done(rx, ctx, now);
 		rx->on_list[ctx] = 0;
+		rx->thead = rx->thead + 1 == rx->attr.max_inflight ? 0 : rx->thead + 1;
 		rx->ntouched--;
 	}
 	while (rx->nheap && rx->next_of[rx->heap[0]] <= now) {

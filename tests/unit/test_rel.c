@@ -1608,6 +1608,45 @@ test_rx_many_receives(void **state)
 }
 
 /*
+ * Receives owe their control messages in the order they were touched: four one-chunk
+ * receives whose chunks come in the order 2, 0, 3, 1 at one moment are answered (final
+ * ACKs) in that order, so a receive touched early is not passed over by those touched
+ * after it when the caller's burst has room for only some.
+ */
+static void
+test_rx_touch_order(void **state)
+{
+	static const uint32_t arrive[] = { 2, 0, 3, 1 };
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_rx *rx;
+	struct sdr_ctrl c;
+	unsigned int k = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(rx);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_true(rel_rx_post(rx, i, i, a.chunk_size, i, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 0, &c))
+		assert_int_equal(c.type, SDR_CTRL_CTS);
+	for (unsigned int j = 0; j < 4; j++)
+		assert_int_equal(rel_rx_on_chunk(rx, arrive[j], 0, 1000), 1);
+	/* one at a time, as a caller whose burst is full after each */
+	while (rel_rx_next_ctrl(rx, 1000, &c)) {
+		if (c.type != SDR_CTRL_ACK || !(c.flags & SDR_CTRL_F_COMPLETE))
+			continue;
+		assert_true(k < 4);
+		assert_int_equal(c.msg_id, arrive[k]);
+		k++;
+	}
+	assert_int_equal(k, 4);
+	rel_rx_destroy(rx);
+}
+
+/*
  * SR-NACK, a receive owing two NACK windows at once (a 2048-chunk message with only its
  * first and last chunks in), its ACK timer off: the caller takes one NACK and comes back two
  * round lengths later (its burst was full). The receive's timers run again then: a new round
@@ -1980,6 +2019,7 @@ main(void)
 		cmocka_unit_test(test_cts_length),
 		cmocka_unit_test(test_ec_nack_unsent),
 		cmocka_unit_test(test_rx_nack_partial_drain),
+		cmocka_unit_test(test_rx_touch_order),
 		cmocka_unit_test(test_rx_decode_dropped_after_fto),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_timer_room),
