@@ -12,8 +12,10 @@
  *       what the engine owns (install a connection, open one for a client, a client gone).
  *
  * A job is a function and its arguments, run by the engine between bursts
- * (ctl_engine_call()); it never allocates and never blocks. While no engine runs (before
- * launch, in the fuzzer) the caller runs it itself.
+ * (ctl_engine_call()); it never allocates and never waits on a client. The one lock it may
+ * take is conns_lock (dp.h), to add, rebuild or delete a connection, which the other
+ * threads hold only while they copy counters into memory (never over I/O). While no engine
+ * runs (before launch, in the fuzzer) the caller runs it itself.
  */
 #ifndef SDR_DP_CTL_H
 #define SDR_DP_CTL_H
