@@ -518,7 +518,12 @@ on_gone(struct dp_ctx *ctx, unsigned int i)
 	ctl_sdk_detach(ctx, i);
 }
 
-/* A leaving SDK client: once nothing of it is left, the connections it made go too. */
+/*
+ * A leaving SDK client: once nothing of it is left, the connections it made go too. One that
+ * another application has open passes to that application, as if it had made it: counted in
+ * its quotas, deleted when it destroys it or leaves in turn. One the dataplane's own --traffic
+ * drives becomes the administrator's (sdrctl conn del).
+ */
 static void
 finish_leaving(struct dp_ctx *ctx, unsigned int i)
 {
@@ -533,7 +538,7 @@ finish_leaving(struct dp_ctx *ctx, unsigned int i)
 		if (conn->ep == NULL || conn->creator != (int)i)
 			continue;
 		if (conn->owner >= 0 || conn->traffic != NULL) {
-			conn->creator = -1;	/* another application took it over: it stays */
+			conn->creator = conn->traffic == NULL ? conn->owner : -1;
 			continue;
 		}
 		if (ctl_conn_delete(ctx, c, err, sizeof(err)) != 0)

@@ -27,7 +27,9 @@ Cases:
   misuse      an application misusing libsdr (sdk_misuse.c): receive handles used after
               sdr_recv_complete or their QP's destroy, completed before polled; sizes
               that wrap, regions given back in any order; 3000 sends never polled; posts
-              after the dataplane was killed: each an error, no crash, hang or lost message
+              after the dataplane was killed: each an error, no crash, hang or lost message;
+              a connection an application made passes, when it leaves, to the one that has
+              it open (which may then set its address and delete it)
   perf        sdr-perf write_bw and write_lat between two dataplanes over a memif pair with
               loss: every message completed and verified (also a new connection per
               message on both sides), JSON and perftest columns
@@ -1048,6 +1050,13 @@ def case_misuse():
     p = start(LOOPBACK)
     if p is None:
         return
+    r = subprocess.run([HOSTILE, "--handover", INST], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 0 and r.stdout == "handover: ok\n",
+          "handover: rc %d %r %r" % (r.returncode, r.stdout, r.stderr[-300:]))
+    if not failures:
+        print("ok: misuse: a connection its creator left passed to the application that had "
+              "it open: it set remote-qpn and deleted it")
     r = subprocess.run([os.path.join(BUILD, "tests", "integration", "sdk_misuse"), INST, "ab",
                         "ba", str(p.pid)], capture_output=True, text=True, timeout=120)
     check(r.returncode == 0 and r.stdout.startswith("ok:"),

@@ -11,6 +11,7 @@
  *   hostile_client INSTANCE SECONDS SEED CONN...
  *   hostile_client --targeted INSTANCE CONN [PEER-CONN]
  *   hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]
+ *   hostile_client --handover INSTANCE
  *
  * --targeted runs the attacks the review found, one at a time, each with the outcome it must
  * have, and prints one JSON object of what each got (control.py asserts them).
@@ -483,6 +484,80 @@ wrong_queue(const char *instance, const char *conn)
 	return 0;
 }
 
+/* A call of @p op with @p name and connection @p ci. @return the reply code; *said: its text. */
+static int
+conn_call(struct sdr_client *c, uint32_t op, const char *name, uint16_t ci, const char **said)
+{
+	struct sdr_rpc_req *q = &c->rpc->req;
+	char err[256];
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	q->op = op;
+	q->conn = ci;
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	rc = sdr_client_call(c, 5000, err, sizeof(err));
+	*said = rc < 0 ? "no answer" : c->rep->u.text;
+	return rc;
+}
+
+/*
+ * --handover: application A creates connection "handed" and closes it (it stays, A's);
+ * application B opens it; A leaves. The connection passes to B as if B had made it: B may
+ * change where it sends (an administrator's key), and B's DESTROY deletes it. Prints "ok"
+ * or what went wrong, in one line. @return 0 when it held, 1 when not.
+ */
+static int
+handover(const char *instance)
+{
+	struct sdr_client a, b;
+	const char *said = "";
+	char err[256];
+	uint16_t ci;
+	int rc = -1;
+
+	if (sdr_client_attach(instance, SDR_CLIENT_SDK, &a, err, sizeof(err)) != 0 ||
+	    sdr_client_attach(instance, SDR_CLIENT_SDK, &b, err, sizeof(err)) != 0) {
+		printf("handover: attach: %s\n", err);
+		return 1;
+	}
+	if (create_words(&a, "handed", "port a peer-ip 10.0.0.2 peer-mac 02:00:5d:00:00:0b "
+			 "local-qpn 0x7c000 remote-qpn 0x7d000 dir both", &said) != SDR_CTL_OK) {
+		printf("handover: create: %s\n", said);
+		return 1;
+	}
+	ci = (uint16_t)a.rep->u.info.conn;
+	if (conn_call(&a, SDR_RPC_CLOSE, "", ci, &said) != SDR_CTL_OK ||
+	    conn_call(&b, SDR_RPC_OPEN, "handed", 0, &said) != SDR_CTL_OK) {
+		printf("handover: close by its creator, open by another: %s\n", said);
+		return 1;
+	}
+	sdr_client_detach(&a);
+	/* A's leaving is the management loop's: B's SET is refused until it is done */
+	for (int t = 0; t < 500 && rc != SDR_CTL_OK; t++) {
+		rc = set_words(&b, ci, "remote-qpn 0x7e000", &said);
+		if (rc != SDR_CTL_OK)
+			usleep(10000);
+	}
+	if (rc != SDR_CTL_OK) {
+		printf("handover: its creator left, the holder still may not set remote-qpn: %s\n",
+		       said);
+		return 1;
+	}
+	if (conn_call(&b, SDR_RPC_DESTROY, "", ci, &said) != SDR_CTL_OK) {
+		printf("handover: destroy by the holder: %s\n", said);
+		return 1;
+	}
+	rc = conn_call(&b, SDR_RPC_OPEN, "handed", 0, &said);
+	if (rc == SDR_CTL_OK || strcmp(said, "no connection 'handed'") != 0) {
+		printf("handover: still there after the holder destroyed it: %d %s\n", rc, said);
+		return 1;
+	}
+	sdr_client_detach(&b);
+	printf("handover: ok\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -501,11 +576,14 @@ main(int argc, char **argv)
 	if ((argc == 6 || argc == 7) && strcmp(argv[1], "--creates") == 0)
 		return creates_held(argv[2], (unsigned int)atoi(argv[3]), argv[4],
 				    (unsigned int)strtoul(argv[5], NULL, 0), argc == 7 ? argv[6] : "");
+	if (argc == 3 && strcmp(argv[1], "--handover") == 0)
+		return handover(argv[2]);
 	if (argc < 5 || nconns > MAX_CONNS) {
 		fprintf(stderr, "usage: hostile_client INSTANCE SECONDS SEED CONN...\n"
 			"       hostile_client --targeted INSTANCE CONN [PEER-CONN]\n"
 			"       hostile_client --wrong-queue INSTANCE CONN\n"
-			"       hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]\n");
+			"       hostile_client --creates INSTANCE N NAME QPN-BASE [WORDS]\n"
+			"       hostile_client --handover INSTANCE\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
