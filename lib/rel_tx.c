@@ -81,6 +81,13 @@ struct tx_ent {
 	uint64_t sent_ns;
 };
 
+/* The last CTS seen for a slot: the receive it announces and that receive's length. */
+struct cts_seen {
+	uint64_t len;
+	uint32_t seq;			/* low 32 bits of the receive's sequence number */
+	uint32_t valid;
+};
+
 struct ent_ring {
 	struct tx_ent *e;
 	uint32_t cap;
@@ -117,6 +124,8 @@ struct rel_tx {
 	uint32_t *free_ctx;
 	uint32_t nfree;
 	uint32_t *slot_ctx;		/* per slot: the ctx + 1 of the message in it (0: free) */
+	struct cts_seen *cts;		/* per slot: a CTS may come before its message is
+					 * submitted; its length is checked then */
 	struct ent_ring timers;		/* in send order: expiry order, RTO is constant */
 	struct ent_ring rexmit[REL_TX_PRIO_MAX + 1];	/* chunks due for retransmission, by
 							 * their message's priority */
@@ -174,6 +183,7 @@ rel_tx_destroy(struct rel_tx *tx)
 	free(tx->order);
 	free(tx->free_ctx);
 	free(tx->slot_ctx);
+	free(tx->cts);
 	free(tx->timers.e);
 	for (int l = 0; l <= REL_TX_PRIO_MAX; l++)
 		free(tx->rexmit[l].e);
@@ -231,12 +241,13 @@ rel_tx_create(const struct sdr_rel_cfg *cfg, const struct sdr_conn_attr *attr)
 	tx->order = calloc(n, sizeof(uint32_t));
 	tx->free_ctx = calloc(n, sizeof(uint32_t));
 	tx->slot_ctx = calloc(tx->geom.nslots, sizeof(uint32_t));
+	tx->cts = calloc(tx->geom.nslots, sizeof(*tx->cts));
 	tx->done.d = calloc(n, sizeof(*tx->done.d));
 	tx->done.cap = n;
 	tx->timers.cap = timer_slots(cfg, tx->max_chunks, n);
 	tx->timers.e = calloc(tx->timers.cap, sizeof(struct tx_ent));
-	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_ctx || !tx->done.d ||
-	    !tx->timers.e)
+	if (!tx->msgs || !tx->order || !tx->free_ctx || !tx->slot_ctx || !tx->cts ||
+	    !tx->done.d || !tx->timers.e)
 		goto fail;
 	/* a chunk is queued once at a time (m->queued), but the entries of messages that ended
 	 * stay until the queue's front reaches them: each level as roomy as the timers (the
@@ -308,6 +319,9 @@ chunk_size(const struct rel_tx *tx)
 	return tx->attr.chunk_size >> tx->cfg.scheme.chunk_shift;
 }
 
+static void finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now);
+static void skip_add(struct rel_tx *tx, uint64_t lo, int need_answer, uint64_t now);
+
 static int
 submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int stream)
 {
@@ -357,6 +371,21 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	tx->order[tx->inflight] = ctx;
 	tx->inflight++;
 	tx->counters[REL_TX_SUBMITTED]++;
+	/*
+	 * Its receive was announced already, with another length: it fails, as on_cts() fails
+	 * it when the CTS comes later, and the receiver is told with SKIP (it is the newest
+	 * message: the SKIP names it alone), so that receive fails too and the next message
+	 * lands in the next one. (Its completion waits in the FIFO: the endpoint collects
+	 * completions before it submits again, so the context is not reused before.)
+	 */
+	if (tx->cts[slot].valid && tx->cts[slot].seq == (uint32_t)m->seq &&
+	    tx->cts[slot].len != len) {
+		uint64_t seq = m->seq;
+
+		tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
+		finish(tx, ctx, SDR_DONE_FAILED, now);
+		skip_add(tx, seq, 1, now);
+	}
 	return (int)ctx;
 }
 
@@ -682,6 +711,8 @@ rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 	tx->skip_lo = tx->skip_hi = tx->skip_answered = tx->next_seq;
 	tx->skip_need_answer = 0;
 	tx->wd_answer = 0;
+	/* the peer numbers its receives afresh: what it announced before says nothing now */
+	memset(tx->cts, 0, tx->geom.nslots * sizeof(*tx->cts));
 	if (keep && untouched(tx)) {
 		for (uint32_t i = 0; i < tx->inflight; i++)
 			tx->msgs[tx->order[i]].state = TXM_WAIT_CTS;
@@ -779,8 +810,12 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 	tx->counters[REL_TX_CTS]++;
 	if (posted > tx->credit)
 		tx->credit = posted;
-	/* the length the receiver posted must be the length we send */
-	ctx = c->msg_id < tx->geom.nslots ? tx->slot_ctx[c->msg_id] : 0;
+	/* the length the receiver posted must be the length we send: kept for a message not
+	 * submitted yet (submit() checks it), checked now for one that is */
+	if (c->msg_id >= tx->geom.nslots)
+		return;
+	tx->cts[c->msg_id] = (struct cts_seen){ .len = c->value, .seq = c->win_start, .valid = 1 };
+	ctx = tx->slot_ctx[c->msg_id];
 	if (ctx == 0)
 		return;
 	m = &tx->msgs[ctx - 1];

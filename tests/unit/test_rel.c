@@ -1758,6 +1758,55 @@ test_cts_length(void **state)
 }
 
 /*
+ * The receiver usually posts first: a CTS that comes before its message is submitted keeps
+ * its length, and the message, submitted with another length, fails at once and is SKIPped
+ * (delivered cut short it would complete OK on both sides); one of the right length goes out.
+ */
+static void
+test_cts_length_before_submit(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+	struct rel_tx_unit u;
+	struct sdr_rel_done d;
+	struct sdr_ctrl k;
+	uint64_t len = 3 * 65536;
+	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 1, .win_start = 0, .msg_id = 0,
+			      .value = len - 4096 };
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	tx = rel_tx_create(&cfg, &a);
+	assert_non_null(tx);
+	rel_tx_on_ctrl(tx, &c, 1);			/* receive 0: 4 KiB shorter */
+	c.msg_id = 1;					/* receive 1: the right length */
+	c.win_start = 1;
+	c.cum = 2;
+	c.value = len;
+	rel_tx_on_ctrl(tx, &c, 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS], 2);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 0);
+	assert_true(rel_tx_submit(tx, len, 10, 2) >= 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 1);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+	assert_int_equal(d.cookie, 10);
+	assert_int_equal(d.status, SDR_DONE_FAILED);
+	assert_int_equal(rel_tx_next_ctrl(tx, 2, &k), 1);	/* SKIP of message 0 alone */
+	assert_int_equal(k.type, SDR_CTRL_SKIP);
+	assert_int_equal(k.win_start, 0);
+	assert_int_equal(k.cum, 1);
+	assert_true(rel_tx_submit(tx, len, 11, 3) >= 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 1);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
+	assert_int_equal(rel_tx_next(tx, 4, &u), 1);
+	assert_int_equal(u.seq, 1);
+	rel_tx_destroy(tx);
+}
+
+/*
  * An EC-NACK that lists submessages none of whose chunks went out yet: they are not lost,
  * and go out with their parity, not under SR (wire-format.md: "chunks or submessages not
  * sent yet are ignored"); a submessage that has begun is taken.
@@ -2017,6 +2066,7 @@ main(void)
 		cmocka_unit_test(test_rx_cts_backoff),
 		cmocka_unit_test(test_rx_many_receives),
 		cmocka_unit_test(test_cts_length),
+		cmocka_unit_test(test_cts_length_before_submit),
 		cmocka_unit_test(test_ec_nack_unsent),
 		cmocka_unit_test(test_rx_nack_partial_drain),
 		cmocka_unit_test(test_rx_touch_order),
