@@ -763,6 +763,20 @@ rel_rx_on_late_previous(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t
 }
 
 void
+rel_rx_on_wrong_length(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now)
+{
+	struct rxm *m = msg_of_slot(rx, slot);
+
+	if (m == NULL || m->gen != gen || m->state != RXM_POSTED)
+		return;
+	m->state = RXM_FAILED;
+	m->due = DUE_FINAL;
+	touch(rx, m);
+	rx->counters[REL_RX_WRONG_LENGTH]++;
+	push_done(rx, m, SDR_DONE_FAILED, now);
+}
+
+void
 rel_rx_release(struct rel_rx *rx, uint32_t slot)
 {
 	struct rxm *m = msg_of_slot(rx, slot);

@@ -74,6 +74,9 @@ struct ec_codec;
 	X(FTO_FIRED, "fallback_timeouts", INFO, \
 	  "EC receives whose fallback timer expired before completion (once per receive): SR " \
 	  "ACKs and EC-NACKs follow") \
+	X(WRONG_LENGTH, "recvs_failed_wrong_length", ERROR, \
+	  "open receives failed because a data packet under their R_Key has an offset or " \
+	  "length only a message of another length has; a FAILED final ACK is sent") \
 	X(SKIPPED, "recvs_skipped_by_sender", ERROR, \
 	  "open receives failed because a SKIP said the sender gave up their messages") \
 	X(SKIP_ANSWERS, "skip_answers_sent", OK, \
@@ -153,6 +156,15 @@ void rel_rx_on_late(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now
  * ACK, which goes again (at most once a quarter RTT).
  */
 void rel_rx_on_late_previous(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
+
+/**
+ * A data packet under the receive's R_Key in @p slot (generation @p gen) whose offset or
+ * payload length only a message of another length has (offset_out_of_range,
+ * bad_payload_length): the sender's message is not the receive's length. The receive fails
+ * now, and the sender is told with a FAILED final ACK, rather than completing cut short or
+ * waiting for bytes that never come.
+ */
+void rel_rx_on_wrong_length(struct rel_rx *rx, uint32_t slot, uint32_t gen, uint64_t now);
 
 /**
  * Is the decode of submessage @p sub of message @p seq (in context @p ctx) still wanted:

@@ -1848,6 +1848,14 @@ on_not_placed(struct sdr_ep *ep, const struct roce_view *v, uint32_t gen, sdr_rx
 	else if (r == SDR_RX_LATE_PREVIOUS)	/* of the receive before the slot's current one */
 		rel_rx_on_late_previous(ep->rrx, sdr_imm_unpack(&ep->cfg.attr.split, v->imm).msg_id,
 					gen, now);
+	else if (r == SDR_RX_OUT_OF_RANGE || r == SDR_RX_BAD_LENGTH) {
+		/* under the receive's key (the claim checked it first), at a data offset: the
+		 * sender's message has another length than the receive */
+		struct sdr_imm_fields f = sdr_imm_unpack(&ep->cfg.attr.split, v->imm);
+
+		if (ep->geom.parity_pkt_off == 0 || f.pkt_off < ep->geom.parity_pkt_off)
+			rel_rx_on_wrong_length(ep->rrx, f.msg_id, gen, now);
+	}
 }
 
 int

@@ -58,6 +58,8 @@ static uint64_t dead_frames;
 
 /* The next this many data-sized frames to B are lost (a loss placed by the test). */
 static unsigned int drop_to_b;
+/* Every frame to A is lost while set. */
+static int drop_to_a;
 
 static void
 wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
@@ -68,6 +70,8 @@ wire_put(struct wire *w, const uint8_t *b, uint16_t len, int to_b, uint64_t now)
 		drop_to_b--;
 		copies = 0;
 	}
+	if (!to_b && drop_to_a)
+		copies = 0;
 
 	if (to_b && dead_path >= 0 &&
 	    link_emu_path_of((uint16_t)(b[34] << 8 | b[35]), dead_npaths) == (unsigned)dead_path) {
@@ -1123,6 +1127,84 @@ test_send_between_ack_and_poll(void **state)
 	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_STARTED], 2);
 	assert_int_equal(sdr_ep_tx_counters(a)[SDR_TX_MSGS_RETIRED], 2);
 	teardown(&w, fr, a, b);
+}
+
+/*
+ * A message of another length than its receive, where the sender never heard that receive's
+ * CTS (lost; a later one's cumulative credit let the message go): the receiver sees it in
+ * the first packet past its receive (@p len longer) or of a length its offset cannot have
+ * (shorter), fails the receive and says so with a FAILED final ACK. Delivered, the longer
+ * one would complete OK on both sides cut short. The next message lands in the next receive.
+ */
+static void
+wrong_length(uint64_t len)
+{
+	struct side_cfg c;
+	struct wire w = { .delay = 100000 };
+	struct sdr_ep *a, *b;
+	uint8_t src[2][12288], dst[2][8192], *fr[32];
+	uint64_t now = 0;
+	uint32_t slot;
+	struct sdr_ep_done d;
+	int sent[2] = { -1, -1 }, recvd[2] = { -1, -1 };
+
+	make_cfgs(&c, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 }, 2 * w.delay);
+	a = sdr_ep_create(&c.a);
+	b = sdr_ep_create(&c.b);
+	w.f = malloc(INFLIGHT_FRAMES * sizeof(*w.f));
+	sdr_rng_seed(&w.rng, 37);
+	for (int i = 0; i < 32; i++)
+		fr[i] = malloc(FRAME);
+	for (int i = 0; i < 2; i++)
+		pattern(src[i], sizeof(src[i]), (uint64_t)i);
+	/* the two ends know each other first (HELLO) */
+	for (int step = 0; step < 1000 && now < 1000000; step++) {
+		outputs(&w, a, b, fr, now);
+		now = next_event(a, b, &w, now) < 1000000 ? next_event(a, b, &w, now) : 1000000;
+		arrivals(&w, a, b, &c, now);
+	}
+	assert_int_equal(sdr_ep_send(a, src[0], len, 0, 0, now), 0);
+	/* receive 0's CTS is lost, receive 1's is not */
+	assert_int_equal(sdr_ep_recv(b, dst[0], sizeof(dst[0]), NULL, 0, now, &slot), 0);
+	drop_to_a = 1;
+	outputs(&w, a, b, fr, now);
+	drop_to_a = 0;
+	assert_int_equal(sdr_ep_recv(b, dst[1], sizeof(dst[1]), NULL, 1, now, &slot), 0);
+	for (int step = 0; step < 100000 && (sent[1] < 0 || recvd[1] < 0); step++) {
+		uint64_t t;
+
+		outputs(&w, a, b, fr, now);
+		while (sdr_ep_poll(a, &d)) {
+			sent[d.cookie] = (int)d.status;
+			if (d.cookie == 0)	/* the next message, of the receive's length */
+				assert_int_equal(sdr_ep_send(a, src[1], sizeof(dst[1]), 0, 1, now), 0);
+		}
+		while (sdr_ep_poll(b, &d)) {
+			recvd[d.cookie] = (int)d.status;
+			assert_int_equal(sdr_ep_recv_release(b, d.slot), 0);
+		}
+		t = next_event(a, b, &w, now);
+		if (t == UINT64_MAX)
+			break;
+		now = t > now ? t : now;
+		arrivals(&w, a, b, &c, now);
+	}
+	assert_int_equal(recvd[0], SDR_DONE_FAILED);
+	assert_int_equal(sent[0], SDR_DONE_FAILED);
+	assert_int_equal(sdr_ep_rel_rx_counters(b)[REL_RX_WRONG_LENGTH], 1);
+	assert_int_equal(sdr_ep_rel_tx_counters(a)[REL_TX_CTS_LEN_MISMATCH], 0);
+	assert_int_equal(recvd[1], SDR_DONE_OK);
+	assert_int_equal(sent[1], SDR_DONE_OK);
+	assert_memory_equal(dst[1], src[1], sizeof(dst[1]));
+	teardown(&w, fr, a, b);
+}
+
+static void
+test_wrong_length(void **state)
+{
+	(void)state;
+	wrong_length(12288);		/* longer: packets past the receive */
+	wrong_length(7000);		/* shorter: its last packet where a full one belongs */
 }
 
 /* The same transfers with erasure coding offloaded to a (simulated) FEC thread. */
@@ -3816,6 +3898,7 @@ main(void)
 		cmocka_unit_test(test_zero_copy_deadline_in_call),
 		cmocka_unit_test(test_steering),
 		cmocka_unit_test(test_send_between_ack_and_poll),
+		cmocka_unit_test(test_wrong_length),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_handshake),
 		cmocka_unit_test(test_forged_control),
