@@ -449,6 +449,26 @@ sdr_conn_set(struct sdr_context *ctx, const char *conn, const char *settings)
 	return set_conn(qp, settings);
 }
 
+/*
+ * DESTROY of connection q->conn. Refused with operations still ending (SDR_CTL_FAILED), they
+ * may still write the context's memory: nothing of it may be given back, so the context can
+ * no longer be used.
+ */
+static int
+destroy_call(struct sdr_context *ctx, struct sdr_rpc_req *q)
+{
+	if (call(ctx, q, NULL) == SDR_SUCCESS)
+		return SDR_SUCCESS;
+	if (!ctx->dead && ctx->cl.rep->rc == SDR_CTL_FAILED) {
+		size_t n = strlen(ctx->err);
+
+		snprintf(ctx->err + n, sizeof(ctx->err) - n, ": the dataplane may still write "
+			 "this context's memory; destroy the context");
+		ctx->dead = 1;
+	}
+	return SDR_ERROR;
+}
+
 int
 sdr_qp_destroy(struct sdr_qp *qp)
 {
@@ -464,10 +484,10 @@ sdr_qp_destroy(struct sdr_qp *qp)
 	/* what it had in flight ends in the dataplane; when the call returns, nothing of it
 	 * writes the context's memory any more */
 	if (alive(ctx))
-		rc = call(ctx, &q, NULL);
+		rc = destroy_call(ctx, &q);
 	for (uint32_t k = 1; k < qp->nstripes && alive(ctx); k++) {
 		q.conn = (uint32_t)qp->sconn[k];
-		if (call(ctx, &q, NULL) != SDR_SUCCESS)
+		if (destroy_call(ctx, &q) != SDR_SUCCESS)
 			rc = SDR_ERROR;
 	}
 	for (uint32_t i = 0; i < MAX_REQUESTS; i++) {
