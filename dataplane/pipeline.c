@@ -1071,6 +1071,13 @@ zero_copy_chain(struct dp_ctx *ctx, struct dp_port *p, struct dp_conn *c, struct
 		tails[i] = NULL;
 		if (e[i].ext == NULL)
 			continue;
+		if (e[i].ext_len == 0) {
+			/* a message of no bytes: no segment of none (a NIC may refuse one) */
+			m[i]->data_len = (uint16_t)(e[i].len + e[i].tail_len);
+			m[i]->pkt_len = m[i]->data_len;
+			tails[i] = rte_pktmbuf_mtod(m[i], uint8_t *) + e[i].len;
+			goto copied;
+		}
 		if (nz == 0) {
 			/* no attach mbufs left: the frame carries a copy, as without zero-copy */
 			tails[i] = copy_frame(p, m[i], &e[i]);
