@@ -77,9 +77,16 @@ dp_lcores_free(struct dp_ctx *ctx)
 	for (unsigned int k = 0; k < DP_MAX_RX_LCORES; k++) {
 		struct dp_copies *c = &ctx->copies[k];
 		struct dp_copy *j = NULL;
+		struct rte_mbuf *m;
 
 		while (c->todo != NULL && rte_ring_sc_dequeue(c->todo, (void **)&j) == 0)
 			rte_pktmbuf_free(j->m);
+		/* what a receive worker passed on that the main lcore did not take */
+		while (ctx->split_rings[k] != NULL &&
+		       rte_ring_sc_dequeue(ctx->split_rings[k], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(ctx->split_rings[k]);
+		ctx->split_rings[k] = NULL;
 		free(c->jobs);
 		free(c->free);
 		c->jobs = NULL;
