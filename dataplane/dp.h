@@ -72,7 +72,9 @@ struct dp_port_stats {
 struct dp_txq {
 	uint16_t n;
 	uint8_t stalled;		/* the device took nothing for DP_TX_STALL_MS */
+	uint8_t no_cleanup;		/* rte_eth_tx_done_cleanup() not supported */
 	uint64_t since;			/* TSC: when it last took a frame, or n became > 0 */
+	uint64_t cleaned;		/* TSC: its last rte_eth_tx_done_cleanup() */
 	struct rte_mbuf *pending[DP_TX_PENDING];
 } __rte_cache_aligned;	/* (each engine's queue of a port on lines of its own) */
 

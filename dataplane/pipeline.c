@@ -203,6 +203,37 @@ my_queues(const struct dp_port *p, uint16_t *lo, uint16_t *hi)
 	*hi = e >= 0 ? (uint16_t)(e + 1) : p->cfg->tx_queues;
 }
 
+/*
+ * An idle lcore's zero-copy ports: a NIC's PMD frees the frames it has sent only in a later
+ * rte_eth_tx_burst(), and a frame not freed keeps its send from completing (holds.h). With
+ * nothing more to send, nothing would free them: the device is asked to, at most every
+ * 20 us per queue. (Ring, memif and AF_PACKET ports free a frame as they take it, and say
+ * they cannot: not asked again.)
+ */
+static void
+tx_reclaim(struct dp_ctx *ctx)
+{
+	uint64_t now = rte_get_tsc_cycles(), gap = rte_get_tsc_hz() / 50000;
+
+	for (unsigned int i = 0; i < ctx->nports; i++) {
+		struct dp_port *p = &ctx->ports[i];
+		uint16_t lo, hi;
+
+		if (!p->zero_copy || p->stopped)
+			continue;
+		my_queues(p, &lo, &hi);
+		for (uint16_t q = lo; q < hi; q++) {
+			struct dp_txq *t = &p->txq[q];
+
+			if (t->no_cleanup || now - t->cleaned < gap)
+				continue;
+			t->cleaned = now;
+			if (rte_eth_tx_done_cleanup(p->port_id, q, 0) == -ENOTSUP)
+				t->no_cleanup = 1;
+		}
+	}
+}
+
 static unsigned int
 tx_flush(struct dp_port *p)
 {
@@ -1404,8 +1435,10 @@ dp_pipeline_run(struct dp_ctx *ctx, enum dp_worker_role role, uint64_t until_tsc
 			work += tx_flush(&ctx->ports[i]);
 			work += link_flush(ctx, &ctx->ports[i], now, ctx->cfg.burst);
 		}
-		if (!work)
+		if (!work) {
+			tx_reclaim(ctx);
 			idle_backoff(ctx, now, role);
+		}
 	}
 }
 
