@@ -179,21 +179,33 @@ attach_open(const char *instance, const char *conn, struct sdr_client *c)
 	return 0;
 }
 
-/* SET on connection @p ci with @p words. @return the reply code; *said: its text. */
+/*
+ * Call @p op with connection @p name or @p ci and @p words. @return the reply code; *said:
+ * its text.
+ */
 static int
-set_words(struct sdr_client *c, uint16_t ci, const char *words, const char **said)
+conn_call(struct sdr_client *c, uint32_t op, const char *name, uint16_t ci, const char *words,
+	  const char **said)
 {
 	struct sdr_rpc_req *q = &c->rpc->req;
 	char err[256];
 	int rc;
 
 	memset(q, 0, sizeof(*q));
-	q->op = SDR_RPC_SET;
+	q->op = op;
 	q->conn = ci;
+	snprintf(q->name, sizeof(q->name), "%s", name);
 	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
 	rc = sdr_client_call(c, 5000, err, sizeof(err));
-	*said = c->rep->u.text;
+	*said = rc < 0 ? "no answer" : c->rep->u.text;
 	return rc;
+}
+
+/* SET on connection @p ci with @p words. @return the reply code; *said: its text. */
+static int
+set_words(struct sdr_client *c, uint16_t ci, const char *words, const char **said)
+{
+	return conn_call(c, SDR_RPC_SET, "", ci, words, said);
 }
 
 /* IMM or EXPAND (@p chunk) of receive @p cookie on @p ci. @return the reply code; *said:
@@ -220,17 +232,7 @@ query(struct sdr_client *c, uint32_t op, uint16_t ci, uint64_t cookie, uint32_t 
 static int
 create_words(struct sdr_client *c, const char *name, const char *words, const char **said)
 {
-	struct sdr_rpc_req *q = &c->rpc->req;
-	char err[256];
-	int rc;
-
-	memset(q, 0, sizeof(*q));
-	q->op = SDR_RPC_CREATE;
-	snprintf(q->name, sizeof(q->name), "%s", name);
-	q->len = (uint32_t)snprintf(q->text, sizeof(q->text), "%s", words);
-	rc = sdr_client_call(c, 5000, err, sizeof(err));
-	*said = c->rep->u.text;
-	return rc;
+	return conn_call(c, SDR_RPC_CREATE, name, 0, words, said);
 }
 
 /*
@@ -484,23 +486,6 @@ wrong_queue(const char *instance, const char *conn)
 	return 0;
 }
 
-/* A call of @p op with @p name and connection @p ci. @return the reply code; *said: its text. */
-static int
-conn_call(struct sdr_client *c, uint32_t op, const char *name, uint16_t ci, const char **said)
-{
-	struct sdr_rpc_req *q = &c->rpc->req;
-	char err[256];
-	int rc;
-
-	memset(q, 0, sizeof(*q));
-	q->op = op;
-	q->conn = ci;
-	snprintf(q->name, sizeof(q->name), "%s", name);
-	rc = sdr_client_call(c, 5000, err, sizeof(err));
-	*said = rc < 0 ? "no answer" : c->rep->u.text;
-	return rc;
-}
-
 /*
  * --handover: application A creates connection "handed" and closes it (it stays, A's);
  * application B opens it; A leaves. The connection passes to B as if B had made it: B may
@@ -527,8 +512,8 @@ handover(const char *instance)
 		return 1;
 	}
 	ci = (uint16_t)a.rep->u.info.conn;
-	if (conn_call(&a, SDR_RPC_CLOSE, "", ci, &said) != SDR_CTL_OK ||
-	    conn_call(&b, SDR_RPC_OPEN, "handed", 0, &said) != SDR_CTL_OK) {
+	if (conn_call(&a, SDR_RPC_CLOSE, "", ci, "", &said) != SDR_CTL_OK ||
+	    conn_call(&b, SDR_RPC_OPEN, "handed", 0, "", &said) != SDR_CTL_OK) {
 		printf("handover: close by its creator, open by another: %s\n", said);
 		return 1;
 	}
@@ -544,11 +529,11 @@ handover(const char *instance)
 		       said);
 		return 1;
 	}
-	if (conn_call(&b, SDR_RPC_DESTROY, "", ci, &said) != SDR_CTL_OK) {
+	if (conn_call(&b, SDR_RPC_DESTROY, "", ci, "", &said) != SDR_CTL_OK) {
 		printf("handover: destroy by the holder: %s\n", said);
 		return 1;
 	}
-	rc = conn_call(&b, SDR_RPC_OPEN, "handed", 0, &said);
+	rc = conn_call(&b, SDR_RPC_OPEN, "handed", 0, "", &said);
 	if (rc == SDR_CTL_OK || strcmp(said, "no connection 'handed'") != 0) {
 		printf("handover: still there after the holder destroyed it: %d %s\n", rc, said);
 		return 1;

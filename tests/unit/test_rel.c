@@ -1701,6 +1701,22 @@ test_rx_nack_partial_drain(void **state)
 	rel_rx_destroy(rx);
 }
 
+/* A sender with the default attributes, unpaced. */
+static struct rel_tx *
+tx_unpaced(void)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	tx = rel_tx_create(&cfg, &a);
+	assert_non_null(tx);
+	return tx;
+}
+
 /*
  * A CTS names the message its receive is for (slot and sequence number) and the length
  * posted: a length other than the message's fails the message; a CTS for another sequence
@@ -1709,8 +1725,6 @@ test_rx_nack_partial_drain(void **state)
 static void
 test_cts_length(void **state)
 {
-	struct sdr_conn_attr a;
-	struct sdr_rel_cfg cfg;
 	struct rel_tx *tx;
 	struct rel_tx_unit u;
 	struct sdr_rel_done d;
@@ -1718,11 +1732,7 @@ test_cts_length(void **state)
 	struct sdr_ctrl c = { .type = SDR_CTRL_CTS, .cum = 2, .win_start = 1, .msg_id = 1 };
 
 	(void)state;
-	sdr_conn_attr_default(&a);
-	sdr_rel_cfg_default(&cfg, RTT);
-	cfg.rate_bps = 0;
-	tx = rel_tx_create(&cfg, &a);
-	assert_non_null(tx);
+	tx = tx_unpaced();
 	assert_int_equal(rel_tx_submit(tx, len, 10, 0), 0);
 	assert_int_equal(rel_tx_submit(tx, len, 11, 0), 1);
 	c.value = len + 1;
@@ -1765,8 +1775,6 @@ test_cts_length(void **state)
 static void
 test_cts_length_before_submit(void **state)
 {
-	struct sdr_conn_attr a;
-	struct sdr_rel_cfg cfg;
 	struct rel_tx *tx;
 	struct rel_tx_unit u;
 	struct sdr_rel_done d;
@@ -1776,11 +1784,7 @@ test_cts_length_before_submit(void **state)
 			      .value = len - 4096 };
 
 	(void)state;
-	sdr_conn_attr_default(&a);
-	sdr_rel_cfg_default(&cfg, RTT);
-	cfg.rate_bps = 0;
-	tx = rel_tx_create(&cfg, &a);
-	assert_non_null(tx);
+	tx = tx_unpaced();
 	rel_tx_on_ctrl(tx, &c, 1);			/* receive 0: 4 KiB shorter */
 	c.msg_id = 1;					/* receive 1: the right length */
 	c.win_start = 1;
