@@ -863,6 +863,8 @@ close_conn(struct dp_ctx *ctx, unsigned int ci, unsigned int i, struct sdr_rpc_r
 	j.fn = job_conn_ops;
 	for (int t = 0; t < 2000 && ctl_engine_call(ctx, &j) > 0; t++)
 		usleep(1000);
+	if (j.rc < 0)
+		return refuse(rep, "connection %u: the dataplane is stopping", i);
 	if (j.rc != 0) {
 		refuse(rep, "connection %u: %d operations still ending after 2 s", i, j.rc);
 		rep->rc = SDR_CTL_FAILED;	/* (libsdr: they may still write its memory) */

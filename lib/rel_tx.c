@@ -321,6 +321,7 @@ chunk_size(const struct rel_tx *tx)
 
 static void finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now);
 static void skip_add(struct rel_tx *tx, uint64_t lo, int need_answer, uint64_t now);
+static int skip_pending(const struct rel_tx *tx);
 
 static int
 submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int stream)
@@ -375,8 +376,10 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	 * Its receive was announced already, with another length: it fails, as on_cts() fails
 	 * it when the CTS comes later, and the receiver is told with SKIP (it is the newest
 	 * message: the SKIP names it alone), so that receive fails too and the next message
-	 * lands in the next one. (Its completion waits in the FIFO: the endpoint collects
-	 * completions before it submits again, so the context is not reused before.)
+	 * lands in the next one. A SKIP still unanswered that ends before it cannot take it
+	 * in (one range: the messages between would fail too): then the receive fails at its
+	 * own timeout. (Its completion waits in the FIFO: the endpoint collects completions
+	 * before it submits again, so the context is not reused before.)
 	 */
 	if (tx->cts[slot].valid && tx->cts[slot].seq == (uint32_t)m->seq &&
 	    tx->cts[slot].len != len) {
@@ -384,7 +387,8 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 
 		tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
 		finish(tx, ctx, SDR_DONE_FAILED, now);
-		skip_add(tx, seq, 1, now);
+		if (!skip_pending(tx) || tx->skip_hi == seq)
+			skip_add(tx, seq, 1, now);
 	}
 	return (int)ctx;
 }
@@ -814,7 +818,10 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 	 * submitted yet (submit() checks it), checked now for one that is */
 	if (c->msg_id >= tx->geom.nslots)
 		return;
-	tx->cts[c->msg_id] = (struct cts_seen){ .len = c->value, .seq = c->win_start, .valid = 1 };
+	/* (a repeat of an older receive's CTS, late, does not replace a newer one's) */
+	if (!tx->cts[c->msg_id].valid || (int32_t)(c->win_start - tx->cts[c->msg_id].seq) >= 0)
+		tx->cts[c->msg_id] = (struct cts_seen){ .len = c->value, .seq = c->win_start,
+							.valid = 1 };
 	ctx = tx->slot_ctx[c->msg_id];
 	if (ctx == 0)
 		return;

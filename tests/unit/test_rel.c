@@ -1807,6 +1807,21 @@ test_cts_length_before_submit(void **state)
 	assert_int_equal(rel_tx_poll_done(tx, &d), 0);
 	assert_int_equal(rel_tx_next(tx, 4, &u), 1);
 	assert_int_equal(u.seq, 1);
+	/* message 2 too long for its receive while the SKIP of 0 waits for its answer: it
+	 * fails, but the SKIP does not grow over message 1, which is good */
+	c.msg_id = 2;
+	c.win_start = 2;
+	c.cum = 3;
+	c.value = len - 1;
+	rel_tx_on_ctrl(tx, &c, 5);
+	assert_true(rel_tx_submit(tx, len, 12, 5) >= 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 2);
+	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+	assert_int_equal(d.cookie, 12);
+	assert_int_equal(rel_tx_next_ctrl(tx, 10 * RTT, &k), 1);	/* the SKIP again */
+	assert_int_equal(k.type, SDR_CTRL_SKIP);
+	assert_int_equal(k.win_start, 0);
+	assert_int_equal(k.cum, 1);
 	rel_tx_destroy(tx);
 }
 
