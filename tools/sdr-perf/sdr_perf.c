@@ -250,6 +250,13 @@ run(const struct opts *o)
 		retx += c.retransmitted;
 		dec += c.decoded;
 		if (c.status != 0) {
+			/* which one and why, for the operator (the first 10: the summary counts
+			 * them all) */
+			if (failed < 10)
+				fprintf(stderr, "sdr-perf: message %" PRIu64 " failed: status %d (%s)"
+					"\n", c.cookie, c.status, c.status == 1 ? "timed out" :
+					c.status == 2 ? "the peer gave it up" : c.status == 3 ?
+					"cancelled" : "refused");
 			failed++;
 		} else if (o->server) {
 			uint32_t w = slot_of[c.cookie], imm = 0;
