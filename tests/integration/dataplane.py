@@ -1622,6 +1622,14 @@ def case_telemetry():
     p = spawn([DP] + EAL + ["--file-prefix", "sdrt-tel", "--", "-f", ini, "--traffic",
                             "size=512KiB,count=0", "--duration", "8s", "-q", "--link",
                             "wan=delay 5ms rate 10G dup 0.01 corrupt 0.001 seed 1"])
+    # its commands exist once it is up (slower to start under a sanitizer: until then
+    # DPDK answers null); then 3 s of traffic
+    for _ in range(150):
+        out = subprocess.run(["/usr/bin/python3", tool, "-f", "sdrt-tel"], input="/sdr/ports\n",
+                             capture_output=True, text=True, timeout=20)
+        if '{"/sdr/ports": {' in out.stdout or p.poll() is not None:
+            break
+        time.sleep(0.2)
     time.sleep(3)
     answers = {}
     for cmd in ["/sdr/ports", "/sdr/ports,a", "/sdr/conns", "/sdr/conn,ab", "/sdr/conn,b-a.1",
