@@ -926,6 +926,12 @@ rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep)
 	return rx->next_seq;
 }
 
+uint64_t
+rel_rx_epoch(const struct rel_rx *rx)
+{
+	return rx->epoch_seq;
+}
+
 static int
 withdraw_pending(const struct rel_rx *rx)
 {

@@ -218,6 +218,12 @@ uint32_t rel_rx_withdraw(struct rel_rx *rx, uint64_t now, uint32_t *slots);
  */
 uint64_t rel_rx_reset(struct rel_rx *rx, uint64_t now, int may_keep);
 
+/**
+ * Where the current peer's numbering began: the number of the first receive its messages
+ * fill (receives kept over its restart by rel_rx_reset() are numbered from here on).
+ */
+uint64_t rel_rx_epoch(const struct rel_rx *rx);
+
 /** The receive in @p slot is posted and has not ended (complete, failed, timed out). */
 int rel_rx_slot_open(const struct rel_rx *rx, uint32_t slot);
 

@@ -1654,8 +1654,10 @@ peer_restarted(struct sdr_ep *ep, const struct sdr_ctrl *c, uint64_t now)
 	base = rel_rx_reset(ep->rrx, now, keep);
 	sdr_rx_skip_to(ep->rx, base);
 	/* what this end delivered was of the old peer's numbering: the record starts again
-	 * with the new peer's (receives of the old one that end later are not in it) */
-	ep->dlv_floor = ep->dlv_hi = base;
+	 * with the new peer's (receives of the old one that end later are not in it), from
+	 * the first receive that stayed for it where some did: those it may fill, and an
+	 * endpoint that takes over must be able to say it did */
+	ep->dlv_floor = ep->dlv_hi = rel_rx_epoch(ep->rrx);
 	memset(ep->dlv, 0, sizeof(ep->dlv));
 	/* no posted receive takes a packet until the new peer's tags key it (rekey(): the ones
 	 * that stay); one that failed stays the application's until released, and takes none.

@@ -3069,6 +3069,66 @@ take_over_run(int mode)
 	wan_fini(&x);
 }
 
+/* B's connection rebuilt: a new endpoint that took over the old one, its first receive posted. */
+static void
+wan_take_over_b(struct wan *x, uint64_t tag)
+{
+	struct sdr_ep *old = x->b;
+
+	x->c.b.tag = tag;
+	x->b = sdr_ep_create(&x->c.b);
+	assert_non_null(x->b);
+	assert_int_equal(sdr_ep_take_over(x->b, old), 0);
+	sdr_ep_destroy(old);
+	x->rbase = x->nposted;
+	wan_post(x, 1);
+}
+
+/*
+ * A connection rebuilt before every message on both ends (sdr-perf --fresh): B's new
+ * endpoint posts its receive, then A's new endpoint says HELLO (a restart to B: the receive
+ * it posted, untouched, stays for the new A) and sends into it. B delivers it, the final ACK
+ * is lost, and B is rebuilt once more: the endpoint that takes over must tell A that the
+ * message kept over A's restart was delivered, or A fails a message whose bytes arrived.
+ */
+static void
+take_over_kept_receive(void)
+{
+	struct wan x;
+	uint32_t n;
+
+	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
+	wan_post(&x, 1);
+	wan_send(&x, 1);
+	wan_run(&x, 100000000, 1);
+	wan_check(&x, 0, 0);
+	wan_take_over_b(&x, 0xB5B5B5B5B5B5B5B5ull);
+	wan_run_until(&x, 2000000, 0, 0);	/* B's HELLO and CTS reach the A before */
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+	wan_restart(&x, 0, 0xA5A5A5A5A5A5A5A5ull);
+	wan_send(&x, 1);
+	while (x.rst[1] < 0 && x.now < 100000000)
+		wan_run_until(&x, 1000, 0, 0);
+	assert_int_equal(ep_count(x.b, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(x.rst[1], SDR_DONE_OK);
+	assert_true(x.sst[1] < 0);
+	for (uint32_t i = n = 0; i < x.w.n; i++)	/* the final ACK to A is lost */
+		if (x.w.f[i].to_b)
+			x.w.f[n++] = x.w.f[i];
+	x.w.n = n;
+	wan_take_over_b(&x, 0xB6B6B6B6B6B6B6B6ull);
+	wan_run(&x, 200000000, 2);
+	assert_int_equal(ep_count(x.a, SDR_EP_PEER_RESTARTS), 1);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_DELIVERED_AT_RESTART], 1);
+	assert_int_equal(sdr_ep_rel_tx_counters(x.a)[REL_TX_PEER_RESTART], 0);
+	wan_check(&x, 1, 1);
+	x.nsent = 2;	/* and the new B's receive takes the next */
+	wan_send(&x, 1);
+	wan_run(&x, 200000000, 3);
+	wan_check(&x, 2, 2);
+	wan_fini(&x);
+}
+
 static void
 test_take_over(void **state)
 {
@@ -3083,6 +3143,7 @@ test_take_over(void **state)
 	take_over_run(TO_RESTART);
 	take_over_run(TO_FORGED_PEER);
 	take_over_run(TO_FORGED_OTHER);
+	take_over_kept_receive();
 
 	/* refused: an old endpoint with a receive posted, or no peer yet; another connection */
 	wan_init(&x, (struct sdr_scheme){ SDR_SCHEME_SR, 0, 0, 0 });
