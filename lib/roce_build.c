@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "crc_copy.h"
 #include "icrc.h"
 #include "roce_build.h"
 #include "roce_hdr.h"
@@ -637,6 +638,31 @@ roce_icrc_rest_tail(const struct roce_icrc_rest *rest, const void *payload, uint
 	memset(tail, 0, rest->pad);
 	roce_put_icrc(tail + rest->pad, crc ^ rest->share);
 	return rest->pad + ROCE_ICRC_LEN;
+}
+
+int
+roce_tmpl_build_copy(const struct roce_tmpl *t, uint8_t *frame, size_t cap,
+		     const struct roce_pkt *pkt, const void *payload, uint32_t payload_len)
+{
+	static const uint8_t zeros[4];
+	struct roce_icrc_rest rest;
+	uint8_t *end;
+	uint32_t crc;
+	int h = tmpl_headers(t, frame, cap, pkt, payload_len, &rest);
+
+	if (h < 0)
+		return h;
+	if (cap - (size_t)h < (size_t)payload_len + rest.pad + ROCE_ICRC_LEN)
+		return -ENOSPC;
+	end = frame + h + payload_len;
+	crc = crc_copy(rest.seed, frame + h, payload, payload_len);
+	if (rest.pad) {
+		crc = icrc_update(crc, zeros, rest.pad);
+		memset(end, 0, rest.pad);
+		end += rest.pad;
+	}
+	roce_put_icrc(end, crc ^ rest.share);
+	return (int)(end + ROCE_ICRC_LEN - frame);
 }
 
 int

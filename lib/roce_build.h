@@ -186,6 +186,15 @@ int roce_tmpl_build_sg(const struct roce_tmpl *t, uint8_t *hdr, size_t cap,
 		       uint8_t *tail, unsigned int *tail_len);
 
 /**
+ * roce_tmpl_build_sg()'s frame in one buffer: the headers at @p frame, the @p payload_len
+ * bytes at @p payload copied behind them while their CRC is taken (crc_copy(): one pass
+ * over the payload where the CPU allows), the pad and the ICRC. The bytes roce_build()
+ * writes. @return the frame's length, or -ENOSPC (@p cap below it), -EMSGSIZE.
+ */
+int roce_tmpl_build_copy(const struct roce_tmpl *t, uint8_t *frame, size_t cap,
+			 const struct roce_pkt *pkt, const void *payload, uint32_t payload_len);
+
+/**
  * What a frame's ICRC still needs once its headers are written (roce_tmpl_headers_sg()):
  * the CRC over the payload and the pad, seeded with @c seed, XORed with @c share.
  */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc_copy.h"
 #include "roce_hdr.h"
 #include "roce_opcode.h"
 #include "sdr_tx.h"
@@ -37,6 +38,7 @@ struct sdr_tx {
 	uint8_t *busy;		/* per slot: 1 while its message is in flight */
 	uint32_t *psn;		/* per data QPN (generation * channels + channel) */
 	uint16_t *sport;	/* per data QPN: its UDP source port (sdr_tx_steer), or NULL */
+	int crc_copy;		/* sdr_tx_build() copies a payload as it takes its CRC */
 	uint64_t counters[SDR_TX_NCOUNTERS];
 };
 
@@ -55,6 +57,7 @@ sdr_tx_create(const struct sdr_conn_attr *attr, const struct roce_path *path)
 	/* every data and parity frame but a message's last carries one MTU: its ICRC in two
 	 * independent parts where the CPU gains by it (else chained, the same bytes) */
 	(void)roce_tmpl_set_payload_len(&tx->tmpl, attr->mtu);
+	tx->crc_copy = crc_copy_fused();
 	tx->busy = calloc(tx->geom.nslots, 1);
 	tx->psn = calloc(tx->geom.ndata_qpns, sizeof(uint32_t));
 	if (tx->busy == NULL || tx->psn == NULL)
@@ -339,6 +342,19 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 		int hdr;
 
 		next_pkt(tx, job, &c, &pkt, &payload, &plen);
+		if (plen >= CRC_COPY_MIN && tx->crc_copy) {
+			/* the payload copied in as its CRC is taken: one pass over it */
+			hdr = roce_tmpl_build_copy(&tx->tmpl, frames[built], cap, &pkt, payload,
+						   plen);
+			if (hdr < 0) {
+				pkt_unbuilt(tx, job, &c, plen);
+				break;
+			}
+			lens[built++] = (uint16_t)hdr;
+			continue;
+		}
+		/* a short one: copied, then the frame's ICRC in one call (a CRC call costs
+		 * about as much as 100 bytes of data: two would cost more than the pass) */
 		hdr = roce_tmpl_headers(&tx->tmpl, frames[built], cap, &pkt, plen);
 		if (hdr < 0) {
 			pkt_unbuilt(tx, job, &c, plen);

@@ -269,7 +269,7 @@ static int
 sg_differs(const struct roce_tmpl *t, const struct roce_path *path, const struct roce_pkt *pkt,
 	   const uint8_t *payload, uint32_t n, int plenty)
 {
-	static uint8_t frame[4096 + 256], sg[4096 + 256];
+	static uint8_t frame[4096 + 256], sg[4096 + 256], cp[4096 + 256];
 	uint8_t h2[128], h3[128], tail[ROCE_BUILD_TAIL_MAX], tail3[ROCE_BUILD_TAIL_MAX];
 	unsigned int hl = roce_build_hdr_len(path, pkt->opcode), tl;
 	int len = roce_build(frame, sizeof(frame), path, pkt, payload, n);
@@ -290,6 +290,13 @@ sg_differs(const struct roce_tmpl *t, const struct roce_path *path, const struct
 	assert_int_equal(roce_icrc_rest_tail(&rest, payload, n, tail3), tl);
 	assert_memory_equal(h3, h2, hl);
 	assert_memory_equal(tail3, tail, tl);
+	/* in one buffer, the payload copied in as its CRC is taken: room for it exactly (or
+	 * plenty), and one byte short */
+	memset(cp, 0xEE, sizeof(cp));
+	assert_int_equal(roce_tmpl_build_copy(t, cp, plenty ? sizeof(cp) : (size_t)len, pkt,
+					      payload, n), len);
+	assert_memory_equal(cp, frame, (size_t)len);
+	assert_int_equal(roce_tmpl_build_copy(t, cp, (size_t)len - 1, pkt, payload, n), -ENOSPC);
 	return memcmp(sg, frame, (size_t)len) != 0;
 }
 
