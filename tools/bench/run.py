@@ -43,8 +43,10 @@ GROUPS = [
      "over them and over the payload where it lies, for a frame of one MTU in two "
      "independent parts XORed, so the payload's CRC does not wait for the headers', and only "
      "the frame's own fields written and multiplied into the headers' part (docs/wire-format.md); "
-     "what a port with `zero_copy` on sends) and copying (`sdr_tx_build()`: headers, the payload copy into the frame, the "
-     "ICRC in one pass over the frame). Two baselines on the same bytes: ISA-L crc32 over "
+     "what a port with `zero_copy` on sends) and copying (`sdr_tx_build()`: headers from the "
+     "template, then a payload of 256 B or more copied into the frame as its CRC is taken, one "
+     "pass over it where the CPU has the vector carry-less multiply (`lib/crc_copy.c`), a "
+     "shorter one copied and the frame's ICRC in one call). Two baselines on the same bytes: ISA-L crc32 over "
      "each payload, the floor of a zero-copy sender, which must still read the payload once "
      "(the scale-out budget is 1.3 times it), and memcpy of each payload into the frame + "
      "crc32 over it, the floor of the copying packetizer. The reliability layer, the mbuf "
@@ -78,7 +80,10 @@ GROUPS = [
      "BlueField-3 figure is about 1 Mpps per DPA thread (a constant, not measured here); the "
      "last row of each case says how many DPA threads one core matches. 64 B payloads exist only as one-packet messages "
      "(an MTU is at least 256 B and only a message's last packet may be short), so there is "
-     "no 64 B row with 16-packet chunks."),
+     "no 64 B row with 16-packet chunks. The *crc_copy* row is the CRC and the copy in one "
+     "pass (`lib/crc_copy.c`) on the baseline's bytes: the receive path does not take it yet "
+     "(it checks a frame's ICRC before the frame may claim a place in a buffer); it is what "
+     "a receive path that checks as it copies would start from."),
 ]
 
 
