@@ -593,6 +593,14 @@ port_drop(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v,
 	return NULL;
 }
 
+/* port_drop() where @p count, else no connection for @p v and nothing counted */
+static struct dp_conn *
+refuse(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, int count,
+       enum dp_port_counter c)
+{
+	return count ? port_drop(ctx, p, v, c) : NULL;
+}
+
 /*
  * mode = engines: another engine's table of port @p p has QPN @p qpn (a packet steered to
  * the wrong queue, not one nobody owns). That engine may be changing its table meanwhile
@@ -625,7 +633,8 @@ others_qpn(const struct dp_ctx *ctx, const struct dp_port *p, uint32_t qpn)
  * (each failure counted). @return it, with the packet's kind and generation, or NULL.
  */
 static struct dp_conn *
-resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen)
+resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum sdr_qpn_kind *kind, uint32_t *gen,
+	int count)
 {
 	const uint8_t *src = v->frame + v->l3_off + (v->ip_version == 4 ? 12 : 8);
 	const struct dp_conn_cfg *cc;
@@ -633,27 +642,27 @@ resolve(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, enum s
 	struct dp_conn *c;
 
 	if (unlikely(p->cfg->nallow) && !source_allowed(p->cfg, v->ip_version, src))
-		return port_drop(ctx, p, v, DP_PORT_NOT_ALLOWED);
+		return refuse(ctx, p, v, count, DP_PORT_NOT_ALLOWED);
 	if (qpn_table_lookup(RTE_PER_LCORE(engine) > 0 ? p->eqpns[RTE_PER_LCORE(engine)] : p->qpns,
 			     v->dqpn, &ci, &base) != 0)
-		return port_drop(ctx, p, v, others_qpn(ctx, p, v->dqpn) ? DP_PORT_WRONG_ENGINE :
+		return refuse(ctx, p, v, count, others_qpn(ctx, p, v->dqpn) ? DP_PORT_WRONG_ENGINE :
 					    DP_PORT_UNKNOWN_QPN);
 	c = &ctx->conns[ci];
 	if (unlikely(RTE_PER_LCORE(engine) >= 0 && c->engine != (unsigned int)RTE_PER_LCORE(engine))) {
 		/* steered to another engine's queue: its state is not ours to touch */
-		return port_drop(ctx, p, v, DP_PORT_WRONG_ENGINE);
+		return refuse(ctx, p, v, count, DP_PORT_WRONG_ENGINE);
 	}
 	cc = c->cfg;
 	/* the connection's peer, and nobody else, may address its QPNs */
 	if (cc->peer_check) {
 		if (v->ip_version != cc->peer_ip_version ||
 		    memcmp(src, cc->peer_ip, v->ip_version == 4 ? 4 : 16) != 0)
-			return port_drop(ctx, p, v, DP_PORT_WRONG_PEER);
+			return refuse(ctx, p, v, count, DP_PORT_WRONG_PEER);
 		if ((v->pkey & 0x7FFF) != ((cc->ep.path.pkey ? cc->ep.path.pkey : 0xFFFF) & 0x7FFF))
-			return port_drop(ctx, p, v, DP_PORT_WRONG_PKEY);
+			return refuse(ctx, p, v, count, DP_PORT_WRONG_PKEY);
 	}
 	if (v->udp_sport < cc->sport_lo || v->udp_sport > cc->sport_hi)
-		return port_drop(ctx, p, v, DP_PORT_WRONG_SPORT);
+		return refuse(ctx, p, v, count, DP_PORT_WRONG_SPORT);
 	*kind = sdr_conn_qpn_decode(base, &c->cfg->ep.attr, v->dqpn, &ch, gen);
 	return c;
 }
@@ -666,9 +675,33 @@ deliver(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64
 	struct dp_conn *c;
 	uint32_t gen;
 
-	c = resolve(ctx, p, v, &kind, &gen);
+	c = resolve(ctx, p, v, &kind, &gen, 1);
 	if (c != NULL)
 		sdr_ep_input(c->ep, v, kind, gen, now);
+}
+
+/*
+ * deliver() of a frame in one buffer parsed without its ICRC: a data packet's is checked
+ * as its payload is placed (sdr_ep_input_unchecked(): one pass over the bytes). A frame
+ * that finds no connection has it checked before the reason counts, so that a corrupted
+ * frame counts as bad_icrc whatever its bits now say, as when the parser checks it.
+ * @return ROCE_V_OK, or ROCE_V_BAD_ICRC (nothing else counted).
+ */
+static enum roce_verdict
+deliver_unchecked(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64_t now)
+{
+	enum sdr_qpn_kind kind;
+	struct dp_conn *c;
+	uint32_t gen;
+
+	c = resolve(ctx, p, v, &kind, &gen, 0);
+	if (c == NULL) {
+		if (!roce_icrc_check(v))
+			return ROCE_V_BAD_ICRC;
+		(void)resolve(ctx, p, v, &kind, &gen, 1);	/* why, counted */
+		return ROCE_V_OK;
+	}
+	return sdr_ep_input_unchecked(c->ep, v, kind, gen, now) ? ROCE_V_OK : ROCE_V_BAD_ICRC;
 }
 
 /*
@@ -689,7 +722,7 @@ deliver_or_offer(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *
 	struct dp_conn *c;
 	uint32_t gen;
 
-	c = resolve(ctx, p, v, &kind, &gen);
+	c = resolve(ctx, p, v, &kind, &gen, 1);
 	if (c == NULL)
 		return 0;
 	/* a chain copied into this lcore's scratch is placed here, as is a packet that finds
@@ -829,6 +862,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 	struct rte_mbuf *m[DP_BURST_MAX], *keep[DP_BURST_MAX], *exc[DP_BURST_MAX];
 	struct rte_mbuf *done[DP_BURST_MAX];
 	unsigned int total = 0, burst = ctx->cfg.burst, nq;
+	int one_pass = out == NULL && (flags & ROCE_PARSE_VERIFY_ICRC) && roce_icrc_one_pass();
 
 	/* this worker's queues of the port: rx_index, rx_index + rx_count, ... */
 	if (w->rx_index >= p->cfg->rx_queues)
@@ -854,6 +888,7 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 			struct roce_view v;
 			enum roce_verdict r;
 			const uint8_t *data;
+			int defer;
 
 			/* one clock read per stage: each starts when the one before it ended (a
 			 * dropped frame's count and log line go to the next frame's parse) */
@@ -862,8 +897,22 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 				dp_capture(p, m[i], now);
 				t0 = rte_get_tsc_cycles();
 			}
-			r = frame_parse(w, p, m[i], flags, &v, &data);
+			/* a long frame in one buffer placed here has its ICRC checked as its
+			 * payload is copied (deliver_unchecked()), not before */
+			defer = one_pass && m[i]->nb_segs == 1 &&
+				m[i]->pkt_len >= ROCE_ICRC_COPY_MIN_FRAME;
+			r = frame_parse(w, p, m[i], defer ? flags & ~ROCE_PARSE_VERIFY_ICRC : flags, &v,
+					&data);
 			t0 = stage_add(ctx, DP_STAGE_PARSE, t0, 1);
+			if (defer && r == ROCE_V_OK) {
+				r = deliver_unchecked(ctx, p, &v, now);
+				t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
+				ps->verdicts[r]++;
+				if (r != ROCE_V_OK && unlikely(ctx->cfg.log_drops))
+					log_drop(ctx, p, data, &v, r, roce_verdict_name(r));
+				done[ndone++] = m[i];
+				continue;
+			}
 			if (data)
 				ps->verdicts[r]++;
 			if (r != ROCE_V_OK) {

@@ -2,6 +2,7 @@
 /* RoCEv2 frame parser. Every read is preceded by a bound check against the frame end. */
 #include <string.h>
 
+#include "crc_copy.h"
 #include "icrc.h"
 #include "roce_hdr.h"
 #include "roce_parse.h"
@@ -292,6 +293,32 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 			return ROCE_V_BAD_ICRC;
 	}
 	return ROCE_V_OK;
+}
+
+int
+roce_icrc_check(const struct roce_view *v)
+{
+	return icrc_compute(v->frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+			    v->roce_len - ROCE_ICRC_LEN) == v->icrc;
+}
+
+int
+roce_icrc_one_pass(void)
+{
+	return crc_copy_fused();
+}
+
+int
+roce_icrc_copy(const struct roce_view *v, void *dst)
+{
+	/* the headers from the BTH on, the payload as it is copied, the pad */
+	uint32_t crc = icrc_compute(v->frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+				    v->payload_off - v->bth_off);
+
+	crc = crc_copy(crc, dst, v->payload, v->payload_len);
+	if (v->pad)
+		crc = icrc_update(crc, v->payload + v->payload_len, v->pad);
+	return crc == v->icrc;
 }
 
 enum roce_verdict

@@ -147,6 +147,36 @@ enum roce_verdict roce_parse(const uint8_t *frame, uint32_t len, unsigned int fl
 enum roce_verdict roce_parse_rw(uint8_t *frame, uint32_t len, unsigned int flags,
 				struct roce_view *v);
 
+/** The frame of @p v lies in one buffer (roce_parse(), roce_parse_rw()): its payload too. */
+static inline int
+roce_view_in_one(const struct roce_view *v)
+{
+	return v->payload == v->frame + v->payload_off;
+}
+
+/**
+ * The ICRC of a frame in one buffer parsed without ROCE_PARSE_VERIFY_ICRC (and ROCE_V_OK):
+ * 1 when it is the frame's.
+ */
+int roce_icrc_check(const struct roce_view *v);
+
+/**
+ * roce_icrc_check() taken while the payload is copied to @p dst (payload_len bytes, never
+ * overlapping the frame): one pass over it where the CPU allows (crc_copy()). The copy is
+ * made whatever the result.
+ */
+int roce_icrc_copy(const struct roce_view *v, void *dst);
+
+/**
+ * Frames from this long (bytes) on are worth roce_icrc_copy(), where roce_icrc_one_pass():
+ * their payload reaches crc_copy()'s vector kernel (CRC_COPY_MIN) whatever the headers.
+ * A shorter one is checked as it is parsed (roce_parse_rw()): one CRC call, not three.
+ */
+#define ROCE_ICRC_COPY_MIN_FRAME 384
+
+/** Whether roce_icrc_copy() is one pass on this CPU (else a CRC and a copy: check first). */
+int roce_icrc_one_pass(void);
+
 /** One piece of a frame held in several buffers (an mbuf chain's segments, in order). */
 struct roce_seg {
 	const uint8_t *data;

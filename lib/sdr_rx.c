@@ -355,26 +355,31 @@ of_previous(const struct rx_slot *s, const struct roce_view *v, uint32_t gen)
 	       v->rkey == s->prev_rkey;
 }
 
-sdr_rx_verdict
-sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct sdr_rx_claim *cl)
+/*
+ * sdr_rx_claim()'s checks, changing nothing: the verdict (the drop counter the packet would
+ * move, not moved), and for SDR_RX_PLACED where it goes (in @p cl) and its packet index.
+ */
+static sdr_rx_verdict
+check(const struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct sdr_rx_claim *cl,
+      uint32_t *idx_out)
 {
 	const struct sdr_conn_geom *g = &rx->geom;
 	struct sdr_imm_fields f;
-	struct rx_slot *s;
-	struct rx_msg *m;
+	const struct rx_slot *s;
+	const struct rx_msg *m;
 	uint32_t idx, c, ppc;
 	uint8_t *dst;
 
 	if (v->opcode != ROCE_OP_UC_RDMA_WRITE_ONLY_IMM)
-		return drop(rx, SDR_RX_BAD_OPCODE);
+		return SDR_RX_BAD_OPCODE;
 	f = sdr_imm_unpack(&rx->attr.split, v->imm);
 	s = &rx->slots[f.msg_id];
 	if (s->state == SDR_SLOT_FREE)
-		return drop(rx, SDR_RX_SLOT_NOT_POSTED);
+		return SDR_RX_SLOT_NOT_POSTED;
 	if (gen != s->gen) {
 		if (of_previous(s, v, gen))
-			return drop(rx, SDR_RX_LATE_PREVIOUS);
-		return drop(rx, SDR_RX_STALE_GENERATION);
+			return SDR_RX_LATE_PREVIOUS;
+		return SDR_RX_STALE_GENERATION;
 	}
 	/*
 	 * The receive's R_Key before anything else is believed, even that the message is over:
@@ -383,28 +388,28 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 	 */
 	if (v->rkey != s->rkey || s->rkey == 0) {
 		if (of_previous(s, v, gen))	/* (one generation: only the key tells) */
-			return drop(rx, SDR_RX_LATE_PREVIOUS);
-		return drop(rx, SDR_RX_BAD_RKEY);
+			return SDR_RX_LATE_PREVIOUS;
+		return SDR_RX_BAD_RKEY;
 	}
 	if (s->state == SDR_SLOT_RELEASED || s->closed)
-		return drop(rx, SDR_RX_LATE_PACKET);
+		return SDR_RX_LATE_PACKET;
 	if (s->state == SDR_SLOT_DONE)
-		return drop(rx, SDR_RX_MSG_COMPLETE);
+		return SDR_RX_MSG_COMPLETE;
 	m = &rx->msgs[s->ctx];
 	ppc = m->ppc;
 
 	/* the RETH must say what the immediate says */
 	if (v->va != sdr_conn_va(g, f.msg_id, f.pkt_off))
-		return drop(rx, SDR_RX_VA_MISMATCH);
+		return SDR_RX_VA_MISMATCH;
 	if (v->dma_len != v->payload_len)
-		return drop(rx, SDR_RX_DMA_LEN_MISMATCH);
+		return SDR_RX_DMA_LEN_MISMATCH;
 
 	/* region and exact length: every byte lands inside the posted buffer */
 	if (f.pkt_off < m->npkts) {
 		uint32_t want = f.pkt_off == m->npkts - 1 ? m->last_len : 1u << g->mtu_shift;
 
 		if (v->payload_len != want)
-			return drop(rx, SDR_RX_BAD_LENGTH);
+			return SDR_RX_BAD_LENGTH;
 		idx = f.pkt_off;
 		c = f.pkt_off / ppc;
 		dst = m->buf + ((uint64_t)f.pkt_off << g->mtu_shift);
@@ -413,23 +418,51 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 		uint32_t poff = f.pkt_off - g->parity_pkt_off;
 
 		if (m->parity == NULL)
-			return drop(rx, SDR_RX_NO_PARITY);
+			return SDR_RX_NO_PARITY;
 		if (poff >= m->npar_pkts)
-			return drop(rx, SDR_RX_OUT_OF_RANGE);
+			return SDR_RX_OUT_OF_RANGE;
 		if (v->payload_len != 1u << g->mtu_shift)
-			return drop(rx, SDR_RX_BAD_LENGTH);
+			return SDR_RX_BAD_LENGTH;
 		idx = m->npkts + poff;
 		c = m->nchunks + poff / ppc;
 		dst = m->parity + ((uint64_t)poff << g->mtu_shift);
 	} else {
-		return drop(rx, SDR_RX_OUT_OF_RANGE);
+		return SDR_RX_OUT_OF_RANGE;
 	}
 
-	if (!sdr_bit_test_and_set(m->pkt_bits, idx))
-		return drop(rx, SDR_RX_DUPLICATE);
+	if (sdr_bit_test(m->pkt_bits, idx))
+		return SDR_RX_DUPLICATE;
+	*cl = (struct sdr_rx_claim){ .dst = dst, .src = v->payload, .len = v->payload_len,
+				     .slot = f.msg_id, .chunk = c, .pkt_off = f.pkt_off,
+				     .seq = m->seq };
+	*idx_out = idx;
+	return SDR_RX_PLACED;
+}
+
+sdr_rx_verdict
+sdr_rx_peek(const struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+	    struct sdr_rx_claim *cl)
+{
+	uint32_t idx;
+
+	return check(rx, v, gen, cl, &idx);
+}
+
+sdr_rx_verdict
+sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct sdr_rx_claim *cl)
+{
+	struct rx_msg *m;
+	uint32_t idx;
+	sdr_rx_verdict r = check(rx, v, gen, cl, &idx);
+
+	if (r != SDR_RX_PLACED)
+		return drop(rx, r);
+	m = &rx->msgs[rx->slots[cl->slot].ctx];
+	sdr_bit_set(m->pkt_bits, idx);
 	rx->counters[SDR_RX_PLACED]++;
 	rx->counters[SDR_RX_BYTES_PLACED] += v->payload_len;
 	if (m->imm_need != 0) {
+		struct sdr_imm_fields f = sdr_imm_unpack(&rx->attr.split, v->imm);
 		uint32_t fi = f.pkt_off % sdr_imm_nfrags(&rx->attr.split);
 
 		if (!(m->imm_mask & (1u << fi))) {
@@ -437,11 +470,9 @@ sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32_t gen, struct 
 			m->imm |= (uint32_t)((uint64_t)f.frag << (fi * rx->attr.split.frag_bits));
 		}
 	}
-	*cl = (struct sdr_rx_claim){ .dst = dst, .src = v->payload, .len = v->payload_len,
-				     .slot = f.msg_id, .chunk = c, .pkt_off = f.pkt_off,
-				     .seq = m->seq };
 	return SDR_RX_PLACED;
 }
+
 
 void
 sdr_rx_commit(struct sdr_rx *rx, const struct sdr_rx_claim *cl, struct sdr_rx_event *ev)

@@ -244,6 +244,15 @@ sdr_rx_verdict sdr_rx_claim(struct sdr_rx *rx, const struct roce_view *v, uint32
 			    struct sdr_rx_claim *cl);
 
 /**
+ * sdr_rx_claim()'s checks alone, changing nothing (no counter, no bit): what it would
+ * return, and for SDR_RX_PLACED where the payload would go (@p cl). For a caller that
+ * copies a payload before it knows the packet good (its ICRC checked as it copies), then
+ * claims it, or drops it: nothing here has counted it.
+ */
+sdr_rx_verdict sdr_rx_peek(const struct sdr_rx *rx, const struct roce_view *v, uint32_t gen,
+			   struct sdr_rx_claim *cl);
+
+/**
  * Second half: the payload of @p cl has been copied to cl->dst; count it in its chunk.
  * A chunk already complete (recovered by decoding meanwhile) is not completed twice. A
  * claim whose receive was released meanwhile (against sdr_rx_claim()'s contract) counts

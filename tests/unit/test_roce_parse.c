@@ -74,6 +74,64 @@ test_vectors_parse(void **state)
 	}
 }
 
+/* roce_icrc_check() and roce_icrc_copy() of frame @p f as parsed, then with byte @p at
+ * flipped (ICRC-covered, not masked): 1 and 0, the copy the payload's bytes either way */
+static void
+check_after_parse(uint8_t *f, uint32_t len, const char *name)
+{
+	static uint8_t dst[4096 + 64];
+	struct roce_view v;
+	uint32_t at[2];
+
+	if (roce_parse(f, len, 0, &v) != ROCE_V_OK)
+		fail_msg("%s: does not parse", name);
+	assert_true(roce_view_in_one(&v));
+	assert_int_equal(roce_icrc_check(&v), 1);
+	memset(dst, 0xEE, sizeof(dst));
+	assert_int_equal(roce_icrc_copy(&v, dst), 1);
+	assert_memory_equal(dst, v.payload, v.payload_len);
+	assert_int_equal(dst[v.payload_len], 0xEE);
+	/* the PSN's low byte, and the last payload byte (without one, the PSN's middle byte) */
+	at[0] = v.bth_off + 11;
+	at[1] = v.payload_len ? v.payload_off + v.payload_len - 1 : v.bth_off + 10u;
+	for (int k = 0; k < 2; k++) {
+		f[at[k]] ^= 0x01;
+		assert_int_equal(roce_parse(f, len, 0, &v), ROCE_V_OK);
+		if (roce_icrc_check(&v) != 0 || roce_icrc_copy(&v, dst) != 0)
+			fail_msg("%s: byte %u flipped, the ICRC still passes", name, at[k]);
+		assert_memory_equal(dst, v.payload, v.payload_len);
+		f[at[k]] ^= 0x01;
+	}
+}
+
+/*
+ * The ICRC of a frame parsed without it: the vectors (IPv4 by Scapy, IPv6, VLAN), and
+ * writes of every payload length around crc_copy()'s vector steps, IPv4 and IPv6.
+ */
+static void
+test_icrc_after_parse(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, 4, 63, 255, 256, 257, 300, 1024, 1027, 4096 };
+	struct roce_path path6 = path4;
+	uint8_t f[8192];
+
+	(void)state;
+	path6.ip_version = 6;
+	for (int i = 0; i < nvectors; i++) {
+		memcpy(f, vectors[i].frame, vectors[i].len);
+		check_after_parse(f, vectors[i].len, vectors[i].name);
+	}
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		int n = build_write(f, sizeof(f), &path4, lens[i]);
+
+		assert_true(n > 0);
+		check_after_parse(f, (uint32_t)n, "v4 write");
+		n = build_write(f, sizeof(f), &path6, lens[i]);
+		assert_true(n > 0);
+		check_after_parse(f, (uint32_t)n, "v6 write");
+	}
+}
+
 static void
 test_fields(void **state)
 {
@@ -521,6 +579,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors_parse),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_icrc_after_parse),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_named_verdicts),
 		cmocka_unit_test(test_not_ip_and_pad),

@@ -80,10 +80,14 @@ GROUPS = [
      "BlueField-3 figure is about 1 Mpps per DPA thread (a constant, not measured here); the "
      "last row of each case says how many DPA threads one core matches. 64 B payloads exist only as one-packet messages "
      "(an MTU is at least 256 B and only a message's last packet may be short), so there is "
-     "no 64 B row with 16-packet chunks. The *crc_copy* row is the CRC and the copy in one "
-     "pass (`lib/crc_copy.c`) on the baseline's bytes: the receive path does not take it yet "
-     "(it checks a frame's ICRC before the frame may claim a place in a buffer); it is what "
-     "a receive path that checks as it copies would start from."),
+     "no 64 B row with 16-packet chunks. A frame of 384 B or more in one buffer has its ICRC "
+     "taken as its payload is copied into place, one pass over the bytes "
+     "(`roce_icrc_copy()`, `lib/crc_copy.c`; docs/architecture.md); shorter ones, and on a CPU "
+     "without the vector carry-less multiply every one, are checked as they are parsed. The "
+     "*ICRC checked before the copy* rows are that second way for 4 KiB frames (the path of a "
+     "frame in segments or on a receive worker), and the *crc_copy* row is the one-pass form "
+     "of the baseline itself, on its bytes (the frame's CRC in three calls: headers, payload "
+     "as it is copied, the rest)."),
 ]
 
 
