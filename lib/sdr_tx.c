@@ -344,13 +344,14 @@ sdr_tx_build(struct sdr_tx *tx, struct sdr_tx_job *job, uint8_t *const *frames, 
 		next_pkt(tx, job, &c, &pkt, &payload, &plen);
 		if (plen >= CRC_COPY_MIN && tx->crc_copy) {
 			/* the payload copied in as its CRC is taken: one pass over it */
-			hdr = roce_tmpl_build_copy(&tx->tmpl, frames[built], cap, &pkt, payload,
-						   plen);
-			if (hdr < 0) {
+			int len = roce_tmpl_build_copy(&tx->tmpl, frames[built], cap, &pkt, payload,
+						       plen);
+
+			if (len < 0) {
 				pkt_unbuilt(tx, job, &c, plen);
 				break;
 			}
-			lens[built++] = (uint16_t)hdr;
+			lens[built++] = (uint16_t)len;
 			continue;
 		}
 		/* a short one: copied, then the frame's ICRC in one call (a CRC call costs
