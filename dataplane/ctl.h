@@ -99,7 +99,7 @@ struct sdk_service {
 	struct sdk_client clients[SDR_SHM_SDK_CLIENTS];
 	uint32_t conn_ops[DP_MAX_CONNS];	/* operations in flight per connection */
 	uint32_t releasing;			/* over every client */
-	uint64_t stale_completions;		/* for operations no longer there */
+	uint64_t counters[SDK_S_NCOUNTERS];	/* sdk_service_counter_table */
 };
 
 /* ---- the management thread's side ---- */
@@ -278,5 +278,8 @@ void ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t 
 			  uint32_t *waiting, uint64_t counters[SDK_C_NCOUNTERS]);
 
 const char *ctl_sdk_counter_name(int c);
+
+/** Counter @p c of the SDK service, every engine's shard added (0 with no control). */
+uint64_t ctl_sdk_service_counter(const struct dp_ctx *ctx, enum sdk_service_counter c);
 
 #endif /* SDR_DP_CTL_H */

@@ -398,7 +398,7 @@ conn_completions(struct dp_ctx *ctx, struct sdk_service *s, unsigned int i)
 
 		n++;
 		if (op == NULL || op->conn != i) {
-			s->stale_completions++;	/* its operation has ended: dropped */
+			s->counters[SDK_S_STALE_COMPLETIONS]++;	/* its operation has ended */
 			continue;
 		}
 		c = &s->clients[ci];
@@ -737,6 +737,16 @@ ctl_sdk_client_stats(const struct dp_ctx *ctx, unsigned int slot, uint32_t *ops,
 		for (int k = 0; k < SDK_C_NCOUNTERS; k++)
 			counters[k] += c->counters[k];
 	}
+}
+
+uint64_t
+ctl_sdk_service_counter(const struct dp_ctx *ctx, enum sdk_service_counter c)
+{
+	uint64_t n = 0;
+
+	for (unsigned int e = 0; ctx->ctl != NULL && e < ctx->ctl->engines; e++)
+		n += ctx->ctl->sdk[e].counters[c];
+	return n;
 }
 
 /* ---- synchronous calls ---- */

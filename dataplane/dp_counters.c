@@ -35,8 +35,21 @@ const struct sdr_counter_table sdk_client_counter_table = {
 	.defs = sdk_defs,
 };
 
+static const struct sdr_counter_def sdk_service_defs[SDK_S_NCOUNTERS] = {
+	SDK_SERVICE_COUNTERS(SDR_COUNTER_DEF)
+};
+
+const struct sdr_counter_table sdk_service_counter_table = {
+	.group = "sdk_service",
+	.doc = "the SDK service of the dataplane as a whole, every engine's share of it added: "
+	       "what belongs to no one application",
+	.n = SDK_S_NCOUNTERS,
+	.defs = sdk_service_defs,
+};
+
 const struct sdr_counter_table *const dp_counter_tables[] = {
 	&dp_port_counter_table,
 	&sdk_client_counter_table,
+	&sdk_service_counter_table,
 	NULL,
 };

@@ -108,6 +108,23 @@ enum sdk_client_counter {
 /** The SDK client counters as a table. */
 extern const struct sdr_counter_table sdk_client_counter_table;
 
+/* Counters of the SDK service as a whole (every engine's shard added): symbol, name, kind,
+ * meaning. */
+#define SDK_SERVICE_COUNTERS(X) \
+	X(STALE_COMPLETIONS, "stale_completions", DROP, \
+	  "per completion from a connection whose SDK operation has already ended (released " \
+	  "by its application, or its application gone): discarded, no application told")
+
+enum sdk_service_counter {
+#define X(sym, name, kind, doc) SDK_S_##sym,
+	SDK_SERVICE_COUNTERS(X)
+#undef X
+	SDK_S_NCOUNTERS
+};
+
+/** The SDK service counters as a table. */
+extern const struct sdr_counter_table sdk_service_counter_table;
+
 /** The dataplane's tables, NULL-terminated (ports first, for the generated reference). */
 extern const struct sdr_counter_table *const dp_counter_tables[];
 

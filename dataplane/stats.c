@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "dp.h"
 #include "pools.h"
 #include "rel_tx.h"
@@ -323,6 +324,16 @@ json_drops(const struct dp_ctx *ctx)
 			}
 		}
 	}
+	/* the SDK service's, which belong to no connection */
+	for (unsigned int c = 0; c < SDK_S_NCOUNTERS; c++) {
+		uint64_t v = ctl_sdk_service_counter(ctx, (enum sdk_service_counter)c);
+
+		if (!v || !sdr_counter_is_drop(&sdk_service_counter_table, c))
+			continue;
+		printf("%s\"sdk_service.%s\":%" PRIu64, first ? "" : ",",
+		       sdk_service_counter_table.defs[c].name, v);
+		first = 0;
+	}
 	printf("}");
 }
 
@@ -494,9 +505,18 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 				/* the completion times of its own built-in traffic */
 				const struct traffic *t = ctx->conns[i].traffic;
 
+				const struct traffic_stats *ts = traffic_stats(t);
+
 				printf(",\"traffic\":{\"completed\":%u,\"mean_s\":%.9g,"
-				       "\"p99_s\":%.9g}", traffic_completed(t), traffic_mean(t),
+				       "\"p99_s\":%.9g", traffic_completed(t), traffic_mean(t),
 				       traffic_percentile(t, 0.99));
+				/* a sender's own goodput and window (from the run's start), which
+				 * goodput_all_gbps takes the union of */
+				if (ts->sent > 0 && ts->last_ns > ts->first_ns)
+					printf(",\"goodput_gbps\":%.6g,\"window_s\":[%.9f,%.9f]",
+					       traffic_goodput_gbps(t), (double)ts->first_ns * 1e-9,
+					       (double)ts->last_ns * 1e-9);
+				printf("}");
 			}
 			if (ctx->conns[i].cfg->scheme_auto) {
 				/* the send side's loss estimate from the peer's REPORTs */

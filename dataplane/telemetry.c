@@ -360,6 +360,8 @@ add_moved(struct rte_tel_data *d, const char *name, uint64_t v)
 static int
 tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct rte_tel_data *sd;
+
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < tctx->nports; i++) {
 		const struct dp_port *p = &tctx->ports[i];
@@ -397,6 +399,16 @@ tel_drops(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (int e = 1; e < SDR_CTRL_E_COUNT; e++)
 			add_moved(cd, sdr_ctrl_err_name(e), sdr_ep_ctrl_err_count(c->ep, e));
 		add_named(d, c->cfg->name, cd);
+	}
+	/* the SDK service's, which belong to no connection */
+	sd = rte_tel_data_alloc();
+	if (sd != NULL) {
+		rte_tel_data_start_dict(sd);
+		for (unsigned int c = 0; c < SDK_S_NCOUNTERS; c++)
+			if (sdr_counter_is_drop(&sdk_service_counter_table, c))
+				add_moved(sd, sdk_service_counter_table.defs[c].name,
+					  ctl_sdk_service_counter(tctx, (enum sdk_service_counter)c));
+		add_named(d, "sdk_service", sd);
 	}
 	return 0;
 }

@@ -877,6 +877,16 @@ def case_engines():
             check_engines(name, s, 2)
             check(s["sending_conns"] == 2 and s["goodput_all_gbps"] > 0,
                   "%s: goodput of all %s" % (name, s.get("goodput_all_gbps")))
+            # each sender's own goodput over its own window, inside the run's union
+            own = [c["traffic"] for c in s["conns"].values()
+                   if "goodput_gbps" in c.get("traffic", {})]
+            w = s.get("window_mono_s", [0, 0])
+            check(len(own) == 2 and all(
+                t["goodput_gbps"] > 0 and t["window_s"][0] < t["window_s"][1] and
+                t["window_s"][1] - t["window_s"][0] <= w[1] - w[0] + 1e-6 and
+                t["goodput_gbps"] >= s["goodput_all_gbps"] / 2 for t in own),
+                  "%s: each sender's goodput and window %s (all: %s over %s)" % (
+                      name, own, s["goodput_all_gbps"], w))
             print("ok: %s: engines received %s packets, mean %.1f ms, %d retransmitted, "
                   "%d decoded" % (name, [e["rx_packets"] for e in s["engines"]],
                                   1e3 * s["mean_s"], s["retransmitted_chunks"],
@@ -1677,7 +1687,8 @@ def case_telemetry():
              for k, v in grp.items() if kinds.get(k) == "drop" and v}
     check(drops.get("b", {}).get("bad_icrc", 0) > 0 and moved and
           all(v > 0 for o in drops.values() for v in o.values()) and
-          set(moved) <= set(drops.get("b_a_1", {})),
+          set(moved) <= set(drops.get("b_a_1", {})) and
+          isinstance(drops.get("sdk_service"), dict),
           "telemetry: /sdr/drops %s (moved at b-a.1: %s)" % (drops, moved))
     check(sum((answers.get("/sdr/hist,ab", {}).get("/sdr/hist") or {"x": 0}).values()) > 0,
           "telemetry: /sdr/hist %s" % answers.get("/sdr/hist,ab"))

@@ -73,7 +73,7 @@ test_tables_well_formed(void **state)
 			assert_true(ntables < 32);
 			groups[ntables++] = (*t)->group;
 		}
-	assert_int_equal(ntables, 10);
+	assert_int_equal(ntables, 11);
 	assert_string_equal(sdr_counter_kind_name(SDR_CK_DROP), "drop");
 	assert_string_equal(sdr_counter_kind_name(SDR_CK_COUNT), "invalid");
 }

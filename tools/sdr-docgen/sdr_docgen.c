@@ -37,6 +37,8 @@ static const struct {
 	{ "reliability_rx", "`sdrctl conn show NAME` (`reliability_rx:`), telemetry "
 			    "`/sdr/conn,NAME`" },
 	{ "sdk_client", "`sdrctl client show` (per application attached over the SDK)" },
+	{ "sdk_service", "telemetry `/sdr/drops` (`sdk_service`) and the `--json` summary's "
+			 "`drops` (`sdk_service.NAME`), those that moved" },
 	{ "fec", "`bench-fec`; not shown by the dataplane" },
 };
 
