@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -342,11 +343,14 @@ def bench_fwd(a):
            "flight, per data frame", over(hi), "cycles/pkt", "the same with 16 messages in "
            "flight, same run", over(lo), "lower")
 
-    # engine lcores: one connection pair per engine, both nodes in one process (scaling.py)
+
+def bench_engines(a):
+    """Engine lcores: one connection pair per engine, both nodes in one process
+    (scaling.py), against one engine and against separate dataplanes, in rounds."""
     import scaling  # noqa: E402  (tools/bench/scaling.py)
     cpus = len(os.sched_getaffinity(0))
     n = max(20, a.count_big)
-    rounds = 1 if a.quick else 5
+    rounds = 1 if a.quick else 9
     with tempfile.TemporaryDirectory() as d:
         fns = {1: lambda: scaling.run(a.build, 1, n, d)}
         if cpus >= 2:
@@ -363,25 +367,42 @@ def bench_fwd(a):
                                                                    size=SMALL)}
         runs = alternated(fns, rounds)
     gbps = lambda r: r["gbps"]  # noqa: E731
-    rows = [median_of(runs[k], gbps) for k in (1, 2) if k in runs]
-    striped = median_of(runs["striped"], gbps) if "striped" in runs else None
-    apart = median_of(runs["apart"], gbps)["gbps"] if "apart" in runs else None
-    small = [median_of(runs[k], gbps) for k in ("1 small", "2 small") if k in runs]
-    apart_small = median_of(runs["apart small"], gbps)["gbps"] if "apart small" in runs else None
+    # each comparison: the round whose own ratio is the median (1 and 2 engines run back to
+    # back in a round, so a drift of this machine's speed between rounds cancels)
+    pairs = {}
+    for num, den in ((2, 1), ("striped", 1), ("apart", 1), ("2 small", "1 small"),
+                     ("apart small", "1 small")):
+        if num in runs:
+            k = median_round(runs[num], runs[den], gbps)
+            pairs[num] = (runs[num][k], runs[den][k], k,
+                          [gbps(a) / gbps(b) for a, b in zip(runs[num], runs[den])])
+    ratio_of = lambda num: gbps(pairs[num][0]) / gbps(pairs[num][1])  # noqa: E731
     cols = scaling.STAGES + ["app"]
     md.extend(["### Engine lcores ([pipeline] mode = engines)", "",
                "Both nodes of `loopback.ini` in one process, one connection pair and one queue "
                "pair per engine, 1 MiB messages, unpaced, no emulator, busy polling, every "
                "message verified (`make bench-scaling` runs 1, 2, 4, 8 engines where there "
-               "are CPUs for them). Each row is the run with the median goodput of %d, the "
-               "configurations taken in turn (%s Gbit/s, in run order)." % (
+               "are CPUs for them). %d rounds, each running every configuration once, in "
+               "turn: %s Gbit/s, in run order. A ratio compares two runs of the same round "
+               "(1 engine right before 2 engines), and each row below is from the round "
+               "whose ratio is the median of the %d, `x 1 engine` that round's ratio: this "
+               "machine's speed drifts between rounds as its neighbours load the host (its "
+               "1-engine runs took from %.1f to %.1f Gbit/s), which a ratio taken within a "
+               "round does not see." % (
                    rounds, "; ".join("%s: %s" % (
                        {1: "1 engine", 2: "2 engines", "striped": "striped",
                         "apart": "2 separate dataplanes", "1 small": "1 engine, 64 KiB",
                         "2 small": "2 engines, 64 KiB",
                         "apart small": "2 separate dataplanes, 64 KiB"}[k], spread(v, gbps))
-                       for k, v in runs.items())), "",
-               "`app` is the traffic generator's share per packet received: writing each "
+                       for k, v in runs.items()), rounds,
+                   min(gbps(r) for r in runs[1]), max(gbps(r) for r in runs[1])), ""])
+    if 2 in pairs:
+        md.extend(["The rounds' own ratios of 2 engines to 1: %s (median %.2f); of 64 KiB "
+                   "messages: %s." % (" / ".join("%.2f" % x for x in pairs[2][3]),
+                                      statistics.median(pairs[2][3]),
+                                      " / ".join("%.2f" % x for x in pairs["2 small"][3])
+                                      if "2 small" in pairs else "-"), ""])
+    md.extend(["`app` is the traffic generator's share per packet received: writing each "
                "message's test pattern and verifying every message that arrives, the "
                "benchmark's own load on the engines (a real application runs on cores of its "
                "own). With 1 MiB "
@@ -390,52 +411,68 @@ def bench_fwd(a):
                "flight, and x 1 engine compares them with 1 engine at 64 KiB.", "",
                "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(cols) + " |",
                "|---:|---:|---:|---:|" + "---:|" * len(cols)])
-    for label, r, base in ([(str(r["engines"]), r, rows[0]) for r in rows] +
-                           ([("2, one connection striped", striped, rows[0])] if striped else []) +
-                           [("%d, 64 KiB messages" % r["engines"], r, small[0]) for r in small]):
+    table = []
+    if 2 in pairs:
+        table = [("1", pairs[2][1], pairs[2][1]), ("2", pairs[2][0], pairs[2][1])]
+    else:
+        table = [("1", median_of(runs[1], gbps), median_of(runs[1], gbps))]
+    if "striped" in pairs:
+        table.append(("2, one connection striped", pairs["striped"][0], pairs["striped"][1]))
+    if "2 small" in pairs:
+        table += [("1, 64 KiB messages", pairs["2 small"][1], pairs["2 small"][1]),
+                  ("2, 64 KiB messages", pairs["2 small"][0], pairs["2 small"][1])]
+    for label, r, base in table:
         md.append("| %s | %.2f | %.2f | %.2f | %s |" % (
             label, r["mpps"], r["gbps"], r["gbps"] / base["gbps"],
             " | ".join("%.0f" % r["cycles"][s] for s in cols)))
     md.append("")
-    if apart is not None and len(rows) == 2:
+    if 2 in pairs:
+        two, one, k, _ = pairs[2]
+        w = two.get("conn_gbps", [])
+        if len(w) == 2:
+            md.extend(["In that round the two engines' connections carried %.1f and %.1f Gbit/s "
+                       "each (each over its own window), the 1-engine run's %.1f." % (
+                           w[0], w[1], one["gbps"]), ""])
+    if "apart" in pairs:
+        apart, one, k, _ = pairs["apart"]
         md.extend(["Two separate dataplanes of one engine each, one per CPU, sending from one "
                    "moment (shared nothing by construction: what this machine's two CPUs, their "
                    "caches and memory carry), their bytes over the union of their windows: "
-                   "%.2f Gbit/s, %.2f x one engine alone; the two "
-                   "engines of one process carry %.2f of that. Part of the difference is "
-                   "the test device's, not the engines': DPDK's ring PMD keeps each queue's "
+                   "%.2f Gbit/s, %.2f x one engine in the same round (the round with the median "
+                   "ratio of this pair); the two engines of one process, %.2f x one engine. DPDK's ring PMD, the "
+                   "test device, keeps each queue's "
                    "packet counters 24 bytes from the next queue's (`struct ring_queue`) and "
                    "adds to them on every poll, empty ones too, so the two engines' queues 0 "
                    "and 1 of one port share a cache line that moves between the CPUs at each "
                    "poll; the separate dataplanes have ports of their own. A NIC's queues "
                    "(mlx5) keep their state on lines of their own." % (
-                       apart, apart / rows[0]["gbps"], rows[1]["gbps"] / apart), ""])
-    if apart_small is not None and len(small) == 2:
+                       apart["gbps"], ratio_of("apart"), ratio_of(2)), ""])
+    if "apart small" in pairs:
         md.extend(["With 64 KiB messages two separate dataplanes carry %.2f Gbit/s together, "
-                   "%.2f x one engine at 64 KiB; the two engines of one process carry %.2f of "
-                   "that." % (apart_small, apart_small / small[0]["gbps"],
-                              small[1]["gbps"] / apart_small), ""])
-    if len(rows) == 2:
-        record("fwd", "2 engines, both nodes in one process: goodput", rows[1]["gbps"],
-               "Gbit/s", "1 engine, same run (medians of %d runs taken in turn; target "
-               "ratio >= 1.8)" % rounds, rows[0]["gbps"], "higher")
-        if apart is not None:
-            record("fwd", "2 engines in one process against 2 separate 1-engine dataplanes",
-                   rows[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, sending "
-                   "from one moment (bytes over the union of their windows), same run "
-                   "(medians of %d)" % rounds, apart, "higher")
-    if len(small) == 2:
-        record("fwd", "2 engines, 64 KiB messages: goodput", small[1]["gbps"], "Gbit/s",
-               "1 engine, 64 KiB messages, same run (medians of %d runs taken in turn; target "
-               "ratio >= 1.8)" % rounds, small[0]["gbps"], "higher")
-        if apart_small is not None:
-            record("fwd", "2 engines against 2 separate 1-engine dataplanes, 64 KiB messages",
-                   small[1]["gbps"], "Gbit/s", "2 dataplanes of 1 engine, one per CPU, "
-                   "64 KiB messages, same run (medians of %d)" % rounds, apart_small, "higher")
-    if striped is not None:
-        record("fwd", "1 connection striped over 2 engines: goodput", striped["gbps"],
-               "Gbit/s", "1 engine (one connection), same run (medians of %d)" % rounds,
-               rows[0]["gbps"], "higher")
+                   "%.2f x one engine at 64 KiB in the same round; the two engines of one "
+                   "process %.2f x." % (pairs["apart small"][0]["gbps"], ratio_of("apart small"),
+                                         ratio_of("2 small")), ""])
+    how = "the round with the median ratio of %d, 1 engine run right before" % rounds
+    if 2 in pairs:
+        record("fwd", "2 engines, both nodes in one process: goodput", pairs[2][0]["gbps"],
+               "Gbit/s", "1 engine, same round (%s; target ratio >= 1.8)" % how,
+               pairs[2][1]["gbps"], "higher")
+        if "apart" in pairs:
+            record("fwd", "2 separate 1-engine dataplanes, one per CPU: goodput (what the "
+                   "machine allows 2 engines)", pairs["apart"][0]["gbps"], "Gbit/s",
+                   "1 engine, same round (%s)" % how, pairs["apart"][1]["gbps"], "higher")
+    if "2 small" in pairs:
+        record("fwd", "2 engines, 64 KiB messages: goodput", pairs["2 small"][0]["gbps"],
+               "Gbit/s", "1 engine, 64 KiB messages, same round (%s; target ratio >= 1.8)" %
+               how, pairs["2 small"][1]["gbps"], "higher")
+        if "apart small" in pairs:
+            record("fwd", "2 separate 1-engine dataplanes, 64 KiB messages: goodput",
+                   pairs["apart small"][0]["gbps"], "Gbit/s", "1 engine, 64 KiB messages, "
+                   "same round (%s)" % how, pairs["apart small"][1]["gbps"], "higher")
+    if "striped" in pairs:
+        record("fwd", "1 connection striped over 2 engines: goodput", pairs["striped"][0]["gbps"],
+               "Gbit/s", "1 engine (one connection), same round (%s)" % how,
+               pairs["striped"][1]["gbps"], "higher")
     else:
         log("fwd: one CPU: the 2-engine run is left out")
 
@@ -459,6 +496,13 @@ def median_of(results, key=lambda r: r):
     that are not None; None if none is."""
     ok = sorted((r for r in results if r is not None), key=key)
     return ok[(len(ok) - 1) // 2] if ok else None
+
+
+def median_round(nums, dens, key):
+    """The index of the round whose ratio key(nums[k]) / key(dens[k]) is the median of the
+    rounds' (the lower middle of an even count)."""
+    ks = sorted(range(len(nums)), key=lambda k: key(nums[k]) / key(dens[k]))
+    return ks[(len(ks) - 1) // 2]
 
 
 def spread(results, key=lambda r: r):
@@ -1316,7 +1360,8 @@ def main():
         a.drops, a.drop_sizes, a.sizes = [1e-3, 1e-2], [1 << 20], [64 << 10, 1 << 20]
         a.budget, a.count_big, a.count_small, a.count_memif = 0.5, 200, 5000, 160
     only = set(filter(None, a.only.split(",")))
-    for name, fn in (("fwd", bench_fwd), ("fwd", bench_rx_scaling), ("memif", bench_memif),
+    for name, fn in (("fwd", bench_fwd), ("fwd", bench_engines), ("fwd", bench_rx_scaling),
+                     ("memif", bench_memif),
                      ("longhaul", bench_longhaul), ("coll", bench_coll)):
         if only and name not in only:
             continue

@@ -96,6 +96,9 @@ def run(build, engines, count, d, striped=False, zero_copy=False, size=1 << 20):
     secs = count * engines * size * 8 / (s["goodput_all_gbps"] * 1e9)
     return {"engines": engines, "striped": striped, "gbps": s["goodput_all_gbps"], "mpps": rx / secs / 1e6,
             "mbuf_handler": s.get("mbuf_handler"),
+            # each sending connection's own goodput, over its own window (engine order)
+            "conn_gbps": [c["traffic"]["goodput_gbps"] for c in s["conns"].values()
+                          if "goodput_gbps" in c.get("traffic", {})],
             "cycles": dict({st: s["stages"][st]["busy_cycles"] / max(1, s["stages"][st]["packets"])
                             for st in STAGES}, app=s["stages"]["traffic"]["busy_cycles"] / max(1, rx))}
 
