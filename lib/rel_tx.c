@@ -95,6 +95,21 @@ struct ent_ring {
 	uint32_t n;
 };
 
+/*
+ * Messages [lo, hi) given up, every one of them: one SKIP names them. Messages given up at
+ * different times need not touch (a message failed for its receive's length while those
+ * around it go on): each run of them is a range of its own, or one SKIP would fail good
+ * messages between them at the receiver.
+ */
+struct skip_range {
+	uint64_t lo, hi;
+	uint64_t next_ns;		/* when its SKIP goes out (again) */
+	uint64_t gap_ns;		/* then the next one: RTO, doubling up to 64 RTO */
+	uint8_t need_answer;		/* some had receives: only an answer ends it */
+};
+
+#define SKIP_RANGES 8	/* ranges owed at once; more merge (rel_tx.h, skip_ranges_merged) */
+
 struct rel_tx {
 	struct sdr_rel_cfg cfg;
 	struct sdr_conn_attr attr;
@@ -107,11 +122,10 @@ struct rel_tx {
 	uint64_t next_seq;
 	uint64_t credit;		/* receives the peer has posted */
 	uint64_t epoch_seq;		/* the first sequence number of the current epoch */
-	uint64_t skip_lo, skip_hi;	/* messages given up: the receiver must learn of them */
-	uint64_t skip_answered;		/* the receiver acted on SKIPs up to here */
-	uint8_t skip_need_answer;	/* some had receives: only an answer ends the SKIPs */
-	uint64_t skip_next_ns;		/* when SKIP goes out (again) */
-	uint64_t skip_gap_ns;		/* then the next one: RTO, doubling up to 64 RTO */
+	struct skip_range skips[SKIP_RANGES];	/* messages given up that the receiver must
+						 * learn of: disjoint, in sequence order */
+	uint32_t nskips;
+	uint64_t skip_sent_hi;		/* the highest end of a SKIP sent (an answer's bound) */
 	uint8_t wd_answer;		/* a WITHDRAW to answer: [wd_lo, wd_hi) */
 	uint64_t wd_lo, wd_hi;
 	uint32_t inflight;
@@ -320,7 +334,8 @@ chunk_size(const struct rel_tx *tx)
 }
 
 static void finish(struct rel_tx *tx, uint32_t ctx, enum sdr_done_status st, uint64_t now);
-static void skip_add(struct rel_tx *tx, uint64_t lo, int need_answer, uint64_t now);
+static void skip_add(struct rel_tx *tx, uint64_t lo, uint64_t hi, int need_answer,
+		     uint64_t now);
 static int skip_pending(const struct rel_tx *tx);
 
 static int
@@ -374,12 +389,10 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 	tx->counters[REL_TX_SUBMITTED]++;
 	/*
 	 * Its receive was announced already, with another length: it fails, as on_cts() fails
-	 * it when the CTS comes later, and the receiver is told with SKIP (it is the newest
-	 * message: the SKIP names it alone), so that receive fails too and the next message
-	 * lands in the next one. A SKIP still unanswered that ends before it cannot take it
-	 * in (one range: the messages between would fail too): then the receive fails at its
-	 * own timeout. (Its completion waits in the FIFO: the endpoint collects completions
-	 * before it submits again, so the context is not reused before.)
+	 * it when the CTS comes later, and the receiver is told with a SKIP that names it
+	 * alone, so that receive fails too and the next message lands in the next one. (Its
+	 * completion waits in the FIFO: the endpoint collects completions before it submits
+	 * again, so the context is not reused before.)
 	 */
 	if (tx->cts[slot].valid && tx->cts[slot].seq == (uint32_t)m->seq &&
 	    tx->cts[slot].len != len) {
@@ -387,8 +400,7 @@ submit(struct rel_tx *tx, uint64_t len, uint64_t cookie, uint64_t now, int strea
 
 		tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
 		finish(tx, ctx, SDR_DONE_FAILED, now);
-		if (!skip_pending(tx) || tx->skip_hi == seq)
-			skip_add(tx, seq, 1, now);
+		skip_add(tx, seq, seq + 1, 1, now);
 	}
 	return (int)ctx;
 }
@@ -647,30 +659,90 @@ probe(struct rel_tx *tx, uint32_t ctx)
 }
 
 /*
- * SKIP is owed while the receiver has not answered it, or, for messages that never had a
+ * A range's SKIP is owed until the receiver answers it, or, for messages that never had a
  * receive (credit), until its CTS show it numbers past them.
  */
 static int
-skip_pending(const struct rel_tx *tx)
+skip_owed(const struct rel_tx *tx, const struct skip_range *r)
 {
-	return tx->skip_hi > tx->skip_answered &&
-	       (tx->skip_need_answer || tx->skip_hi > tx->credit);
+	return r->need_answer || r->hi > tx->credit;
 }
 
-/* Messages [lo, next_seq) were given up: add them to the SKIP owed, and send it now. */
-static void
-skip_add(struct rel_tx *tx, uint64_t lo, int need_answer, uint64_t now)
+static int
+skip_pending(const struct rel_tx *tx)
 {
-	if (!skip_pending(tx)) {
-		tx->skip_lo = lo;
-		tx->skip_need_answer = 0;
-	} else if (lo < tx->skip_lo) {
-		tx->skip_lo = lo;
+	for (uint32_t i = 0; i < tx->nskips; i++)
+		if (skip_owed(tx, &tx->skips[i]))
+			return 1;
+	return 0;
+}
+
+/* Range @p i is no longer owed: the others close up, in order. */
+static void
+skip_remove(struct rel_tx *tx, uint32_t i)
+{
+	memmove(&tx->skips[i], &tx->skips[i + 1], (tx->nskips - i - 1) * sizeof(tx->skips[0]));
+	tx->nskips--;
+}
+
+/*
+ * Messages [lo, hi) were given up, every one: the receiver is told with a SKIP, sent now.
+ * Ranges owed that overlap or touch it join it (each message in the union was given up);
+ * the others stay ranges of their own. Only with SKIP_RANGES owed already does it join
+ * the nearest of them, over the good messages between: counted, and those fail too.
+ */
+static void
+skip_add(struct rel_tx *tx, uint64_t lo, uint64_t hi, int need_answer, uint64_t now)
+{
+	struct skip_range r = { .lo = lo, .hi = hi, .need_answer = (uint8_t)need_answer };
+	uint32_t i, at;
+
+	for (i = 0; i < tx->nskips;) {
+		if (!skip_owed(tx, &tx->skips[i])) {
+			skip_remove(tx, i);
+			continue;
+		}
+		i++;
 	}
-	tx->skip_hi = tx->next_seq;
-	tx->skip_need_answer |= (uint8_t)need_answer;
-	tx->skip_next_ns = now;
-	tx->skip_gap_ns = tx->rto;
+	if (tx->nskips == SKIP_RANGES) {
+		/* no room: it joins the nearest range (by the messages between them) */
+		uint64_t best = UINT64_MAX;
+		uint32_t k = 0;
+
+		for (i = 0; i < tx->nskips; i++) {
+			const struct skip_range *o = &tx->skips[i];
+			uint64_t gap = o->lo > hi ? o->lo - hi : lo > o->hi ? lo - o->hi : 0;
+
+			if (gap < best) {
+				best = gap;
+				k = i;
+			}
+		}
+		if (best > 0)
+			tx->counters[REL_TX_SKIP_RANGES_MERGED]++;
+		r.lo = tx->skips[k].lo < r.lo ? tx->skips[k].lo : r.lo;
+		r.hi = tx->skips[k].hi > r.hi ? tx->skips[k].hi : r.hi;
+	}
+	/* every range it overlaps or touches joins it */
+	for (i = 0; i < tx->nskips;) {
+		struct skip_range *o = &tx->skips[i];
+
+		if (o->lo <= r.hi && o->hi >= r.lo) {
+			r.lo = o->lo < r.lo ? o->lo : r.lo;
+			r.hi = o->hi > r.hi ? o->hi : r.hi;
+			r.need_answer |= o->need_answer;
+			skip_remove(tx, i);
+			continue;
+		}
+		i++;
+	}
+	for (at = 0; at < tx->nskips && tx->skips[at].lo < r.lo; at++)
+		;
+	memmove(&tx->skips[at + 1], &tx->skips[at], (tx->nskips - at) * sizeof(tx->skips[0]));
+	r.next_ns = now;
+	r.gap_ns = tx->rto;
+	tx->skips[at] = r;
+	tx->nskips++;
 }
 
 uint32_t
@@ -685,7 +757,7 @@ rel_tx_cancel(struct rel_tx *tx, uint64_t now)
 	while (tx->inflight > 0)
 		finish(tx, tx->order[tx->inflight - 1], SDR_DONE_CANCELLED, now);
 	/* some may have had receives (credit): only the receiver's answer ends the SKIPs */
-	skip_add(tx, lo, 1, now);
+	skip_add(tx, lo, tx->next_seq, 1, now);
 	return n;
 }
 
@@ -712,8 +784,7 @@ rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 {
 	uint64_t base;
 
-	tx->skip_lo = tx->skip_hi = tx->skip_answered = tx->next_seq;
-	tx->skip_need_answer = 0;
+	tx->nskips = 0;
 	tx->wd_answer = 0;
 	/* the peer numbers its receives afresh: what it announced before says nothing now */
 	memset(tx->cts, 0, tx->geom.nslots * sizeof(*tx->cts));
@@ -729,8 +800,8 @@ rel_tx_reset(struct rel_tx *tx, uint64_t now, int keep)
 	}
 	base = sdr_seq_epoch_base(tx->next_seq, tx->attr.generations);
 	tx->next_seq = tx->credit = tx->epoch_seq = base;
-	tx->skip_lo = tx->skip_hi = tx->skip_answered = base;
-	tx->skip_need_answer = 0;
+	tx->nskips = 0;
+	tx->skip_sent_hi = base;
 	tx->wd_answer = 0;
 	return base;
 }
@@ -796,7 +867,7 @@ on_withdraw(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 }
 
 static void
-on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
+on_cts(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 {
 	struct txm *m;
 	uint32_t ctx;
@@ -826,9 +897,14 @@ on_cts(struct rel_tx *tx, const struct sdr_ctrl *c)
 	if (ctx == 0)
 		return;
 	m = &tx->msgs[ctx - 1];
+	/* it fails, and the receiver hears with a SKIP that names it alone (those around it
+	 * go on), so its receive fails too rather than at its timeout */
 	if ((uint32_t)m->seq == c->win_start && m->len != c->value) {
+		uint64_t seq = m->seq;
+
 		tx->counters[REL_TX_CTS_LEN_MISMATCH]++;
 		finish(tx, ctx - 1, SDR_DONE_FAILED, m->submit_ns);
+		skip_add(tx, seq, seq + 1, 1, now);
 	}
 }
 
@@ -869,7 +945,7 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	int ctx;
 
 	if (c->type == SDR_CTRL_CTS) {
-		on_cts(tx, c);
+		on_cts(tx, c, now);
 		return;
 	}
 	if (c->type == SDR_CTRL_WITHDRAW && !(c->flags & SDR_CTRL_F_ANSWER)) {
@@ -878,15 +954,20 @@ rel_tx_on_ctrl(struct rel_tx *tx, const struct sdr_ctrl *c, uint64_t now)
 	}
 	if (c->type == SDR_CTRL_SKIP && (c->flags & SDR_CTRL_F_ANSWER)) {
 		uint64_t hi = sdr_seq_near(tx->next_seq, c->cum);
+		uint64_t lo = hi - (uint32_t)(c->cum - c->win_start);
 
 		/* an answer to a SKIP we never sent, or of another era (replayed) */
-		if (hi > tx->skip_hi || sdr_seq_era(hi, tx->epoch_seq) != c->value) {
+		if (hi > tx->skip_sent_hi || sdr_seq_era(hi, tx->epoch_seq) != c->value) {
 			tx->counters[REL_TX_SKIP_ANSWER_IMPLAUSIBLE]++;
 			return;
 		}
 		tx->counters[REL_TX_SKIPS_ANSWERED]++;
-		if (hi > tx->skip_answered)
-			tx->skip_answered = hi;
+		/* the range it answers ends (one that grew since is owed as it is now) */
+		for (uint32_t i = 0; i < tx->nskips; i++)
+			if (tx->skips[i].lo == lo && tx->skips[i].hi == hi) {
+				skip_remove(tx, i);
+				break;
+			}
 		return;
 	}
 	if (c->type == SDR_CTRL_SKIP || c->type == SDR_CTRL_WITHDRAW) {
@@ -986,7 +1067,7 @@ give_back(struct rel_tx *tx, uint32_t from, uint64_t now)
 		finish(tx, ctx, SDR_DONE_TIMEOUT, now);
 	}
 	/* the receiver learns with SKIP: it numbers its next receives from next_seq */
-	skip_add(tx, seq, 0, now);
+	skip_add(tx, seq, tx->next_seq, 0, now);
 	tx->counters[REL_TX_NO_RECEIVE]++;
 }
 
@@ -1291,8 +1372,9 @@ rel_tx_next_time(struct rel_tx *tx, uint64_t now)
 		t = e->sent_ns + tx->rto;
 	if (tx->wd_answer)
 		return now;
-	if (skip_pending(tx) && tx->skip_next_ns < t)
-		t = tx->skip_next_ns > now ? tx->skip_next_ns : now;
+	for (uint32_t i = 0; i < tx->nskips; i++)
+		if (skip_owed(tx, &tx->skips[i]) && tx->skips[i].next_ns < t)
+			t = tx->skips[i].next_ns > now ? tx->skips[i].next_ns : now;
 	/* (a bound: a message that ended since run_timers() last looked may leave it early) */
 	return tx->wake_ns < t ? tx->wake_ns : t;
 }
@@ -1323,19 +1405,33 @@ rel_tx_next_ctrl(struct rel_tx *tx, uint64_t now, struct sdr_ctrl *c)
 		tx->counters[REL_TX_WITHDRAW_ANSWERS]++;
 		return 1;
 	}
-	if (!skip_pending(tx) || tx->skip_next_ns > now)
-		return 0;
-	sdr_zero(c, sizeof(*c));
-	c->type = SDR_CTRL_SKIP;
-	c->cum = (uint32_t)tx->skip_hi;
-	c->win_start = (uint32_t)tx->skip_lo;
-	c->value = sdr_seq_era(tx->skip_hi, tx->epoch_seq);
-	/* a peer that is gone hears less and less of it */
-	tx->skip_next_ns = now + tx->skip_gap_ns;
-	if (tx->skip_gap_ns < 64 * tx->rto)
-		tx->skip_gap_ns *= 2;
-	tx->counters[REL_TX_SKIPS_SENT]++;
-	return 1;
+	/* the first range owed whose time has come; those no longer owed go */
+	for (uint32_t i = 0; i < tx->nskips;) {
+		struct skip_range *r = &tx->skips[i];
+
+		if (!skip_owed(tx, r)) {
+			skip_remove(tx, i);
+			continue;
+		}
+		if (r->next_ns > now) {
+			i++;
+			continue;
+		}
+		sdr_zero(c, sizeof(*c));
+		c->type = SDR_CTRL_SKIP;
+		c->cum = (uint32_t)r->hi;
+		c->win_start = (uint32_t)r->lo;
+		c->value = sdr_seq_era(r->hi, tx->epoch_seq);
+		if (r->hi > tx->skip_sent_hi)
+			tx->skip_sent_hi = r->hi;
+		/* a peer that is gone hears less and less of it */
+		r->next_ns = now + r->gap_ns;
+		if (r->gap_ns < 64 * tx->rto)
+			r->gap_ns *= 2;
+		tx->counters[REL_TX_SKIPS_SENT]++;
+		return 1;
+	}
+	return 0;
 }
 
 int

@@ -114,7 +114,10 @@
 	  "wITHDRAWs ignored: the range is wider than the window or ends more than a window past " \
 	  "this end's messages") \
 	X(SKIP_ANSWER_IMPLAUSIBLE, "skip_answers_implausible", DROP, \
-	  "SKIP answers ignored because they reach past the highest SKIP this end sent")
+	  "SKIP answers ignored because they reach past the highest SKIP this end sent") \
+	X(SKIP_RANGES_MERGED, "skip_ranges_merged", ERROR, \
+	  "runs of given-up messages joined to another run's SKIP over the messages between " \
+	  "because 8 runs were owed already: the receives of those messages fail too")
 
 enum rel_tx_counter {
 #define X(sym, name, kind, doc) REL_TX_##sym,

@@ -1818,10 +1818,116 @@ test_cts_length_before_submit(void **state)
 	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 2);
 	assert_int_equal(rel_tx_poll_done(tx, &d), 1);
 	assert_int_equal(d.cookie, 12);
-	assert_int_equal(rel_tx_next_ctrl(tx, 10 * RTT, &k), 1);	/* the SKIP again */
+	assert_int_equal(rel_tx_next_ctrl(tx, 5, &k), 1);	/* a SKIP of its own: [2, 3) */
+	assert_int_equal(k.type, SDR_CTRL_SKIP);
+	assert_int_equal(k.win_start, 2);
+	assert_int_equal(k.cum, 3);
+	assert_int_equal(rel_tx_next_ctrl(tx, 10 * RTT, &k), 1);	/* the SKIP of 0 again */
 	assert_int_equal(k.type, SDR_CTRL_SKIP);
 	assert_int_equal(k.win_start, 0);
 	assert_int_equal(k.cum, 1);
+	rel_tx_destroy(tx);
+}
+
+/* The receiver's side of @p k, a SKIP, and its answer back to @p tx. */
+static void
+skip_there_and_back(struct rel_tx *tx, struct rel_rx *rx, const struct sdr_ctrl *k,
+		    uint64_t now)
+{
+	struct sdr_ctrl c;
+
+	assert_int_equal(k->type, SDR_CTRL_SKIP);
+	rel_rx_on_skip(rx, k->win_start, k->cum, k->value, now);
+	while (rel_rx_next_ctrl(rx, now, &c))
+		if (c.type == SDR_CTRL_SKIP)
+			rel_tx_on_ctrl(tx, &c, now);
+}
+
+/*
+ * Messages given up at different times keep SKIPs of their own: a message whose receive
+ * turns out to have another length (its CTS comes while it is in flight) fails while those
+ * around it go on, and its SKIP names it alone, so the receiver fails that receive at once
+ * and no other; a SKIP of one range over two such messages would fail the good one between
+ * them. Past 8 runs owed at once a run joins the nearest, counted.
+ */
+static void
+test_skip_runs_apart(void **state)
+{
+	struct sdr_conn_attr a;
+	struct sdr_rel_cfg cfg;
+	struct rel_tx *tx;
+	struct rel_rx *rx;
+	struct sdr_rel_done d;
+	struct sdr_ctrl c, k;
+	const uint64_t len = 65536;
+	uint32_t failed = 0;
+
+	(void)state;
+	sdr_conn_attr_default(&a);
+	sdr_rel_cfg_default(&cfg, RTT);
+	cfg.rate_bps = 0;
+	tx = rel_tx_create(&cfg, &a);
+	rx = rel_rx_create(&cfg, &a);
+	assert_non_null(tx);
+	assert_non_null(rx);
+	/* four messages submitted, then the receives: 1 and 3 are 4 KiB short */
+	for (uint64_t i = 0; i < 4; i++)
+		assert_true(rel_tx_submit(tx, len, i, 0) >= 0);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_true(rel_rx_post(rx, i, i, i % 2 ? len - 4096 : len, 100 + i, 0) >= 0);
+	while (rel_rx_next_ctrl(rx, 1, &c))
+		if (c.type == SDR_CTRL_CTS)
+			rel_tx_on_ctrl(tx, &c, 1);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rel_tx_poll_done(tx, &d), 1);
+		assert_int_equal(d.status, SDR_DONE_FAILED);
+		assert_int_equal(d.cookie, (uint64_t)(2 * i + 1));
+	}
+	assert_int_equal(rel_tx_inflight(tx), 2);		/* 0 and 2 go on */
+	/* one SKIP each, [1, 2) and [3, 4); the receiver fails receives 1 and 3 alone */
+	assert_int_equal(rel_tx_next_ctrl(tx, 2, &k), 1);
+	assert_int_equal(k.win_start, 1);
+	assert_int_equal(k.cum, 2);
+	skip_there_and_back(tx, rx, &k, 2);
+	assert_int_equal(rel_tx_next_ctrl(tx, 2, &k), 1);
+	assert_int_equal(k.win_start, 3);
+	assert_int_equal(k.cum, 4);
+	skip_there_and_back(tx, rx, &k, 2);
+	while (rel_rx_poll_done(rx, &d)) {
+		assert_int_equal(d.status, SDR_DONE_FAILED);
+		assert_true(d.cookie == 101 || d.cookie == 103);
+		failed++;
+	}
+	assert_int_equal(failed, 2);
+	assert_int_equal(rel_rx_counters(rx)[REL_RX_SKIPPED], 2);
+	assert_true(rel_rx_slot_open(rx, 0) && rel_rx_slot_open(rx, 2));
+	/* both answered: nothing more owed */
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_SKIPS_ANSWERED], 2);
+	assert_int_equal(rel_tx_next_ctrl(tx, 100 * RTT, &k), 0);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_SKIP_RANGES_MERGED], 0);
+
+	/* nine more runs owed at once (messages 5, 7, ... 21 of 4 .. 21, the others good):
+	 * the ninth joins its nearest, over the good message between them */
+	for (uint64_t i = 4; i < 22; i++)
+		assert_true(rel_tx_submit(tx, len, i, 200 * RTT) >= 0);
+	for (uint64_t i = 5; i < 22; i += 2) {
+		c = (struct sdr_ctrl){ .type = SDR_CTRL_CTS, .msg_id = (uint16_t)i,
+				       .win_start = (uint32_t)i, .cum = 22, .value = len - 1 };
+		rel_tx_on_ctrl(tx, &c, 200 * RTT);
+	}
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_CTS_LEN_MISMATCH], 11);
+	assert_int_equal(rel_tx_counters(tx)[REL_TX_SKIP_RANGES_MERGED], 1);
+	for (uint64_t want = 5; want < 19; want += 2) {
+		assert_int_equal(rel_tx_next_ctrl(tx, 200 * RTT, &k), 1);
+		assert_int_equal(k.win_start, want);
+		assert_int_equal(k.cum, want + 1);
+	}
+	assert_int_equal(rel_tx_next_ctrl(tx, 200 * RTT, &k), 1);
+	assert_int_equal(k.win_start, 19);
+	assert_int_equal(k.cum, 22);
+	assert_int_equal(rel_tx_next_ctrl(tx, 200 * RTT, &k), 0);
+	rel_rx_destroy(rx);
 	rel_tx_destroy(tx);
 }
 
@@ -2075,6 +2181,7 @@ main(void)
 		cmocka_unit_test(test_cancel_and_withdraw),
 		cmocka_unit_test(test_rx_final_ack_after_repost),
 		cmocka_unit_test(test_rx_skip_and_withdraw),
+		cmocka_unit_test(test_skip_runs_apart),
 		cmocka_unit_test(test_rx_done_before_decode),
 		cmocka_unit_test(test_reset_era),
 		cmocka_unit_test(test_rx_withdraw_given_up),
