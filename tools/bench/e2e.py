@@ -406,6 +406,14 @@ def bench_engines(a):
                        statistics.median(gbps(r) for r in runs[1]),
                        " / ".join("%.2f" % x for x in pairs["2 small"][3])
                        if "2 small" in pairs else "-"), ""])
+    if 2 in pairs and "apart" in pairs:
+        # what the machine itself allowed two engines in each round: a round whose
+        # engines fell with it is the machine's, not the engines'
+        md.extend(["The machine's own ceiling in the same rounds, 2 separate one-engine "
+                   "dataplanes over 1 engine: %s; the 2 engines of one process over it: %s."
+                   % (" / ".join("%.2f" % x for x in pairs["apart"][3]),
+                      " / ".join("%.2f" % (gbps(a) / gbps(b))
+                                 for a, b in zip(runs[2], runs["apart"]))), ""])
     md.extend(["`app` is the traffic generator's share per packet received: writing each "
                "message's test pattern and verifying every message that arrives, the "
                "benchmark's own load on the engines (a real application runs on cores of its "
