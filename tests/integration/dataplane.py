@@ -877,14 +877,15 @@ def case_engines():
             check_engines(name, s, 2)
             check(s["sending_conns"] == 2 and s["goodput_all_gbps"] > 0,
                   "%s: goodput of all %s" % (name, s.get("goodput_all_gbps")))
-            # each sender's own goodput over its own window, inside the run's union
+            # each sender's own goodput over its own window, inside the run's union (the
+            # figures printed to 6 digits: equal when a sender's window is the union)
             own = [c["traffic"] for c in s["conns"].values()
                    if "goodput_gbps" in c.get("traffic", {})]
             w = s.get("window_mono_s", [0, 0])
             check(len(own) == 2 and all(
                 t["goodput_gbps"] > 0 and t["window_s"][0] < t["window_s"][1] and
                 t["window_s"][1] - t["window_s"][0] <= w[1] - w[0] + 1e-6 and
-                t["goodput_gbps"] >= s["goodput_all_gbps"] / 2 for t in own),
+                t["goodput_gbps"] >= s["goodput_all_gbps"] / 2 * (1 - 1e-4) for t in own),
                   "%s: each sender's goodput and window %s (all: %s over %s)" % (
                       name, own, s["goodput_all_gbps"], w))
             print("ok: %s: engines received %s packets, mean %.1f ms, %d retransmitted, "
