@@ -504,7 +504,6 @@ dp_summary(const struct dp_ctx *ctx, int json, double elapsed_s)
 			    traffic_completed(ctx->conns[i].traffic) > 0) {
 				/* the completion times of its own built-in traffic */
 				const struct traffic *t = ctx->conns[i].traffic;
-
 				const struct traffic_stats *ts = traffic_stats(t);
 
 				printf(",\"traffic\":{\"completed\":%u,\"mean_s\":%.9g,"
