@@ -423,7 +423,6 @@ def bench_engines(a):
                "flight, and x 1 engine compares them with 1 engine at 64 KiB.", "",
                "| engines | Mpps | Gbit/s | x 1 engine | " + " | ".join(cols) + " |",
                "|---:|---:|---:|---:|" + "---:|" * len(cols)])
-    table = []
     if 2 in pairs:
         table = [("1", pairs[2][1], pairs[2][1]), ("2", pairs[2][0], pairs[2][1])]
     else:
@@ -439,14 +438,14 @@ def bench_engines(a):
             " | ".join("%.0f" % r["cycles"][s] for s in cols)))
     md.append("")
     if 2 in pairs:
-        two, one, k, _ = pairs[2]
+        two, one = pairs[2][:2]
         w = two.get("conn_gbps", [])
         if len(w) == 2:
             md.extend(["In that round the two engines' connections carried %.1f and %.1f Gbit/s "
                        "each (each over its own window), the 1-engine run's %.1f." % (
                            w[0], w[1], one["gbps"]), ""])
     if "apart" in pairs:
-        apart, one, k, _ = pairs["apart"]
+        apart = pairs["apart"][0]
         md.extend(["Two separate dataplanes of one engine each, one per CPU, sending from one "
                    "moment (shared nothing by construction: what this machine's two CPUs, their "
                    "caches and memory carry), their bytes over the union of their windows: "
