@@ -681,8 +681,8 @@ deliver(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64
 }
 
 /*
- * deliver() of a frame in one buffer parsed without its ICRC: a data packet's is checked
- * as its payload is placed (sdr_ep_input_unchecked(): one pass over the bytes). A frame
+ * deliver() of a frame parsed without its ICRC (in one buffer, or a chain whose parse left
+ * it: ROCE_PARSE_ICRC_LATER): a data packet's is checked as its payload is placed (sdr_ep_input_unchecked(): one pass over the bytes). A frame
  * that finds no connection has it checked before the reason counts, so that a corrupted
  * frame counts as bad_icrc whatever its bits now say, as when the parser checks it.
  * @return ROCE_V_OK, or ROCE_V_BAD_ICRC (nothing else counted).
@@ -897,14 +897,16 @@ rx_stage(struct dp_ctx *ctx, struct worker *w, unsigned int pi, uint64_t now, un
 				dp_capture(p, m[i], now);
 				t0 = rte_get_tsc_cycles();
 			}
-			/* a long frame in one buffer placed here has its ICRC checked as its
-			 * payload is copied (deliver_unchecked()), not before */
-			defer = one_pass && m[i]->nb_segs == 1 &&
-				m[i]->pkt_len >= ROCE_ICRC_COPY_MIN_FRAME;
-			r = frame_parse(w, p, m[i], defer ? flags & ~ROCE_PARSE_VERIFY_ICRC : flags, &v,
-					&data);
+			/* a long frame placed here has its ICRC checked as its payload is copied
+			 * (deliver_unchecked()), not before: in one buffer, or a chain whose pad
+			 * is where that copy finds it (a zero-copy sender's, ROCE_PARSE_ICRC_LATER;
+			 * any other has it checked as it is parsed) */
+			defer = one_pass && m[i]->pkt_len >= ROCE_ICRC_COPY_MIN_FRAME;
+			r = frame_parse(w, p, m[i], defer ? (flags & ~ROCE_PARSE_VERIFY_ICRC) |
+							    ROCE_PARSE_ICRC_LATER : flags,
+					&v, &data);
 			t0 = stage_add(ctx, DP_STAGE_PARSE, t0, 1);
-			if (defer && r == ROCE_V_OK) {
+			if (defer && r == ROCE_V_OK && !v.icrc_checked) {
 				r = deliver_unchecked(ctx, p, &v, now);
 				t0 = stage_add(ctx, DP_STAGE_DELIVER, t0, 1);
 				ps->verdicts[r]++;

@@ -298,8 +298,15 @@ parse(const uint8_t *frame, uint8_t *rw, uint32_t len, unsigned int flags, struc
 int
 roce_icrc_check(const struct roce_view *v)
 {
-	return icrc_compute(v->frame + v->l3_off, v->ip_version, v->ip_hdr_len,
-			    v->roce_len - ROCE_ICRC_LEN) == v->icrc;
+	uint32_t crc;
+
+	if (roce_view_in_one(v))
+		return icrc_compute(v->frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+				    v->roce_len - ROCE_ICRC_LEN) == v->icrc;
+	/* in segments (ROCE_PARSE_ICRC_LATER): the headers, then the payload and its pad */
+	crc = icrc_compute(v->frame + v->l3_off, v->ip_version, v->ip_hdr_len,
+			   v->payload_off - v->bth_off);
+	return icrc_update(crc, v->payload, v->payload_len + v->pad) == v->icrc;
 }
 
 int
@@ -360,7 +367,7 @@ int
 roce_parse_sg(const struct roce_seg *seg, unsigned int nseg, unsigned int flags,
 	      struct roce_view *v, enum roce_verdict *r)
 {
-	uint32_t end, first, stop, head, pos = 0;
+	uint32_t end, first, stop, head, pos = 0, room;
 	uint8_t icrc[ROCE_ICRC_LEN];
 	uint64_t len = 0;
 	unsigned int i;
@@ -374,6 +381,7 @@ roce_parse_sg(const struct roce_seg *seg, unsigned int nseg, unsigned int flags,
 		return 0;	/* a fault, or headers past the first segment */
 	/* the payload in one segment (an empty one stays at the headers' end, in the first) */
 	first = v->payload_off;
+	room = head - first;	/* what follows the payload in its segment */
 	for (i = 0; v->payload_len != 0; pos += seg[i++].len) {
 		if (i == nseg)
 			return 0;
@@ -382,11 +390,16 @@ roce_parse_sg(const struct roce_seg *seg, unsigned int nseg, unsigned int flags,
 		if (first + v->payload_len > pos + seg[i].len)
 			return 0;
 		v->payload = seg[i].data + (first - pos);
+		room = pos + seg[i].len - first;
 		break;
 	}
+	room -= v->payload_len;
 	seg_walk(seg, nseg, end - ROCE_ICRC_LEN, end, icrc, NULL);
 	v->icrc = roce_get_icrc(icrc);
 	*r = ROCE_V_OK;
+	/* later, where roce_icrc_check() finds the pad: after the payload, in its segment */
+	if ((flags & ROCE_PARSE_ICRC_LATER) && v->pad > room)
+		flags |= ROCE_PARSE_VERIFY_ICRC;
 	if (flags & ROCE_PARSE_VERIFY_ICRC) {
 		uint32_t crc;
 

@@ -68,6 +68,13 @@ const char *roce_verdict_doc(enum roce_verdict v);
 /** Parse flags. */
 #define ROCE_PARSE_VERIFY_ICRC	0x1u	/**< compute and check the ICRC */
 #define ROCE_PARSE_NO_IP_CSUM	0x2u	/**< do not check the IPv4 header checksum */
+/**
+ * roce_parse_sg() without ROCE_PARSE_VERIFY_ICRC: leave the ICRC to roce_icrc_check() or
+ * roce_icrc_copy() where they can take it from the view (the pad, if any, right after
+ * the payload in its segment), else check it now. @c icrc_checked says which. A frame in
+ * one buffer (roce_parse(), roce_parse_rw()) always leaves it: the flag changes nothing.
+ */
+#define ROCE_PARSE_ICRC_LATER	0x4u
 
 /**
  * What the parser found. Offsets are from the first byte of the frame; an extension
@@ -155,8 +162,9 @@ roce_view_in_one(const struct roce_view *v)
 }
 
 /**
- * The ICRC of a frame in one buffer parsed without ROCE_PARSE_VERIFY_ICRC (and ROCE_V_OK):
- * 1 when it is the frame's.
+ * The ICRC of a frame parsed without ROCE_PARSE_VERIFY_ICRC (and ROCE_V_OK), left
+ * unchecked: in one buffer, or in segments by roce_parse_sg() with ROCE_PARSE_ICRC_LATER
+ * (@c icrc_checked 0). 1 when it is the frame's.
  */
 int roce_icrc_check(const struct roce_view *v);
 
@@ -188,7 +196,8 @@ struct roce_seg {
  * allows: every header (through the extension headers) in the first segment, and the
  * payload within one segment; pad and ICRC anywhere after it. That is a zero-copy
  * sender's chain (headers, the application's bytes, tail) or a NIC's header split. The
- * ICRC is computed over the segments in place.
+ * ICRC is computed over the segments in place (or, with ROCE_PARSE_ICRC_LATER, left for
+ * roce_icrc_copy() to take as it copies the payload, where the view allows).
  *
  * @return 1 when it parsed the frame: *r is then ROCE_V_OK or ROCE_V_BAD_ICRC, and *v what
  * roce_parse() gives for the segments' bytes laid end to end, but for the pointers frame

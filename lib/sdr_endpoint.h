@@ -389,10 +389,11 @@ void sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kin
 		  uint32_t gen, uint64_t now);
 
 /**
- * sdr_ep_input() of a frame in one buffer parsed without its ICRC checked
- * (roce_parse_rw() without ROCE_PARSE_VERIFY_ICRC): a data packet its receive would place
- * has the ICRC checked as its payload is copied there, one pass over the bytes
- * (roce_icrc_copy()); any other packet has it checked first. A packet whose ICRC is wrong
+ * sdr_ep_input() of a frame parsed without its ICRC checked (roce_parse_rw() without
+ * ROCE_PARSE_VERIFY_ICRC, or roce_parse_sg() with ROCE_PARSE_ICRC_LATER that left it,
+ * @c icrc_checked 0): a data packet its receive would place has the ICRC checked as its
+ * payload is copied there, one pass over the bytes (roce_icrc_copy()); any other packet
+ * has it checked first. A packet whose ICRC is wrong
  * is not handed over and counts nowhere here (the caller counts it as the parser would
  * have: bad_icrc). Its bytes may have been written into the range of the buffer its
  * receive has not received yet, which stays undefined until a good packet or a decode

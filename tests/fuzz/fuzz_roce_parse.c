@@ -5,7 +5,8 @@
  * the copy's bytes as they were; and roce_parse_sg on the input cut in three pieces (at
  * the headers' end and the payload's, as a zero-copy sender chains a frame, and at two
  * points the input's length picks), each in a buffer of its own: it declines, or gives
- * roce_parse's verdict and view. Built with AddressSanitizer and UBSan, so any access
+ * roce_parse's verdict and view, and with ROCE_PARSE_ICRC_LATER an ICRC that
+ * roce_icrc_check() finds as roce_parse does where it was left. Built with AddressSanitizer and UBSan, so any access
  * outside the input, or outside a piece, is a crash.
  */
 #include <stdint.h>
@@ -52,6 +53,18 @@ check_pieces(const uint8_t *data, size_t size, size_t a, size_t b, unsigned int 
 		w.payload = v->payload;
 		if (memcmp(&w, v, sizeof(w)) != 0)
 			abort();
+		/* the ICRC left for later: then found as roce_parse() finds it */
+		if (flags == 0) {
+			struct roce_view x;
+			enum roce_verdict rx = roce_parse(data, (uint32_t)size,
+							  ROCE_PARSE_VERIFY_ICRC, &x);
+
+			if (!roce_parse_sg(seg, 3, ROCE_PARSE_ICRC_LATER, &w, &rs))
+				abort();
+			if (w.icrc_checked ? rs != rx :
+					     rs != ROCE_V_OK || roce_icrc_check(&w) != (rx == ROCE_V_OK))
+				abort();
+		}
 	}
 	for (unsigned int i = 0; i < 3; i++)
 		free(piece[i]);

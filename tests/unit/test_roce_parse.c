@@ -376,6 +376,44 @@ test_random_bytes(void **state)
 }
 
 /*
+ * roce_parse_sg() with ROCE_PARSE_ICRC_LATER of the pieces @p seg of a frame that
+ * roce_parse() with the ICRC gives @p r and @p v for: the ICRC left unchecked exactly when
+ * the pad (if any) follows the payload in its piece, and then roce_icrc_check() and
+ * roce_icrc_copy() find what the parser would have (the copy made either way); else
+ * checked as it is parsed.
+ */
+static void
+check_sg_later(const struct roce_seg *seg, unsigned int n, const struct roce_view *v,
+	       enum roce_verdict r)
+{
+	static uint8_t dst[8192 + 1];
+	uint32_t end = v->payload_off + v->payload_len, pos = 0, room = seg[0].len;
+	struct roce_view w;
+	enum roce_verdict rl;
+	int left;
+
+	/* the end of the piece the payload lies in (an empty one: the first) */
+	for (unsigned int i = 0; v->payload_len && i < n; pos += seg[i++].len)
+		if (v->payload_off < pos + seg[i].len) {
+			room = pos + seg[i].len;
+			break;
+		}
+	left = end + v->pad <= room;
+	assert_int_equal(roce_parse_sg(seg, n, ROCE_PARSE_ICRC_LATER, &w, &rl), 1);
+	assert_int_equal(w.icrc_checked, !left);
+	if (!left) {
+		assert_int_equal(rl, r);
+		return;
+	}
+	assert_int_equal(rl, ROCE_V_OK);
+	assert_int_equal(roce_icrc_check(&w), r == ROCE_V_OK);
+	memset(dst, 0xEE, sizeof(dst));
+	assert_int_equal(roce_icrc_copy(&w, dst), r == ROCE_V_OK);
+	assert_memory_equal(dst, v->payload, v->payload_len);
+	assert_int_equal(dst[v->payload_len], 0xEE);
+}
+
+/*
  * roce_parse_sg() of frame @p f cut at @p ncut offsets (ascending), each piece in a buffer
  * of its own (so a read past a piece is a sanitizer error): it parses or declines exactly
  * as the layout says, and what it parses matches roce_parse() of the whole.
@@ -421,6 +459,7 @@ check_sg(const uint8_t *f, uint32_t len, const uint32_t *cut, unsigned int ncut)
 		w.frame = v.frame;
 		w.payload = v.payload;
 		assert_memory_equal(&w, &v, sizeof(v));
+		check_sg_later(seg, n, &v, r);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		free(piece[i]);

@@ -247,8 +247,9 @@ def bench_fwd(a):
     md.extend(["### 1 MiB messages, zero-copy send (`zero_copy = yes` on both ring ports)", "",
                "%d messages, %.2f Gbit/s of messages. Send path %.0f cycles per packet "
                "(copying: %.0f). The receive path, %.0f cycles (copying: %.0f), parses "
-               "each three-mbuf chain where it lies (`rx_multiseg_in_place`), the ICRC over "
-               "the segments, and it includes freeing the chains: a burst's frames are "
+               "each three-mbuf chain where it lies (`rx_multiseg_in_place`), its ICRC taken "
+               "as the payload is copied into place (one pass, as for a frame in one "
+               "mbuf), and it includes freeing the chains: a burst's frames are "
                "freed together after it (timed in `receive_backend`), and each attached "
                "segment's locked release waits for the placement copies' stores before "
                "it." % (
