@@ -1942,7 +1942,8 @@ sdr_ep_input_unchecked(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qp
 {
 	struct sdr_rx_claim cl;
 
-	if (kind != SDR_QPN_DATA || rx_work_out(ep) || v->payload_len < CRC_COPY_MIN || sdr_rx_peek(ep->rx, v, gen, &cl) != SDR_RX_PLACED) {
+	if (kind != SDR_QPN_DATA || rx_work_out(ep) || v->payload_len < CRC_COPY_MIN ||
+	    sdr_rx_peek(ep->rx, v, gen, &cl) != SDR_RX_PLACED) {
 		if (!roce_icrc_check(v))
 			return 0;
 		sdr_ep_input(ep, v, kind, gen, now);
