@@ -682,9 +682,10 @@ deliver(struct dp_ctx *ctx, struct dp_port *p, const struct roce_view *v, uint64
 
 /*
  * deliver() of a frame parsed without its ICRC (in one buffer, or a chain whose parse left
- * it: ROCE_PARSE_ICRC_LATER): a data packet's is checked as its payload is placed (sdr_ep_input_unchecked(): one pass over the bytes). A frame
- * that finds no connection has it checked before the reason counts, so that a corrupted
- * frame counts as bad_icrc whatever its bits now say, as when the parser checks it.
+ * it: ROCE_PARSE_ICRC_LATER): a data packet's is checked as its payload is placed
+ * (sdr_ep_input_unchecked(): one pass over the bytes). A frame that finds no connection
+ * has it checked before the reason counts, so that a corrupted frame counts as bad_icrc
+ * whatever its bits now say, as when the parser checks it.
  * @return ROCE_V_OK, or ROCE_V_BAD_ICRC (nothing else counted).
  */
 static enum roce_verdict

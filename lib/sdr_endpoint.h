@@ -393,13 +393,13 @@ void sdr_ep_input(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kin
  * ROCE_PARSE_VERIFY_ICRC, or roce_parse_sg() with ROCE_PARSE_ICRC_LATER that left it,
  * @c icrc_checked 0): a data packet its receive would place has the ICRC checked as its
  * payload is copied there, one pass over the bytes (roce_icrc_copy()); any other packet
- * has it checked first. A packet whose ICRC is wrong
- * is not handed over and counts nowhere here (the caller counts it as the parser would
- * have: bad_icrc). Its bytes may have been written into the range of the buffer its
- * receive has not received yet, which stays undefined until a good packet or a decode
- * fills it; so the copy goes first only where nothing else writes that buffer now (no
- * decode or payload copy of the endpoint's out), and for payloads of CRC_COPY_MIN bytes
- * or more (a shorter one gains nothing): else the check does.
+ * has it checked first. A packet whose ICRC is wrong is not handed over and counts
+ * nowhere here (the caller counts it as the parser would have: bad_icrc). Its bytes may
+ * have been written into the range of the buffer its receive has not received yet, which
+ * stays undefined until a good packet or a decode fills it; so the copy goes first only
+ * where nothing else writes that buffer now (no decode or payload copy of the endpoint's
+ * out), and for payloads of CRC_COPY_MIN bytes or more (a shorter one gains nothing):
+ * else the check does.
  * @return 1 if the packet was handed over, 0 if its ICRC was wrong.
  */
 int sdr_ep_input_unchecked(struct sdr_ep *ep, const struct roce_view *v, enum sdr_qpn_kind kind,
